@@ -1,0 +1,255 @@
+//! Evidence about learnings (§4): one JSON object a line in
+//! `events/<agent>/<YYYY-MM>.jsonl`, never edited, merged as a union.
+
+use crate::paths;
+use crate::timestamp::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What happened when a learning met the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Shown to an agent.
+    Applied,
+    /// The correction worked.
+    Effective,
+    /// It did not.
+    Ineffective,
+    /// The original failure happened again.
+    Recurred,
+}
+
+impl Outcome {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "applied" => Some(Outcome::Applied),
+            "effective" => Some(Outcome::Effective),
+            "ineffective" => Some(Outcome::Ineffective),
+            "recurred" => Some(Outcome::Recurred),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Applied => "applied",
+            Outcome::Effective => "effective",
+            Outcome::Ineffective => "ineffective",
+            Outcome::Recurred => "recurred",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One event. Field order here is the line's key order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub id: String,
+    pub learning: String,
+    pub agent: String,
+    pub at: Timestamp,
+    pub outcome: Outcome,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Line<'a> {
+    id: &'a str,
+    learning: &'a str,
+    agent: &'a str,
+    at: &'a str,
+    outcome: Outcome,
+}
+
+impl Event {
+    /// A new event with a fresh id, stamped now.
+    pub fn new(learning: &str, agent: &str, outcome: Outcome, at: Timestamp) -> Self {
+        Event {
+            id: uuid::Uuid::new_v4().to_string(),
+            learning: learning.to_string(),
+            agent: agent.to_string(),
+            at,
+            outcome,
+        }
+    }
+
+    /// The canonical line (no trailing newline).
+    pub fn to_line(&self) -> String {
+        let at = self.at.to_string();
+        let line = Line {
+            id: &self.id,
+            learning: &self.learning,
+            agent: &self.agent,
+            at: &at,
+            outcome: self.outcome,
+        };
+        serde_json::to_string(&line).unwrap_or_default()
+    }
+
+    /// Parses one line; ids and agent names are validated like paths.
+    pub fn parse_line(line: &str) -> Result<Self, String> {
+        let raw: Line<'_> = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        if raw.id.is_empty() || raw.id.len() > 100 {
+            return Err("event id is empty or too long".into());
+        }
+        paths::validate_id(raw.learning).map_err(|e| e.to_string())?;
+        paths::validate_agent(raw.agent).map_err(|e| e.to_string())?;
+        let at = Timestamp::parse(raw.at).ok_or_else(|| format!("bad timestamp {:?}", raw.at))?;
+        Ok(Event {
+            id: raw.id.to_string(),
+            learning: raw.learning.to_string(),
+            agent: raw.agent.to_string(),
+            at,
+            outcome: raw.outcome,
+        })
+    }
+
+    /// The repository path of the file this event belongs in.
+    pub fn file_path(&self) -> String {
+        format!("events/{}/{}.jsonl", self.agent, self.at.month())
+    }
+}
+
+/// An events file, read tolerantly: good lines parsed, bad ones kept verbatim.
+#[derive(Debug, Default, Clone)]
+pub struct EventsFile {
+    pub events: Vec<Event>,
+    /// Lines that do not parse, with their 1-based line numbers and reasons.
+    pub bad_lines: Vec<(usize, String, String)>,
+}
+
+/// Parses a whole events file.
+pub fn parse_file(text: &str) -> EventsFile {
+    let mut file = EventsFile::default();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match Event::parse_line(line) {
+            Ok(e) => file.events.push(e),
+            Err(why) => file.bad_lines.push((n + 1, line.to_string(), why)),
+        }
+    }
+    file
+}
+
+/// Union of the lines of any number of versions of an events file, by
+/// event id, sorted by (`at`, `id`). Good lines are kept byte for byte; for
+/// one id seen with different bytes the smaller line wins, so the result is
+/// the same whoever merges. Lines that do not parse are kept, sorted, at the
+/// end: nothing is lost. Commutative, associative and idempotent.
+pub fn union(versions: &[&str]) -> String {
+    let mut good: BTreeMap<(Timestamp, String), &str> = BTreeMap::new();
+    let mut by_id: BTreeMap<String, (Timestamp, &str)> = BTreeMap::new();
+    let mut bad: std::collections::BTreeSet<&str> = Default::default();
+    for text in versions {
+        for line in text.lines() {
+            let line = line.trim_end_matches('\r');
+            if line.trim().is_empty() {
+                continue;
+            }
+            match Event::parse_line(line) {
+                Ok(e) => match by_id.get(&e.id) {
+                    Some(&(_, kept)) if kept <= line => {}
+                    Some(&(at, _)) => {
+                        good.remove(&(at, e.id.clone()));
+                        by_id.insert(e.id.clone(), (e.at, line));
+                        good.insert((e.at, e.id), line);
+                    }
+                    None => {
+                        by_id.insert(e.id.clone(), (e.at, line));
+                        good.insert((e.at, e.id), line);
+                    }
+                },
+                Err(_) => {
+                    bad.insert(line);
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    for line in good.values().chain(bad.iter()) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ev(id: &str, at: i64, outcome: Outcome) -> String {
+        Event {
+            id: id.into(),
+            learning: "learning-1".into(),
+            agent: "claude".into(),
+            at: Timestamp::from_unix(at),
+            outcome,
+        }
+        .to_line()
+    }
+
+    #[test]
+    fn line_is_the_documented_shape() {
+        let line = ev("e1", 1_786_795_200, Outcome::Effective);
+        assert_eq!(
+            line,
+            r#"{"id":"e1","learning":"learning-1","agent":"claude","at":"2026-08-15T12:00:00Z","outcome":"effective"}"#
+        );
+        let back = Event::parse_line(&line).expect("parses");
+        assert_eq!(back.to_line(), line);
+        assert_eq!(back.file_path(), "events/claude/2026-08.jsonl");
+    }
+
+    #[test]
+    fn refuses_lines_that_would_escape_or_lie() {
+        for bad in [
+            r#"{"id":"e","learning":"../x","agent":"claude","at":"2026-08-15T12:00:00Z","outcome":"applied"}"#,
+            r#"{"id":"e","learning":"l","agent":"a/b","at":"2026-08-15T12:00:00Z","outcome":"applied"}"#,
+            r#"{"id":"e","learning":"l","agent":"a","at":"later","outcome":"applied"}"#,
+            r#"{"id":"e","learning":"l","agent":"a","at":"2026-08-15T12:00:00Z","outcome":"promoted"}"#,
+            "not json",
+        ] {
+            assert!(Event::parse_line(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn union_sorts_dedupes_and_keeps_bad_lines() {
+        let a = format!("{}\n{}\n", ev("b", 2, Outcome::Applied), ev("a", 1, Outcome::Applied));
+        let b = format!("{}\ngarbage\n{}\n", ev("c", 1, Outcome::Effective), ev("b", 2, Outcome::Applied));
+        let merged = union(&[&a, &b]);
+        let ids: Vec<String> = parse_file(&merged).events.into_iter().map(|e| e.id).collect();
+        assert_eq!(ids, ["a", "c", "b"]);
+        assert!(merged.ends_with("garbage\n"));
+        assert_eq!(union(&[&b, &a]), merged);
+        assert_eq!(union(&[&merged, &a]), merged);
+    }
+
+    proptest! {
+        #[test]
+        fn union_is_commutative_associative_idempotent(
+            xs in proptest::collection::vec((0u8..20, 0i64..5, 0usize..4), 0..15),
+            ys in proptest::collection::vec((0u8..20, 0i64..5, 0usize..4), 0..15),
+            zs in proptest::collection::vec((0u8..20, 0i64..5, 0usize..4), 0..15),
+        ) {
+            let outcomes = [Outcome::Applied, Outcome::Effective, Outcome::Ineffective, Outcome::Recurred];
+            let file = |v: &[(u8, i64, usize)]| -> String {
+                v.iter().map(|(id, at, o)| ev(&format!("e{id}"), *at, outcomes[*o]) + "\n").collect()
+            };
+            let (x, y, z) = (file(&xs), file(&ys), file(&zs));
+            prop_assert_eq!(union(&[&x, &y]), union(&[&y, &x]));
+            prop_assert_eq!(union(&[&union(&[&x, &y]), &z]), union(&[&x, &union(&[&y, &z])]));
+            let xy = union(&[&x, &y]);
+            prop_assert_eq!(union(&[&xy, &xy]), xy.clone());
+        }
+    }
+}

@@ -1,0 +1,539 @@
+//! The learning: one markdown file with YAML frontmatter, readable and
+//! writable by terraphim_agent (§3). Parsing is tolerant, writing canonical.
+
+use crate::paths;
+use crate::timestamp::Timestamp;
+use crate::yaml::{self, Mapping, Value};
+use std::fmt;
+
+/// Files above this size are refused before they are parsed.
+pub const MAX_FILE_BYTES: usize = 1024 * 1024;
+
+/// Trust levels (§5). Ordered: L0 < L1 < L2 < L3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum TrustLevel {
+    L0,
+    #[default]
+    L1,
+    L2,
+    L3,
+}
+
+impl TrustLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrustLevel::L0 => "L0",
+            TrustLevel::L1 => "L1",
+            TrustLevel::L2 => "L2",
+            TrustLevel::L3 => "L3",
+        }
+    }
+
+    /// Accepts `L2`, `l2`, and terraphim's names (`PeerValidated`, `peer_validated`).
+    pub fn parse(s: &str) -> Option<Self> {
+        let key: String = s
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match key.as_str() {
+            "l0" | "extracted" => Some(TrustLevel::L0),
+            "l1" | "unverified" => Some(TrustLevel::L1),
+            "l2" | "peervalidated" => Some(TrustLevel::L2),
+            "l3" | "humanapproved" => Some(TrustLevel::L3),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for TrustLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Review state of a learning as a suggestion (§5, §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SuggestionStatus {
+    #[default]
+    Pending,
+    Approved,
+    Rejected,
+}
+
+impl SuggestionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuggestionStatus::Pending => "pending",
+            SuggestionStatus::Approved => "approved",
+            SuggestionStatus::Rejected => "rejected",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "pending" => Some(SuggestionStatus::Pending),
+            "approved" => Some(SuggestionStatus::Approved),
+            "rejected" => Some(SuggestionStatus::Rejected),
+            _ => None,
+        }
+    }
+}
+
+/// The derived quality metrics (§5); always written with all six keys.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Quality {
+    pub applied_count: u64,
+    pub effective_count: u64,
+    pub agent_count: u64,
+    pub agent_names: Vec<String>,
+    pub last_applied_at: Option<Timestamp>,
+    pub success_rate: Option<f64>,
+}
+
+/// One learning, as held in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Learning {
+    pub id: String,
+    pub title: String,
+    /// The source agent; equals the folder the file lives in.
+    pub agent_id: String,
+    pub captured_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub promoted_at: Option<Timestamp>,
+    pub trust_level: TrustLevel,
+    /// `bash_hook`, `auto_extract`, `manual`, …; PascalCase is read as snake_case.
+    pub source: String,
+    pub applicable_agents: Vec<String>,
+    pub keywords: Vec<String>,
+    pub verify_pattern: Option<String>,
+    pub quality: Quality,
+    pub original_command: Option<String>,
+    pub error_context: Option<String>,
+    pub correction: Option<String>,
+    pub wiki_page_name: Option<String>,
+    pub suggestion_status: SuggestionStatus,
+    pub kind: Option<String>,
+    /// Frontmatter keys this version does not know, in their original order.
+    pub extra: Vec<(String, Value)>,
+    pub body: String,
+}
+
+/// Why a file is not a learning; `Display` names the problem, the caller the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    TooLarge(usize),
+    NotUtf8,
+    NoFrontmatter,
+    Unterminated,
+    Yaml(String),
+    NotAMapping,
+    Missing(&'static str),
+    BadField { key: &'static str, expected: &'static str },
+    BadName(String),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::TooLarge(n) => write!(
+                f,
+                "file is {n} bytes, over the {} byte limit for a learning",
+                MAX_FILE_BYTES
+            ),
+            ParseError::NotUtf8 => f.write_str("file is not valid UTF-8"),
+            ParseError::NoFrontmatter => {
+                f.write_str("no YAML frontmatter: the file must start with a '---' line")
+            }
+            ParseError::Unterminated => {
+                f.write_str("frontmatter is not closed by a '---' line")
+            }
+            ParseError::Yaml(e) => write!(f, "frontmatter is not valid YAML: {e}"),
+            ParseError::NotAMapping => {
+                f.write_str("frontmatter is not a mapping of keys to values")
+            }
+            ParseError::Missing(key) => write!(f, "required field `{key}` is missing"),
+            ParseError::BadField { key, expected } => {
+                write!(f, "field `{key}` is not {expected}")
+            }
+            ParseError::BadName(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl Learning {
+    /// A new L1/L0 learning with every optional field empty.
+    pub fn new(id: String, agent_id: String, title: String, now: Timestamp) -> Self {
+        Learning {
+            id,
+            title,
+            agent_id,
+            captured_at: now,
+            updated_at: now,
+            promoted_at: None,
+            trust_level: TrustLevel::L0,
+            source: "manual".to_string(),
+            applicable_agents: Vec::new(),
+            keywords: Vec::new(),
+            verify_pattern: None,
+            quality: Quality::default(),
+            original_command: None,
+            error_context: None,
+            correction: None,
+            wiki_page_name: None,
+            suggestion_status: SuggestionStatus::Pending,
+            kind: None,
+            extra: Vec::new(),
+            body: String::new(),
+        }
+    }
+
+    /// A fresh terraphim-format id: `learning-<32 hex>-<unix millis>`.
+    pub fn new_id() -> String {
+        let millis = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
+        format!("learning-{}-{millis}", uuid::Uuid::new_v4().simple())
+    }
+
+    /// True when the learning carries a usable correction (L1 or above).
+    pub fn has_correction(&self) -> bool {
+        self.correction.as_deref().is_some_and(|c| !c.trim().is_empty())
+    }
+
+    /// Parses a file's bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Self, ParseError> {
+        if bytes.len() > MAX_FILE_BYTES {
+            return Err(ParseError::TooLarge(bytes.len()));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| ParseError::NotUtf8)?;
+        let normalised;
+        let text = if text.contains('\r') {
+            normalised = text.replace("\r\n", "\n");
+            normalised.as_str()
+        } else {
+            text
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (front, body) = split_frontmatter(text)?;
+        let value = yaml::parse(front).map_err(|e| ParseError::Yaml(e.to_string()))?;
+        let Value::Mapping(map) = value else {
+            return Err(ParseError::NotAMapping);
+        };
+        from_mapping(map, body)
+    }
+
+    /// The canonical bytes (§3): fixed key order, UTC seconds, `\n` endings.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::with_capacity(1024 + self.body.len());
+        out.push_str("---\n");
+        self.write_frontmatter(&mut out, true);
+        out.push_str("---\n\n");
+        out.push_str(&self.body);
+        out
+    }
+
+    /// The canonical serialisation with the derived fields left out: the
+    /// tie-break of the merge and the content hash of a review (§6, §8).
+    pub fn content_bytes(&self) -> String {
+        let mut out = String::with_capacity(1024 + self.body.len());
+        self.write_frontmatter(&mut out, false);
+        out.push_str("---\n");
+        out.push_str(&self.body);
+        out
+    }
+
+    /// SHA-256 of [`Self::content_bytes`], hex.
+    pub fn content_hash(&self) -> String {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(self.content_bytes().as_bytes()))
+    }
+
+    fn write_frontmatter(&self, out: &mut String, derived: bool) {
+        yaml::write_str(out, 0, "id", &self.id);
+        yaml::write_str(out, 0, "title", &self.title);
+        yaml::write_str(out, 0, "agent_id", &self.agent_id);
+        yaml::write_raw(out, 0, "captured_at", &self.captured_at.to_string());
+        yaml::write_raw(out, 0, "updated_at", &self.updated_at.to_string());
+        if derived {
+            write_opt_time(out, 0, "promoted_at", self.promoted_at);
+            yaml::write_raw(out, 0, "trust_level", self.trust_level.as_str());
+        }
+        yaml::write_str(out, 0, "source", &self.source);
+        yaml::write_list(out, 0, "applicable_agents", &self.applicable_agents);
+        yaml::write_list(out, 0, "keywords", &self.keywords);
+        yaml::write_opt_str(out, 0, "verify_pattern", self.verify_pattern.as_deref());
+        if derived {
+            let q = &self.quality;
+            out.push_str("quality:\n");
+            yaml::write_raw(out, 2, "applied_count", &q.applied_count.to_string());
+            yaml::write_raw(out, 2, "effective_count", &q.effective_count.to_string());
+            yaml::write_raw(out, 2, "agent_count", &q.agent_count.to_string());
+            yaml::write_list(out, 2, "agent_names", &q.agent_names);
+            write_opt_time(out, 2, "last_applied_at", q.last_applied_at);
+            match q.success_rate {
+                Some(rate) => yaml::write_raw(out, 2, "success_rate", &format!("{rate:?}")),
+                None => yaml::write_raw(out, 2, "success_rate", "null"),
+            }
+        }
+        yaml::write_opt_str(out, 0, "original_command", self.original_command.as_deref());
+        yaml::write_opt_str(out, 0, "error_context", self.error_context.as_deref());
+        yaml::write_opt_str(out, 0, "correction", self.correction.as_deref());
+        yaml::write_opt_str(out, 0, "wiki_page_name", self.wiki_page_name.as_deref());
+        if derived {
+            yaml::write_raw(out, 0, "suggestion_status", self.suggestion_status.as_str());
+        }
+        yaml::write_opt_str(out, 0, "kind", self.kind.as_deref());
+        for (key, value) in &self.extra {
+            yaml::write_value(out, key, value);
+        }
+    }
+
+    /// Applies `f` to every free-text field (redaction before a write).
+    pub fn map_text(&mut self, mut f: impl FnMut(&str) -> Option<String>) {
+        let mut apply = |s: &mut String| {
+            if let Some(new) = f(s) {
+                *s = new;
+            }
+        };
+        apply(&mut self.title);
+        apply(&mut self.body);
+        for field in [
+            &mut self.verify_pattern,
+            &mut self.original_command,
+            &mut self.error_context,
+            &mut self.correction,
+            &mut self.wiki_page_name,
+            &mut self.kind,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            apply(field);
+        }
+        for k in self.keywords.iter_mut() {
+            apply(k);
+        }
+    }
+}
+
+fn write_opt_time(out: &mut String, indent: usize, key: &str, t: Option<Timestamp>) {
+    match t {
+        Some(t) => yaml::write_raw(out, indent, key, &t.to_string()),
+        None => yaml::write_raw(out, indent, key, "null"),
+    }
+}
+
+/// Splits `---\n<yaml>---\n<body>`; the closing line is the first `---` at
+/// column 0 (in YAML a document marker; indented `---` inside block values
+/// and `---` in the body are left alone). One blank separator line is eaten.
+fn split_frontmatter(text: &str) -> Result<(&str, &str), ParseError> {
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---").filter(|r| r.trim().is_empty()))
+        .ok_or(ParseError::NoFrontmatter)?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let front = &rest[..offset];
+            let body = &rest[offset + line.len()..];
+            let body = body.strip_prefix('\n').unwrap_or(body);
+            return Ok((front, body));
+        }
+        offset += line.len();
+    }
+    Err(ParseError::Unterminated)
+}
+
+const KNOWN: [&str; 20] = [
+    "id",
+    "title",
+    "agent_id",
+    "captured_at",
+    "updated_at",
+    "promoted_at",
+    "trust_level",
+    "source",
+    "applicable_agents",
+    "keywords",
+    "verify_pattern",
+    "quality",
+    "original_command",
+    "error_context",
+    "correction",
+    "wiki_page_name",
+    "suggestion_status",
+    "kind",
+    // Older terraphim spellings, read and folded into the fields above.
+    "source_agent",
+    "content",
+];
+
+fn from_mapping(map: Mapping, body: &str) -> Result<Learning, ParseError> {
+    let get = |key: &str| map.get(key).filter(|v| !v.is_null());
+    let string = |key: &'static str| -> Result<Option<String>, ParseError> {
+        match get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+            Some(_) => Err(ParseError::BadField {
+                key,
+                expected: "a string",
+            }),
+        }
+    };
+    let required = |key: &'static str| string(key)?.ok_or(ParseError::Missing(key));
+    let time = |key: &'static str| -> Result<Option<Timestamp>, ParseError> {
+        match string(key)? {
+            None => Ok(None),
+            Some(s) => Timestamp::parse(&s).map(Some).ok_or(ParseError::BadField {
+                key,
+                expected: "an RFC 3339 timestamp",
+            }),
+        }
+    };
+    let list = |key: &'static str| -> Result<Vec<String>, ParseError> {
+        match get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Sequence(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    Value::Number(n) => Ok(n.to_string()),
+                    Value::Bool(b) => Ok(b.to_string()),
+                    _ => Err(ParseError::BadField {
+                        key,
+                        expected: "a list of strings",
+                    }),
+                })
+                .collect(),
+            Some(Value::String(s)) => Ok(vec![s.clone()]),
+            Some(_) => Err(ParseError::BadField {
+                key,
+                expected: "a list of strings",
+            }),
+        }
+    };
+
+    let id = required("id")?;
+    paths::validate_id(&id).map_err(|e| ParseError::BadName(e.to_string()))?;
+    let agent_id = match string("agent_id")? {
+        Some(a) => a,
+        None => required("source_agent")?,
+    };
+    paths::validate_agent(&agent_id).map_err(|e| ParseError::BadName(e.to_string()))?;
+    let captured_at = time("captured_at")?.ok_or(ParseError::Missing("captured_at"))?;
+    let trust_level = match string("trust_level")? {
+        None => TrustLevel::L1,
+        Some(s) => TrustLevel::parse(&s).ok_or(ParseError::BadField {
+            key: "trust_level",
+            expected: "one of L0, L1, L2, L3",
+        })?,
+    };
+    let suggestion_status = match string("suggestion_status")? {
+        None => SuggestionStatus::Pending,
+        Some(s) => SuggestionStatus::parse(&s).ok_or(ParseError::BadField {
+            key: "suggestion_status",
+            expected: "one of pending, approved, rejected",
+        })?,
+    };
+    let quality = match get("quality") {
+        None => Quality::default(),
+        Some(Value::Mapping(q)) => parse_quality(q)?,
+        Some(_) => {
+            return Err(ParseError::BadField {
+                key: "quality",
+                expected: "a mapping",
+            });
+        }
+    };
+    let extra = map
+        .iter()
+        .filter_map(|(k, v)| match k {
+            Value::String(k) if KNOWN.contains(&k.as_str()) => None,
+            Value::String(k) => Some((k.clone(), v.clone())),
+            _ => None,
+        })
+        .collect();
+    // Terraphim's older files kept the text in `content`; a body wins.
+    let body = match string("content")? {
+        Some(content) if body.trim().is_empty() => content,
+        _ => body.to_string(),
+    };
+
+    Ok(Learning {
+        title: required("title")?,
+        agent_id,
+        captured_at,
+        updated_at: time("updated_at")?.unwrap_or(captured_at),
+        promoted_at: time("promoted_at")?,
+        trust_level,
+        source: string("source")?
+            .map(|s| snake_case(&s))
+            .unwrap_or_else(|| "manual".to_string()),
+        applicable_agents: list("applicable_agents")?,
+        keywords: list("keywords")?,
+        verify_pattern: string("verify_pattern")?,
+        quality,
+        original_command: string("original_command")?,
+        error_context: string("error_context")?,
+        correction: string("correction")?,
+        wiki_page_name: string("wiki_page_name")?,
+        suggestion_status,
+        kind: string("kind")?.map(|s| snake_case(&s)),
+        extra,
+        body,
+        id,
+    })
+}
+
+fn parse_quality(q: &Mapping) -> Result<Quality, ParseError> {
+    let bad = |expected| ParseError::BadField {
+        key: "quality",
+        expected,
+    };
+    let count = |key: &str| match q.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(n)) => n.as_u64().ok_or(bad("a mapping of non-negative counts")),
+        Some(_) => Err(bad("a mapping of non-negative counts")),
+    };
+    let agent_names = match q.get("agent_names") {
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let last_applied_at = q
+        .get("last_applied_at")
+        .and_then(Value::as_str)
+        .and_then(Timestamp::parse);
+    Ok(Quality {
+        applied_count: count("applied_count")?,
+        effective_count: count("effective_count")?,
+        agent_count: count("agent_count")?,
+        agent_names,
+        last_applied_at,
+        success_rate: q.get("success_rate").and_then(Value::as_f64),
+    })
+}
+
+/// `BashHook` → `bash_hook`; snake_case stays as it is.
+fn snake_case(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    for (i, c) in s.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

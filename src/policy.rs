@@ -1,0 +1,122 @@
+//! The shared policy in `.learnsync/policy.yaml` (committed, same on every
+//! clone): trust thresholds, reviewers, and wiki layout.
+
+use serde::{Deserialize, Serialize};
+
+/// Repository path of the policy file.
+pub const POLICY_PATH: &str = ".learnsync/policy.yaml";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrustPolicy {
+    /// Effective events needed for L2.
+    pub l2_min_effective: u64,
+    /// Distinct agents among the effective events needed for L2.
+    pub l2_min_agents: u64,
+    /// Success rate needed for L2.
+    pub l2_min_success_rate: f64,
+    /// Outcomes (effective + ineffective) before a demotion can happen.
+    pub demote_min_outcomes: u64,
+    /// Success rate below which an L2 falls back to L1.
+    pub demote_below_success_rate: f64,
+}
+
+impl Default for TrustPolicy {
+    fn default() -> Self {
+        TrustPolicy {
+            l2_min_effective: 3,
+            l2_min_agents: 2,
+            l2_min_success_rate: 0.6,
+            demote_min_outcomes: 5,
+            demote_below_success_rate: 0.3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WikiPolicy {
+    /// Prefix of every learning page's title.
+    pub page_prefix: String,
+    /// Keyword index pages are made for keywords used by at least this many learnings.
+    pub keyword_index_min: usize,
+}
+
+impl Default for WikiPolicy {
+    fn default() -> Self {
+        WikiPolicy {
+            page_prefix: "Learning".to_string(),
+            keyword_index_min: 1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Policy {
+    pub trust: TrustPolicy,
+    /// Gitea users whose merge of a review PR counts (empty: anyone who can merge).
+    pub reviewers: Vec<String>,
+    pub wiki: WikiPolicy,
+}
+
+impl Policy {
+    /// Parses policy text; the error names the key and what was expected.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Ok(Policy::default());
+        }
+        serde_norway::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// The file `init` writes: every default spelled out, with comments.
+    pub fn default_file() -> String {
+        let t = TrustPolicy::default();
+        let w = WikiPolicy::default();
+        format!(
+            "# learnsync shared policy (DESIGN.md §5). Committed: every clone uses the same rules.\n\
+             trust:\n\
+             \x20 # An L1 reaches L2 with this many `effective` events ...\n\
+             \x20 l2_min_effective: {}\n\
+             \x20 # ... from at least this many distinct agents ...\n\
+             \x20 l2_min_agents: {}\n\
+             \x20 # ... and a success rate of at least this.\n\
+             \x20 l2_min_success_rate: {:?}\n\
+             \x20 # An L2 falls back to L1 after this many outcomes ...\n\
+             \x20 demote_min_outcomes: {}\n\
+             \x20 # ... when its success rate is below this.\n\
+             \x20 demote_below_success_rate: {:?}\n\
+             # Gitea users whose merge of a review pull request approves (empty: anyone who can merge).\n\
+             reviewers: []\n\
+             wiki:\n\
+             \x20 page_prefix: {}\n\
+             \x20 keyword_index_min: {}\n",
+            t.l2_min_effective,
+            t.l2_min_agents,
+            t.l2_min_success_rate,
+            t.demote_min_outcomes,
+            t.demote_below_success_rate,
+            w.page_prefix,
+            w.keyword_index_min,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_file_reads_back_as_the_defaults() {
+        assert_eq!(Policy::parse(&Policy::default_file()), Ok(Policy::default()));
+        assert_eq!(Policy::parse(""), Ok(Policy::default()));
+    }
+
+    #[test]
+    fn a_bad_value_names_the_key() {
+        let err = Policy::parse("trust:\n  l2_min_effective: many\n").unwrap_err();
+        assert!(err.contains("l2_min_effective"), "{err}");
+        let err = Policy::parse("trust:\n  l2_min_efective: 3\n").unwrap_err();
+        assert!(err.contains("l2_min_efective"), "{err}");
+    }
+}

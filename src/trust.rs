@@ -1,0 +1,143 @@
+//! Derived state (§5): quality, trust level, `promoted_at` and suggestion
+//! status as a pure function of a learning, its events, its review and policy.
+
+use crate::event::{Event, Outcome};
+use crate::learning::{Learning, Quality, SuggestionStatus, TrustLevel};
+use crate::policy::TrustPolicy;
+use crate::review::{Decision, Review};
+use crate::timestamp::Timestamp;
+use std::collections::{BTreeSet, HashSet};
+
+/// The fields a sync recomputes; nothing else of the learning changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    pub trust_level: TrustLevel,
+    pub quality: Quality,
+    pub promoted_at: Option<Timestamp>,
+    pub suggestion_status: SuggestionStatus,
+}
+
+/// Computes the derived state. `events` may hold duplicates and events of
+/// other learnings; both are ignored. A review counts only while it matches
+/// the learning's current content.
+pub fn derive(
+    learning: &Learning,
+    events: &[&Event],
+    review: Option<&Review>,
+    policy: &TrustPolicy,
+) -> Derived {
+    let mut seen = HashSet::new();
+    let mut mine: Vec<&Event> = events
+        .iter()
+        .copied()
+        .filter(|e| e.learning == learning.id && seen.insert(e.id.as_str()))
+        .collect();
+    mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+
+    let quality = quality(&mine);
+    let (mut trust_level, mut promoted_at) = fold(learning, &mine, policy);
+
+    let review = review.filter(|r| r.learning == learning.id && r.content_hash == learning.content_hash());
+    let suggestion_status = match review.map(|r| r.decision) {
+        Some(Decision::Approved) => {
+            trust_level = TrustLevel::L3;
+            promoted_at = review.and_then(Review::decided_at);
+            SuggestionStatus::Approved
+        }
+        Some(Decision::Rejected) => SuggestionStatus::Rejected,
+        None => SuggestionStatus::Pending,
+    };
+    Derived {
+        trust_level,
+        quality,
+        promoted_at,
+        suggestion_status,
+    }
+}
+
+/// Writes the derived state into the learning; true when anything changed.
+pub fn apply(learning: &mut Learning, derived: Derived) -> bool {
+    let changed = learning.trust_level != derived.trust_level
+        || learning.quality != derived.quality
+        || learning.promoted_at != derived.promoted_at
+        || learning.suggestion_status != derived.suggestion_status;
+    learning.trust_level = derived.trust_level;
+    learning.quality = derived.quality;
+    learning.promoted_at = derived.promoted_at;
+    learning.suggestion_status = derived.suggestion_status;
+    changed
+}
+
+fn quality(events: &[&Event]) -> Quality {
+    let mut q = Quality::default();
+    let mut names = BTreeSet::new();
+    let mut ineffective = 0u64;
+    for e in events {
+        match e.outcome {
+            Outcome::Applied | Outcome::Effective | Outcome::Ineffective => {
+                q.applied_count += 1;
+                names.insert(e.agent.clone());
+                q.last_applied_at = q.last_applied_at.max(Some(e.at));
+                match e.outcome {
+                    Outcome::Effective => q.effective_count += 1,
+                    Outcome::Ineffective => ineffective += 1,
+                    _ => {}
+                }
+            }
+            Outcome::Recurred => {}
+        }
+    }
+    q.success_rate = rate(q.effective_count, ineffective);
+    q.agent_names = names.into_iter().collect();
+    q.agent_count = q.agent_names.len() as u64;
+    q
+}
+
+fn rate(effective: u64, ineffective: u64) -> Option<f64> {
+    let total = effective + ineffective;
+    (total > 0).then(|| ((effective as f64 / total as f64) * 10_000.0).round() / 10_000.0)
+}
+
+/// L0/L1 from the learning; L2 from the fold over sorted, deduplicated events.
+fn fold(
+    learning: &Learning,
+    events: &[&Event],
+    policy: &TrustPolicy,
+) -> (TrustLevel, Option<Timestamp>) {
+    if !learning.has_correction() {
+        return (TrustLevel::L0, None);
+    }
+    let mut level = TrustLevel::L1;
+    let mut promoted_at = None;
+    let (mut effective, mut ineffective) = (0u64, 0u64);
+    let mut effective_agents: BTreeSet<&str> = BTreeSet::new();
+    for e in events {
+        match e.outcome {
+            Outcome::Effective => {
+                effective += 1;
+                effective_agents.insert(&e.agent);
+            }
+            Outcome::Ineffective => ineffective += 1,
+            Outcome::Applied | Outcome::Recurred => continue,
+        }
+        let success = rate(effective, ineffective).unwrap_or(0.0);
+        if level == TrustLevel::L1
+            && effective >= policy.l2_min_effective
+            && effective_agents.len() as u64 >= policy.l2_min_agents
+            && success >= policy.l2_min_success_rate
+        {
+            level = TrustLevel::L2;
+            promoted_at = Some(e.at);
+        } else if level == TrustLevel::L2
+            && effective + ineffective >= policy.demote_min_outcomes
+            && success < policy.demote_below_success_rate
+        {
+            level = TrustLevel::L1;
+            promoted_at = None;
+        }
+    }
+    (level, promoted_at)
+}
+
+#[cfg(test)]
+mod tests;

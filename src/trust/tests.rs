@@ -1,0 +1,173 @@
+//! Table-driven tests for every row of the §5 tables.
+
+use super::*;
+
+fn learning(correction: Option<&str>) -> Learning {
+    let mut l = Learning::new(
+        "learning-1".into(),
+        "claude".into(),
+        "t".into(),
+        Timestamp::from_unix(1_000),
+    );
+    l.correction = correction.map(str::to_string);
+    l
+}
+
+/// `spec`: one `agent:outcome` per event, at t = 1, 2, 3, …
+fn events(spec: &str) -> Vec<Event> {
+    spec.split_whitespace()
+        .enumerate()
+        .map(|(i, item)| {
+            let (agent, outcome) = item.split_once(':').expect("agent:outcome");
+            let outcome = match outcome {
+                "a" => Outcome::Applied,
+                "e" => Outcome::Effective,
+                "i" => Outcome::Ineffective,
+                "r" => Outcome::Recurred,
+                other => panic!("{other}"),
+            };
+            Event {
+                id: format!("ev{i:03}"),
+                learning: "learning-1".into(),
+                agent: agent.into(),
+                at: Timestamp::from_unix(i as i64 + 1),
+                outcome,
+            }
+        })
+        .collect()
+}
+
+fn run(correction: Option<&str>, spec: &str) -> Derived {
+    let evs = events(spec);
+    let refs: Vec<&Event> = evs.iter().collect();
+    derive(&learning(correction), &refs, None, &TrustPolicy::default())
+}
+
+#[test]
+fn trust_table() {
+    // (correction, events, expected level, promoted_at index (1-based) or 0)
+    let table: &[(Option<&str>, &str, TrustLevel, i64)] = &[
+        (None, "", TrustLevel::L0, 0),
+        (None, "a:e b:e c:e", TrustLevel::L0, 0),
+        (Some("  "), "a:e b:e c:e", TrustLevel::L0, 0),
+        (Some("fix"), "", TrustLevel::L1, 0),
+        (Some("fix"), "a:e a:e a:e", TrustLevel::L1, 0),
+        (Some("fix"), "a:e a:e b:e", TrustLevel::L2, 3),
+        (Some("fix"), "a:a a:e b:a a:e b:e", TrustLevel::L2, 5),
+        (Some("fix"), "a:e b:e a:i b:i a:e", TrustLevel::L2, 5),
+        (Some("fix"), "a:e b:e a:i b:i c:i", TrustLevel::L1, 0),
+        (Some("fix"), "a:e b:e c:e x:r x:r x:r", TrustLevel::L2, 3),
+        // Demotion: ≥5 outcomes and rate < 0.3 after promotion.
+        (Some("fix"), "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i c:i", TrustLevel::L1, 0),
+        // Rate 3/10 = 0.3 is not below 0.3: stays.
+        (Some("fix"), "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i", TrustLevel::L2, 3),
+        // Rises again later by the same rule.
+        (
+            Some("fix"),
+            "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i c:i a:e b:e a:e b:e a:e b:e a:e b:e a:e b:e a:e b:e",
+            TrustLevel::L2,
+            20,
+        ),
+    ];
+    for (correction, spec, level, promoted) in table {
+        let d = run(*correction, spec);
+        assert_eq!(d.trust_level, *level, "{correction:?} {spec}");
+        let want = (*promoted > 0).then(|| Timestamp::from_unix(*promoted));
+        assert_eq!(d.promoted_at, want, "{correction:?} {spec}");
+    }
+}
+
+#[test]
+fn quality_table() {
+    let d = run(Some("fix"), "b:a a:e c:i a:r d:r a:e");
+    let q = d.quality;
+    assert_eq!(q.applied_count, 4);
+    assert_eq!(q.effective_count, 2);
+    assert_eq!(q.agent_names, ["a", "b", "c"]);
+    assert_eq!(q.agent_count, 3);
+    assert_eq!(q.last_applied_at, Some(Timestamp::from_unix(6)));
+    assert_eq!(q.success_rate, Some(0.6667));
+    let empty = run(Some("fix"), "a:r").quality;
+    assert_eq!(empty, Quality::default());
+    assert_eq!(run(Some("fix"), "a:a").quality.success_rate, None);
+}
+
+#[test]
+fn duplicates_count_once_and_other_learnings_are_ignored() {
+    let evs = events("a:e a:e b:e");
+    let mut doubled: Vec<Event> = evs.clone();
+    doubled.extend(evs.iter().cloned());
+    let mut stranger = evs[0].clone();
+    stranger.id = "other".into();
+    stranger.learning = "learning-2".into();
+    doubled.push(stranger);
+    let refs: Vec<&Event> = doubled.iter().collect();
+    let d = derive(&learning(Some("fix")), &refs, None, &TrustPolicy::default());
+    assert_eq!(d.quality.effective_count, 3);
+    assert_eq!(d.trust_level, TrustLevel::L2);
+}
+
+#[test]
+fn order_of_input_does_not_matter() {
+    let evs = events("a:e b:i a:e c:e b:i a:i b:e");
+    let mut rev: Vec<&Event> = evs.iter().collect();
+    let fwd = derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default());
+    rev.reverse();
+    assert_eq!(derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default()), fwd);
+}
+
+fn review(l: &Learning, decision: Decision) -> Review {
+    Review {
+        learning: l.id.clone(),
+        decision,
+        content_hash: l.content_hash(),
+        reviewer: Some("maintainer".into()),
+        decided_at: "2026-09-01T00:00:00Z".into(),
+        pull_request: Some(7),
+    }
+}
+
+#[test]
+fn approved_review_gives_l3_and_rejection_keeps_level() {
+    let l = learning(Some("fix"));
+    let approved = review(&l, Decision::Approved);
+    let d = derive(&l, &[], Some(&approved), &TrustPolicy::default());
+    assert_eq!(d.trust_level, TrustLevel::L3);
+    assert_eq!(d.promoted_at, Timestamp::parse("2026-09-01T00:00:00Z"));
+    assert_eq!(d.suggestion_status, SuggestionStatus::Approved);
+
+    let rejected = review(&l, Decision::Rejected);
+    let d = derive(&l, &[], Some(&rejected), &TrustPolicy::default());
+    assert_eq!(d.trust_level, TrustLevel::L1);
+    assert_eq!(d.suggestion_status, SuggestionStatus::Rejected);
+}
+
+#[test]
+fn a_review_of_other_content_does_not_count() {
+    let l = learning(Some("fix"));
+    let approved = review(&l, Decision::Approved);
+    let mut edited = l.clone();
+    edited.correction = Some("a different fix".into());
+    let d = derive(&edited, &[], Some(&approved), &TrustPolicy::default());
+    assert_eq!(d.trust_level, TrustLevel::L1);
+    assert_eq!(d.suggestion_status, SuggestionStatus::Pending);
+}
+
+#[test]
+fn forged_fields_are_recomputed_away_and_updated_at_is_untouched() {
+    let mut l = learning(Some("fix"));
+    l.trust_level = TrustLevel::L3;
+    l.quality.applied_count = 1000;
+    l.quality.effective_count = 1000;
+    l.promoted_at = Some(Timestamp::from_unix(5));
+    l.suggestion_status = SuggestionStatus::Approved;
+    let updated = l.updated_at;
+    let d = derive(&l, &[], None, &TrustPolicy::default());
+    assert!(apply(&mut l, d));
+    assert_eq!(l.trust_level, TrustLevel::L1);
+    assert_eq!(l.quality, Quality::default());
+    assert_eq!(l.promoted_at, None);
+    assert_eq!(l.updated_at, updated);
+    let again = derive(&l, &[], None, &TrustPolicy::default());
+    assert!(!apply(&mut l, again), "recomputing twice changes nothing");
+}
