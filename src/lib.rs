@@ -5,9 +5,12 @@
 
 pub mod learning;
 pub mod paths;
-pub mod timestamp;
 pub mod yaml;
 pub mod event;
 pub mod policy;
 pub mod review;
 pub mod trust;
+pub mod repo;
+pub mod store;
+pub mod timestamp;
+pub mod config;

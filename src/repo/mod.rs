@@ -1,0 +1,311 @@
+//! The git edge: the learnings dir as a repository, through gix. Reading
+//! trees and blobs, writing commits, moving refs; no domain rules here.
+
+mod worktree;
+
+pub use worktree::{FileState, WorktreeStatus};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A git failure, with what we were doing when it happened.
+#[derive(Debug, thiserror::Error)]
+#[error("{action}: {message}")]
+pub struct GitError {
+    pub action: String,
+    pub message: String,
+}
+
+pub type Result<T> = std::result::Result<T, GitError>;
+
+pub(crate) fn fail<E: std::fmt::Display>(action: impl Into<String>) -> impl FnOnce(E) -> GitError {
+    let action = action.into();
+    move |e| GitError {
+        action,
+        message: e.to_string(),
+    }
+}
+
+/// One change to a tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Upsert { path: String, bytes: Vec<u8> },
+    Delete { path: String },
+}
+
+impl Change {
+    pub fn path(&self) -> &str {
+        match self {
+            Change::Upsert { path, .. } | Change::Delete { path } => path,
+        }
+    }
+}
+
+/// Who a commit is by.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub name: String,
+    pub email: String,
+}
+
+/// The learnings dir's repository.
+pub struct Repo {
+    git: gix::Repository,
+    root: PathBuf,
+}
+
+impl Repo {
+    /// Opens the repository whose work tree is `root`.
+    pub fn open(root: &Path) -> Result<Repo> {
+        let git = gix::open(root).map_err(fail(format!(
+            "open git repository {}",
+            root.display()
+        )))?;
+        Ok(Repo {
+            git,
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Creates a repository at `root` (or opens the one there) and points an
+    /// unborn HEAD at `refs/heads/<branch>`.
+    pub fn init(root: &Path, branch: &str) -> Result<Repo> {
+        let git = if root.join(".git").exists() {
+            gix::open(root).map_err(fail(format!("open {}", root.display())))?
+        } else {
+            gix::init(root).map_err(fail(format!("create git repository {}", root.display())))?
+        };
+        let repo = Repo {
+            git,
+            root: root.to_path_buf(),
+        };
+        if repo.head_commit()?.is_none() {
+            repo.set_head_symbolic(branch)?;
+        }
+        Ok(repo)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        self.git.git_dir()
+    }
+
+    pub fn gix(&self) -> &gix::Repository {
+        &self.git
+    }
+
+    fn set_head_symbolic(&self, branch: &str) -> Result<()> {
+        use gix::refs::transaction::{Change as RefChange, LogChange, PreviousValue, RefEdit};
+        let target: gix::refs::FullName = format!("refs/heads/{branch}")
+            .try_into()
+            .map_err(fail(format!("branch name refs/heads/{branch}")))?;
+        let head: gix::refs::FullName = "HEAD".try_into().map_err(fail("HEAD"))?;
+        self.git
+            .edit_reference(RefEdit {
+                change: RefChange::Update {
+                    log: LogChange::default(),
+                    expected: PreviousValue::Any,
+                    new: gix::refs::Target::Symbolic(target),
+                },
+                name: head,
+                deref: false,
+            })
+            .map_err(fail("point HEAD at the agent branch"))?;
+        Ok(())
+    }
+
+    /// The branch HEAD points at (`agents/claude`), if it is symbolic.
+    pub fn head_branch(&self) -> Result<Option<String>> {
+        let head = self.git.head_name().map_err(fail("read HEAD"))?;
+        Ok(head.and_then(|name| {
+            name.as_bstr()
+                .to_str()
+                .ok()
+                .and_then(|s| s.strip_prefix("refs/heads/"))
+                .map(str::to_string)
+        }))
+    }
+
+    /// The commit HEAD points at; `None` on an unborn branch.
+    pub fn head_commit(&self) -> Result<Option<ObjectId>> {
+        let mut head = self.git.head().map_err(fail("read HEAD"))?;
+        Ok(head.try_peel_to_id().map_err(fail("resolve HEAD"))?.map(|id| id.detach()))
+    }
+
+    /// The commit a full ref name points at, if the ref exists.
+    pub fn ref_commit(&self, name: &str) -> Result<Option<ObjectId>> {
+        match self.git.try_find_reference(name).map_err(fail(format!("read {name}")))? {
+            None => Ok(None),
+            Some(mut r) => Ok(Some(
+                r.peel_to_id().map_err(fail(format!("resolve {name}")))?.detach(),
+            )),
+        }
+    }
+
+    pub fn empty_tree(&self) -> ObjectId {
+        ObjectId::empty_tree(self.git.object_hash())
+    }
+
+    /// The tree of a commit.
+    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
+        let c = self
+            .git
+            .find_commit(commit)
+            .map_err(fail(format!("read commit {commit}")))?;
+        c.tree_id().map(|id| id.detach()).map_err(fail(format!("read tree of {commit}")))
+    }
+
+    /// The tree of HEAD, or the empty tree on an unborn branch.
+    pub fn head_tree(&self) -> Result<ObjectId> {
+        match self.head_commit()? {
+            Some(c) => self.commit_tree(c),
+            None => Ok(self.empty_tree()),
+        }
+    }
+
+    pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        let blob = self
+            .git
+            .find_blob(id)
+            .map_err(fail(format!("read blob {id}")))?;
+        Ok(blob.data.clone())
+    }
+
+    /// The blob id at `path` in `tree`, if any.
+    pub fn blob_id_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        let tree = self
+            .git
+            .find_tree(tree)
+            .map_err(fail(format!("read tree {tree}")))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(fail(format!("look up {path}")))?;
+        Ok(entry.filter(|e| e.mode().is_blob()).map(|e| e.object_id()))
+    }
+
+    /// The bytes at `path` in `tree`, if any.
+    pub fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+        match self.blob_id_at(tree, path)? {
+            Some(id) => self.read_blob(id).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Every blob of a tree, by path. Used where a whole tree is needed.
+    pub fn flatten(&self, tree: ObjectId) -> Result<BTreeMap<String, ObjectId>> {
+        let mut out = BTreeMap::new();
+        self.flatten_into(tree, String::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn flatten_into(
+        &self,
+        tree: ObjectId,
+        prefix: String,
+        out: &mut BTreeMap<String, ObjectId>,
+    ) -> Result<()> {
+        let t = self
+            .git
+            .find_tree(tree)
+            .map_err(fail(format!("read tree {tree}")))?;
+        let decoded = t.decode().map_err(fail(format!("decode tree {tree}")))?;
+        for entry in &decoded.entries {
+            let name = entry.filename.to_str_lossy();
+            let path = if prefix.is_empty() {
+                name.into_owned()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if entry.mode.is_tree() {
+                self.flatten_into(entry.oid.to_owned(), path, out)?;
+            } else if entry.mode.is_blob() {
+                out.insert(path, entry.oid.to_owned());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId> {
+        self.git
+            .write_blob(bytes)
+            .map(|id| id.detach())
+            .map_err(fail("write blob"))
+    }
+
+    /// Applies `changes` to `base` and writes the resulting tree.
+    pub fn write_tree(&self, base: ObjectId, changes: &[Change]) -> Result<ObjectId> {
+        let mut editor = self.git.edit_tree(base).map_err(fail("edit tree"))?;
+        for change in changes {
+            match change {
+                Change::Upsert { path, bytes } => {
+                    let id = self.write_blob(bytes)?;
+                    editor
+                        .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, id)
+                        .map_err(fail(format!("add {path} to tree")))?;
+                }
+                Change::Delete { path } => {
+                    editor
+                        .remove(path.as_str())
+                        .map_err(fail(format!("remove {path} from tree")))?;
+                }
+            }
+        }
+        editor
+            .write()
+            .map(|id| id.detach())
+            .map_err(fail("write tree"))
+    }
+
+    /// Writes a commit of `tree` with `parents` and moves HEAD's branch to
+    /// it, atomically, only if the branch still points at `parents[0]`.
+    pub fn commit(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        message: &str,
+        who: &Identity,
+    ) -> Result<ObjectId> {
+        let sig = gix::actor::Signature {
+            name: who.name.as_str().into(),
+            email: who.email.as_str().into(),
+            time: gix::date::Time::now_local_or_utc(),
+        };
+        let mut buf = gix::date::parse::TimeBuf::default();
+        let sig_ref = sig.to_ref(&mut buf);
+        let id = self
+            .git
+            .commit_as(sig_ref, sig_ref, "HEAD", message, tree, parents.iter().copied())
+            .map_err(fail("commit"))?;
+        Ok(id.detach())
+    }
+
+    /// Moves HEAD's branch to `commit` (a fast-forward), if it still points at `expected`.
+    pub fn fast_forward(&self, expected: Option<ObjectId>, commit: ObjectId) -> Result<()> {
+        use gix::refs::transaction::{Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog};
+        let head: gix::refs::FullName = "HEAD".try_into().map_err(fail("HEAD"))?;
+        self.git
+            .edit_reference(RefEdit {
+                change: RefChange::Update {
+                    log: LogChange {
+                        mode: RefLog::AndReference,
+                        force_create_reflog: false,
+                        message: "learnsync: fast-forward".into(),
+                    },
+                    expected: match expected {
+                        Some(id) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(id)),
+                        None => PreviousValue::MustNotExist,
+                    },
+                    new: gix::refs::Target::Object(commit),
+                },
+                name: head,
+                deref: true,
+            })
+            .map_err(fail("fast-forward HEAD"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,193 @@
+//! The work tree and index: what changed since the last commit (a stat-first
+//! status like git's), and bringing index and files in line with a tree.
+
+use super::{Repo, Result, fail};
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::index::entry::Stat;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// A work-tree file as seen by a status: its stat before its bytes were read.
+#[derive(Debug, Clone)]
+pub struct FileState {
+    pub path: String,
+    pub stat: Option<Stat>,
+}
+
+/// Differences between the work tree and the index.
+#[derive(Debug, Default)]
+pub struct WorktreeStatus {
+    /// Added or modified files (relative paths, `/`-separated), sorted.
+    pub changed: Vec<FileState>,
+    /// Tracked files missing from the work tree, sorted.
+    pub deleted: Vec<String>,
+    /// Files that cannot be committed as learnings (symlinks, odd names).
+    pub skipped: Vec<(String, String)>,
+}
+
+fn stat_of(path: &Path) -> Option<Stat> {
+    let meta = gix::index::fs::Metadata::from_path_no_follow(path).ok()?;
+    Stat::from_fs(&meta).ok()
+}
+
+fn same_file(a: &Stat, b: &Stat) -> bool {
+    a.mtime == b.mtime && a.size == b.size && a.ino == b.ino
+}
+
+impl Repo {
+    /// Compares the work tree with the index. Files whose stat matches the
+    /// index are not read; others are hashed and compared by content.
+    pub fn status(&self) -> Result<WorktreeStatus> {
+        let index = self
+            .git
+            .index_or_empty()
+            .map_err(fail("read the index"))?;
+        let mut tracked: HashMap<&[u8], (usize, &Stat, ObjectId)> = HashMap::new();
+        for (i, entry) in index.entries().iter().enumerate() {
+            tracked.insert(entry.path(&index).as_bytes(), (i, &entry.stat, entry.id));
+        }
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut status = WorktreeStatus::default();
+        let mut files = Vec::new();
+        walk(&self.root, String::new(), &mut files, &mut status.skipped)?;
+        for rel in files {
+            let full = self.root.join(&rel);
+            let stat = stat_of(&full);
+            match tracked.get(rel.as_bytes()) {
+                Some(&(i, indexed, id)) => {
+                    seen.insert(i);
+                    if stat.as_ref().is_some_and(|s| same_file(s, indexed)) {
+                        continue;
+                    }
+                    let bytes = std::fs::read(&full).map_err(fail(format!("read {rel}")))?;
+                    let now = gix::objs::compute_hash(self.git.object_hash(), gix::object::Kind::Blob, &bytes)
+                        .map_err(fail(format!("hash {rel}")))?;
+                    if now != id {
+                        status.changed.push(FileState { path: rel, stat });
+                    }
+                }
+                None => status.changed.push(FileState { path: rel, stat }),
+            }
+        }
+        for (i, entry) in index.entries().iter().enumerate() {
+            if !seen.contains(&i) {
+                status
+                    .deleted
+                    .push(entry.path(&index).to_str_lossy().into_owned());
+            }
+        }
+        status.changed.sort_by(|a, b| a.path.cmp(&b.path));
+        status.deleted.sort();
+        Ok(status)
+    }
+
+    /// Rewrites the index to match `tree`. Stats come from `fresh` (taken
+    /// before the committed bytes were read, so a later edit still shows),
+    /// else from the old index when the blob is unchanged, else from disk.
+    pub fn write_index(&self, tree: ObjectId, fresh: &HashMap<String, Stat>) -> Result<()> {
+        let old = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let mut old_stats: HashMap<&[u8], (ObjectId, Stat)> = HashMap::new();
+        for e in old.entries() {
+            old_stats.insert(e.path(&old).as_bytes(), (e.id, e.stat));
+        }
+        let mut index = self
+            .git
+            .index_from_tree(&tree)
+            .map_err(fail("build the index"))?;
+        let paths: Vec<(usize, String)> = index
+            .entries()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (i, e.path(&index).to_str_lossy().into_owned()))
+            .collect();
+        for (i, path) in paths {
+            let stat = if let Some(s) = fresh.get(&path) {
+                Some(*s)
+            } else {
+                let id = index.entries()[i].id;
+                match old_stats.get(path.as_bytes()) {
+                    Some((old_id, s)) if *old_id == id => Some(*s),
+                    _ => stat_of(&self.root.join(&path)),
+                }
+            };
+            if let Some(stat) = stat {
+                index.entries_mut()[i].stat = stat;
+            }
+        }
+        index
+            .write(Default::default())
+            .map_err(fail("write the index"))?;
+        Ok(())
+    }
+
+    /// Writes `bytes` to a work-tree path, atomically, creating folders.
+    pub fn write_file(&self, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
+        let full = self.root.join(rel);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))?;
+        }
+        crate::store::atomic_write(&full, bytes).map_err(fail(format!("write {rel}")))?;
+        Ok(stat_of(&full))
+    }
+
+    /// Removes a work-tree file and any folders it leaves empty.
+    pub fn remove_file(&self, rel: &str) -> Result<()> {
+        let full = self.root.join(rel);
+        match std::fs::remove_file(&full) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(fail(format!("remove {rel}"))(e)),
+        }
+        let mut dir = full.parent();
+        while let Some(d) = dir {
+            if d == self.root || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+        Ok(())
+    }
+}
+
+/// Lists work-tree files (relative, `/`-separated), skipping `.git`.
+fn walk(
+    root: &Path,
+    prefix: String,
+    out: &mut Vec<String>,
+    skipped: &mut Vec<(String, String)>,
+) -> Result<()> {
+    let dir = if prefix.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(&prefix)
+    };
+    let entries = std::fs::read_dir(&dir).map_err(fail(format!("list {}", dir.display())))?;
+    for entry in entries {
+        let entry = entry.map_err(fail(format!("list {}", dir.display())))?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            skipped.push((
+                format!("{prefix}/{}", entry.file_name().to_string_lossy()),
+                "file name is not UTF-8".into(),
+            ));
+            continue;
+        };
+        if prefix.is_empty() && name == ".git" {
+            continue;
+        }
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let kind = entry.file_type().map_err(fail(format!("stat {rel}")))?;
+        if kind.is_dir() {
+            walk(root, rel, out, skipped)?;
+        } else if kind.is_file() {
+            out.push(rel);
+        } else {
+            skipped.push((rel, "not a regular file (symlinks are not synced)".into()));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! The file edge: the learnings dir on disk — reading every learning and
+//! events file, atomic writes, the inbox and the sync lock.
+
+mod inbox;
+mod lock;
+
+pub use inbox::{Inbox, InboxItem, InboxPayload};
+pub use lock::{LockError, SyncLock};
+
+use crate::event::{self, Event};
+use crate::learning::Learning;
+use crate::paths::{self, RepoPath};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes a file so a crash leaves either the old or the new bytes: temp
+/// file in the same folder, fsync, rename, fsync of the folder.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".tmp-{}-{name}", uuid::Uuid::new_v4().simple()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Something wrong with one file, said for a person.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    pub path: String,
+    pub message: String,
+}
+
+/// A learning read from the work tree or the inbox.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// Repository-relative path (`claude/<id>.md`), or the inbox file.
+    pub path: String,
+    pub learning: Learning,
+    pub in_inbox: bool,
+}
+
+/// Everything readable in a learnings dir.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub learnings: Vec<Loaded>,
+    pub problems: Vec<Problem>,
+}
+
+/// A learnings dir: a git work tree plus local state under `.git/learnsync/`.
+#[derive(Debug, Clone)]
+pub struct LearningsDir {
+    pub root: PathBuf,
+}
+
+impl LearningsDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        LearningsDir { root: root.into() }
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(".git").join("learnsync")
+    }
+
+    pub fn inbox(&self) -> Inbox {
+        Inbox::new(self.state_dir().join("inbox"))
+    }
+
+    pub fn is_initialised(&self) -> bool {
+        self.root.join(".git").is_dir()
+    }
+
+    /// Parses one file's bytes as the learning at `rel`, checking that the
+    /// file name and folder agree with the frontmatter.
+    pub fn parse_at(rel: &str, bytes: &[u8]) -> Result<Learning, String> {
+        let learning = Learning::parse(bytes).map_err(|e| e.to_string())?;
+        if let RepoPath::Learning { agent, id } = paths::classify(rel) {
+            if learning.agent_id != agent {
+                return Err(format!(
+                    "agent_id `{}` does not match its folder `{agent}`",
+                    learning.agent_id
+                ));
+            }
+            if learning.id != id {
+                return Err(format!("id `{}` does not match its file name `{id}.md`", learning.id));
+            }
+        }
+        Ok(learning)
+    }
+
+    /// Reads every learning file in the work tree (`<agent>/<id>.md`, and
+    /// terraphim `shared/` copies whose id has no own file).
+    pub fn scan(&self) -> Scan {
+        let mut scan = Scan::default();
+        let mut files = Vec::new();
+        let mut shared = Vec::new();
+        let Ok(top) = std::fs::read_dir(&self.root) else {
+            scan.problems.push(Problem {
+                path: self.root.display().to_string(),
+                message: "cannot list the learnings dir".into(),
+            });
+            return scan;
+        };
+        for entry in top.flatten() {
+            let Some(dir) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if !is_dir || dir.starts_with('.') || dir == "events" || dir == "kg" || dir == "reviews" {
+                continue;
+            }
+            let Ok(inner) = std::fs::read_dir(entry.path()) else {
+                continue;
+            };
+            for file in inner.flatten() {
+                let Some(name) = file.file_name().to_str().map(str::to_string) else {
+                    continue;
+                };
+                if !name.ends_with(".md") || name.starts_with('.') {
+                    continue;
+                }
+                let rel = format!("{dir}/{name}");
+                if dir == "shared" {
+                    shared.push(rel);
+                } else {
+                    files.push(rel);
+                }
+            }
+        }
+        files.sort();
+        shared.sort();
+        let parsed = parse_parallel(&self.root, &files);
+        let mut ids = HashSet::new();
+        for (rel, result) in files.into_iter().zip(parsed) {
+            match result {
+                Ok(learning) => {
+                    ids.insert(learning.id.clone());
+                    scan.learnings.push(Loaded { path: rel, learning, in_inbox: false });
+                }
+                Err(message) => scan.problems.push(Problem { path: rel, message }),
+            }
+        }
+        for rel in shared {
+            match std::fs::read(self.root.join(&rel)).map_err(|e| e.to_string()).and_then(|b| Self::parse_at(&rel, &b)) {
+                Ok(learning) if !ids.contains(&learning.id) => {
+                    ids.insert(learning.id.clone());
+                    scan.learnings.push(Loaded { path: rel, learning, in_inbox: false });
+                }
+                Ok(_) => {}
+                Err(message) => scan.problems.push(Problem { path: rel, message }),
+            }
+        }
+        scan
+    }
+
+    /// Reads every events file in the work tree.
+    pub fn read_events(&self) -> (Vec<Event>, Vec<Problem>) {
+        let mut events = Vec::new();
+        let mut problems = Vec::new();
+        let Ok(agents) = std::fs::read_dir(self.root.join("events")) else {
+            return (events, problems);
+        };
+        let mut files: Vec<String> = Vec::new();
+        for agent in agents.flatten() {
+            let Ok(months) = std::fs::read_dir(agent.path()) else {
+                continue;
+            };
+            for month in months.flatten() {
+                let rel = format!(
+                    "events/{}/{}",
+                    agent.file_name().to_string_lossy(),
+                    month.file_name().to_string_lossy()
+                );
+                if matches!(paths::classify(&rel), RepoPath::Events { .. }) {
+                    files.push(rel);
+                }
+            }
+        }
+        files.sort();
+        for rel in files {
+            match std::fs::read_to_string(self.root.join(&rel)) {
+                Ok(text) => {
+                    let parsed = event::parse_file(&text);
+                    events.extend(parsed.events);
+                    for (line, _, why) in parsed.bad_lines {
+                        problems.push(Problem { path: format!("{rel}:{line}"), message: why });
+                    }
+                }
+                Err(e) => problems.push(Problem { path: rel, message: e.to_string() }),
+            }
+        }
+        (events, problems)
+    }
+}
+
+/// Reads and parses files on every core: a 10,000-file dir is the common case.
+fn parse_parallel(root: &Path, files: &[String]) -> Vec<Result<Learning, String>> {
+    let read = |rel: &String| -> Result<Learning, String> {
+        let full = root.join(rel);
+        let meta = std::fs::symlink_metadata(&full).map_err(|e| e.to_string())?;
+        if !meta.is_file() {
+            return Err("not a regular file".into());
+        }
+        if meta.len() > crate::learning::MAX_FILE_BYTES as u64 {
+            return Err(crate::learning::ParseError::TooLarge(meta.len() as usize).to_string());
+        }
+        let bytes = std::fs::read(&full).map_err(|e| e.to_string())?;
+        LearningsDir::parse_at(rel, &bytes)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if files.len() < 256 || threads == 1 {
+        return files.iter().map(read).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
