@@ -1,0 +1,117 @@
+//! The one redactor: finds credentials in free text and replaces each with `[REDACTED:<kind>]`.
+//! Used by capture, sync and publish alike; it owns what counts as a secret, not where text goes.
+//!
+//! Cost model: a single aho-corasick pass over literal anchors (token prefixes, `://`,
+//! `authorization`, `password`, …) built once; text with no anchor is returned borrowed
+//! without allocating. Each anchor hit runs a small validator over the nearby bytes
+//! (`detect.rs`); specific token formats win over context (URL, header) and assignments.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+mod detect;
+
+/// One secret in the input: a byte range and the kind that names it in the marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: &'static str,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Redaction passes after the first; a pass only runs when the previous one changed text,
+/// and each removes at least one byte that is not a marker, so this bound is never reached
+/// on realistic input.
+const MAX_PASSES: usize = 8;
+
+/// Replaces each secret with `[REDACTED:<kind>]`; borrowed when nothing was found.
+///
+/// Idempotent: the result contains no finding, so redacting it again changes nothing.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let found = findings(text);
+    if found.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = replace(text, &found);
+    // Removing a secret can expose a neighbour that its bytes were guarding (a token
+    // that was glued to another word); run again until nothing is left.
+    for _ in 0..MAX_PASSES {
+        let more = findings(&out);
+        if more.is_empty() {
+            break;
+        }
+        out = replace(&out, &more);
+    }
+    Cow::Owned(out)
+}
+
+/// The secrets in `text`: non-overlapping, sorted by start.
+pub fn findings(text: &str) -> Vec<Finding> {
+    let mut candidates = Vec::new();
+    let mut markers = Vec::new();
+    detect::scan(text, &mut candidates, &mut markers);
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    // Specific formats first, then the earliest, then the longest.
+    candidates.sort_by(|a, b| {
+        b.priority
+            .cmp(&a.priority)
+            .then(a.start.cmp(&b.start))
+            .then(b.end.cmp(&a.end))
+    });
+    let mut taken: BTreeMap<usize, (usize, &'static str)> = BTreeMap::new();
+    for c in candidates {
+        if !text.is_char_boundary(c.start)
+            || !text.is_char_boundary(c.end)
+            || overlaps_marker(&markers, c.start, c.end)
+        {
+            continue;
+        }
+        // Taken ranges never overlap, so the one starting last before `c.end` is the only
+        // one that can reach into `c`.
+        if let Some((_, &(end, _))) = taken.range(..c.end).next_back()
+            && end > c.start
+        {
+            continue;
+        }
+        taken.insert(c.start, (c.end, c.kind));
+    }
+    taken
+        .into_iter()
+        .map(|(start, (end, kind))| Finding { kind, start, end })
+        .collect()
+}
+
+/// True when `text` holds at least one secret; the gate before commit, push and publish.
+pub fn contains_secret(text: &str) -> bool {
+    !findings(text).is_empty()
+}
+
+/// Builds the anchor automaton now, so a latency-sensitive caller can pay for it up front.
+pub fn warm_up() {
+    detect::warm_up();
+}
+
+/// Markers are found in text order and never overlap, so they are sorted by both ends.
+fn overlaps_marker(markers: &[(usize, usize)], start: usize, end: usize) -> bool {
+    let i = markers.partition_point(|&(_, m_end)| m_end <= start);
+    markers.get(i).is_some_and(|&(m_start, _)| m_start < end)
+}
+
+fn replace(text: &str, found: &[Finding]) -> String {
+    let mut out = String::with_capacity(text.len() + found.len() * 16);
+    let mut last = 0;
+    for f in found {
+        out.push_str(&text[last..f.start]);
+        out.push_str("[REDACTED:");
+        out.push_str(f.kind);
+        out.push(']');
+        last = f.end;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+#[cfg(test)]
+mod tests;
