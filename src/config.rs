@@ -220,7 +220,13 @@ pub struct Config {
     pub lock_wait_secs: Sourced<u64>,
 }
 
-pub const DEFAULT_IGNORE: [&str; 5] = ["cargo test*", "npm test*", "yarn test*", "pytest*", "go test*"];
+pub const DEFAULT_IGNORE: [&str; 5] = [
+    "cargo test*",
+    "npm test*",
+    "yarn test*",
+    "pytest*",
+    "go test*",
+];
 
 /// Picks the first present value in precedence order.
 fn pick<T: Clone>(candidates: [(Option<T>, Source); 4]) -> Option<Sourced<T>> {
@@ -234,20 +240,32 @@ impl Config {
     pub fn resolve_dir(flags: &Flags, env: &Env, user: &FileConfig) -> Sourced<PathBuf> {
         let _ = user;
         if let Some(d) = &flags.dir {
-            return Sourced { value: d.clone(), source: Source::Flag };
+            return Sourced {
+                value: d.clone(),
+                source: Source::Flag,
+            };
         }
         if let Some(d) = &env.learnsync_dir {
-            return Sourced { value: d.into(), source: Source::Env("LEARNSYNC_DIR") };
+            return Sourced {
+                value: d.into(),
+                source: Source::Env("LEARNSYNC_DIR"),
+            };
         }
         if let Some(d) = &env.terraphim_dir {
-            return Sourced { value: d.into(), source: Source::Env("TERRAPHIM_LEARNINGS_DIR") };
+            return Sourced {
+                value: d.into(),
+                source: Source::Env("TERRAPHIM_LEARNINGS_DIR"),
+            };
         }
         let base = match (&env.xdg_data_home, &env.home) {
             (Some(x), _) => PathBuf::from(x),
             (None, Some(h)) => Path::new(h).join(".local").join("share"),
             (None, None) => PathBuf::from("."),
         };
-        Sourced { value: base.join("learnsync"), source: Source::Default }
+        Sourced {
+            value: base.join("learnsync"),
+            source: Source::Default,
+        }
     }
 
     /// Loads both files and resolves every value.
@@ -289,32 +307,63 @@ impl Config {
             (ra, Source::RepoFile),
             (ua, Source::UserFile),
         ])
-        .unwrap_or(Sourced { value: host, source: Source::Default });
-        let acting_agent = flags.agent.clone().unwrap_or_else(|| home_agent.value.clone());
+        .unwrap_or(Sourced {
+            value: host,
+            source: Source::Default,
+        });
+        let acting_agent = flags
+            .agent
+            .clone()
+            .unwrap_or_else(|| home_agent.value.clone());
 
         let file_pair = |f: &dyn Fn(&FileConfig) -> Option<String>| -> Option<Sourced<String>> {
             let (r, u) = both(f);
-            pick([(None, Source::Flag), (None, Source::Flag), (r, Source::RepoFile), (u, Source::UserFile)])
+            pick([
+                (None, Source::Flag),
+                (None, Source::Flag),
+                (r, Source::RepoFile),
+                (u, Source::UserFile),
+            ])
         };
-        let with_env = |var: &'static str, e: Option<String>, f: &dyn Fn(&FileConfig) -> Option<String>| {
-            let (r, u) = both(f);
-            pick([(None, Source::Flag), (e, Source::Env(var)), (r, Source::RepoFile), (u, Source::UserFile)])
-        };
+        let with_env =
+            |var: &'static str, e: Option<String>, f: &dyn Fn(&FileConfig) -> Option<String>| {
+                let (r, u) = both(f);
+                pick([
+                    (None, Source::Flag),
+                    (e, Source::Env(var)),
+                    (r, Source::RepoFile),
+                    (u, Source::UserFile),
+                ])
+            };
         let schedule = |f: &dyn Fn(&ScheduleConfig) -> Option<String>, default: &str| {
-            file_pair(&|c| c.schedule.as_ref().and_then(f))
-                .unwrap_or(Sourced { value: default.to_string(), source: Source::Default })
+            file_pair(&|c| c.schedule.as_ref().and_then(f)).unwrap_or(Sourced {
+                value: default.to_string(),
+                source: Source::Default,
+            })
         };
         let remotes = match (&repo.remotes, &user.remotes) {
-            (Some(r), _) => Some(Sourced { value: r.clone(), source: Source::RepoFile }),
-            (None, Some(u)) => Some(Sourced { value: u.clone(), source: Source::UserFile }),
+            (Some(r), _) => Some(Sourced {
+                value: r.clone(),
+                source: Source::RepoFile,
+            }),
+            (None, Some(u)) => Some(Sourced {
+                value: u.clone(),
+                source: Source::UserFile,
+            }),
             _ => None,
         };
         let ignore = match (
             repo.capture.as_ref().and_then(|c| c.ignore.clone()),
             user.capture.as_ref().and_then(|c| c.ignore.clone()),
         ) {
-            (Some(r), _) => Sourced { value: r, source: Source::RepoFile },
-            (None, Some(u)) => Sourced { value: u, source: Source::UserFile },
+            (Some(r), _) => Sourced {
+                value: r,
+                source: Source::RepoFile,
+            },
+            (None, Some(u)) => Sourced {
+                value: u,
+                source: Source::UserFile,
+            },
             _ => Sourced {
                 value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
                 source: Source::Default,
@@ -324,14 +373,29 @@ impl Config {
             repo.gitea.as_ref().and_then(|g| g.token_file.clone()),
             user.gitea.as_ref().and_then(|g| g.token_file.clone()),
         ) {
-            (Some(r), _) => Some(Sourced { value: r, source: Source::RepoFile }),
-            (None, Some(u)) => Some(Sourced { value: u, source: Source::UserFile }),
+            (Some(r), _) => Some(Sourced {
+                value: r,
+                source: Source::RepoFile,
+            }),
+            (None, Some(u)) => Some(Sourced {
+                value: u,
+                source: Source::UserFile,
+            }),
             _ => None,
         };
         let lock_wait_secs = match (repo.lock_wait_secs, user.lock_wait_secs) {
-            (Some(r), _) => Sourced { value: r, source: Source::RepoFile },
-            (None, Some(u)) => Sourced { value: u, source: Source::UserFile },
-            _ => Sourced { value: 30, source: Source::Default },
+            (Some(r), _) => Sourced {
+                value: r,
+                source: Source::RepoFile,
+            },
+            (None, Some(u)) => Sourced {
+                value: u,
+                source: Source::UserFile,
+            },
+            _ => Sourced {
+                value: 30,
+                source: Source::Default,
+            },
         };
         Ok(Config {
             dir,
@@ -361,7 +425,10 @@ impl Config {
     pub fn identity(&self) -> crate::repo::Identity {
         let agent = &self.home_agent.value;
         crate::repo::Identity {
-            name: self.author_name.as_ref().map_or_else(|| agent.clone(), |s| s.value.clone()),
+            name: self
+                .author_name
+                .as_ref()
+                .map_or_else(|| agent.clone(), |s| s.value.clone()),
             email: self
                 .author_email
                 .as_ref()
@@ -372,8 +439,16 @@ impl Config {
     /// `(key, value, source)` rows for `learnsync config`; secrets masked.
     pub fn rows(&self) -> Vec<(String, String, String)> {
         let mut rows = vec![
-            ("dir".into(), self.dir.value.display().to_string(), self.dir.source.to_string()),
-            ("agent".into(), self.home_agent.value.clone(), self.home_agent.source.to_string()),
+            (
+                "dir".into(),
+                self.dir.value.display().to_string(),
+                self.dir.source.to_string(),
+            ),
+            (
+                "agent".into(),
+                self.home_agent.value.clone(),
+                self.home_agent.source.to_string(),
+            ),
         ];
         let mut opt = |key: &str, v: &Option<Sourced<String>>| match v {
             Some(s) => rows.push((key.into(), s.value.clone(), s.source.to_string())),
@@ -391,12 +466,21 @@ impl Config {
         opt("author.email", &self.author_email);
         rows.push((
             "gitea.token_file".into(),
-            self.token_file.as_ref().map_or("(unset)".into(), |s| s.value.display().to_string()),
-            self.token_file.as_ref().map_or("default".into(), |s| s.source.to_string()),
+            self.token_file
+                .as_ref()
+                .map_or("(unset)".into(), |s| s.value.display().to_string()),
+            self.token_file
+                .as_ref()
+                .map_or("default".into(), |s| s.source.to_string()),
         ));
         rows.push((
             "gitea.token (GITEA_TOKEN)".into(),
-            if std::env::var_os("GITEA_TOKEN").is_some() { "(set, not shown)" } else { "(unset)" }.into(),
+            if std::env::var_os("GITEA_TOKEN").is_some() {
+                "(set, not shown)"
+            } else {
+                "(unset)"
+            }
+            .into(),
             "env GITEA_TOKEN".into(),
         ));
         match &self.remotes {
@@ -409,7 +493,11 @@ impl Config {
                     .join(", "),
                 r.source.to_string(),
             )),
-            None => rows.push(("remotes".into(), "(every git remote, fetch and push)".into(), "default".into())),
+            None => rows.push((
+                "remotes".into(),
+                "(every git remote, fetch and push)".into(),
+                "default".into(),
+            )),
         }
         for (key, s) in [
             ("schedule.sync", &self.schedule_sync),
@@ -436,11 +524,21 @@ impl Config {
 fn sanitise_agent(host: &str) -> String {
     let s: String = host
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(100)
         .collect();
     let s = s.trim_start_matches(['.', '-']).to_string();
-    if crate::paths::validate_agent(&s).is_ok() { s } else { "agent".into() }
+    if crate::paths::validate_agent(&s).is_ok() {
+        s
+    } else {
+        "agent".into()
+    }
 }
 
 #[cfg(test)]
@@ -448,23 +546,45 @@ mod tests {
     use super::*;
 
     fn dir() -> Sourced<PathBuf> {
-        Sourced { value: "/tmp/x".into(), source: Source::Default }
+        Sourced {
+            value: "/tmp/x".into(),
+            source: Source::Default,
+        }
     }
 
     #[test]
     fn precedence_is_flag_env_repo_user_default() {
         let repo = FileConfig::parse("agent: from-repo\nhub: origin\n").expect("valid");
-        let user = FileConfig::parse("agent: from-user\nhub: upstream\ngitea: {url: https://u.example}\n").expect("valid");
-        let env = Env { agent: Some("from-env".into()), ..Env::default() };
+        let user =
+            FileConfig::parse("agent: from-user\nhub: upstream\ngitea: {url: https://u.example}\n")
+                .expect("valid");
+        let env = Env {
+            agent: Some("from-env".into()),
+            ..Env::default()
+        };
         let c = Config::resolve(&Flags::default(), &env, dir(), &repo, &user).expect("ok");
         assert_eq!(c.home_agent.value, "from-env");
         assert_eq!(c.hub.as_ref().map(|h| h.value.as_str()), Some("origin"));
-        assert_eq!(c.gitea_url.as_ref().map(|h| h.source.clone()), Some(Source::UserFile));
-        let c = Config::resolve(&Flags::default(), &Env::default(), dir(), &repo, &user).expect("ok");
+        assert_eq!(
+            c.gitea_url.as_ref().map(|h| h.source.clone()),
+            Some(Source::UserFile)
+        );
+        let c =
+            Config::resolve(&Flags::default(), &Env::default(), dir(), &repo, &user).expect("ok");
         assert_eq!(c.home_agent.value, "from-repo");
         assert_eq!(c.home_agent.source, Source::RepoFile);
-        let flags = Flags { agent: Some("acting".into()), ..Flags::default() };
-        let c = Config::resolve(&flags, &Env::default(), dir(), &FileConfig::default(), &user).expect("ok");
+        let flags = Flags {
+            agent: Some("acting".into()),
+            ..Flags::default()
+        };
+        let c = Config::resolve(
+            &flags,
+            &Env::default(),
+            dir(),
+            &FileConfig::default(),
+            &user,
+        )
+        .expect("ok");
         assert_eq!(c.home_agent.value, "from-user");
         assert_eq!(c.acting_agent, "acting");
         assert_eq!(c.schedule_sync.source, Source::Default);
@@ -479,8 +599,14 @@ mod tests {
             ..Env::default()
         };
         let d = Config::resolve_dir(&Flags::default(), &env, &FileConfig::default());
-        assert_eq!((d.value, d.source), (PathBuf::from("/t"), Source::Env("TERRAPHIM_LEARNINGS_DIR")));
-        let env = Env { xdg_data_home: Some("/xdg".into()), ..Env::default() };
+        assert_eq!(
+            (d.value, d.source),
+            (PathBuf::from("/t"), Source::Env("TERRAPHIM_LEARNINGS_DIR"))
+        );
+        let env = Env {
+            xdg_data_home: Some("/xdg".into()),
+            ..Env::default()
+        };
         let d = Config::resolve_dir(&Flags::default(), &env, &FileConfig::default());
         assert_eq!(d.value, PathBuf::from("/xdg/learnsync"));
     }

@@ -224,10 +224,22 @@ mod tests {
 
     #[test]
     fn union_sorts_dedupes_and_keeps_bad_lines() {
-        let a = format!("{}\n{}\n", ev("b", 2, Outcome::Applied), ev("a", 1, Outcome::Applied));
-        let b = format!("{}\ngarbage\n{}\n", ev("c", 1, Outcome::Effective), ev("b", 2, Outcome::Applied));
+        let a = format!(
+            "{}\n{}\n",
+            ev("b", 2, Outcome::Applied),
+            ev("a", 1, Outcome::Applied)
+        );
+        let b = format!(
+            "{}\ngarbage\n{}\n",
+            ev("c", 1, Outcome::Effective),
+            ev("b", 2, Outcome::Applied)
+        );
         let merged = union(&[&a, &b]);
-        let ids: Vec<String> = parse_file(&merged).events.into_iter().map(|e| e.id).collect();
+        let ids: Vec<String> = parse_file(&merged)
+            .events
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
         assert_eq!(ids, ["a", "c", "b"]);
         assert!(merged.ends_with("garbage\n"));
         assert_eq!(union(&[&b, &a]), merged);

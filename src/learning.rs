@@ -129,7 +129,10 @@ pub enum ParseError {
     Yaml(String),
     NotAMapping,
     Missing(&'static str),
-    BadField { key: &'static str, expected: &'static str },
+    BadField {
+        key: &'static str,
+        expected: &'static str,
+    },
     BadName(String),
 }
 
@@ -145,9 +148,7 @@ impl fmt::Display for ParseError {
             ParseError::NoFrontmatter => {
                 f.write_str("no YAML frontmatter: the file must start with a '---' line")
             }
-            ParseError::Unterminated => {
-                f.write_str("frontmatter is not closed by a '---' line")
-            }
+            ParseError::Unterminated => f.write_str("frontmatter is not closed by a '---' line"),
             ParseError::Yaml(e) => write!(f, "frontmatter is not valid YAML: {e}"),
             ParseError::NotAMapping => {
                 f.write_str("frontmatter is not a mapping of keys to values")
@@ -198,7 +199,9 @@ impl Learning {
 
     /// True when the learning carries a usable correction (L1 or above).
     pub fn has_correction(&self) -> bool {
-        self.correction.as_deref().is_some_and(|c| !c.trim().is_empty())
+        self.correction
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty())
     }
 
     /// Parses a file's bytes.

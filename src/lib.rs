@@ -3,6 +3,7 @@
 //! The library holds the model (learnings, events, trust), the codecs and the
 //! I/O edges (git, files, Gitea); `src/cli/` only translates for the user.
 
+pub mod cli;
 pub mod config;
 pub mod event;
 pub mod learning;
@@ -12,6 +13,8 @@ pub mod redact;
 pub mod repo;
 pub mod review;
 pub mod store;
+pub mod sync;
 pub mod timestamp;
 pub mod trust;
+pub mod view;
 pub mod yaml;

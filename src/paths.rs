@@ -96,11 +96,21 @@ pub fn review_path(id: &str) -> Result<String, NameError> {
 /// What a repository-relative path holds, recognised from its shape alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RepoPath<'a> {
-    Learning { agent: &'a str, id: &'a str },
+    Learning {
+        agent: &'a str,
+        id: &'a str,
+    },
     /// A terraphim `shared/<agent>-<id>.md` copy; read, never written.
-    SharedCopy { file: &'a str },
-    Events { agent: &'a str, month: &'a str },
-    Review { id: &'a str },
+    SharedCopy {
+        file: &'a str,
+    },
+    Events {
+        agent: &'a str,
+        month: &'a str,
+    },
+    Review {
+        id: &'a str,
+    },
     Other,
 }
 
@@ -113,10 +123,9 @@ pub fn classify(path: &str) -> RepoPath<'_> {
     };
     match (a, c) {
         ("events", Some(file)) => match file.strip_suffix(".jsonl") {
-            Some(month) if validate_agent(b).is_ok() && is_month(month) => RepoPath::Events {
-                agent: b,
-                month,
-            },
+            Some(month) if validate_agent(b).is_ok() && is_month(month) => {
+                RepoPath::Events { agent: b, month }
+            }
             _ => RepoPath::Other,
         },
         ("reviews", None) => match b.strip_suffix(".yaml") {
@@ -180,21 +189,35 @@ mod tests {
     #[test]
     fn error_names_what_and_why() {
         let msg = validate_id("../etc/passwd").unwrap_err().to_string();
-        assert!(msg.contains("learning id") && msg.contains("../etc/passwd"), "{msg}");
+        assert!(
+            msg.contains("learning id") && msg.contains("../etc/passwd"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn classifies_repository_paths() {
         assert_eq!(
             classify("claude/learning-1.md"),
-            RepoPath::Learning { agent: "claude", id: "learning-1" }
+            RepoPath::Learning {
+                agent: "claude",
+                id: "learning-1"
+            }
         );
         assert_eq!(
             classify("events/claude/2026-08.jsonl"),
-            RepoPath::Events { agent: "claude", month: "2026-08" }
+            RepoPath::Events {
+                agent: "claude",
+                month: "2026-08"
+            }
         );
         assert_eq!(classify("reviews/x1.yaml"), RepoPath::Review { id: "x1" });
-        assert_eq!(classify("shared/claude-x1.md"), RepoPath::SharedCopy { file: "claude-x1.md" });
+        assert_eq!(
+            classify("shared/claude-x1.md"),
+            RepoPath::SharedCopy {
+                file: "claude-x1.md"
+            }
+        );
         for other in [
             "README.md",
             "kg/git.md",

@@ -108,7 +108,10 @@ mod tests {
 
     #[test]
     fn default_file_reads_back_as_the_defaults() {
-        assert_eq!(Policy::parse(&Policy::default_file()), Ok(Policy::default()));
+        assert_eq!(
+            Policy::parse(&Policy::default_file()),
+            Ok(Policy::default())
+        );
         assert_eq!(Policy::parse(""), Ok(Policy::default()));
     }
 

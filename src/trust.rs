@@ -37,7 +37,8 @@ pub fn derive(
     let quality = quality(&mine);
     let (mut trust_level, mut promoted_at) = fold(learning, &mine, policy);
 
-    let review = review.filter(|r| r.learning == learning.id && r.content_hash == learning.content_hash());
+    let review =
+        review.filter(|r| r.learning == learning.id && r.content_hash == learning.content_hash());
     let suggestion_status = match review.map(|r| r.decision) {
         Some(Decision::Approved) => {
             trust_level = TrustLevel::L3;

@@ -34,7 +34,20 @@ fn is_plain_safe(s: &str) -> bool {
         c.is_alphanumeric()
             || matches!(
                 c,
-                ' ' | '_' | '-' | '.' | '/' | '+' | '=' | '(' | ')' | '~' | '^' | '$' | ';' | '<' | '?'
+                ' ' | '_'
+                    | '-'
+                    | '.'
+                    | '/'
+                    | '+'
+                    | '='
+                    | '('
+                    | ')'
+                    | '~'
+                    | '^'
+                    | '$'
+                    | ';'
+                    | '<'
+                    | '?'
             )
     })
 }
@@ -44,7 +57,9 @@ fn is_literal_safe(s: &str) -> bool {
     s.contains('\n')
         && !s.starts_with([' ', '\t', '\n'])
         && s.chars().all(|c| c == '\n' || !c.is_control())
-        && !s.chars().any(|c| matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}' | '\u{85}'))
+        && !s
+            .chars()
+            .any(|c| matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}' | '\u{85}'))
         && s.lines().all(|l| !l.ends_with([' ', '\t']))
 }
 
@@ -64,7 +79,11 @@ pub fn write_str(out: &mut String, indent: usize, key: &str, value: &str) {
             1 => " |\n",
             _ => " |+\n",
         });
-        let content = if trailing == 0 { value } else { &value[..value.len() - 1] };
+        let content = if trailing == 0 {
+            value
+        } else {
+            &value[..value.len() - 1]
+        };
         for line in content.split('\n') {
             if !line.is_empty() {
                 push_indent(out, indent + 2);

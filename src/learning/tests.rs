@@ -38,7 +38,10 @@ kind: correction                     # workflow|correction|debugging_pattern|got
 #[test]
 fn reads_the_design_example() {
     let l = Learning::parse(DESIGN_EXAMPLE.as_bytes()).expect("parses");
-    assert_eq!(l.id, "learning-5f3e0c1d9a2b4c6d8e0f1a2b3c4d5e6f-1717432000123");
+    assert_eq!(
+        l.id,
+        "learning-5f3e0c1d9a2b4c6d8e0f1a2b3c4d5e6f-1717432000123"
+    );
     assert_eq!(l.title, "Use --force-with-lease instead of --force");
     assert_eq!(l.agent_id, "security-sentinel");
     assert_eq!(l.trust_level, TrustLevel::L1);
@@ -98,7 +101,10 @@ fn empty_body_and_no_blank_line_are_fine() {
     let text = "---\nid: x2\ntitle: t\nagent_id: a\ncaptured_at: 2026-01-01T00:00:00Z\n---\n";
     let l = Learning::parse(text.as_bytes()).expect("parses");
     assert_eq!(l.body, "");
-    assert_eq!(Learning::parse(l.to_markdown().as_bytes()).expect("re-parses"), l);
+    assert_eq!(
+        Learning::parse(l.to_markdown().as_bytes()).expect("re-parses"),
+        l
+    );
 }
 
 #[test]
@@ -127,7 +133,9 @@ fn bad_input_gets_one_clear_error() {
         (vec![b'a'; MAX_FILE_BYTES + 1], "over the"),
     ];
     for (bytes, want) in cases {
-        let err = Learning::parse(&bytes).expect_err("must be refused").to_string();
+        let err = Learning::parse(&bytes)
+            .expect_err("must be refused")
+            .to_string();
         assert!(err.contains(want), "{err:?} lacks {want:?}");
     }
 }

@@ -59,10 +59,8 @@ pub struct Repo {
 impl Repo {
     /// Opens the repository whose work tree is `root`.
     pub fn open(root: &Path) -> Result<Repo> {
-        let git = gix::open(root).map_err(fail(format!(
-            "open git repository {}",
-            root.display()
-        )))?;
+        let git =
+            gix::open(root).map_err(fail(format!("open git repository {}", root.display())))?;
         Ok(Repo {
             git,
             root: root.to_path_buf(),
@@ -134,15 +132,24 @@ impl Repo {
     /// The commit HEAD points at; `None` on an unborn branch.
     pub fn head_commit(&self) -> Result<Option<ObjectId>> {
         let mut head = self.git.head().map_err(fail("read HEAD"))?;
-        Ok(head.try_peel_to_id().map_err(fail("resolve HEAD"))?.map(|id| id.detach()))
+        Ok(head
+            .try_peel_to_id()
+            .map_err(fail("resolve HEAD"))?
+            .map(|id| id.detach()))
     }
 
     /// The commit a full ref name points at, if the ref exists.
     pub fn ref_commit(&self, name: &str) -> Result<Option<ObjectId>> {
-        match self.git.try_find_reference(name).map_err(fail(format!("read {name}")))? {
+        match self
+            .git
+            .try_find_reference(name)
+            .map_err(fail(format!("read {name}")))?
+        {
             None => Ok(None),
             Some(mut r) => Ok(Some(
-                r.peel_to_id().map_err(fail(format!("resolve {name}")))?.detach(),
+                r.peel_to_id()
+                    .map_err(fail(format!("resolve {name}")))?
+                    .detach(),
             )),
         }
     }
@@ -157,7 +164,9 @@ impl Repo {
             .git
             .find_commit(commit)
             .map_err(fail(format!("read commit {commit}")))?;
-        c.tree_id().map(|id| id.detach()).map_err(fail(format!("read tree of {commit}")))
+        c.tree_id()
+            .map(|id| id.detach())
+            .map_err(fail(format!("read tree of {commit}")))
     }
 
     /// The tree of HEAD, or the empty tree on an unborn branch.
@@ -186,6 +195,18 @@ impl Repo {
             .lookup_entry_by_path(path)
             .map_err(fail(format!("look up {path}")))?;
         Ok(entry.filter(|e| e.mode().is_blob()).map(|e| e.object_id()))
+    }
+
+    /// The id of the folder at `path` in `tree`, if any.
+    pub fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        let t = self
+            .git
+            .find_tree(tree)
+            .map_err(fail(format!("read tree {tree}")))?;
+        let entry = t
+            .lookup_entry_by_path(path)
+            .map_err(fail(format!("look up {path}")))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
     }
 
     /// The bytes at `path` in `tree`, if any.
@@ -279,14 +300,57 @@ impl Repo {
         let sig_ref = sig.to_ref(&mut buf);
         let id = self
             .git
-            .commit_as(sig_ref, sig_ref, "HEAD", message, tree, parents.iter().copied())
+            .commit_as(
+                sig_ref,
+                sig_ref,
+                "HEAD",
+                message,
+                tree,
+                parents.iter().copied(),
+            )
             .map_err(fail("commit"))?;
         Ok(id.detach())
     }
 
+    /// Adds or updates a git remote (`remote.<name>.url` and a fetch refspec
+    /// for `agents/*` and `main`), as `git remote add` would.
+    pub fn set_remote(&self, name: &str, url: &str) -> Result<()> {
+        use gix::bstr::BStr;
+        let path = self.git.git_dir().join("config");
+        let mut file =
+            gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+                .map_err(fail(format!("read {}", path.display())))?;
+        let sub: &BStr = name.into();
+        file.set_raw_value_by("remote", Some(sub), "url", url)
+            .map_err(fail(format!("set remote.{name}.url")))?;
+        let refspec = format!("+refs/heads/*:refs/remotes/{name}/*");
+        file.set_raw_value_by("remote", Some(sub), "fetch", refspec.as_str())
+            .map_err(fail(format!("set remote.{name}.fetch")))?;
+        let mut out = Vec::new();
+        file.write_to(&mut out)
+            .map_err(fail("serialise git config"))?;
+        crate::store::atomic_write(&path, &out)
+            .map_err(fail(format!("write {}", path.display())))?;
+        Ok(())
+    }
+
+    /// Names of the configured git remotes, sorted.
+    pub fn remote_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .git
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
     /// Moves HEAD's branch to `commit` (a fast-forward), if it still points at `expected`.
     pub fn fast_forward(&self, expected: Option<ObjectId>, commit: ObjectId) -> Result<()> {
-        use gix::refs::transaction::{Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog};
+        use gix::refs::transaction::{
+            Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog,
+        };
         let head: gix::refs::FullName = "HEAD".try_into().map_err(fail("HEAD"))?;
         self.git
             .edit_reference(RefEdit {

@@ -39,10 +39,7 @@ impl Repo {
     /// Compares the work tree with the index. Files whose stat matches the
     /// index are not read; others are hashed and compared by content.
     pub fn status(&self) -> Result<WorktreeStatus> {
-        let index = self
-            .git
-            .index_or_empty()
-            .map_err(fail("read the index"))?;
+        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
         let mut tracked: HashMap<&[u8], (usize, &Stat, ObjectId)> = HashMap::new();
         for (i, entry) in index.entries().iter().enumerate() {
             tracked.insert(entry.path(&index).as_bytes(), (i, &entry.stat, entry.id));
@@ -61,8 +58,12 @@ impl Repo {
                         continue;
                     }
                     let bytes = std::fs::read(&full).map_err(fail(format!("read {rel}")))?;
-                    let now = gix::objs::compute_hash(self.git.object_hash(), gix::object::Kind::Blob, &bytes)
-                        .map_err(fail(format!("hash {rel}")))?;
+                    let now = gix::objs::compute_hash(
+                        self.git.object_hash(),
+                        gix::object::Kind::Blob,
+                        &bytes,
+                    )
+                    .map_err(fail(format!("hash {rel}")))?;
                     if now != id {
                         status.changed.push(FileState { path: rel, stat });
                     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// What one inbox file holds.
 #[derive(Debug, Clone)]
 pub enum InboxPayload {
-    Learning(Learning),
+    Learning(Box<Learning>),
     Event(Event),
 }
 
@@ -85,13 +85,16 @@ impl Inbox {
 
 fn read_item(path: &Path) -> Result<InboxPayload, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     if name.ends_with(".event.jsonl") {
         let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8".to_string())?;
         Event::parse_line(text.trim()).map(InboxPayload::Event)
     } else if name.ends_with(".md") {
         Learning::parse(&bytes)
-            .map(InboxPayload::Learning)
+            .map(|l| InboxPayload::Learning(Box::new(l)))
             .map_err(|e| e.to_string())
     } else {
         Err("not an inbox file (expected .md or .event.jsonl)".into())

@@ -14,15 +14,25 @@ pub struct SyncLock {
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error("another learnsync holds the lock on {path} ({holder}); waited {waited}s")]
-    Busy { path: String, holder: String, waited: u64 },
+    Busy {
+        path: String,
+        holder: String,
+        waited: u64,
+    },
     #[error("cannot open the lock file {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl SyncLock {
     /// Takes the lock, waiting up to `wait` for a current holder.
     pub fn acquire(path: &Path, wait: Duration, what: &str) -> Result<SyncLock, LockError> {
-        let io = |source| LockError::Io { path: path.display().to_string(), source };
+        let io = |source| LockError::Io {
+            path: path.display().to_string(),
+            source,
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
@@ -46,7 +56,11 @@ impl SyncLock {
                     let holder = holder.trim();
                     return Err(LockError::Busy {
                         path: path.display().to_string(),
-                        holder: if holder.is_empty() { "unknown holder".into() } else { holder.to_string() },
+                        holder: if holder.is_empty() {
+                            "unknown holder".into()
+                        } else {
+                            holder.to_string()
+                        },
                         waited: start.elapsed().as_secs(),
                     });
                 }

@@ -94,7 +94,10 @@ impl LearningsDir {
                 ));
             }
             if learning.id != id {
-                return Err(format!("id `{}` does not match its file name `{id}.md`", learning.id));
+                return Err(format!(
+                    "id `{}` does not match its file name `{id}.md`",
+                    learning.id
+                ));
             }
         }
         Ok(learning)
@@ -118,7 +121,8 @@ impl LearningsDir {
                 continue;
             };
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if !is_dir || dir.starts_with('.') || dir == "events" || dir == "kg" || dir == "reviews" {
+            if !is_dir || dir.starts_with('.') || dir == "events" || dir == "kg" || dir == "reviews"
+            {
                 continue;
             }
             let Ok(inner) = std::fs::read_dir(entry.path()) else {
@@ -147,16 +151,27 @@ impl LearningsDir {
             match result {
                 Ok(learning) => {
                     ids.insert(learning.id.clone());
-                    scan.learnings.push(Loaded { path: rel, learning, in_inbox: false });
+                    scan.learnings.push(Loaded {
+                        path: rel,
+                        learning,
+                        in_inbox: false,
+                    });
                 }
                 Err(message) => scan.problems.push(Problem { path: rel, message }),
             }
         }
         for rel in shared {
-            match std::fs::read(self.root.join(&rel)).map_err(|e| e.to_string()).and_then(|b| Self::parse_at(&rel, &b)) {
+            match std::fs::read(self.root.join(&rel))
+                .map_err(|e| e.to_string())
+                .and_then(|b| Self::parse_at(&rel, &b))
+            {
                 Ok(learning) if !ids.contains(&learning.id) => {
                     ids.insert(learning.id.clone());
-                    scan.learnings.push(Loaded { path: rel, learning, in_inbox: false });
+                    scan.learnings.push(Loaded {
+                        path: rel,
+                        learning,
+                        in_inbox: false,
+                    });
                 }
                 Ok(_) => {}
                 Err(message) => scan.problems.push(Problem { path: rel, message }),
@@ -195,10 +210,16 @@ impl LearningsDir {
                     let parsed = event::parse_file(&text);
                     events.extend(parsed.events);
                     for (line, _, why) in parsed.bad_lines {
-                        problems.push(Problem { path: format!("{rel}:{line}"), message: why });
+                        problems.push(Problem {
+                            path: format!("{rel}:{line}"),
+                            message: why,
+                        });
                     }
                 }
-                Err(e) => problems.push(Problem { path: rel, message: e.to_string() }),
+                Err(e) => problems.push(Problem {
+                    path: rel,
+                    message: e.to_string(),
+                }),
             }
         }
         (events, problems)
@@ -219,7 +240,9 @@ fn parse_parallel(root: &Path, files: &[String]) -> Vec<Result<Learning, String>
         let bytes = std::fs::read(&full).map_err(|e| e.to_string())?;
         LearningsDir::parse_at(rel, &bytes)
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
     if files.len() < 256 || threads == 1 {
         return files.iter().map(read).collect();
     }

@@ -58,9 +58,19 @@ fn trust_table() {
         (Some("fix"), "a:e b:e a:i b:i c:i", TrustLevel::L1, 0),
         (Some("fix"), "a:e b:e c:e x:r x:r x:r", TrustLevel::L2, 3),
         // Demotion: ≥5 outcomes and rate < 0.3 after promotion.
-        (Some("fix"), "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i c:i", TrustLevel::L1, 0),
+        (
+            Some("fix"),
+            "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i c:i",
+            TrustLevel::L1,
+            0,
+        ),
         // Rate 3/10 = 0.3 is not below 0.3: stays.
-        (Some("fix"), "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i", TrustLevel::L2, 3),
+        (
+            Some("fix"),
+            "a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i",
+            TrustLevel::L2,
+            3,
+        ),
         // Rises again later by the same rule.
         (
             Some("fix"),
@@ -113,7 +123,10 @@ fn order_of_input_does_not_matter() {
     let mut rev: Vec<&Event> = evs.iter().collect();
     let fwd = derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default());
     rev.reverse();
-    assert_eq!(derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default()), fwd);
+    assert_eq!(
+        derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default()),
+        fwd
+    );
 }
 
 fn review(l: &Learning, decision: Decision) -> Review {

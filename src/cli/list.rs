@@ -1,0 +1,62 @@
+//! `learnsync list`: learnings with their current (recomputed) trust, inbox
+//! included, filtered by trust level or source agent.
+
+use super::output::{cell, learning_json, print_json};
+use super::{CliError, CliResult, Context, exit};
+use crate::learning::TrustLevel;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Only this trust level (L0, L1, L2, L3).
+    #[arg(long, value_name = "LEVEL")]
+    trust: Option<String>,
+    /// Only learnings captured by this agent.
+    #[arg(long, value_name = "AGENT")]
+    from: Option<String>,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let trust =
+        match &args.trust {
+            Some(t) => Some(TrustLevel::parse(t).ok_or_else(|| {
+                CliError::usage(format!("--trust {t:?}: expected L0, L1, L2 or L3"))
+            })?),
+            None => None,
+        };
+    let dir = ctx.initialised_dir()?;
+    let view = crate::view::load(&dir, &ctx.config);
+    for p in &view.problems {
+        eprintln!("learnsync: skipped {}: {}", p.path, p.message);
+    }
+    let shown: Vec<_> = view
+        .learnings
+        .iter()
+        .filter(|l| trust.is_none_or(|t| l.learning.trust_level == t))
+        .filter(|l| {
+            args.from
+                .as_deref()
+                .is_none_or(|a| l.learning.agent_id == a)
+        })
+        .collect();
+    if ctx.json {
+        print_json(&serde_json::Value::Array(
+            shown.iter().map(|l| learning_json(l)).collect(),
+        ));
+        return Ok(exit::OK);
+    }
+    for l in &shown {
+        let x = &l.learning;
+        println!(
+            "{}  {}  {:<16}  {}{}",
+            x.id,
+            x.trust_level,
+            cell(&x.agent_id, 16),
+            cell(&x.title, 70),
+            if l.in_inbox { "  (inbox)" } else { "" }
+        );
+    }
+    if !ctx.quiet {
+        eprintln!("{} learning(s)", shown.len());
+    }
+    Ok(exit::OK)
+}

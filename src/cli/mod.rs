@@ -1,0 +1,225 @@
+//! The command line (§10): flags defined once with their help, one file per
+//! command that only translates between the user and the library.
+
+mod add;
+mod apply;
+mod config;
+mod doctor;
+mod init;
+mod list;
+mod output;
+mod show;
+mod status;
+mod sync;
+
+use crate::config::{Config, Env, Flags};
+use crate::store::LearningsDir;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit codes of §10.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const FAILURE: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const PARTIAL: i32 = 3;
+    pub const BUSY: i32 = 4;
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "learnsync",
+    version,
+    about = "Git-native sync of AI coding agents' learnings",
+    long_about = "learnsync turns AI coding agents' failed commands and their corrections into \
+                  learnings, syncs them between machines through git, computes trust from the \
+                  evidence and publishes trusted ones to a Gitea wiki."
+)]
+pub struct Cli {
+    /// The learnings dir (default: $LEARNSYNC_DIR, $TERRAPHIM_LEARNINGS_DIR, $XDG_DATA_HOME/learnsync).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The agent acting (writer of add, apply, capture); defaults to the home agent.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// Machine output on stdout; diagnostics stay on stderr.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// More diagnostics (-v, -vv).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Only errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create or adopt a learnings dir as a git repository on agents/<home>.
+    Init(init::Args),
+    /// Record a learning by hand (L1); prints its id.
+    Add(add::Args),
+    /// Record evidence about a learning: applied, effective, ineffective, recurred.
+    Apply(apply::Args),
+    /// List learnings (inbox included).
+    List(list::Args),
+    /// Show one learning.
+    Show(show::Args),
+    /// Run one sync cycle: commit, fetch, merge, recompute, push.
+    Sync(sync::Args),
+    /// Health: branch, counts by trust, inbox, last sync.
+    Status,
+    /// Find problems: unreadable files, bad events, configuration.
+    Doctor,
+    /// Show the effective configuration and where each value came from.
+    Config,
+}
+
+/// A failure to report: the message for a person and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        CliError {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(exit::USAGE, message)
+    }
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self::new(exit::FAILURE, message)
+    }
+}
+
+macro_rules! failure_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for CliError {
+            fn from(e: $t) -> Self {
+                CliError::failure(e.to_string())
+            }
+        }
+    )*};
+}
+failure_from!(
+    crate::repo::GitError,
+    crate::config::ConfigError,
+    std::io::Error
+);
+
+pub type CliResult = Result<i32, CliError>;
+
+/// What every command gets: the parsed globals and the effective config.
+pub struct Context {
+    pub json: bool,
+    pub quiet: bool,
+    pub config: Config,
+    pub flags: Flags,
+    pub env: Env,
+}
+
+impl Context {
+    pub fn dir(&self) -> LearningsDir {
+        LearningsDir::new(self.config.dir.value.clone())
+    }
+
+    /// The dir, which must already be a learnings repository.
+    pub fn initialised_dir(&self) -> Result<LearningsDir, CliError> {
+        let dir = self.dir();
+        if !dir.is_initialised() {
+            return Err(CliError::failure(format!(
+                "{} is not a learnings dir yet; run `learnsync init` (or pass --dir)",
+                dir.root.display()
+            )));
+        }
+        Ok(dir)
+    }
+
+    /// Prints a line for people unless `--quiet` or `--json`.
+    pub fn say(&self, line: impl std::fmt::Display) {
+        if !self.quiet && !self.json {
+            println!("{line}");
+        }
+    }
+}
+
+fn init_tracing(verbose: u8, quiet: bool) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LEARNSYNC_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_target(false)
+        .try_init();
+}
+
+/// Parses the process arguments, runs the command, and returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    init_tracing(cli.verbose, cli.quiet);
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("learnsync: error: {}", e.message);
+            e.code
+        }
+    }
+}
+
+fn run(cli: Cli) -> CliResult {
+    if let Some(agent) = &cli.agent {
+        crate::paths::validate_agent(agent)
+            .map_err(|e| CliError::usage(format!("--agent: {e}")))?;
+    }
+    let flags = Flags {
+        dir: cli.dir.clone(),
+        agent: cli.agent.clone(),
+    };
+    let env = Env::from_process();
+    // `init --agent` names the home agent of the new dir, so it is not a config error to load first.
+    let config = Config::load(&flags, &env)?;
+    let ctx = Context {
+        json: cli.json,
+        quiet: cli.quiet,
+        config,
+        flags,
+        env,
+    };
+    match cli.command {
+        Command::Init(args) => init::run(&ctx, args),
+        Command::Add(args) => add::run(&ctx, args),
+        Command::Apply(args) => apply::run(&ctx, args),
+        Command::List(args) => list::run(&ctx, args),
+        Command::Show(args) => show::run(&ctx, args),
+        Command::Sync(args) => sync::run(&ctx, args),
+        Command::Status => status::run(&ctx),
+        Command::Doctor => doctor::run(&ctx),
+        Command::Config => config::run(&ctx),
+    }
+}

@@ -1,0 +1,75 @@
+//! Shared output shapes: a learning as JSON (every frontmatter field plus
+//! `path` and `body`, §10) and small table helpers.
+
+use crate::learning::Learning;
+use crate::store::Loaded;
+use serde_json::{Map, Value, json};
+
+fn opt<T: ToString>(v: &Option<T>) -> Value {
+    v.as_ref()
+        .map_or(Value::Null, |v| Value::String(v.to_string()))
+}
+
+/// The JSON object of one learning.
+pub fn learning_json(loaded: &Loaded) -> Value {
+    let l: &Learning = &loaded.learning;
+    let q = &l.quality;
+    let mut m = Map::new();
+    m.insert("id".into(), json!(l.id));
+    m.insert("title".into(), json!(l.title));
+    m.insert("agent_id".into(), json!(l.agent_id));
+    m.insert("captured_at".into(), json!(l.captured_at.to_string()));
+    m.insert("updated_at".into(), json!(l.updated_at.to_string()));
+    m.insert("promoted_at".into(), opt(&l.promoted_at));
+    m.insert("trust_level".into(), json!(l.trust_level.as_str()));
+    m.insert("source".into(), json!(l.source));
+    m.insert("applicable_agents".into(), json!(l.applicable_agents));
+    m.insert("keywords".into(), json!(l.keywords));
+    m.insert("verify_pattern".into(), opt(&l.verify_pattern));
+    m.insert(
+        "quality".into(),
+        json!({
+            "applied_count": q.applied_count,
+            "effective_count": q.effective_count,
+            "agent_count": q.agent_count,
+            "agent_names": q.agent_names,
+            "last_applied_at": opt(&q.last_applied_at),
+            "success_rate": q.success_rate,
+        }),
+    );
+    m.insert("original_command".into(), opt(&l.original_command));
+    m.insert("error_context".into(), opt(&l.error_context));
+    m.insert("correction".into(), opt(&l.correction));
+    m.insert("wiki_page_name".into(), opt(&l.wiki_page_name));
+    m.insert(
+        "suggestion_status".into(),
+        json!(l.suggestion_status.as_str()),
+    );
+    m.insert("kind".into(), opt(&l.kind));
+    for (k, v) in &l.extra {
+        m.insert(k.clone(), serde_json::to_value(v).unwrap_or(Value::Null));
+    }
+    m.insert("path".into(), json!(loaded.path));
+    m.insert("in_inbox".into(), json!(loaded.in_inbox));
+    m.insert("body".into(), json!(l.body));
+    Value::Object(m)
+}
+
+/// Prints a value as pretty JSON on stdout.
+pub fn print_json(value: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+/// Shortens a line for a table cell.
+pub fn cell(s: &str, width: usize) -> String {
+    let one_line = s.replace(['\n', '\r', '\t'], " ");
+    if one_line.chars().count() <= width {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(width.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}

@@ -1,0 +1,38 @@
+//! `learnsync show ID`: one learning, as its file would read after the next
+//! sync (derived fields recomputed), or as JSON.
+
+use super::output::{learning_json, print_json};
+use super::{CliError, CliResult, Context, exit};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The learning's id.
+    id: String,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    crate::paths::validate_id(&args.id).map_err(|e| CliError::usage(e.to_string()))?;
+    let dir = ctx.initialised_dir()?;
+    let view = crate::view::load(&dir, &ctx.config);
+    let Some(found) = view.find(&args.id) else {
+        let unreadable = view.problems.iter().find(|p| p.path.contains(&args.id));
+        return Err(CliError::failure(match unreadable {
+            Some(p) => format!("{}: {}", p.path, p.message),
+            None => format!("no learning with id {} in {}", args.id, dir.root.display()),
+        }));
+    };
+    if ctx.json {
+        print_json(&learning_json(found));
+    } else {
+        println!(
+            "# {}{}",
+            found.path,
+            if found.in_inbox { " (inbox)" } else { "" }
+        );
+        print!("{}", found.learning.to_markdown());
+        if !found.learning.body.ends_with('\n') {
+            println!();
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,73 @@
+//! `learnsync sync`: one cycle (§6) and its report; exit 3 when a remote or
+//! step was skipped, 4 when another sync holds the lock.
+
+use super::{CliError, CliResult, Context, exit};
+use crate::sync::{SyncError, SyncOptions};
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Do not fetch or merge from remotes.
+    #[arg(long)]
+    no_fetch: bool,
+    /// Do not push.
+    #[arg(long)]
+    no_push: bool,
+    /// Seconds to wait for another sync to finish.
+    #[arg(long, value_name = "SECS")]
+    wait: Option<u64>,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let options = SyncOptions {
+        fetch: !args.no_fetch,
+        push: !args.no_push,
+        wait: Duration::from_secs(args.wait.unwrap_or(ctx.config.lock_wait_secs.value)),
+    };
+    let report = crate::sync::run(&ctx.config, &options).map_err(|e| match e {
+        SyncError::Busy(_) => CliError::new(exit::BUSY, e.to_string()),
+        other => CliError::failure(other.to_string()),
+    })?;
+    let dir = ctx.dir();
+    let _ = crate::store::atomic_write(
+        &dir.state_dir().join("last-sync.json"),
+        serde_json::to_string(&serde_json::json!({
+            "at": crate::timestamp::Timestamp::now().to_string(),
+            "report": &report,
+        }))
+        .unwrap_or_default()
+        .as_bytes(),
+    );
+    for p in &report.problems {
+        eprintln!("learnsync: skipped {}: {}", p.path, p.message);
+    }
+    if ctx.json {
+        super::output::print_json(&serde_json::to_value(&report).unwrap_or_default());
+    } else {
+        match &report.commit {
+            Some(c) => ctx.say(format!(
+                "Committed {} file(s) on agents/{} ({}): {} learning(s) and {} event(s) from the inbox, {} recomputed.",
+                report.committed_files.len(),
+                ctx.config.home_agent.value,
+                &c[..c.len().min(12)],
+                report.inbox_learnings,
+                report.inbox_events,
+                report.recomputed
+            )),
+            None => ctx.say("Nothing new to commit."),
+        }
+        for c in &report.promoted {
+            ctx.say(format!("Promoted {} {} -> {}", c.id, c.from, c.to));
+        }
+        for c in &report.demoted {
+            ctx.say(format!("Demoted {} {} -> {}", c.id, c.from, c.to));
+        }
+        for path in &report.redacted {
+            ctx.say(format!("Redacted secrets in {path}"));
+        }
+        if report.recovered {
+            ctx.say("Finished an interrupted sync cycle.");
+        }
+    }
+    Ok(exit::OK)
+}

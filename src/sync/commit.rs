@@ -1,0 +1,531 @@
+//! Step 1 of the cycle: turn work-tree edits and inbox files into one commit
+//! on `agents/<home>`: validate, redact, normalise, recompute derived state.
+
+use super::{LevelChange, SyncReport, recover};
+use crate::config::Config;
+use crate::event::{self, Event};
+use crate::learning::{Learning, TrustLevel};
+use crate::paths::{self, RepoPath};
+use crate::policy::{POLICY_PATH, Policy};
+use crate::redact;
+use crate::repo::{Change, Repo, Result};
+use crate::review::Review;
+use crate::store::{InboxPayload, LearningsDir, Problem};
+use crate::trust;
+use gix::ObjectId;
+use gix::index::entry::Stat;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+/// What the commit step did.
+#[derive(Debug, Default)]
+pub struct CommitOutcome {
+    pub commit: Option<ObjectId>,
+    pub files: Vec<String>,
+    pub inbox_learnings: usize,
+    pub inbox_events: usize,
+    pub recomputed: usize,
+    pub changes: Vec<LevelChange>,
+    pub redacted: Vec<String>,
+    pub problems: Vec<Problem>,
+}
+
+impl CommitOutcome {
+    pub(super) fn fill(self, report: &mut SyncReport) {
+        report.commit = self.commit.map(|c| c.to_string());
+        report.committed_files = self.files;
+        report.inbox_learnings = self.inbox_learnings;
+        report.inbox_events = self.inbox_events;
+        report.recomputed = self.recomputed;
+        for change in self.changes {
+            if change.to > change.from {
+                report.promoted.push(change);
+            } else {
+                report.demoted.push(change);
+            }
+        }
+        report.redacted = self.redacted;
+        report.problems.extend(self.problems);
+    }
+}
+
+/// Redacts every text field; true when anything was replaced.
+pub fn redact_learning(learning: &mut Learning) -> bool {
+    let mut hit = false;
+    learning.map_text(|s| match redact::redact(s) {
+        std::borrow::Cow::Owned(clean) => {
+            hit = true;
+            Some(clean)
+        }
+        std::borrow::Cow::Borrowed(_) => None,
+    });
+    hit
+}
+
+/// Last writer wins by `updated_at`; ties go to the byte-wise greater
+/// content serialisation, so the winner is the same whoever decides (§6).
+pub fn newer<'a>(a: &'a Learning, b: &'a Learning) -> &'a Learning {
+    match a.updated_at.cmp(&b.updated_at) {
+        std::cmp::Ordering::Greater => a,
+        std::cmp::Ordering::Less => b,
+        std::cmp::Ordering::Equal => {
+            if a.content_bytes() >= b.content_bytes() {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// The pending state of one path during the step.
+struct Pending {
+    bytes: Vec<u8>,
+    /// The stat of the work-tree file these bytes were read from, if unchanged.
+    read_stat: Option<Stat>,
+}
+
+pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<CommitOutcome> {
+    let mut out = CommitOutcome::default();
+    let head = repo.head_commit()?;
+    let head_tree = repo.head_tree()?;
+    let status = repo.status()?;
+    for (path, why) in &status.skipped {
+        out.problems.push(Problem {
+            path: path.clone(),
+            message: why.clone(),
+        });
+    }
+
+    let mut pending: BTreeMap<String, Pending> = BTreeMap::new();
+    let mut deletes: BTreeSet<String> = status.deleted.iter().cloned().collect();
+    let mut learnings: BTreeMap<String, (String, Learning)> = BTreeMap::new(); // id -> (path, learning)
+    let mut touched_ids: BTreeSet<String> = BTreeSet::new();
+
+    // Work-tree edits: learnings are validated and normalised, the rest kept.
+    for file in &status.changed {
+        let rel = &file.path;
+        let full = repo.root().join(rel);
+        let Ok(bytes) = std::fs::read(&full) else {
+            continue;
+        };
+        match paths::classify(rel) {
+            RepoPath::Learning { .. } => match LearningsDir::parse_at(rel, &bytes) {
+                Ok(mut learning) => {
+                    if redact_learning(&mut learning) {
+                        out.redacted.push(rel.clone());
+                    }
+                    touched_ids.insert(learning.id.clone());
+                    learnings.insert(learning.id.clone(), (rel.clone(), learning));
+                    pending.insert(
+                        rel.clone(),
+                        Pending {
+                            bytes,
+                            read_stat: file.stat,
+                        },
+                    );
+                }
+                Err(message) => {
+                    out.problems.push(Problem {
+                        path: rel.clone(),
+                        message,
+                    });
+                    pending.insert(
+                        rel.clone(),
+                        Pending {
+                            bytes,
+                            read_stat: file.stat,
+                        },
+                    );
+                }
+            },
+            _ => {
+                let bytes = match std::str::from_utf8(&bytes).map(redact::redact) {
+                    Ok(std::borrow::Cow::Owned(clean)) => {
+                        out.redacted.push(rel.clone());
+                        clean.into_bytes()
+                    }
+                    _ => bytes,
+                };
+                pending.insert(
+                    rel.clone(),
+                    Pending {
+                        bytes,
+                        read_stat: file.stat,
+                    },
+                );
+            }
+        }
+    }
+
+    // Inbox: learnings by last-writer-wins, events by union.
+    let inbox = dir.inbox();
+    let items = inbox.items();
+    let mut consumed: Vec<PathBuf> = Vec::new();
+    let mut new_events: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for item in items {
+        match item.payload {
+            Ok(InboxPayload::Learning(mut incoming)) => {
+                let Ok(rel) = paths::learning_path(&incoming.agent_id, &incoming.id) else {
+                    continue;
+                };
+                if redact_learning(&mut incoming) {
+                    out.redacted.push(rel.clone());
+                }
+                let current = match learnings.get(&incoming.id) {
+                    Some((_, l)) => Some(l.clone()),
+                    None => repo
+                        .blob_at(head_tree, &rel)?
+                        .and_then(|b| LearningsDir::parse_at(&rel, &b).ok()),
+                };
+                let winner = match &current {
+                    Some(c) => newer(c, &incoming).clone(),
+                    None => *incoming,
+                };
+                touched_ids.insert(winner.id.clone());
+                learnings.insert(winner.id.clone(), (rel.clone(), winner));
+                deletes.remove(&rel);
+                out.inbox_learnings += 1;
+                consumed.push(item.path);
+            }
+            Ok(InboxPayload::Event(e)) => {
+                touched_ids.insert(e.learning.clone());
+                new_events
+                    .entry(e.file_path())
+                    .or_default()
+                    .push(e.to_line());
+                out.inbox_events += 1;
+                consumed.push(item.path);
+            }
+            Err(message) => {
+                let shown = item.path.display().to_string();
+                let kept = quarantine(dir, &item.path);
+                out.problems.push(Problem {
+                    path: shown,
+                    message: format!("{message}; moved to {}", kept.display()),
+                });
+            }
+        }
+    }
+    for (rel, lines) in new_events {
+        let base = match pending.get(&rel) {
+            Some(p) => String::from_utf8_lossy(&p.bytes).into_owned(),
+            None => repo
+                .blob_at(head_tree, &rel)?
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default(),
+        };
+        let added = lines.join("\n");
+        let merged = event::union(&[&base, &added]);
+        pending.insert(
+            rel,
+            Pending {
+                bytes: merged.into_bytes(),
+                read_stat: None,
+            },
+        );
+    }
+
+    // Recompute derived state for every learning whose file or events moved.
+    if !touched_ids.is_empty() {
+        let policy = load_policy(repo, head_tree, &pending)?;
+        let events = load_events(repo, head_tree, &pending)?;
+        let reviews = load_reviews(repo, config, &touched_ids)?;
+        for id in &touched_ids {
+            if !learnings.contains_key(id) {
+                if let Some((rel, l)) = find_learning(repo, head_tree, id)? {
+                    learnings.insert(id.clone(), (rel, l));
+                } else {
+                    continue;
+                }
+            }
+            let Some((rel, learning)) = learnings.get_mut(id) else {
+                continue;
+            };
+            let mine: Vec<&Event> = events
+                .get(id.as_str())
+                .map(|v| v.iter().collect())
+                .unwrap_or_default();
+            let derived = trust::derive(learning, &mine, reviews.get(id), &policy.trust);
+            trust::apply(learning, derived);
+            out.recomputed += 1;
+            // Compare with the level last committed (a new learning starts at L1).
+            let committed = repo
+                .blob_at(head_tree, rel)?
+                .and_then(|b| Learning::parse(&b).ok())
+                .map_or(TrustLevel::L1, |l| l.trust_level);
+            if learning.trust_level != committed
+                && learning.trust_level.max(committed) >= TrustLevel::L2
+            {
+                out.changes.push(LevelChange {
+                    id: id.clone(),
+                    from: committed.to_string(),
+                    to: learning.trust_level.to_string(),
+                });
+            }
+            let canonical = learning.to_markdown().into_bytes();
+            let read_stat = pending
+                .get(rel.as_str())
+                .and_then(|p| (p.bytes == canonical).then_some(p.read_stat).flatten());
+            pending.insert(
+                rel.clone(),
+                Pending {
+                    bytes: canonical,
+                    read_stat,
+                },
+            );
+        }
+    }
+
+    // Drop pending files identical to HEAD (a normalisation that changed nothing).
+    let mut changes = Vec::new();
+    for (rel, p) in &pending {
+        let same = repo.blob_id_at(head_tree, rel)?
+            == Some(
+                gix::objs::compute_hash(
+                    repo.gix().object_hash(),
+                    gix::object::Kind::Blob,
+                    &p.bytes,
+                )
+                .map_err(crate::repo::fail(format!("hash {rel}")))?,
+            );
+        if !same {
+            changes.push(Change::Upsert {
+                path: rel.clone(),
+                bytes: p.bytes.clone(),
+            });
+        }
+    }
+    for rel in &deletes {
+        if !pending.contains_key(rel) && repo.blob_id_at(head_tree, rel)?.is_some() {
+            changes.push(Change::Delete { path: rel.clone() });
+        }
+    }
+
+    if changes.is_empty() {
+        // Nothing new for git, but the work tree may need the normalised bytes.
+        finish_worktree(repo, head_tree, &pending)?;
+        remove_consumed(&consumed);
+        return Ok(out);
+    }
+
+    let tree = repo.write_tree(head_tree, &changes)?;
+    recover::begin(
+        dir,
+        &recover::Marker {
+            tree: tree.to_string(),
+            paths: changes.iter().map(|c| c.path().to_string()).collect(),
+        },
+    )?;
+    let parents: Vec<ObjectId> = head.into_iter().collect();
+    let message = commit_message(config, &out, &changes);
+    let commit = repo.commit(tree, &parents, &message, &config.identity())?;
+    finish_worktree(repo, tree, &pending)?;
+    recover::end(dir);
+    remove_consumed(&consumed);
+    out.commit = Some(commit);
+    out.files = changes.iter().map(|c| c.path().to_string()).collect();
+    Ok(out)
+}
+
+/// Commits every work-tree file as it is (only secrets are redacted): how
+/// `init` adopts an existing directory without rewriting anyone's files.
+pub fn commit_as_is(
+    repo: &Repo,
+    message: &str,
+    config: &Config,
+) -> Result<(Option<ObjectId>, Vec<String>)> {
+    let head = repo.head_commit()?;
+    let head_tree = repo.head_tree()?;
+    let status = repo.status()?;
+    let mut pending: BTreeMap<String, Pending> = BTreeMap::new();
+    let mut redacted = Vec::new();
+    for file in &status.changed {
+        let Ok(bytes) = std::fs::read(repo.root().join(&file.path)) else {
+            continue;
+        };
+        let (bytes, read_stat) = match std::str::from_utf8(&bytes).map(redact::redact) {
+            Ok(std::borrow::Cow::Owned(clean)) => {
+                redacted.push(file.path.clone());
+                (clean.into_bytes(), None)
+            }
+            _ => (bytes, file.stat),
+        };
+        pending.insert(file.path.clone(), Pending { bytes, read_stat });
+    }
+    let mut changes: Vec<Change> = pending
+        .iter()
+        .map(|(path, p)| Change::Upsert {
+            path: path.clone(),
+            bytes: p.bytes.clone(),
+        })
+        .collect();
+    changes.extend(
+        status
+            .deleted
+            .iter()
+            .map(|path| Change::Delete { path: path.clone() }),
+    );
+    if changes.is_empty() {
+        return Ok((None, redacted));
+    }
+    let tree = repo.write_tree(head_tree, &changes)?;
+    let parents: Vec<ObjectId> = head.into_iter().collect();
+    let commit = repo.commit(tree, &parents, message, &config.identity())?;
+    finish_worktree(repo, tree, &pending)?;
+    Ok((Some(commit), redacted))
+}
+
+/// Writes pending bytes that differ from the work tree, then the index.
+fn finish_worktree(repo: &Repo, tree: ObjectId, pending: &BTreeMap<String, Pending>) -> Result<()> {
+    let mut fresh: HashMap<String, Stat> = HashMap::new();
+    for (rel, p) in pending {
+        match p.read_stat {
+            Some(stat) => {
+                fresh.insert(rel.clone(), stat);
+            }
+            None => {
+                let on_disk = std::fs::read(repo.root().join(rel)).ok();
+                if on_disk.as_deref() != Some(p.bytes.as_slice())
+                    && let Some(stat) = repo.write_file(rel, &p.bytes)?
+                {
+                    fresh.insert(rel.clone(), stat);
+                }
+            }
+        }
+    }
+    repo.write_index(tree, &fresh)
+}
+
+fn remove_consumed(paths: &[PathBuf]) {
+    for p in paths {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Moves an unreadable inbox file aside (never deleted) and says where.
+fn quarantine(dir: &LearningsDir, path: &std::path::Path) -> PathBuf {
+    let target_dir = dir.state_dir().join("inbox-rejected");
+    let _ = std::fs::create_dir_all(&target_dir);
+    let target = target_dir.join(path.file_name().unwrap_or_default());
+    match std::fs::rename(path, &target) {
+        Ok(()) => target,
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+fn text_at(
+    repo: &Repo,
+    tree: ObjectId,
+    pending: &BTreeMap<String, Pending>,
+    rel: &str,
+) -> Result<Option<String>> {
+    if let Some(p) = pending.get(rel) {
+        return Ok(Some(String::from_utf8_lossy(&p.bytes).into_owned()));
+    }
+    Ok(repo
+        .blob_at(tree, rel)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned()))
+}
+
+fn load_policy(repo: &Repo, tree: ObjectId, pending: &BTreeMap<String, Pending>) -> Result<Policy> {
+    Ok(text_at(repo, tree, pending, POLICY_PATH)?
+        .and_then(|t| Policy::parse(&t).ok())
+        .unwrap_or_default())
+}
+
+/// Every event in the tree (with pending edits), by learning id.
+fn load_events(
+    repo: &Repo,
+    tree: ObjectId,
+    pending: &BTreeMap<String, Pending>,
+) -> Result<HashMap<String, Vec<Event>>> {
+    let mut files: BTreeSet<String> = BTreeSet::new();
+    if let Some(id) = repo.subtree(tree, "events")? {
+        for path in repo.flatten(id)?.into_keys() {
+            files.insert(format!("events/{path}"));
+        }
+    }
+    files.extend(pending.keys().filter(|k| k.starts_with("events/")).cloned());
+    let mut by_learning: HashMap<String, Vec<Event>> = HashMap::new();
+    for rel in files {
+        if !matches!(paths::classify(&rel), RepoPath::Events { .. }) {
+            continue;
+        }
+        if let Some(text) = text_at(repo, tree, pending, &rel)? {
+            for e in event::parse_file(&text).events {
+                by_learning.entry(e.learning.clone()).or_default().push(e);
+            }
+        }
+    }
+    Ok(by_learning)
+}
+
+/// Review records count only from the hub's `main` (§5, §8).
+fn load_reviews(
+    repo: &Repo,
+    config: &Config,
+    ids: &BTreeSet<String>,
+) -> Result<HashMap<String, Review>> {
+    let mut out = HashMap::new();
+    let Some(hub) = &config.hub else {
+        return Ok(out);
+    };
+    let Some(main) = repo.ref_commit(&format!("refs/remotes/{}/main", hub.value))? else {
+        return Ok(out);
+    };
+    let tree = repo.commit_tree(main)?;
+    for id in ids {
+        let Ok(rel) = paths::review_path(id) else {
+            continue;
+        };
+        if let Some(bytes) = repo.blob_at(tree, &rel)?
+            && let Ok(review) = Review::parse(&String::from_utf8_lossy(&bytes))
+        {
+            out.insert(id.clone(), review);
+        }
+    }
+    Ok(out)
+}
+
+/// Finds the learning file of `id` in the tree by looking in every agent folder.
+fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(String, Learning)>> {
+    let t = repo
+        .gix()
+        .find_tree(tree)
+        .map_err(crate::repo::fail("read tree"))?;
+    let decoded = t.decode().map_err(crate::repo::fail("decode tree"))?;
+    for entry in &decoded.entries {
+        if !entry.mode.is_tree() {
+            continue;
+        }
+        let agent = String::from_utf8_lossy(entry.filename).into_owned();
+        let Ok(rel) = paths::learning_path(&agent, id) else {
+            continue;
+        };
+        if let Some(bytes) = repo.blob_at(tree, &rel)?
+            && let Ok(l) = LearningsDir::parse_at(&rel, &bytes)
+        {
+            return Ok(Some((rel, l)));
+        }
+    }
+    Ok(None)
+}
+
+fn commit_message(config: &Config, out: &CommitOutcome, changes: &[Change]) -> String {
+    let mut msg = format!(
+        "learnsync: {} file(s) from {}\n\n",
+        changes.len(),
+        config.home_agent.value
+    );
+    if out.inbox_learnings + out.inbox_events > 0 {
+        msg.push_str(&format!(
+            "Inbox: {} learning(s), {} event(s).\n",
+            out.inbox_learnings, out.inbox_events
+        ));
+    }
+    for c in &out.changes {
+        msg.push_str(&format!("Trust: {} {} -> {}\n", c.id, c.from, c.to));
+    }
+    msg
+}

@@ -1,0 +1,100 @@
+//! The sync cycle (§6): commit local work, then (in later steps) fetch,
+//! merge, recompute and push, under the sync lock; and its report.
+
+mod commit;
+mod recover;
+
+pub use commit::{CommitOutcome, commit_as_is, commit_local, newer, redact_learning};
+
+use crate::config::Config;
+use crate::repo::{GitError, Repo};
+use crate::store::{LearningsDir, LockError, Problem, SyncLock};
+use serde::Serialize;
+use std::time::Duration;
+
+/// What the user asked of this cycle.
+#[derive(Debug, Clone)]
+pub struct SyncOptions {
+    pub fetch: bool,
+    pub push: bool,
+    pub wait: Duration,
+}
+
+/// A trust level change seen in this cycle.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LevelChange {
+    pub id: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// What a cycle did, for people and for `--json`.
+#[derive(Debug, Default, Serialize)]
+pub struct SyncReport {
+    pub commit: Option<String>,
+    pub committed_files: Vec<String>,
+    pub inbox_learnings: usize,
+    pub inbox_events: usize,
+    pub recomputed: usize,
+    pub promoted: Vec<LevelChange>,
+    pub demoted: Vec<LevelChange>,
+    pub redacted: Vec<String>,
+    pub problems: Vec<Problem>,
+    pub recovered: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error("{0}")]
+    Busy(LockError),
+    #[error("{0}")]
+    Lock(LockError),
+    #[error("{0}")]
+    Git(#[from] GitError),
+    #[error("{0} is not a learnings dir (no .git); run `learnsync init` first")]
+    NotInitialised(String),
+    #[error(
+        "HEAD is on {found}, not on agents/{agent}; check out agents/{agent} or run with --agent"
+    )]
+    WrongBranch { found: String, agent: String },
+}
+
+impl From<LockError> for SyncError {
+    fn from(e: LockError) -> Self {
+        match e {
+            LockError::Busy { .. } => SyncError::Busy(e),
+            other => SyncError::Lock(other),
+        }
+    }
+}
+
+/// One sync cycle on the configured dir.
+pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncError> {
+    let dir = LearningsDir::new(config.dir.value.clone());
+    if !dir.is_initialised() {
+        return Err(SyncError::NotInitialised(dir.root.display().to_string()));
+    }
+    let _lock = SyncLock::acquire(
+        &dir.state_dir().join("lock"),
+        options.wait,
+        "learnsync sync",
+    )?;
+    let repo = Repo::open(&dir.root)?;
+    let home = &config.home_agent.value;
+    match repo.head_branch()? {
+        Some(b) if b == format!("agents/{home}") => {}
+        found => {
+            return Err(SyncError::WrongBranch {
+                found: found.unwrap_or_else(|| "a detached HEAD".into()),
+                agent: home.clone(),
+            });
+        }
+    }
+    let mut report = SyncReport {
+        recovered: recover::finish_interrupted(&repo, &dir)?,
+        ..SyncReport::default()
+    };
+    let outcome = commit_local(&repo, &dir, config)?;
+    outcome.fill(&mut report);
+    Ok(report)
+}
