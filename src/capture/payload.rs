@@ -421,10 +421,9 @@ fn claude_like<'a>(
     };
     let command = raw.tool_input.and_then(|t| t.0.command.0);
     if event != HookEvent::UserPromptSubmit {
-        match raw.tool_name.as_deref() {
-            Some(name) if !is_shell_tool(name) => return None,
-            None if command.is_none() => return None,
-            _ => {}
+        // A tool event is only worth anything with a shell command in it.
+        if command.is_none() || raw.tool_name.as_deref().is_some_and(|n| !is_shell_tool(n)) {
+            return None;
         }
     }
 
@@ -607,6 +606,7 @@ fn opencode<'a>(raw: Raw<'a>, event_override: Option<HookEvent>) -> Option<ToolE
         return None;
     }
     let command = input.args.and_then(|a| a.0.command.0);
+    command.as_ref()?;
     let mut ev = ToolEvent {
         agent: AgentKind::Opencode,
         event,

@@ -112,14 +112,18 @@ pub fn split_chain(cmd: &str) -> Vec<ChainPart<'_>> {
             b'`' => in_backtick = true,
             b'(' => depth += 1,
             b')' => depth = depth.saturating_sub(1),
-            b'#' if depth == 0 && (i == 0 || b[i - 1].is_ascii_whitespace()) => {
-                // Comment to end of line.
+            b'#' if depth == 0
+                && (i == 0
+                    || b[i - 1].is_ascii_whitespace()
+                    || matches!(b[i - 1], b';' | b'&' | b'|')) =>
+            {
+                // Comment to end of line: the part ends where it starts.
+                let comment = i;
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
-                let end = i;
-                push(start, end, &mut pending, Some(ChainOp::Seq));
-                start = end;
+                push(start, comment, &mut pending, Some(ChainOp::Seq));
+                start = i;
                 continue;
             }
             _ if depth > 0 => {}
@@ -137,7 +141,7 @@ pub fn split_chain(cmd: &str) -> Vec<ChainPart<'_>> {
             }
             b'&' => {
                 let redirect = b.get(i + 1) == Some(&b'>')
-                    || (i > 0 && matches!(b[i - 1], b'>' | b'<' | b'|'));
+                    || (i > start && matches!(b[i - 1], b'>' | b'<' | b'|'));
                 if !redirect {
                     push(start, i, &mut pending, Some(ChainOp::Seq));
                     start = i + 1;
@@ -607,30 +611,24 @@ fn program_key_single(cmd: &str) -> Option<(String, Option<String>)> {
 pub fn normalise_command(cmd: &str) -> String {
     let mut out = String::with_capacity(cmd.len());
     for part in split_chain(cmd) {
-        if let Some(op) = part.op {
-            match op {
+        let words: Vec<&str> = raw_words(part.text)
+            .into_iter()
+            .skip_while(|w| is_assignment(w))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            match part.op.unwrap_or(ChainOp::Seq) {
                 ChainOp::Seq => out.push_str("; "),
-                _ => {
+                op => {
                     out.push(' ');
                     out.push_str(op.as_str());
                     out.push(' ');
                 }
             }
         }
-        let raw = raw_words(part.text);
-        let mut skipping = true;
-        let mut first = true;
-        for w in raw {
-            if skipping && is_assignment(w) {
-                continue;
-            }
-            skipping = false;
-            if !first {
-                out.push(' ');
-            }
-            first = false;
-            out.push_str(w);
-        }
+        out.push_str(&words.join(" "));
     }
     out
 }
@@ -1078,4 +1076,272 @@ fn best_piece(s: &str) -> Option<&str> {
         .trim();
     let t = t.strip_prefix("the ").unwrap_or(t);
     (!t.is_empty() && t.chars().count() <= 120).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(cmd: &str) -> Vec<&str> {
+        split_chain(cmd).into_iter().map(|p| p.text).collect()
+    }
+
+    #[test]
+    fn split_chain_respects_quotes_substitutions_and_redirects() {
+        let cases: &[(&str, &[&str])] = &[
+            ("cargo build", &["cargo build"]),
+            ("cd app && cargo build", &["cd app", "cargo build"]),
+            ("a || b; c\nd", &["a", "b", "c", "d"]),
+            ("echo 'a && b' && ls", &["echo 'a && b'", "ls"]),
+            (r#"echo "x; y" ; ls"#, &[r#"echo "x; y""#, "ls"]),
+            (
+                "echo $(cd /tmp && pwd) && ls",
+                &["echo $(cd /tmp && pwd)", "ls"],
+            ),
+            (r#"echo "$(a; b)" && c"#, &[r#"echo "$(a; b)""#, "c"]),
+            (
+                "(cd x && make) || echo failed",
+                &["(cd x && make)", "echo failed"],
+            ),
+            (
+                "make 2>&1 | tee log && echo ok",
+                &["make 2>&1 | tee log", "echo ok"],
+            ),
+            ("cargo build &> out.txt", &["cargo build &> out.txt"]),
+            (
+                "server & sleep 1; curl localhost",
+                &["server", "sleep 1", "curl localhost"],
+            ),
+            (r"echo a \&\& b", &[r"echo a \&\& b"]),
+            ("echo `date; id` && ls", &["echo `date; id`", "ls"]),
+            ("ls # a comment; not split\npwd", &["ls", "pwd"]),
+            ("  ;; && ", &[]),
+            ("a && \\\n  b", &["a", "\\\n  b"]),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(texts(cmd), *want, "split_chain({cmd:?})");
+        }
+    }
+
+    #[test]
+    fn split_chain_records_operators() {
+        let ops: Vec<_> = split_chain("a && b || c; d").iter().map(|p| p.op).collect();
+        assert_eq!(
+            ops,
+            vec![
+                None,
+                Some(ChainOp::And),
+                Some(ChainOp::Or),
+                Some(ChainOp::Seq)
+            ]
+        );
+    }
+
+    #[test]
+    fn failing_subcommand_follows_the_documented_rule() {
+        let cases: &[(&str, Option<i32>, &str, Option<&str>)] = &[
+            ("git push -f", Some(1), "", Some("git push -f")),
+            (
+                "cd app && cargo build",
+                Some(101),
+                "error[E0425]",
+                Some("cargo build"),
+            ),
+            (
+                "cargo fmt && cargo build && echo done",
+                Some(1),
+                "",
+                Some("cargo build"),
+            ),
+            ("make; make install", Some(2), "", Some("make install")),
+            ("npm ci || yarn install", Some(1), "", Some("yarn install")),
+            (
+                "cd app && foo --bar && git status",
+                Some(127),
+                "bash: line 1: foo: command not found",
+                Some("foo --bar"),
+            ),
+            (
+                "git pussh && cargo build",
+                Some(1),
+                "git: 'pussh' is not a git command. See 'git --help'.",
+                Some("git pussh"),
+            ),
+            (
+                "cd nowhere && cargo build",
+                Some(1),
+                "bash: line 1: cd: nowhere: No such file or directory",
+                Some("cd nowhere"),
+            ),
+            ("", None, "", None),
+        ];
+        for (cmd, code, out, want) in cases {
+            assert_eq!(failing_subcommand(cmd, *code, out), *want, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn program_key_skips_wrappers_and_global_options() {
+        let s = |p: &str, sub: Option<&str>| Some((p.to_string(), sub.map(str::to_string)));
+        let cases = [
+            ("git push -f", s("git", Some("push"))),
+            ("git -C dir push -f", s("git", Some("push"))),
+            (
+                "git -c core.pager=cat --no-pager log",
+                s("git", Some("log")),
+            ),
+            (
+                "FOO=1 BAR=2 cargo build --release",
+                s("cargo", Some("build")),
+            ),
+            (
+                "sudo -u admin -E apt-get install jq",
+                s("apt-get", Some("install")),
+            ),
+            ("env -i PATH=/bin make test", s("make", Some("test"))),
+            ("time cargo +nightly test", s("cargo", Some("test"))),
+            ("timeout 10s curl https://x", s("curl", None)),
+            ("npx -y prettier --check .", s("prettier", None)),
+            ("uvx ruff check", s("ruff", None)),
+            ("uv run --with rich pytest -x", s("pytest", None)),
+            ("python3 -m pytest tests", s("pytest", None)),
+            (
+                "/usr/local/bin/docker -H tcp://h compose up",
+                s("docker", Some("compose")),
+            ),
+            ("kubectl -n prod get pods", s("kubectl", Some("get"))),
+            ("ls -la /tmp", s("ls", None)),
+            ("cd app && npm run build", s("npm", Some("run"))),
+            ("'./my tool' --flag", s("my tool", None)),
+            ("FOO=1", None),
+            ("", None),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(program_key(cmd), want, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn normalise_command_collapses_space_and_drops_assignments() {
+        let cases = [
+            ("  git   push  -f ", "git push -f"),
+            ("RUST_LOG=debug  cargo run", "cargo run"),
+            ("FOO=\"a b\" make", "make"),
+            ("echo 'a   b'", "echo 'a   b'"),
+            ("cd x&&make ;  make install", "cd x && make; make install"),
+            ("a ||\n b", "a || b"),
+            ("make VAR=1", "make VAR=1"),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(normalise_command(cmd), want, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn error_signature_masks_volatile_parts() {
+        let cases = [
+            (
+                "   Compiling foo v0.1.0\nerror[E0425]: cannot find value `x` in this scope\n --> src/main.rs:3:5",
+                "error[E<n>]: cannot find value <q> in this scope",
+            ),
+            (
+                "To github.com:me/repo.git\n ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs to 'github.com:me/repo.git'",
+                "! [rejected] main -> main (non-fast-forward)",
+            ),
+            (
+                "fatal: '/home/me/x' does not appear to be a git repository",
+                "fatal: <q> does not appear to be a git repository",
+            ),
+            (
+                "Error: open /var/lib/app/config.yaml: no such file or directory",
+                "Error: open <path>: no such file or directory",
+            ),
+            (
+                "\u{1b}[31merror\u{1b}[0m: port 8080 in use",
+                "error: port <n> in use",
+            ),
+            (
+                "panicked at 0x7ffd1234 with id 3f2a9c1e8b7d",
+                "panicked at <hex> with id <hex>",
+            ),
+            ("see https://example.com/a/b failed", "see <url> failed"),
+            ("all good", "all good"),
+            ("", ""),
+        ];
+        for (text, want) in cases {
+            assert_eq!(error_signature(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn ignore_patterns_match_test_runners_only() {
+        let defaults = default_ignore_patterns();
+        let cases = [
+            ("cargo test", true),
+            ("cargo test --all -- --nocapture", true),
+            ("RUST_BACKTRACE=1 cargo test", true),
+            ("cd crate && cargo test", true),
+            ("cargo build", false),
+            ("pytest -x tests/", true),
+            ("go test ./...", true),
+            ("npm test", true),
+            ("npm install", false),
+            ("yarn test --watch=false", true),
+            ("git push", false),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(matches_ignore(cmd, &defaults), want, "{cmd:?}");
+        }
+        assert!(!matches_ignore("cargo test", &[]));
+        assert!(matches_ignore("make lint", &["make *".to_string()]));
+    }
+
+    #[test]
+    fn glob_star_semantics() {
+        let cases = [
+            ("cargo test*", "cargo test", true),
+            ("cargo test*", "cargo tests", true),
+            ("*test*", "go test ./...", true),
+            ("a*b*c", "aXXbYYc", true),
+            ("a*b*c", "aXXbYY", false),
+            ("", "", true),
+            ("", "x", false),
+            ("*", "", true),
+            ("pytest", "pytest -x", false),
+        ];
+        for (p, t, want) in cases {
+            assert_eq!(glob_match(p, t), want, "{p:?} vs {t:?}");
+        }
+    }
+
+    #[test]
+    fn parse_correction_reads_common_phrasings() {
+        let cases = [
+            (
+                "use `git push --force-with-lease` instead of `git push -f`",
+                Some(("git push --force-with-lease", "git push -f")),
+            ),
+            ("Instead of npm, use bun.", Some(("bun", "npm"))),
+            (
+                "please use pnpm instead of npm install",
+                Some(("pnpm", "npm install")),
+            ),
+            (
+                "Don't use `rm -rf build`, use `cargo clean`",
+                Some(("cargo clean", "rm -rf build")),
+            ),
+            ("do not use pip; use uv pip", Some(("uv pip", "pip"))),
+            ("use \"yarn\" rather than \"npm\"", Some(("yarn", "npm"))),
+            (
+                "Use ripgrep instead of grep. Thanks!",
+                Some(("ripgrep", "grep")),
+            ),
+            ("what does this function do?", None),
+            ("use the force", None),
+            ("use x instead of x", None),
+        ];
+        for (prompt, want) in cases {
+            assert_eq!(parse_correction(prompt), want, "{prompt:?}");
+        }
+    }
 }
