@@ -775,12 +775,6 @@ impl<'a> std::ops::Deref for Text<'a> {
     }
 }
 
-impl<'a> From<Text<'a>> for Option<Cow<'a, str>> {
-    fn from(t: Text<'a>) -> Self {
-        t.0
-    }
-}
-
 /// An integer field (also accepts integral floats and numeric strings).
 #[derive(Default)]
 struct Int(Option<i64>);
@@ -798,13 +792,6 @@ impl Flag {
 /// An object whose wrong-typed value reads as its default.
 #[derive(Default)]
 struct Lenient<T>(T);
-
-impl<T> std::ops::Deref for Lenient<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
 
 fn present<'de, D: de::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     IgnoredAny::deserialize(d).map(|_| true)
