@@ -3,9 +3,11 @@
 //! The library holds the model (learnings, events, trust), the codecs and the
 //! I/O edges (git, files, Gitea); `src/cli/` only translates for the user.
 
+pub mod capture;
 pub mod cli;
 pub mod config;
 pub mod event;
+pub mod hooks;
 pub mod learning;
 pub mod paths;
 pub mod policy;
