@@ -2,3 +2,6 @@
 //!
 //! The library holds the model (learnings, events, trust), the codecs and the
 //! I/O edges (git, files, Gitea); `src/cli/` only translates for the user.
+
+pub mod gitea;
+pub mod retry;
