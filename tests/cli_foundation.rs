@@ -8,7 +8,9 @@ use common::{Sandbox, assert_clean_and_sound, copy_tree, json};
 use std::path::Path;
 
 fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 #[test]
@@ -49,12 +51,21 @@ fn init_add_apply_sync_list_show_with_real_git() {
 
     // What git sees: a commit on agents/claude by the agent, clean and sound.
     assert_clean_and_sound(&s.dir(), &s.home());
-    assert_eq!(s.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim(), "agents/claude");
+    assert_eq!(
+        s.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "agents/claude"
+    );
     let author = s.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>"]);
-    assert_eq!(author.trim(), "claude <claude@learnsync.invalid>|claude <claude@learnsync.invalid>");
+    assert_eq!(
+        author.trim(),
+        "claude <claude@learnsync.invalid>|claude <claude@learnsync.invalid>"
+    );
     let files = s.git(&["ls-files"]);
     assert!(files.contains(&format!("claude/{id}.md")), "{files}");
-    assert!(files.contains("events/claude/") && files.contains("events/codex/"), "{files}");
+    assert!(
+        files.contains("events/claude/") && files.contains("events/codex/"),
+        "{files}"
+    );
     assert!(files.contains(".learnsync/policy.yaml"));
     let committed = s.git(&["show", &format!("HEAD:claude/{id}.md")]);
     assert!(committed.contains("trust_level: L2\n"), "{committed}");
@@ -86,7 +97,10 @@ fn init_add_apply_sync_list_show_with_real_git() {
 fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let id = s.ok(&["add", "--title", "t", "--correction", "c"]).trim().to_string();
+    let id = s
+        .ok(&["add", "--title", "t", "--correction", "c"])
+        .trim()
+        .to_string();
     s.ok(&["sync"]);
     let path = s.dir().join("claude").join(format!("{id}.md"));
     let text = std::fs::read_to_string(&path).expect("read");
@@ -94,7 +108,10 @@ fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
         .replace("trust_level: L1", "trust_level: L3")
         .replace("  applied_count: 0", "  applied_count: 500")
         .replace("title: t\n", "title: a better title\n")
-        .replace("updated_at: ", "updated_at: 2099-01-01T00:00:00Z\nx_old_updated_at: ");
+        .replace(
+            "updated_at: ",
+            "updated_at: 2099-01-01T00:00:00Z\nx_old_updated_at: ",
+        );
     std::fs::write(&path, forged).expect("write");
     s.ok(&["sync"]);
     assert_clean_and_sound(&s.dir(), &s.home());
@@ -102,7 +119,10 @@ fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
     assert!(committed.contains("title: a better title"), "{committed}");
     assert!(committed.contains("trust_level: L1"), "{committed}");
     assert!(committed.contains("  applied_count: 0"), "{committed}");
-    assert!(committed.contains("updated_at: 2099-01-01T00:00:00Z"), "hand edit kept its updated_at");
+    assert!(
+        committed.contains("updated_at: 2099-01-01T00:00:00Z"),
+        "hand edit kept its updated_at"
+    );
 }
 
 #[test]
@@ -110,9 +130,16 @@ fn terraphim_directory_is_adopted_and_listed_unchanged() {
     let s = Sandbox::new();
     copy_tree(&fixture("terraphim"), &s.dir());
     let out = s.run(&["init", "--agent", "claude", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("learning-broken.md"), "the broken file is reported: {stderr}");
+    assert!(
+        stderr.contains("learning-broken.md"),
+        "the broken file is reported: {stderr}"
+    );
 
     // Every file is committed byte for byte.
     for rel in [
@@ -127,12 +154,21 @@ fn terraphim_directory_is_adopted_and_listed_unchanged() {
         let on_disk = std::fs::read(s.dir().join(rel)).expect("adopted file");
         assert_eq!(on_disk, original, "{rel} rewritten");
         let committed = s.git(&["show", &format!("HEAD:{rel}")]);
-        assert_eq!(committed.as_bytes(), original.as_slice(), "{rel} committed differently");
+        assert_eq!(
+            committed.as_bytes(),
+            original.as_slice(),
+            "{rel} committed differently"
+        );
     }
     assert_clean_and_sound(&s.dir(), &s.home());
 
     let listed = json(&s.ok(&["list", "--json"]));
-    let ids: Vec<&str> = listed.as_array().expect("array").iter().filter_map(|l| l["id"].as_str()).collect();
+    let ids: Vec<&str> = listed
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|l| l["id"].as_str())
+        .collect();
     assert_eq!(
         ids,
         [
@@ -142,23 +178,44 @@ fn terraphim_directory_is_adopted_and_listed_unchanged() {
             "learning-shared-only"
         ]
     );
-    let by_id = |id: &str| listed.as_array().and_then(|a| a.iter().find(|l| l["id"] == id)).cloned().expect(id);
+    let by_id = |id: &str| {
+        listed
+            .as_array()
+            .and_then(|a| a.iter().find(|l| l["id"] == id))
+            .cloned()
+            .expect(id)
+    };
     let sparse = by_id("learning-0a1b2c3d");
-    assert_eq!(sparse["title"], "npm ci needs a lockfile: run npm install first");
+    assert_eq!(
+        sparse["title"],
+        "npm ci needs a lockfile: run npm install first"
+    );
     assert_eq!(sparse["source"], "bash_hook");
     assert_eq!(sparse["trust_level"], "L0");
-    assert_eq!(sparse["path"], "claude/learning-0a1b2c3d.md", "own copy wins over shared/");
+    assert_eq!(
+        sparse["path"], "claude/learning-0a1b2c3d.md",
+        "own copy wins over shared/"
+    );
     let crlf = by_id("learning-77aa");
-    assert_eq!(crlf["original_command"], "find . -name *.rs\n---\necho done");
+    assert_eq!(
+        crlf["original_command"],
+        "find . -name *.rs\n---\necho done"
+    );
     assert_eq!(crlf["updated_at"], "2025-11-21T08:30:00Z");
     assert_eq!(crlf["future_field"], "kept");
     assert_eq!(crlf["keywords"], serde_json::json!(["find", "shell"]));
-    assert_eq!(by_id("learning-shared-only")["path"], "shared/codex-learning-shared-only.md");
+    assert_eq!(
+        by_id("learning-shared-only")["path"],
+        "shared/codex-learning-shared-only.md"
+    );
 
     let doctor = s.run(&["doctor"]);
     assert_eq!(doctor.status.code(), Some(1));
     let report = String::from_utf8_lossy(&doctor.stdout);
-    assert!(report.contains("claude/learning-broken.md") && report.contains("not valid YAML"), "{report}");
+    assert!(
+        report.contains("claude/learning-broken.md") && report.contains("not valid YAML"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -173,6 +230,7 @@ fn bad_files_are_reported_by_name_and_never_touched() {
         ("claude/escape.md", b"---\nid: ../../etc/passwd\ntitle: t\nagent_id: claude\ncaptured_at: 2026-01-01T00:00:00Z\n---\n".to_vec(), "invalid learning id"),
         ("claude/huge.md", vec![b'x'; 50 * 1024 * 1024], "byte limit"),
     ];
+    std::fs::create_dir_all(s.dir().join("claude")).expect("mkdir");
     for (rel, bytes, _) in &cases {
         std::fs::write(s.dir().join(rel), bytes).expect("write");
     }
@@ -188,9 +246,16 @@ fn bad_files_are_reported_by_name_and_never_touched() {
     assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"));
 
     let out = s.run(&["sync", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = json(&String::from_utf8_lossy(&out.stdout));
-    assert_eq!(report["problems"].as_array().map(Vec::len), Some(cases.len()));
+    assert_eq!(
+        report["problems"].as_array().map(Vec::len),
+        Some(cases.len())
+    );
     assert_clean_and_sound(&s.dir(), &s.home());
     for (rel, bytes, _) in &cases {
         let on_disk = std::fs::read(s.dir().join(rel)).expect("still there");
@@ -199,7 +264,10 @@ fn bad_files_are_reported_by_name_and_never_touched() {
     let doctor = s.run(&["doctor", "--json"]);
     assert_eq!(doctor.status.code(), Some(1));
     let found = json(&String::from_utf8_lossy(&doctor.stdout));
-    assert_eq!(found["problems"].as_array().map(Vec::len), Some(cases.len()));
+    assert_eq!(
+        found["problems"].as_array().map(Vec::len),
+        Some(cases.len())
+    );
 }
 
 #[test]
@@ -207,7 +275,10 @@ fn bad_usage_gets_exit_2_and_a_clear_message() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
     for (args, want) in [
-        (vec!["apply", "../x", "--outcome", "applied"], "invalid learning id"),
+        (
+            vec!["apply", "../x", "--outcome", "applied"],
+            "invalid learning id",
+        ),
         (vec!["apply", "learning-1", "--outcome", "great"], "great"),
         (vec!["--agent", "a/b", "list"], "invalid agent name"),
         (vec!["list", "--trust", "L7"], "L7"),
@@ -237,14 +308,28 @@ fn config_shows_values_and_sources_and_names_bad_files() {
     s.ok(&["init", "--agent", "claude"]);
     let user_cfg = s.home().join(".config/learnsync/config.yaml");
     std::fs::create_dir_all(user_cfg.parent().expect("parent")).expect("mkdir");
-    std::fs::write(&user_cfg, "gitea:\n  url: https://gitea.example\n  repo: team/learnings\n").expect("write");
+    std::fs::write(
+        &user_cfg,
+        "gitea:\n  url: https://gitea.example\n  repo: team/learnings\n",
+    )
+    .expect("write");
     let cfg = json(&s.ok(&["config", "--json"]));
     assert_eq!(cfg["agent"]["value"], "claude");
     assert_eq!(cfg["agent"]["source"], ".git/learnsync/config.yaml");
-    assert_eq!(cfg["gitea.url"]["source"], "~/.config/learnsync/config.yaml");
+    assert_eq!(
+        cfg["gitea.url"]["source"],
+        "~/.config/learnsync/config.yaml"
+    );
     assert_eq!(cfg["dir"]["source"], "env LEARNSYNC_DIR");
-    let env_wins = s.cmd(&["config", "--json"]).env("LEARNSYNC_AGENT", "ci-bot").output().expect("run");
-    assert_eq!(json(&String::from_utf8_lossy(&env_wins.stdout))["agent"]["value"], "ci-bot");
+    let env_wins = s
+        .cmd(&["config", "--json"])
+        .env("LEARNSYNC_AGENT", "ci-bot")
+        .output()
+        .expect("run");
+    assert_eq!(
+        json(&String::from_utf8_lossy(&env_wins.stdout))["agent"]["value"],
+        "ci-bot"
+    );
 
     std::fs::write(&user_cfg, "gitea:\n  url: [1, 2]\n").expect("write");
     let out = s.run(&["config"]);
@@ -257,9 +342,19 @@ fn config_shows_values_and_sources_and_names_bad_files() {
 fn an_interrupted_cycle_is_finished_by_the_next_one() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let id = s.ok(&["add", "--title", "t", "--correction", "c"]).trim().to_string();
-    let out = s.cmd(&["sync"]).env("LEARNSYNC_FAULT", "commit:after-ref").output().expect("run");
-    assert!(!out.status.success(), "the fault point must abort the cycle");
+    let id = s
+        .ok(&["add", "--title", "t", "--correction", "c"])
+        .trim()
+        .to_string();
+    let out = s
+        .cmd(&["sync"])
+        .env("LEARNSYNC_FAULT", "commit:after-ref")
+        .output()
+        .expect("run");
+    assert!(
+        !out.status.success(),
+        "the fault point must abort the cycle"
+    );
     // The ref moved, the work tree did not: the next sync completes it.
     assert!(s.git(&["ls-files"]).is_empty() || !s.dir().join(format!("claude/{id}.md")).exists());
     s.ok(&["sync"]);
