@@ -17,6 +17,7 @@ pub mod redact;
 pub mod repo;
 pub mod retry;
 pub mod review;
+pub mod setup;
 pub mod store;
 pub mod sync;
 pub mod timestamp;

@@ -19,6 +19,17 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let root = &ctx.config.dir.value;
+    if !root.exists() {
+        // A first run on a fresh machine: create the dir with the defaults.
+        let home = ctx.config.home_agent.value.clone();
+        crate::setup::init(root, &home, &[], None, &ctx.flags, &ctx.env)
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        ctx.say(format!(
+            "Created the learnings dir {} on agents/{home}.",
+            root.display()
+        ));
+    }
     let options = SyncOptions {
         fetch: !args.no_fetch,
         push: !args.no_push,
