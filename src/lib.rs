@@ -11,6 +11,7 @@ pub mod fault;
 pub mod gitea;
 pub mod hooks;
 pub mod learning;
+pub mod merge;
 pub mod paths;
 pub mod policy;
 pub mod redact;
