@@ -538,3 +538,69 @@ fn plain_git_remote_add_works_too() {
     );
     assert!(pushed.contains(&id));
 }
+
+#[test]
+fn sync_over_http_with_a_token_that_never_reaches_disk() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let served = tmp.path().join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    bare(&served.join("hub.git"));
+    let token = "tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0";
+    let server = common::git_http::GitHttpServer::start(&served, Some(token));
+    let url = server.url("hub.git");
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={url}"),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        "codex",
+        "--remote",
+        &format!("hub={url}"),
+    ]);
+    let id = add(&a, "over http");
+    // Without the token the server refuses: reported, exit 3, nothing leaks.
+    let out = a.run(&["sync"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let with_token = |m: &Machine, args: &[&str]| {
+        let out = m.cmd(args).env("GITEA_TOKEN", token).output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains(token), "the token was printed");
+    };
+    with_token(&a, &["sync", "-vv"]);
+    with_token(&b, &["sync", "-vv"]);
+    assert_eq!(ids(&b), vec![id]);
+    assert_converged(&[&a, &b]);
+    for m in [&a, &b] {
+        let grep = std::process::Command::new("grep")
+            .args(["-r", "-l", token])
+            .arg(&m.dir)
+            .output()
+            .expect("grep");
+        assert!(
+            grep.stdout.is_empty(),
+            "the token reached {}",
+            String::from_utf8_lossy(&grep.stdout)
+        );
+    }
+}

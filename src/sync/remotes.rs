@@ -41,6 +41,7 @@ pub fn exchange(
         return Ok(());
     }
     let known = repo.remote_names();
+    let token = http_token(repo, config, &remotes);
     if options.push && remotes.iter().any(|r| r.push) {
         check_git_binary().map_err(SyncError::GitBinary)?;
     }
@@ -66,7 +67,7 @@ pub fn exchange(
             if !r.fetch || !rep.errors.is_empty() {
                 continue;
             }
-            match repo.fetch(&r.name) {
+            match repo.fetch(&r.name, token.as_ref()) {
                 Ok(()) => {
                     rep.fetched = true;
                     heads.extend(repo.tracking_refs(&r.name)?);
@@ -87,7 +88,7 @@ pub fn exchange(
             }
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
-                match repo.push(&r.name, &branch) {
+                match repo.push(&r.name, &branch, token.as_ref()) {
                     PushOutcome::Pushed => {
                         rep.pushed = true;
                         break;
@@ -97,7 +98,7 @@ pub fn exchange(
                             "push to {} rejected, fetching and merging first: {why}",
                             r.name
                         );
-                        match repo.fetch(&r.name) {
+                        match repo.fetch(&r.name, token.as_ref()) {
                             Ok(()) => {
                                 let heads = repo.tracking_refs(&r.name)?;
                                 merge_all(repo, dir, config, &heads, report)?;
@@ -122,6 +123,23 @@ pub fn exchange(
     }
     report.remotes = reports;
     Ok(())
+}
+
+/// The token for `http(s)://` remotes, when one is configured (the same
+/// sources as the Gitea token). Without it git's credential helpers answer.
+fn http_token(
+    repo: &Repo,
+    config: &Config,
+    remotes: &[RemoteConfig],
+) -> Option<secrecy::SecretString> {
+    let any_http = remotes
+        .iter()
+        .filter_map(|r| repo.remote_url(&r.name))
+        .any(|u| u.starts_with("https://") || u.starts_with("http://"));
+    if !any_http {
+        return None;
+    }
+    crate::gitea::TokenSource::from_config(config).and_then(|source| source.resolve().ok())
 }
 
 /// Merges every head into ours, then moves the ref once and updates the
