@@ -36,6 +36,7 @@ pub struct LevelChange {
 pub struct RemoteReport {
     pub name: String,
     pub fetched: bool,
+    /// The remote's branch is at our head after the cycle (pushed now, or already there).
     pub pushed: bool,
     pub push_attempts: u32,
     pub errors: Vec<String>,

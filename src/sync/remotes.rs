@@ -86,6 +86,15 @@ pub fn exchange(
             if !r.push || !rep.errors.is_empty() {
                 continue;
             }
+            // Nothing to push when the fetch just saw the remote at our head.
+            let ours = repo.head_commit()?;
+            if rep.fetched
+                && ours.is_some()
+                && repo.ref_commit(&format!("refs/remotes/{}/{branch}", r.name))? == ours
+            {
+                rep.pushed = true;
+                continue;
+            }
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
                 match repo.push(&r.name, &branch, token.as_ref()) {
