@@ -138,6 +138,8 @@ const NPM: Anchor = token("npm-token", Body::Alnum, 36, 36, Shape::Any);
 const PYPI: Anchor = token("pypi-token", Body::B64Url, 50, MAX, Shape::Any);
 const DOCKER: Anchor = token("docker-token", Body::B64Url, 20, MAX, Shape::Any);
 const HUGGING_FACE: Anchor = token("huggingface-token", Body::Alnum, 30, 40, Shape::MixedCase);
+/// HashiCorp Vault service, batch and recovery tokens.
+const VAULT: Anchor = token("vault-token", Body::B64Url, 20, MAX, Shape::HasDigit);
 const PASSWORD: Anchor = Anchor::Keyword(Family::Password);
 const API_KEY: Anchor = Anchor::Keyword(Family::ApiKey);
 const ACCESS_KEY: Anchor = Anchor::Keyword(Family::AccessKey);
@@ -167,6 +169,7 @@ const ANCHORS: &[(&str, Anchor)] = &[
     ("pypi-Ag", PYPI),
     ("dckr_pat_", DOCKER), ("dckr_oat_", DOCKER),
     ("hf_", HUGGING_FACE),
+    ("hvs.", VAULT), ("hvb.", VAULT), ("hvr.", VAULT),
     // Structured credentials and credential positions.
     ("eyJ", Anchor::Jwt),
     ("-----BEGIN ", Anchor::Pem),
@@ -692,6 +695,10 @@ fn assignment(b: &[u8], s: usize, e: usize, family: Family) -> Option<Candidate>
     }
     let (start, end) = value_at(b, skip_blanks(b, j))?;
     let value = &b[start..end];
+    // `let password: u32 = …` is a type annotation, not a value.
+    if at(b, skip_blanks(b, end)) == Some(b'=') {
+        return None;
+    }
     if !plausible_value(value, family) {
         return None;
     }
@@ -801,6 +808,19 @@ const STOP_WORDS: &[&[u8]] = &[
     b"this",
     b"value",
     b"default",
+    // Type names in code: `password: u32,`.
+    b"u8",
+    b"u16",
+    b"u32",
+    b"u64",
+    b"u128",
+    b"usize",
+    b"i32",
+    b"i64",
+    b"int",
+    b"char",
+    b"bytes",
+    b"vec",
 ];
 
 fn plausible_value(v: &[u8], family: Family) -> bool {
@@ -826,13 +846,15 @@ fn plausible_value(v: &[u8], family: Family) -> bool {
     }
 }
 
-/// `os.environ.TOKEN`, `config.secret`: a reference in code, not a value.
+/// `os.environ.TOKEN`, `config.secret`: a reference in code, not a value. A segment
+/// with digits and both cases (`hvs.CAES…9fL`) is random, so not a name.
 fn is_dotted_identifier(v: &[u8]) -> bool {
     v.contains(&b'.')
         && v.split(|&c| c == b'.').all(|part| {
             part.first()
                 .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
                 && part.iter().all(|&c| is_word(c))
+                && !(has_digit(part) && has_upper(part) && has_lower(part))
         })
 }
 
