@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod learning;
 pub mod paths;
 pub mod policy;
+pub mod publish;
 pub mod redact;
 pub mod repo;
 pub mod retry;
