@@ -106,8 +106,12 @@ pub fn escape_inline(text: &str) -> String {
     for c in text.chars() {
         match c {
             '\n' | '\r' | '\t' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '<' | '>' | '(' | ')' | '#'
-            | '+' | '!' | '|' | '~' | '&' | '$' => {
+            // Entities, not backslashes: the text `<script` never appears at all.
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '!' | '|'
+            | '~' | '$' => {
                 out.push('\\');
                 out.push(c);
             }
