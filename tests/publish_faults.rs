@@ -61,10 +61,22 @@ fn client(server: &GiteaServer, attempts: u32) -> GiteaClient {
 }
 
 /// One publish run; `Err` when the run could not even list the wiki.
-async fn run(client: &GiteaClient, site: &Site, state: &mut TargetState) -> Result<(usize, usize), String> {
-    let (plan, outcomes) = gitea_target::publish(client, site, state, false, false, &mut |_, _| {}, &mut |_| {})
-        .await
-        .map_err(|e| e.to_string())?;
+async fn run(
+    client: &GiteaClient,
+    site: &Site,
+    state: &mut TargetState,
+) -> Result<(usize, usize), String> {
+    let (plan, outcomes) = gitea_target::publish(
+        client,
+        site,
+        state,
+        false,
+        false,
+        &mut |_, _| {},
+        &mut |_| {},
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     let failed = outcomes
         .iter()
         .filter(|o| matches!(o.result, learnsync::publish::Outcome::Failed(_)))
@@ -75,7 +87,9 @@ async fn run(client: &GiteaClient, site: &Site, state: &mut TargetState) -> Resu
 async fn reference(site: &Site) -> BTreeMap<String, Vec<u8>> {
     let server = GiteaServer::start();
     let mut state = TargetState::default();
-    let (_, failed) = run(&client(&server, 1), site, &mut state).await.expect("fault-free run");
+    let (_, failed) = run(&client(&server, 1), site, &mut state)
+        .await
+        .expect("fault-free run");
     assert_eq!(failed, 0);
     server.wiki_files()
 }
@@ -85,7 +99,11 @@ fn flaky(server: &GiteaServer, seed: u64) {
     let p = 0.07;
     server.inject(FaultRule::random(p, seed, Fault::status(500)));
     server.inject(FaultRule::random(p, seed + 1, Fault::status(503)));
-    server.inject(FaultRule::random(p, seed + 2, Fault::status(429).retry_after("0")));
+    server.inject(FaultRule::random(
+        p,
+        seed + 2,
+        Fault::status(429).retry_after("0"),
+    ));
     server.inject(FaultRule::random(p, seed + 3, Fault::DropConnection));
     server.inject(FaultRule::random(p, seed + 4, Fault::LandThenStatus(500)));
 }
@@ -103,7 +121,17 @@ async fn converge(client: &GiteaClient, site: &Site, state: &mut TargetState) ->
 #[tokio::test]
 async fn repeated_publishes_under_30_percent_faults_converge_to_the_fault_free_wiki() {
     let first: Vec<Learning> = (0..24)
-        .map(|n| learning(n, if n % 5 == 0 { TrustLevel::L3 } else { TrustLevel::L2 }, "v1"))
+        .map(|n| {
+            learning(
+                n,
+                if n % 5 == 0 {
+                    TrustLevel::L3
+                } else {
+                    TrustLevel::L2
+                },
+                "v1",
+            )
+        })
         .collect();
     // Then: one is gone, some change, some drop below L2, some are new.
     let mut second: Vec<Learning> = first
@@ -131,7 +159,11 @@ async fn repeated_publishes_under_30_percent_faults_converge_to_the_fault_free_w
         eprintln!("round {round}: converged after {runs} runs");
         let writes = server.writes().len();
         assert_eq!(run(&flaky_client, &site, &mut state).await, Ok((0, 0)));
-        assert_eq!(server.writes().len(), writes, "a fault-free run after convergence writes nothing");
+        assert_eq!(
+            server.writes().len(),
+            writes,
+            "a fault-free run after convergence writes nothing"
+        );
         let got = server.wiki_files();
         assert_eq!(
             got.keys().collect::<Vec<_>>(),
@@ -140,7 +172,11 @@ async fn repeated_publishes_under_30_percent_faults_converge_to_the_fault_free_w
         );
         assert_eq!(got, want, "round {round}: same bytes");
     }
-    let faults = server.requests().iter().filter(|r| r.fault.is_some()).count();
+    let faults = server
+        .requests()
+        .iter()
+        .filter(|r| r.fault.is_some())
+        .count();
     assert!(faults > 20, "the faults really fired ({faults})");
 }
 
@@ -160,7 +196,15 @@ fn the_token_never_appears_in_output_logs_or_files() {
     .expect("config");
     for title in ["One", "Two", "Three"] {
         let id = s
-            .ok(&["add", "--title", title, "--correction", "fix", "--keyword", "k"])
+            .ok(&[
+                "add",
+                "--title",
+                title,
+                "--correction",
+                "fix",
+                "--keyword",
+                "k",
+            ])
             .trim()
             .to_string();
         for agent in ["a", "b", "a"] {
@@ -170,15 +214,22 @@ fn the_token_never_appears_in_output_logs_or_files() {
     s.ok(&["sync", "--no-fetch", "--no-push"]);
     // A proxy that echoes the request headers back, and writes that land but fail.
     server.inject(
-        FaultRule::next(2, Fault::Body {
-            status: 502,
-            body: format!("bad gateway; you sent Authorization: token {WRITE_TOKEN}"),
-        })
+        FaultRule::next(
+            2,
+            Fault::Body {
+                status: 502,
+                body: format!("bad gateway; you sent Authorization: token {WRITE_TOKEN}"),
+            },
+        )
         .on_method("POST"),
     );
     server.inject(FaultRule::random(0.3, 9, Fault::LandThenStatus(500)));
     let mut transcript = String::new();
-    for args in [vec!["publish"], vec!["publish", "--json"], vec!["publish", "--dry-run"]] {
+    for args in [
+        vec!["publish"],
+        vec!["publish", "--json"],
+        vec!["publish", "--dry-run"],
+    ] {
         let out = s
             .cmd(&args)
             .env("GITEA_TOKEN", WRITE_TOKEN)
@@ -188,9 +239,18 @@ fn the_token_never_appears_in_output_logs_or_files() {
         transcript.push_str(&String::from_utf8_lossy(&out.stdout));
         transcript.push_str(&String::from_utf8_lossy(&out.stderr));
     }
-    assert!(transcript.contains("gitea request"), "trace logging was on:\n{transcript}");
-    assert!(transcript.contains("502"), "the echoing proxy was hit:\n{transcript}");
-    assert!(!transcript.contains(WRITE_TOKEN), "token leaked:\n{transcript}");
+    assert!(
+        transcript.contains("gitea request"),
+        "trace logging was on:\n{transcript}"
+    );
+    assert!(
+        transcript.contains("502"),
+        "the echoing proxy was hit:\n{transcript}"
+    );
+    assert!(
+        !transcript.contains(WRITE_TOKEN),
+        "token leaked:\n{transcript}"
+    );
     assert!(!server.wiki_files().is_empty());
     // No file anywhere in the learnings dir (state file included) holds it.
     let mut stack = vec![s.dir()];

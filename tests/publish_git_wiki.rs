@@ -11,12 +11,18 @@ use std::path::Path;
 fn bare_wiki(s: &Sandbox) -> std::path::PathBuf {
     let wiki = s.tmp.path().join("docs.wiki.git");
     std::fs::create_dir_all(&wiki).expect("mkdir");
-    git_in(&wiki, &s.home(), &["init", "--quiet", "--bare", "--initial-branch=main"]);
+    git_in(
+        &wiki,
+        &s.home(),
+        &["init", "--quiet", "--bare", "--initial-branch=main"],
+    );
     wiki
 }
 
 fn tip(wiki: &Path, home: &Path) -> String {
-    git_in(wiki, home, &["rev-parse", "refs/heads/main"]).trim().to_string()
+    git_in(wiki, home, &["rev-parse", "refs/heads/main"])
+        .trim()
+        .to_string()
 }
 
 fn files(wiki: &Path, home: &Path) -> Vec<String> {
@@ -37,7 +43,15 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
     let mut ids = Vec::new();
     for title in ["Use --force-with-lease", "Café menu: 100% done"] {
         let id = s
-            .ok(&["add", "--title", title, "--correction", "fix", "--keyword", "git"])
+            .ok(&[
+                "add",
+                "--title",
+                title,
+                "--correction",
+                "fix",
+                "--keyword",
+                "git",
+            ])
             .trim()
             .to_string();
         for agent in ["a", "b", "a"] {
@@ -66,13 +80,20 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
     got.sort();
     assert_eq!(got, want);
     assert!(want.contains(&"Learning%3A Use --force-with-lease.-.md".to_string()));
-    let count = git_in(&wiki, &s.home(), &["rev-list", "--count", "refs/heads/main"]);
+    let count = git_in(
+        &wiki,
+        &s.home(),
+        &["rev-list", "--count", "refs/heads/main"],
+    );
     assert_eq!(count.trim(), "1", "one commit for all pages");
 
     // Nothing changed: no new commit.
     let before = tip(&wiki, &s.home());
     let out = s.ok(&["publish", "--target", "git-wiki"]);
-    assert!(out.contains("0 created, 0 updated, 0 deleted, 7 unchanged"), "{out}");
+    assert!(
+        out.contains("0 created, 0 updated, 0 deleted, 7 unchanged"),
+        "{out}"
+    );
     assert_eq!(tip(&wiki, &s.home()), before);
 
     // Demote one: its page goes in one more commit.
@@ -82,7 +103,13 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
     s.ok(&["sync", "--no-fetch", "--no-push"]);
     let report = json(&s.ok(&["publish", "--target", "git-wiki", "--json"]));
     assert_eq!(report["counts"]["deleted"], 1, "{report:#}");
-    assert!(!files(&wiki, &s.home()).contains(&title_to_git_path("Learning: Café menu: 100% done")));
-    let count = git_in(&wiki, &s.home(), &["rev-list", "--count", "refs/heads/main"]);
+    assert!(
+        !files(&wiki, &s.home()).contains(&title_to_git_path("Learning: Café menu: 100% done"))
+    );
+    let count = git_in(
+        &wiki,
+        &s.home(),
+        &["rev-list", "--count", "refs/heads/main"],
+    );
     assert_eq!(count.trim(), "2");
 }

@@ -34,8 +34,18 @@ impl World {
     fn add(&self, title: &str, keyword: &str) -> String {
         self.s
             .ok(&[
-                "add", "--title", title, "--correction", "use the flag", "--command",
-                "git push -f", "--error", "remote: rejected", "--keyword", keyword, "--body",
+                "add",
+                "--title",
+                title,
+                "--correction",
+                "use the flag",
+                "--command",
+                "git push -f",
+                "--error",
+                "remote: rejected",
+                "--keyword",
+                keyword,
+                "--body",
                 "Body of the learning.\n\n<script>alert('x')</script>\n",
             ])
             .trim()
@@ -145,7 +155,10 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
         lease.as_str(),
         "[git](Keyword-git)",
     ] {
-        assert!(lease_page.contains(needle), "{needle:?} not in\n{lease_page}");
+        assert!(
+            lease_page.contains(needle),
+            "{needle:?} not in\n{lease_page}"
+        );
     }
     assert!(!lease_page.contains("<script"), "{lease_page}");
     let home = w.page("Home");
@@ -156,8 +169,15 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     // Publish again: nothing changed, so nothing is written.
     let writes = w.server.writes().len();
     let out = w.publish_ok(&[]);
-    assert_eq!(w.server.writes().len(), writes, "second publish wrote: {out}");
-    assert!(out.contains("0 created, 0 updated, 0 deleted, 9 unchanged"), "{out}");
+    assert_eq!(
+        w.server.writes().len(),
+        writes,
+        "second publish wrote: {out}"
+    );
+    assert!(
+        out.contains("0 created, 0 updated, 0 deleted, 9 unchanged"),
+        "{out}"
+    );
 
     // Demote one: eight ineffective outcomes bring its success rate under 0.3.
     for _ in 0..8 {
@@ -166,9 +186,15 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     w.sync();
     let dry = w.publish_ok(&["--dry-run"]);
     assert_eq!(w.server.writes().len(), writes, "dry run wrote");
-    assert!(dry.contains("delete    Learning: Clear the cargo cache"), "{dry}");
+    assert!(
+        dry.contains("delete    Learning: Clear the cargo cache"),
+        "{dry}"
+    );
     let report = json(&w.publish_ok(&["--json"]));
-    assert_eq!(report["counts"]["deleted"], 2, "page and its keyword index: {report:#}");
+    assert_eq!(
+        report["counts"]["deleted"], 2,
+        "page and its keyword index: {report:#}"
+    );
     expected.remove(&title_to_git_path("Learning: Clear the cargo cache"));
     expected.remove(&title_to_git_path("Keyword cargo"));
     assert_eq!(w.files(), expected);
@@ -176,8 +202,11 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
 
     // A person edits a page on the wiki: the next publish leaves it alone and says so.
     let rebase_file = title_to_git_path("Learning: Rebase instead of merge");
-    w.server
-        .commit_as_person(&rebase_file, Some(b"# Rebase\n\nA person's better words.\n"), "Edit");
+    w.server.commit_as_person(
+        &rebase_file,
+        Some(b"# Rebase\n\nA person's better words.\n"),
+        "Edit",
+    );
     let writes = w.server.writes().len();
     let out = w.publish(&[]);
     assert_eq!(out.status.code(), Some(0));
@@ -187,15 +216,25 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
         "{stderr}"
     );
     assert_eq!(w.server.writes().len(), writes);
-    assert!(w.page("Learning: Rebase instead of merge").contains("A person's better words."));
+    assert!(
+        w.page("Learning: Rebase instead of merge")
+            .contains("A person's better words.")
+    );
 
     // --force puts learnsync's page back.
     let report = json(&w.publish_ok(&["--force", "--json"]));
     assert_eq!(report["counts"]["updated"], 1, "{report:#}");
-    assert!(w.page("Learning: Rebase instead of merge").contains("use the flag"));
+    assert!(
+        w.page("Learning: Rebase instead of merge")
+            .contains("use the flag")
+    );
     let writes = w.server.writes().len();
     w.publish_ok(&[]);
-    assert_eq!(w.server.writes().len(), writes, "after --force the wiki is in step again");
+    assert_eq!(
+        w.server.writes().len(),
+        writes,
+        "after --force the wiki is in step again"
+    );
 }
 
 #[test]
@@ -205,7 +244,10 @@ fn dry_run_prints_the_plan_and_sends_no_write() {
     w.validate(&id);
     w.sync();
     let out = w.publish_ok(&["--dry-run"]);
-    assert!(out.contains("create    Learning: Pin the toolchain"), "{out}");
+    assert!(
+        out.contains("create    Learning: Pin the toolchain"),
+        "{out}"
+    );
     assert!(out.contains("create    Home"), "{out}");
     assert!(w.server.writes().is_empty(), "{:?}", w.server.writes());
     assert!(w.files().is_empty());
@@ -251,14 +293,22 @@ fn some_pages_failing_gives_exit_3_and_the_next_run_finishes_the_job() {
     w.sync();
     // Every create of page "Two" fails for good (400 is not retried).
     w.server.inject(
-        FaultRule::next(1, Fault::Body {
-            status: 400,
-            body: "{\"message\":\"bad request\"}".into(),
-        })
+        FaultRule::next(
+            1,
+            Fault::Body {
+                status: 400,
+                body: "{\"message\":\"bad request\"}".into(),
+            },
+        )
         .on_method("POST"),
     );
     let out = w.publish(&["--json"]);
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = json(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(report["counts"]["failed"], 1, "{report:#}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("failed to create"));

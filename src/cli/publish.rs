@@ -38,9 +38,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         let bar = bar.get_or_insert_with(|| {
             let b = indicatif::ProgressBar::new(total as u64);
-            if let Ok(style) =
-                indicatif::ProgressStyle::with_template("publishing {bar:30} {pos}/{len} pages {elapsed}")
-            {
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "publishing {bar:30} {pos}/{len} pages {elapsed}",
+            ) {
                 b.set_style(style);
             }
             b
@@ -62,11 +62,18 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             );
         }
         if let Outcome::Failed(reason) = &page.result {
-            eprintln!("learnsync: failed to {} {}: {reason}", page.action.as_str(), page.title);
+            eprintln!(
+                "learnsync: failed to {} {}: {reason}",
+                page.action.as_str(),
+                page.title
+            );
         }
     }
     for w in &report.withheld {
-        eprintln!("learnsync: not published {} ({}): {}", w.title, w.key, w.reason);
+        eprintln!(
+            "learnsync: not published {} ({}): {}",
+            w.title, w.key, w.reason
+        );
     }
     if ctx.json {
         super::output::print_json(&serde_json::to_value(&report).unwrap_or_default());

@@ -89,17 +89,24 @@ pub fn publish(
     dry_run: bool,
     force: bool,
 ) -> Result<(PublishPlan, Vec<PageOutcome>), PublishError> {
-    let scratch = Scratch(std::env::temp_dir().join(format!(
-        "learnsync-wiki-{}",
-        uuid::Uuid::new_v4().simple()
-    )));
+    let scratch = Scratch(
+        std::env::temp_dir().join(format!("learnsync-wiki-{}", uuid::Uuid::new_v4().simple())),
+    );
     let root = scratch.0.clone();
     let root_text = root.to_string_lossy().into_owned();
-    git(None, &["clone", "--quiet", "--no-tags", &wiki.url, &root_text])?;
+    git(
+        None,
+        &["clone", "--quiet", "--no-tags", &wiki.url, &root_text],
+    )?;
     let branch = match &wiki.branch {
         Some(b) => {
             let remote_ref = format!("refs/remotes/origin/{b}");
-            if git(Some(&root), &["rev-parse", "--verify", "--quiet", &remote_ref]).is_ok() {
+            if git(
+                Some(&root),
+                &["rev-parse", "--verify", "--quiet", &remote_ref],
+            )
+            .is_ok()
+            {
                 git(Some(&root), &["checkout", "--quiet", "-B", b, &remote_ref])?;
             } else {
                 git(Some(&root), &["checkout", "--quiet", "--orphan", b])?;
@@ -120,7 +127,8 @@ pub fn publish(
         return Ok((plan, outcomes));
     }
 
-    let file_error = |e: std::io::Error| PublishError::Git(format!("cannot write the wiki clone: {e}"));
+    let file_error =
+        |e: std::io::Error| PublishError::Git(format!("cannot write the wiki clone: {e}"));
     for action in &plan.actions {
         let page = action.page.and_then(|i| site.pages.get(i));
         match (action.kind, page) {
@@ -157,8 +165,17 @@ pub fn publish(
         git(
             Some(&root),
             &[
-                "-c", &name, "-c", &email, "-c", "commit.gpgsign=false", "commit", "--quiet",
-                "--no-verify", "-m", &message,
+                "-c",
+                &name,
+                "-c",
+                &email,
+                "-c",
+                "commit.gpgsign=false",
+                "commit",
+                "--quiet",
+                "--no-verify",
+                "-m",
+                &message,
             ],
         )?;
         let refspec = format!("HEAD:refs/heads/{branch}");

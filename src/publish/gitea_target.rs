@@ -74,7 +74,8 @@ pub async fn publish(
         if let Some(error) = read_errors.get(&action.sub_url)
             && action.kind == ActionKind::Kept
         {
-            outcome.result = Outcome::Failed(format!("could not read the page to check it: {error}"));
+            outcome.result =
+                Outcome::Failed(format!("could not read the page to check it: {error}"));
             outcomes.push(outcome);
             continue;
         }

@@ -223,8 +223,9 @@ pub fn gitea_settings(config: &Config) -> Result<(String, RepoRef), PublishError
         .map(|s| s.value.clone())
         .ok_or_else(|| PublishError::MissingSetting {
             setting: "gitea.repo",
-            hint: "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
-                .into(),
+            hint:
+                "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
+                    .into(),
         })?;
     let repo = RepoRef::parse(&repo)?;
     Ok((url, repo))
@@ -245,8 +246,9 @@ pub fn render_dir(dir: &LearningsDir, config: &Config) -> Result<Site, PublishEr
         tracing::warn!(path = %p.path, problem = %p.message, "left out of publishing");
     }
     let policy = match std::fs::read_to_string(dir.root.join(POLICY_PATH)) {
-        Ok(text) => Policy::parse(&text)
-            .map_err(|e| PublishError::Other(format!("{POLICY_PATH}: {e}")))?,
+        Ok(text) => {
+            Policy::parse(&text).map_err(|e| PublishError::Other(format!("{POLICY_PATH}: {e}")))?
+        }
         Err(_) => Policy::default(),
     };
     let template_dir: Option<PathBuf> = config.wiki_template_dir.as_ref().map(|s| s.value.clone());
@@ -334,7 +336,8 @@ pub fn publish(
                 identity: config.identity(),
             };
             let target_state = all.target(&target_key);
-            let result = git_wiki::publish(&wiki, &site, target_state, options.dry_run, options.force);
+            let result =
+                git_wiki::publish(&wiki, &site, target_state, options.dry_run, options.force);
             (target_key, url, result)
         }
         (None, None) => return Err(PublishError::Other("no publish target".into())),

@@ -130,14 +130,20 @@ fn owner(record: Option<&PageRecord>, remote: &RemotePage, desired: Option<&str>
 }
 
 /// Where a desired page lives now: its old name (a rename) or its new one.
-fn locate<'a>(page: &Page, record: Option<&PageRecord>, remote: &'a RemoteWiki) -> Option<(String, &'a RemotePage)> {
+fn locate<'a>(
+    page: &Page,
+    record: Option<&PageRecord>,
+    remote: &'a RemoteWiki,
+) -> Option<(String, &'a RemotePage)> {
     if let Some(r) = record
         && r.sub_url != page.sub_url
         && let Some(found) = remote.get(&r.sub_url)
     {
         return Some((r.sub_url.clone(), found));
     }
-    remote.get(&page.sub_url).map(|found| (page.sub_url.clone(), found))
+    remote
+        .get(&page.sub_url)
+        .map(|found| (page.sub_url.clone(), found))
 }
 
 /// The `sub_url`s whose content must be read before [`plan`] can tell whose

@@ -2,9 +2,9 @@
 //! stable unique titles, the rendered and sanitised markdown of every page
 //! (learning pages and the index pages), and the redactor's last word.
 
+use super::PublishError;
 use super::sanitize::{code_block, escape_inline, sanitize_markdown};
 use super::templates::{self, Templates};
-use super::PublishError;
 use crate::gitea::page_name::{is_reserved_title, title_to_git_path, title_to_sub_url};
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 use crate::policy::WikiPolicy;
@@ -231,10 +231,15 @@ pub fn render_site(
             l.id.as_str(),
         ];
         texts.extend(
-            [&l.original_command, &l.error_context, &l.correction, &l.kind]
-                .into_iter()
-                .flatten()
-                .map(String::as_str),
+            [
+                &l.original_command,
+                &l.error_context,
+                &l.correction,
+                &l.kind,
+            ]
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
         );
         texts.extend(l.keywords.iter().map(String::as_str));
         match secret_kinds(&texts) {

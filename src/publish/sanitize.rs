@@ -46,7 +46,8 @@ fn rewrite(text: &str) -> String {
         let source = text.get(range.clone()).unwrap_or("");
         let replacement = match event {
             Event::Html(_) | Event::InlineHtml(_) => escape_html(source),
-            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. })
+            Event::Start(Tag::Link { dest_url, .. })
+            | Event::Start(Tag::Image { dest_url, .. })
                 if is_dangerous_url(&dest_url) =>
             {
                 inline_code(source)

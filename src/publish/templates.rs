@@ -50,12 +50,11 @@ impl Templates {
         for (name, builtin) in DEFAULTS {
             let (source, origin) = match dir.map(|d| d.join(name)) {
                 Some(path) if path.is_file() => {
-                    let text = std::fs::read_to_string(&path).map_err(|e| {
-                        PublishError::Template {
+                    let text =
+                        std::fs::read_to_string(&path).map_err(|e| PublishError::Template {
                             name: path.display().to_string(),
                             message: e.to_string(),
-                        }
-                    })?;
+                        })?;
                     (text, path.display().to_string())
                 }
                 _ => (builtin.to_string(), format!("built-in {name}")),

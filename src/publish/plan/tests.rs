@@ -47,10 +47,19 @@ fn kinds(plan: &PublishPlan) -> Vec<(&str, ActionKind)> {
 #[test]
 fn a_fresh_wiki_gets_one_create_per_page_learnings_before_indexes() {
     let pages = [page("index:Home", "Home", "h"), page("l1", "L one", "1")];
-    let plan = plan(&pages, &[], &TargetState::default(), &RemoteWiki::new(), false);
+    let plan = plan(
+        &pages,
+        &[],
+        &TargetState::default(),
+        &RemoteWiki::new(),
+        false,
+    );
     assert_eq!(
         kinds(&plan),
-        [("l1", ActionKind::Create), ("index:Home", ActionKind::Create)]
+        [
+            ("l1", ActionKind::Create),
+            ("index:Home", ActionKind::Create)
+        ]
     );
     assert_eq!(plan.writes(), 2);
 }
@@ -62,12 +71,21 @@ fn publish_skips_unchanged_pages_and_updates_changed_ones() {
     let mut state = TargetState::default();
     state.pages.insert("l1".into(), published(&old, "c1"));
     state.pages.insert("l2".into(), published(&same, "c2"));
-    let remote = RemoteWiki::from([(old.sub_url.clone(), at("c1")), (same.sub_url.clone(), at("c2"))]);
+    let remote = RemoteWiki::from([
+        (old.sub_url.clone(), at("c1")),
+        (same.sub_url.clone(), at("c2")),
+    ]);
     let new = page("l1", "L one", "v2");
     let p = plan(&[new, same.clone()], &[], &state, &remote, false);
-    assert_eq!(kinds(&p), [("l1", ActionKind::Update), ("l2", ActionKind::Unchanged)]);
+    assert_eq!(
+        kinds(&p),
+        [("l1", ActionKind::Update), ("l2", ActionKind::Unchanged)]
+    );
     assert_eq!(p.writes(), 1);
-    assert!(pages_to_read(&[same], &state, &remote).is_empty(), "no read when commits match");
+    assert!(
+        pages_to_read(&[same], &state, &remote).is_empty(),
+        "no read when commits match"
+    );
 }
 
 #[test]
@@ -79,14 +97,20 @@ fn a_page_no_longer_published_is_deleted_unless_already_gone_or_withheld() {
     for (p, sha) in [(&gone, "c1"), (&there, "c2"), (&held, "c3")] {
         state.pages.insert(p.key.clone(), published(p, sha));
     }
-    let remote = RemoteWiki::from([(there.sub_url.clone(), at("c2")), (held.sub_url.clone(), at("c3"))]);
+    let remote = RemoteWiki::from([
+        (there.sub_url.clone(), at("c2")),
+        (held.sub_url.clone(), at("c3")),
+    ]);
     let withheld = [Withheld {
         key: "l3".into(),
         title: "L three".into(),
         reason: "secret".into(),
     }];
     let p = plan(&[], &withheld, &state, &remote, false);
-    assert_eq!(kinds(&p), [("l1", ActionKind::Delete), ("l2", ActionKind::Delete)]);
+    assert_eq!(
+        kinds(&p),
+        [("l1", ActionKind::Delete), ("l2", ActionKind::Delete)]
+    );
     assert_eq!(p.writes(), 1, "the page already gone costs no request");
 }
 
@@ -96,8 +120,12 @@ fn a_person_edit_is_left_alone_and_force_overwrites_it() {
     let mut state = TargetState::default();
     state.pages.insert("l1".into(), published(&ours, "c1"));
     let mut remote = RemoteWiki::from([(ours.sub_url.clone(), at("c-person"))]);
-    assert_eq!(pages_to_read(&[ours.clone()], &state, &remote), [ours.sub_url.clone()]);
-    remote.get_mut(&ours.sub_url).expect("page").content_hash = Some(content_hash(b"a person's words"));
+    assert_eq!(
+        pages_to_read(&[ours.clone()], &state, &remote),
+        [ours.sub_url.clone()]
+    );
+    remote.get_mut(&ours.sub_url).expect("page").content_hash =
+        Some(content_hash(b"a person's words"));
     let p = plan(&[ours.clone()], &[], &state, &remote, false);
     assert_eq!(kinds(&p), [("l1", ActionKind::Kept)]);
     assert_eq!(p.writes(), 0);
@@ -186,6 +214,9 @@ fn a_retitled_learning_renames_its_page_with_one_update() {
     let remote = RemoteWiki::from([(old.sub_url.clone(), at("c1"))]);
     let p = plan(&[new.clone()], &[], &state, &remote, false);
     assert_eq!(kinds(&p), [("l1", ActionKind::Update)]);
-    assert_eq!(p.actions[0].from_sub_url.as_deref(), Some(old.sub_url.as_str()));
+    assert_eq!(
+        p.actions[0].from_sub_url.as_deref(),
+        Some(old.sub_url.as_str())
+    );
     assert_eq!(p.actions[0].sub_url, new.sub_url);
 }

@@ -85,25 +85,44 @@ fn only_l2_and_l3_learnings_that_are_not_rejected_get_pages() {
         "2023-11-14T22:13:23Z",
         "[git](Keyword-git)",
     ] {
-        assert!(l3.content.contains(needle), "{needle:?} not in\n{}", l3.content);
+        assert!(
+            l3.content.contains(needle),
+            "{needle:?} not in\n{}",
+            l3.content
+        );
     }
     let home = page(&s, "index:Home");
-    assert!(home.content.contains("| **Total** | 2 |"), "{}", home.content);
+    assert!(
+        home.content.contains("| **Total** | 2 |"),
+        "{}",
+        home.content
+    );
     assert!(!home.content.contains("Unverified"));
 }
 
 #[test]
 fn script_in_a_body_never_reaches_a_page() {
     let mut l = learning(1, "Sneaky <script>alert(1)</script>", TrustLevel::L2);
-    l.body = "<script>alert('x')</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n"
-        .into();
+    l.body =
+        "<script>alert('x')</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n"
+            .into();
     l.correction = Some("<iframe src=https://evil.example></iframe>".into());
     l.keywords = vec!["<b>kw</b>".into()];
     let s = site(&[l]);
     for p in &s.pages {
-        assert!(crate::publish::sanitize::is_safe(&p.content), "{}:\n{}", p.title, p.content);
+        assert!(
+            crate::publish::sanitize::is_safe(&p.content),
+            "{}:\n{}",
+            p.title,
+            p.content
+        );
         for bad in ["<script", "<img", "<iframe", "<b>"] {
-            assert!(!p.content.contains(bad), "{bad} in {}:\n{}", p.title, p.content);
+            assert!(
+                !p.content.contains(bad),
+                "{bad} in {}:\n{}",
+                p.title,
+                p.content
+            );
         }
     }
 }
@@ -119,7 +138,10 @@ fn titles_are_stable_unique_and_never_contain_a_slash() {
     assert_eq!(titles[0], "Learning: Use git-gh carefully");
     assert_eq!(titles[1], "Learning: Use git-gh carefully (00000000)");
     assert!(titles[2].starts_with("Learning: USE git-gh CAREFULLY"));
-    assert_ne!(titles[2], "Learning: USE git-gh CAREFULLY", "case-only collision");
+    assert_ne!(
+        titles[2], "Learning: USE git-gh CAREFULLY",
+        "case-only collision"
+    );
     assert!(titles.iter().all(|t| !t.contains('/')));
     // Order of input does not matter, and a newcomer never renames an older page.
     assert_eq!(assign_titles(&[&c, &b, &a], "Learning", &[]), {
@@ -160,20 +182,35 @@ fn a_page_with_a_secret_is_withheld_and_not_linked() {
     assert!(!s.withheld[0].reason.contains("ghp_"));
     for p in &s.pages {
         assert!(!p.content.contains("ghp_abc"), "{}", p.title);
-        assert!(!p.content.contains("Leaky"), "{} links the withheld page", p.title);
+        assert!(
+            !p.content.contains("Leaky"),
+            "{} links the withheld page",
+            p.title
+        );
     }
 }
 
 #[test]
 fn a_user_template_dir_replaces_templates_by_name() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("learning.md"), "CUSTOM {{ title }} {{ trust }}\n<b>x</b>\n")
-        .expect("write");
+    std::fs::write(
+        dir.path().join("learning.md"),
+        "CUSTOM {{ title }} {{ trust }}\n<b>x</b>\n",
+    )
+    .expect("write");
     let t = Templates::load(Some(dir.path())).expect("templates");
-    let s = render_site(&[learning(1, "One", TrustLevel::L2)], &WikiPolicy::default(), &t)
-        .expect("render");
+    let s = render_site(
+        &[learning(1, "One", TrustLevel::L2)],
+        &WikiPolicy::default(),
+        &t,
+    )
+    .expect("render");
     let p = &s.pages[0];
-    assert!(p.content.starts_with("CUSTOM Learning: One L2"), "{}", p.content);
+    assert!(
+        p.content.starts_with("CUSTOM Learning: One L2"),
+        "{}",
+        p.content
+    );
     assert!(!p.content.contains("<b>"), "templates are sanitised too");
     assert!(page(&s, "index:Home").content.contains("Total"));
     std::fs::write(dir.path().join("home.md"), "{% if %}").expect("write");
