@@ -23,7 +23,7 @@ fn learning(n: usize) -> Learning {
         format!("Lesson {n}: retry the flaky step with backoff"),
         Timestamp::from_unix(1_717_000_000 + n as i64),
     );
-    l.trust_level = if n % 10 == 0 {
+    l.trust_level = if n.is_multiple_of(10) {
         TrustLevel::L3
     } else {
         TrustLevel::L2

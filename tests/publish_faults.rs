@@ -22,7 +22,12 @@ use std::time::Duration;
 fn learning(n: u32, level: TrustLevel, revision: &str) -> Learning {
     let mut l = Learning::new(
         format!("learning-{n:032x}-1717432000000"),
-        if n % 2 == 0 { "claude" } else { "codex" }.into(),
+        if n.is_multiple_of(2) {
+            "claude"
+        } else {
+            "codex"
+        }
+        .into(),
         format!("Lesson number {n}"),
         Timestamp::from_unix(1_717_000_000 + i64::from(n)),
     );
@@ -124,7 +129,7 @@ async fn repeated_publishes_under_30_percent_faults_converge_to_the_fault_free_w
         .map(|n| {
             learning(
                 n,
-                if n % 5 == 0 {
+                if n.is_multiple_of(5) {
                     TrustLevel::L3
                 } else {
                     TrustLevel::L2

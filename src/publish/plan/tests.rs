@@ -121,15 +121,15 @@ fn a_person_edit_is_left_alone_and_force_overwrites_it() {
     state.pages.insert("l1".into(), published(&ours, "c1"));
     let mut remote = RemoteWiki::from([(ours.sub_url.clone(), at("c-person"))]);
     assert_eq!(
-        pages_to_read(&[ours.clone()], &state, &remote),
-        [ours.sub_url.clone()]
+        pages_to_read(std::slice::from_ref(&ours), &state, &remote),
+        vec![ours.sub_url.clone()]
     );
     remote.get_mut(&ours.sub_url).expect("page").content_hash =
         Some(content_hash(b"a person's words"));
-    let p = plan(&[ours.clone()], &[], &state, &remote, false);
+    let p = plan(std::slice::from_ref(&ours), &[], &state, &remote, false);
     assert_eq!(kinds(&p), [("l1", ActionKind::Kept)]);
     assert_eq!(p.writes(), 0);
-    let p = plan(&[ours.clone()], &[], &state, &remote, true);
+    let p = plan(std::slice::from_ref(&ours), &[], &state, &remote, true);
     assert_eq!(kinds(&p), [("l1", ActionKind::Update)]);
     // A person's edit of a page that is no longer published: kept, or deleted with force.
     let p = plan(&[], &[], &state, &remote, false);
@@ -192,7 +192,13 @@ fn without_state_an_identical_page_is_adopted_and_a_foreign_one_kept() {
             content_hash: Some(p1.hash.clone()),
         },
     )]);
-    let p = plan(&[p1.clone()], &[], &TargetState::default(), &same, false);
+    let p = plan(
+        std::slice::from_ref(&p1),
+        &[],
+        &TargetState::default(),
+        &same,
+        false,
+    );
     assert_eq!(kinds(&p), [("l1", ActionKind::Unchanged)]);
     let other = RemoteWiki::from([(
         p1.sub_url.clone(),
@@ -212,7 +218,7 @@ fn a_retitled_learning_renames_its_page_with_one_update() {
     let mut state = TargetState::default();
     state.pages.insert("l1".into(), published(&old, "c1"));
     let remote = RemoteWiki::from([(old.sub_url.clone(), at("c1"))]);
-    let p = plan(&[new.clone()], &[], &state, &remote, false);
+    let p = plan(std::slice::from_ref(&new), &[], &state, &remote, false);
     assert_eq!(kinds(&p), [("l1", ActionKind::Update)]);
     assert_eq!(
         p.actions[0].from_sub_url.as_deref(),
