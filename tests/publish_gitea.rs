@@ -2,6 +2,9 @@
 //! Gitea-compatible test server, and the wiki checked in a real clone.
 
 mod common;
+// `common` loads the server's HTTP codec for its git smart-HTTP server; the
+// test server needs its own copy, so the module is loaded twice on purpose.
+#[allow(clippy::duplicate_mod)]
 #[path = "support/gitea_server/mod.rs"]
 mod gitea_server;
 
