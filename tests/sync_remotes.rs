@@ -29,6 +29,29 @@ fn ids(m: &Machine) -> Vec<String> {
         .collect()
 }
 
+/// A bare hub and two machines (agents `a` and `b`) that sync through it.
+fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Machine, Machine) {
+    let hub = tmp.join("hub.git");
+    bare(&hub);
+    let a = Machine::new(tmp, "a");
+    let b = Machine::new(tmp, "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        agent_a,
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        agent_b,
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    (hub, a, b)
+}
+
 fn assert_converged(machines: &[&Machine]) {
     let first = machines[0].learning_and_event_files();
     assert!(!first.is_empty());
@@ -343,24 +366,7 @@ fn a_second_sync_waits_then_exits_4_naming_the_holder() {
 #[test]
 fn a_forged_promotion_from_a_peer_is_recomputed_away() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let hub = tmp.path().join("hub.git");
-    bare(&hub);
-    let honest = Machine::new(tmp.path(), "honest");
-    let forger = Machine::new(tmp.path(), "forger");
-    honest.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
-    forger.ok(&[
-        "init",
-        "--agent",
-        "mallory",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let (_hub, honest, forger) = pair(tmp.path(), "claude", "mallory");
     let id = add(&forger, "trust me");
     forger.ok(&["sync"]);
     // The forger edits the committed file by hand and pushes with plain git.
@@ -398,24 +404,7 @@ fn a_forged_promotion_from_a_peer_is_recomputed_away() {
 #[test]
 fn an_unparseable_version_from_a_peer_is_kept_under_conflicts() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let hub = tmp.path().join("hub.git");
-    bare(&hub);
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
-    b.ok(&[
-        "init",
-        "--agent",
-        "codex",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
     let id = add(&a, "good");
     a.ok(&["sync"]);
     b.ok(&["sync"]);
@@ -460,24 +449,7 @@ fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() 
     ];
     for point in points {
         let tmp = tempfile::tempdir().expect("tmp");
-        let hub = tmp.path().join("hub.git");
-        bare(&hub);
-        let a = Machine::new(tmp.path(), "a");
-        let b = Machine::new(tmp.path(), "b");
-        a.ok(&[
-            "init",
-            "--agent",
-            "claude",
-            "--remote",
-            &format!("hub={}", hub.display()),
-        ]);
-        b.ok(&[
-            "init",
-            "--agent",
-            "codex",
-            "--remote",
-            &format!("hub={}", hub.display()),
-        ]);
+        let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
         let from_b = add(&b, "from b");
         b.ok(&["apply", &from_b, "--outcome", "effective"]);
         b.ok(&["sync"]);

@@ -204,7 +204,12 @@ fn merge_all(
         },
     )?;
     crate::fault::point("merge:before-ref");
-    repo.fast_forward(Some(start), head)?;
+    repo.fast_forward(
+        Some(start),
+        head,
+        "learnsync: sync merged fetched heads",
+        &who,
+    )?;
     crate::fault::point("merge:after-ref");
 
     // Bring the work tree along, never over an edit made while we merged.
