@@ -176,26 +176,22 @@ impl PublishReport {
 /// `gitea.token_command`. A token file inside the learnings work tree is
 /// refused: it would be committed and pushed.
 pub fn token_source(config: &Config) -> Result<TokenSource, PublishError> {
-    if std::env::var_os(crate::gitea::token::DEFAULT_TOKEN_ENV).is_some_and(|v| !v.is_empty()) {
-        return Ok(TokenSource::default());
-    }
-    if let Some(file) = &config.token_file {
-        let root = &config.dir.value;
-        let git_dir = root.join(".git");
-        let path = &file.value;
-        if path.starts_with(root) && !path.starts_with(&git_dir) {
-            return Err(PublishError::MissingSetting {
-                setting: "a Gitea token outside the learnings dir",
-                hint: format!(
-                    "gitea.token_file {} is inside the learnings work tree, where it would be committed; move it out",
-                    path.display()
-                ),
-            });
+    match TokenSource::from_config(config) {
+        Some(TokenSource::File(path)) => {
+            let root = &config.dir.value;
+            if path.starts_with(root) && !path.starts_with(root.join(".git")) {
+                return Err(PublishError::MissingSetting {
+                    setting: "a Gitea token outside the learnings dir",
+                    hint: format!(
+                        "gitea.token_file {} is inside the learnings work tree, where it would be committed; move it out",
+                        path.display()
+                    ),
+                });
+            }
+            return Ok(TokenSource::File(path));
         }
-        return Ok(TokenSource::File(path.clone()));
-    }
-    if let Some(command) = &config.token_command {
-        return Ok(TokenSource::Command(command.value.clone()));
+        Some(source) => return Ok(source),
+        None => {}
     }
     Err(PublishError::MissingSetting {
         setting: "a Gitea token",
