@@ -576,3 +576,32 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
         );
     }
 }
+
+#[test]
+fn a_missing_git_binary_is_a_clear_error_before_anything_moves() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, _b) = pair(tmp.path(), "claude", "codex");
+    add(&a, "waits for git");
+    let out = a
+        .cmd(&["sync"])
+        .env("PATH", tmp.path().join("empty-path"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("git binary") && stderr.contains("2.30"),
+        "{stderr}"
+    );
+    // Nothing moved: the capture is still in the inbox, and the next sync does the whole cycle.
+    assert!(
+        std::fs::read_dir(a.dir.join(".git/learnsync/inbox"))
+            .expect("inbox")
+            .next()
+            .is_some()
+    );
+    let report = json(&a.ok(&["sync", "--json"]));
+    assert_eq!(report["inbox_learnings"], 1);
+    assert_eq!(report["remotes"][0]["pushed"], true);
+    assert_clean_and_sound(&a.dir, &a.home);
+}

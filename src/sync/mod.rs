@@ -118,6 +118,10 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             });
         }
     }
+    // Push needs the git binary: say so before anything moves.
+    if options.push && remotes::configured(&repo, config).iter().any(|r| r.push) {
+        crate::repo::check_git_binary().map_err(SyncError::GitBinary)?;
+    }
     let mut report = SyncReport {
         recovered: recover::finish_interrupted(&repo, &dir)?,
         ..SyncReport::default()

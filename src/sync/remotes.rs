@@ -6,7 +6,7 @@ use super::derive::EventIndex;
 use super::merge::{self, merge_head};
 use super::{LevelChange, MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
 use crate::config::{Config, RemoteConfig};
-use crate::repo::{PushOutcome, Repo, check_git_binary};
+use crate::repo::{PushOutcome, Repo};
 use crate::store::LearningsDir;
 use gix::ObjectId;
 use std::collections::HashMap;
@@ -42,9 +42,6 @@ pub fn exchange(
     }
     let known = repo.remote_names();
     let token = http_token(repo, config, &remotes);
-    if options.push && remotes.iter().any(|r| r.push) {
-        check_git_binary().map_err(SyncError::GitBinary)?;
-    }
     let mut reports: Vec<RemoteReport> = remotes
         .iter()
         .map(|r| RemoteReport {
