@@ -2,7 +2,7 @@
 # The sync benchmark (issue 4, "Speed"): see benches/README.md.
 #
 #   benches/sync.sh             # full run: 1k, 10k, 100k existing learnings
-#   QUICK=1 benches/sync.sh     # 1k and 10k only, fewer runs (a couple of minutes)
+#   QUICK=1 benches/sync.sh     # 1k and 10k only, 3 runs (a few minutes)
 #
 # Environment (defaults in brackets):
 #   SIZES            existing learnings per fixture, for (c)       [1000 10000 100000]
@@ -33,7 +33,7 @@ cd "$ROOT"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "${QUICK:-0}" = 1 ]; then
     SIZES=${SIZES:-"1000 10000"}
-    RUNS=${RUNS:-5}
+    RUNS=${RUNS:-3}
 fi
 SIZES=${SIZES:-"1000 10000 100000"}
 MAIN_N=${MAIN_N:-10000}
