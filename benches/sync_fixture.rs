@@ -338,8 +338,7 @@ fn main() {
                 Some(base_ref),
             );
             for l in new.iter().chain(touched.iter().copied()) {
-                let mut mine: Vec<&Event> =
-                    base_by.get(l.id.as_str()).cloned().unwrap_or_default();
+                let mut mine: Vec<&Event> = base_by.get(l.id.as_str()).cloned().unwrap_or_default();
                 mine.extend(added_by.get(l.id.as_str()).cloned().unwrap_or_default());
                 s.file(&path_of(l), derived(l, &mine, &policy).as_bytes());
             }

@@ -10,8 +10,10 @@ pub use worktree::{FileState, WorktreeStatus};
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// A git failure, with what we were doing when it happened.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +59,29 @@ pub struct Identity {
 pub struct Repo {
     git: gix::Repository,
     root: PathBuf,
+    /// Decoded trees by id. Trees never change, and a cycle looks up the
+    /// same folders over and over: decoding each once keeps lookups cheap.
+    trees: RefCell<HashMap<ObjectId, Rc<Tree>>>,
+}
+
+/// A decoded tree: entries in git order, and an index by name.
+pub struct Tree {
+    pub entries: Vec<TreeEntry>,
+    by_name: HashMap<String, usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TreeEntry {
+    pub name: String,
+    pub is_tree: bool,
+    pub is_blob: bool,
+    pub id: ObjectId,
+}
+
+impl Tree {
+    pub fn get(&self, name: &str) -> Option<&TreeEntry> {
+        self.by_name.get(name).map(|&i| &self.entries[i])
+    }
 }
 
 impl Repo {
@@ -67,6 +92,7 @@ impl Repo {
         Ok(Repo {
             git,
             root: root.to_path_buf(),
+            trees: RefCell::default(),
         })
     }
 
@@ -81,6 +107,7 @@ impl Repo {
         let repo = Repo {
             git,
             root: root.to_path_buf(),
+            trees: RefCell::default(),
         };
         if repo.head_commit()?.is_none() {
             repo.set_head_symbolic(branch)?;
@@ -207,28 +234,70 @@ impl Repo {
         Ok(blob.data.clone())
     }
 
+    /// A tree, decoded once per process.
+    pub fn tree(&self, id: ObjectId) -> Result<Rc<Tree>> {
+        if let Some(t) = self.trees.borrow().get(&id) {
+            return Ok(t.clone());
+        }
+        let t = self
+            .git
+            .find_tree(id)
+            .map_err(fail(format!("read tree {id}")))?;
+        let decoded = t.decode().map_err(fail(format!("decode tree {id}")))?;
+        let entries: Vec<TreeEntry> = decoded
+            .entries
+            .iter()
+            .map(|e| TreeEntry {
+                name: e.filename.to_str_lossy().into_owned(),
+                is_tree: e.mode.is_tree(),
+                is_blob: e.mode.is_blob(),
+                id: e.oid.to_owned(),
+            })
+            .collect();
+        let by_name = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.name.clone(), i))
+            .collect();
+        let tree = Rc::new(Tree { entries, by_name });
+        self.trees.borrow_mut().insert(id, tree.clone());
+        Ok(tree)
+    }
+
+    /// The entry at a `/`-separated path in `tree`, if any.
+    pub fn entry_at(&self, tree: ObjectId, path: &str) -> Result<Option<TreeEntry>> {
+        let mut current = tree;
+        let mut parts = path.split('/').peekable();
+        while let Some(part) = parts.next() {
+            let t = self.tree(current)?;
+            let Some(entry) = t.get(part) else {
+                return Ok(None);
+            };
+            if parts.peek().is_none() {
+                return Ok(Some(entry.clone()));
+            }
+            if !entry.is_tree {
+                return Ok(None);
+            }
+            current = entry.id;
+        }
+        Ok(None)
+    }
+
     /// The blob id at `path` in `tree`, if any.
     pub fn blob_id_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
-        let tree = self
-            .git
-            .find_tree(tree)
-            .map_err(fail(format!("read tree {tree}")))?;
-        let entry = tree
-            .lookup_entry_by_path(path)
-            .map_err(fail(format!("look up {path}")))?;
-        Ok(entry.filter(|e| e.mode().is_blob()).map(|e| e.object_id()))
+        Ok(self
+            .entry_at(tree, path)?
+            .filter(|e| e.is_blob)
+            .map(|e| e.id))
     }
 
     /// The id of the folder at `path` in `tree`, if any.
     pub fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
-        let t = self
-            .git
-            .find_tree(tree)
-            .map_err(fail(format!("read tree {tree}")))?;
-        let entry = t
-            .lookup_entry_by_path(path)
-            .map_err(fail(format!("look up {path}")))?;
-        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+        Ok(self
+            .entry_at(tree, path)?
+            .filter(|e| e.is_tree)
+            .map(|e| e.id))
     }
 
     /// The bytes at `path` in `tree`, if any.
@@ -252,22 +321,16 @@ impl Repo {
         prefix: String,
         out: &mut BTreeMap<String, ObjectId>,
     ) -> Result<()> {
-        let t = self
-            .git
-            .find_tree(tree)
-            .map_err(fail(format!("read tree {tree}")))?;
-        let decoded = t.decode().map_err(fail(format!("decode tree {tree}")))?;
-        for entry in &decoded.entries {
-            let name = entry.filename.to_str_lossy();
+        for entry in &self.tree(tree)?.entries {
             let path = if prefix.is_empty() {
-                name.into_owned()
+                entry.name.clone()
             } else {
-                format!("{prefix}/{name}")
+                format!("{prefix}/{}", entry.name)
             };
-            if entry.mode.is_tree() {
-                self.flatten_into(entry.oid.to_owned(), path, out)?;
-            } else if entry.mode.is_blob() {
-                out.insert(path, entry.oid.to_owned());
+            if entry.is_tree {
+                self.flatten_into(entry.id, path, out)?;
+            } else if entry.is_blob {
+                out.insert(path, entry.id);
             }
         }
         Ok(())

@@ -27,8 +27,27 @@ pub struct WorktreeStatus {
 }
 
 fn stat_of(path: &Path) -> Option<Stat> {
-    let meta = gix::index::fs::Metadata::from_path_no_follow(path).ok()?;
-    Stat::from_fs(&meta).ok()
+    std::fs::symlink_metadata(path).ok().map(|m| stat_from(&m))
+}
+
+/// The index's view of a file's metadata (the fields git records).
+fn stat_from(m: &std::fs::Metadata) -> Stat {
+    use gix::index::entry::stat::Time;
+    use std::os::unix::fs::MetadataExt;
+    let time = |secs: i64, nsecs: i64| Time {
+        secs: u32::try_from(secs).unwrap_or(0),
+        nsecs: u32::try_from(nsecs).unwrap_or(0),
+    };
+    Stat {
+        mtime: time(m.mtime(), m.mtime_nsec()),
+        ctime: time(m.ctime(), m.ctime_nsec()),
+        // Truncated to 32 bits on purpose, as git does.
+        dev: m.dev() as u32,
+        ino: m.ino() as u32,
+        uid: m.uid(),
+        gid: m.gid(),
+        size: m.size() as u32,
+    }
 }
 
 fn same_file(a: &Stat, b: &Stat) -> bool {
@@ -46,11 +65,9 @@ impl Repo {
         }
         let mut seen: HashSet<usize> = HashSet::new();
         let mut status = WorktreeStatus::default();
-        let mut files = Vec::new();
-        walk(&self.root, String::new(), &mut files, &mut status.skipped)?;
-        for rel in files {
+        let files = walk_all(&self.root, &mut status.skipped)?;
+        for (rel, stat) in files {
             let full = self.root.join(&rel);
-            let stat = stat_of(&full);
             match tracked.get(rel.as_bytes()) {
                 Some(&(i, indexed, id)) => {
                     seen.insert(i);
@@ -128,7 +145,7 @@ impl Repo {
         if let Some(parent) = full.parent() {
             std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))?;
         }
-        crate::store::atomic_write(&full, bytes).map_err(fail(format!("write {rel}")))?;
+        crate::store::replace_file(&full, bytes).map_err(fail(format!("write {rel}")))?;
         Ok(stat_of(&full))
     }
 
@@ -151,11 +168,55 @@ impl Repo {
     }
 }
 
-/// Lists work-tree files (relative, `/`-separated), skipping `.git`.
-fn walk(
+/// A work-tree file and its metadata, read relative to its folder.
+type Found = (String, Option<Stat>);
+
+/// Files found and files skipped (with the reason) by one walker thread.
+type Walked = (Vec<Found>, Vec<(String, String)>);
+
+/// Lists work-tree files (relative, `/`-separated) with their stats,
+/// skipping `.git`; top-level folders are walked on every core.
+fn walk_all(root: &Path, skipped: &mut Vec<(String, String)>) -> Result<Vec<Found>> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    walk_dir(root, String::new(), false, &mut files, &mut dirs, skipped)?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let chunk = dirs.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Walked>> = std::thread::scope(|s| {
+        let handles: Vec<_> = dirs
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let (mut f, mut sk) = (Vec::new(), Vec::new());
+                    for d in part {
+                        walk_dir(root, d.clone(), true, &mut f, &mut Vec::new(), &mut sk)?;
+                    }
+                    Ok((f, sk))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Ok((Vec::new(), Vec::new()))))
+            .collect()
+    });
+    for r in results {
+        let (f, sk) = r?;
+        files.extend(f);
+        skipped.extend(sk);
+    }
+    Ok(files)
+}
+
+/// Lists one folder; with `recurse` descends, else hands sub-folders back.
+fn walk_dir(
     root: &Path,
     prefix: String,
-    out: &mut Vec<String>,
+    recurse: bool,
+    out: &mut Vec<Found>,
+    dirs: &mut Vec<String>,
     skipped: &mut Vec<(String, String)>,
 ) -> Result<()> {
     let dir = if prefix.is_empty() {
@@ -183,9 +244,14 @@ fn walk(
         };
         let kind = entry.file_type().map_err(fail(format!("stat {rel}")))?;
         if kind.is_dir() {
-            walk(root, rel, out, skipped)?;
+            if recurse {
+                walk_dir(root, rel, true, out, dirs, skipped)?;
+            } else {
+                dirs.push(rel);
+            }
         } else if kind.is_file() {
-            out.push(rel);
+            let stat = entry.metadata().ok().map(|m| stat_from(&m));
+            out.push((rel, stat));
         } else {
             skipped.push((rel, "not a regular file (symlinks are not synced)".into()));
         }

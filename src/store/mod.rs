@@ -17,6 +17,17 @@ use std::path::{Path, PathBuf};
 /// Writes a file so a crash leaves either the old or the new bytes: temp
 /// file in the same folder, fsync, rename, fsync of the folder.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, bytes, true)
+}
+
+/// Replaces a work-tree file through a temp file and a rename, without
+/// fsync: like git's checkout. The cycle marker, not durability of each
+/// file, is what makes an interrupted cycle recoverable (docs/sync.md).
+pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, bytes, false)
+}
+
+fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -26,9 +37,14 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if durable {
+            f.sync_all()?;
+        }
         std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()
+        if durable {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

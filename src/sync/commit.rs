@@ -329,7 +329,9 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
 
     if changes.is_empty() {
         // Nothing new for git, but the work tree may need the normalised bytes.
-        finish_worktree(repo, head_tree, &pending)?;
+        if !pending.is_empty() {
+            finish_worktree(repo, head_tree, &pending)?;
+        }
         remove_consumed(&consumed);
         return Ok(out);
     }

@@ -118,22 +118,20 @@ pub fn policy_in(repo: &Repo, tree: ObjectId) -> Result<Policy> {
 
 /// Finds the learning file of `id` in a tree by looking in every agent folder.
 pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(String, Learning)>> {
-    let t = repo
-        .gix()
-        .find_tree(tree)
-        .map_err(crate::repo::fail("read tree"))?;
-    let decoded = t.decode().map_err(crate::repo::fail("decode tree"))?;
-    for entry in &decoded.entries {
-        if !entry.mode.is_tree() {
-            continue;
-        }
-        let agent = String::from_utf8_lossy(entry.filename).into_owned();
-        let Ok(rel) = paths::learning_path(&agent, id) else {
+    let file = format!("{id}.md");
+    for folder in repo.tree(tree)?.entries.iter().filter(|e| e.is_tree) {
+        let Some(entry) = repo
+            .tree(folder.id)?
+            .get(&file)
+            .filter(|e| e.is_blob)
+            .cloned()
+        else {
             continue;
         };
-        if let Some(bytes) = repo.blob_at(tree, &rel)?
-            && let Ok(l) = LearningsDir::parse_at(&rel, &bytes)
-        {
+        let Ok(rel) = paths::learning_path(&folder.name, id) else {
+            continue;
+        };
+        if let Ok(l) = LearningsDir::parse_at(&rel, &repo.read_blob(entry.id)?) {
             return Ok(Some((rel, l)));
         }
     }

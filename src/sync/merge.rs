@@ -6,9 +6,10 @@ use super::LevelChange;
 use super::derive::{self, EventIndex};
 use crate::merge::merge_file;
 use crate::paths::{self, RepoPath};
-use crate::repo::{Change, Identity, Repo, Result, fail};
+use crate::repo::{Change, Identity, Repo, Result, Tree};
 use gix::ObjectId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// One path that differs between the sides: blob ids at base, ours, theirs.
 #[derive(Debug)]
@@ -19,25 +20,16 @@ pub struct Diff {
     pub theirs: Option<ObjectId>,
 }
 
-type Entries = BTreeMap<String, (bool, ObjectId)>;
+fn tree(repo: &Repo, id: Option<ObjectId>) -> Result<Option<Rc<Tree>>> {
+    id.map(|id| repo.tree(id)).transpose()
+}
 
-fn entries(repo: &Repo, tree: Option<ObjectId>) -> Result<Entries> {
-    let mut out = BTreeMap::new();
-    let Some(tree) = tree else { return Ok(out) };
-    let t = repo
-        .gix()
-        .find_tree(tree)
-        .map_err(fail(format!("read tree {tree}")))?;
-    let decoded = t.decode().map_err(fail(format!("decode tree {tree}")))?;
-    for e in &decoded.entries {
-        if e.mode.is_tree() || e.mode.is_blob() {
-            out.insert(
-                String::from_utf8_lossy(e.filename).into_owned(),
-                (e.mode.is_tree(), e.oid.to_owned()),
-            );
-        }
-    }
-    Ok(out)
+/// `(is_tree, id)` of a file or folder entry named `name`.
+fn entry(t: &Option<Rc<Tree>>, name: &str) -> Option<(bool, ObjectId)> {
+    t.as_ref()
+        .and_then(|t| t.get(name))
+        .filter(|e| e.is_tree || e.is_blob)
+        .map(|e| (e.is_tree, e.id))
 }
 
 /// Paths where theirs changed something ours does not have. Identical
@@ -53,26 +45,26 @@ pub fn three_way(
     if ours == theirs || base == theirs {
         return Ok(());
     }
-    let (b, o, t) = (
-        entries(repo, base)?,
-        entries(repo, ours)?,
-        entries(repo, theirs)?,
-    );
-    let names: BTreeSet<&String> = b.keys().chain(o.keys()).chain(t.keys()).collect();
+    let (b, o, t) = (tree(repo, base)?, tree(repo, ours)?, tree(repo, theirs)?);
+    let names: BTreeSet<&str> = [&b, &o, &t]
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t.entries.iter().map(|e| e.name.as_str()))
+        .collect();
     for name in names {
-        let (be, oe, te) = (b.get(name), o.get(name), t.get(name));
+        let (be, oe, te) = (entry(&b, name), entry(&o, name), entry(&t, name));
         if oe == te || be == te {
             continue;
         }
         let path = if prefix.is_empty() {
-            name.clone()
+            name.to_string()
         } else {
             format!("{prefix}/{name}")
         };
         let present = [be, oe, te];
         let all_trees = present.iter().flatten().all(|(is_tree, _)| *is_tree);
         let all_blobs = present.iter().flatten().all(|(is_tree, _)| !*is_tree);
-        let id = |e: Option<&(bool, ObjectId)>| e.map(|(_, id)| *id);
+        let id = |e: Option<(bool, ObjectId)>| e.map(|(_, id)| id);
         if all_trees {
             three_way(repo, id(be), id(oe), id(te), &path, out)?;
         } else if all_blobs {
