@@ -96,5 +96,6 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     };
     let outcome = commit_local(&repo, &dir, config)?;
     outcome.fill(&mut report);
+    crate::capture::index::refresh(config);
     Ok(report)
 }
