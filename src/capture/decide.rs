@@ -106,9 +106,9 @@ pub fn failure_learning(
         return None;
     }
     // Redact whole texts first, so a cut can never leave half a secret behind.
-    let command = bound(&crate::redact::redact(raw_command), MAX_COMMAND_BYTES).into_owned();
     let output = error_text(ev);
-    let output_redacted = crate::redact::redact(&output);
+    let (command, output_redacted) = redact_together(raw_command, &output);
+    let command = bound(&command, MAX_COMMAND_BYTES).into_owned();
     let error_context = bound(output_redacted.trim_end(), MAX_ERROR_BYTES).into_owned();
 
     let parts = shell::split_chain(&command);
@@ -157,6 +157,41 @@ pub fn failure_learning(
     crate::sync::redact_learning(&mut l);
     let key = failure_key(&l)?;
     Some((l, key))
+}
+
+/// Redacts a command and its output as one: a secret the redactor recognises
+/// in one of them (by its format or its context, `GITEA_TOKEN=…`) is a secret
+/// wherever else it appears, even bare (`invalid token 3f9a…` in the output).
+pub fn redact_together(command: &str, output: &str) -> (String, String) {
+    let mut values: Vec<(String, &'static str)> = Vec::new();
+    for text in [command, output] {
+        for f in crate::redact::findings(text) {
+            let Some(found) = text.get(f.start..f.end) else {
+                continue;
+            };
+            // The value inside a finding that also covers its context
+            // (`Authorization: token <value>`, `KEY=<value>`).
+            let value = found
+                .split(|c: char| {
+                    !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+' | '~'))
+                })
+                .max_by_key(|w| w.len())
+                .unwrap_or(found);
+            if value.len() >= 12 && !values.iter().any(|(v, _)| v == value) {
+                values.push((value.to_string(), f.kind));
+            }
+        }
+    }
+    let redact = |text: &str| {
+        let mut out = crate::redact::redact(text).into_owned();
+        for (value, kind) in &values {
+            if out.contains(value.as_str()) {
+                out = out.replace(value.as_str(), &format!("[REDACTED:{kind}]"));
+            }
+        }
+        out
+    };
+    (redact(command), redact(output))
 }
 
 /// The recurrence key of a stored learning: normal form of its command and

@@ -104,16 +104,28 @@ pub fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
 
 /// `git status --porcelain` is empty and `git fsck --strict` finds nothing.
 pub fn assert_clean_and_sound(dir: &Path, home: &Path) {
-    let status = git_in(dir, home, &["status", "--porcelain", "--untracked-files=all"]);
+    let status = git_in(
+        dir,
+        home,
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
     assert_eq!(status, "", "work tree not clean after sync");
     let mut c = Command::new("git");
-    c.current_dir(dir).args(["fsck", "--strict", "--no-progress"]);
+    c.current_dir(dir)
+        .args(["fsck", "--strict", "--no-progress"]);
     scrub(&mut c, home);
     let out = c.output().expect("git fsck");
-    assert!(out.status.success(), "git fsck failed: {}", String::from_utf8_lossy(&out.stderr));
-    let complaints = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(
-        !complaints.contains("error") && !complaints.contains("missing") && !complaints.contains("broken"),
+        out.status.success(),
+        "git fsck failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let complaints =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !complaints.contains("error")
+            && !complaints.contains("missing")
+            && !complaints.contains("broken"),
         "git fsck complains: {complaints}"
     );
 }
