@@ -2,9 +2,6 @@
 //! `agents/<home>`, with the default policy, remotes and hub saved.
 
 use super::{CliError, CliResult, Context, exit};
-use crate::config::FileConfig;
-use crate::policy::{POLICY_PATH, Policy};
-use crate::repo::Repo;
 use serde_json::json;
 
 #[derive(clap::Args, Debug)]
@@ -42,65 +39,20 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .agent
         .clone()
         .unwrap_or_else(|| ctx.config.home_agent.value.clone());
-    crate::paths::validate_agent(&home).map_err(|e| CliError::usage(e.to_string()))?;
     let root = ctx.config.dir.value.clone();
-    if root.exists() && !root.is_dir() {
-        return Err(CliError::failure(format!(
-            "{} exists and is not a directory",
-            root.display()
-        )));
-    }
-    std::fs::create_dir_all(&root)
-        .map_err(|e| CliError::failure(format!("cannot create {}: {e}", root.display())))?;
-    let adopting = !root.join(".git").exists();
-    let repo = Repo::init(&root, &format!("agents/{home}"))?;
-    if let Some(branch) = repo.head_branch()?
-        && repo.head_commit()?.is_some()
-        && branch != format!("agents/{home}")
-    {
-        return Err(CliError::failure(format!(
-            "{} is already a git repository on branch {branch}; learnsync works on agents/{home}",
-            root.display()
-        )));
-    }
-
-    // Local state and the repo config (home agent, hub).
-    let state = root.join(".git").join("learnsync");
-    std::fs::create_dir_all(state.join("inbox"))?;
-    let config_path = state.join("config.yaml");
-    let existing = std::fs::read_to_string(&config_path).unwrap_or_default();
-    FileConfig::parse(&existing)
-        .map_err(|e| CliError::failure(format!("{}: {e}", config_path.display())))?;
-    let hub = args
-        .hub
-        .clone()
-        .or_else(|| remotes.first().map(|(n, _)| n.clone()));
-    let mut text = set_key(&existing, "agent", &home);
-    if let Some(hub) = &hub {
-        text = set_key(&text, "hub", hub);
-    }
-    crate::store::atomic_write(&config_path, text.as_bytes())?;
-
-    for (name, url) in &remotes {
-        repo.set_remote(name, url)?;
-    }
-    let policy = root.join(POLICY_PATH);
-    if !policy.exists() {
-        repo.write_file(POLICY_PATH, Policy::default_file().as_bytes())?;
-    }
-
-    let config = crate::config::Config::load(&ctx.flags, &ctx.env)?;
-    let message = if adopting {
-        "learnsync: adopt the learnings dir"
-    } else {
-        "learnsync: init"
-    };
-    let (commit, redacted) = crate::sync::commit_as_is(&repo, message, &config)?;
-    let scan = crate::store::LearningsDir::new(root.clone()).scan();
-    for p in &scan.problems {
+    let done = crate::setup::init(
+        &root,
+        &home,
+        &remotes,
+        args.hub.as_deref(),
+        &ctx.flags,
+        &ctx.env,
+    )
+    .map_err(|e| CliError::failure(e.to_string()))?;
+    for p in &done.problems {
         eprintln!("learnsync: warning: {}: {}", p.path, p.message);
     }
-    for path in &redacted {
+    for path in &done.redacted {
         eprintln!("learnsync: warning: {path}: secrets were redacted before the commit");
     }
     if ctx.json {
@@ -108,47 +60,30 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             "dir": root.display().to_string(),
             "agent": home,
             "branch": format!("agents/{home}"),
-            "commit": commit.map(|c| c.to_string()),
-            "learnings": scan.learnings.len(),
-            "problems": scan.problems,
+            "commit": done.commit,
+            "learnings": done.learnings,
+            "problems": done.problems,
             "remotes": remotes.iter().map(|(n, u)| json!({"name": n, "url": u})).collect::<Vec<_>>(),
-            "hub": hub,
         }));
     } else {
         ctx.say(format!(
-            "Initialised {} on agents/{home}: {} learning(s){}.",
+            "{} {} on agents/{home}: {} learning(s){}.",
+            if done.adopted {
+                "Adopted"
+            } else {
+                "Initialised"
+            },
             root.display(),
-            scan.learnings.len(),
-            if scan.problems.is_empty() {
+            done.learnings,
+            if done.problems.is_empty() {
                 String::new()
             } else {
                 format!(
                     ", {} unreadable file(s) kept as they are",
-                    scan.problems.len()
+                    done.problems.len()
                 )
             }
         ));
     }
     Ok(exit::OK)
-}
-
-/// Sets a top-level `key: value` in a small YAML file, keeping other lines.
-fn set_key(text: &str, key: &str, value: &str) -> String {
-    let line = format!("{key}: {}", crate::yaml::quote(value));
-    let mut found = false;
-    let mut out: Vec<String> = text
-        .lines()
-        .map(|l| {
-            if l.starts_with(&format!("{key}:")) {
-                found = true;
-                line.clone()
-            } else {
-                l.to_string()
-            }
-        })
-        .collect();
-    if !found {
-        out.push(line);
-    }
-    out.join("\n") + "\n"
 }

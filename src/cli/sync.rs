@@ -19,6 +19,17 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let root = &ctx.config.dir.value;
+    if !root.exists() {
+        // A first run on a fresh machine: create the dir with the defaults.
+        let home = ctx.config.home_agent.value.clone();
+        crate::setup::init(root, &home, &[], None, &ctx.flags, &ctx.env)
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        ctx.say(format!(
+            "Created the learnings dir {} on agents/{home}.",
+            root.display()
+        ));
+    }
     let options = SyncOptions {
         fetch: !args.no_fetch,
         push: !args.no_push,
@@ -69,5 +80,42 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ctx.say("Finished an interrupted sync cycle.");
         }
     }
-    Ok(exit::OK)
+    for r in &report.remotes {
+        for e in &r.errors {
+            eprintln!("learnsync: remote {}: {e}", r.name);
+        }
+    }
+    if !ctx.json {
+        for m in &report.merged {
+            ctx.say(format!(
+                "{} {} ({} path(s){})",
+                if m.fast_forward {
+                    "Fast-forwarded to"
+                } else {
+                    "Merged"
+                },
+                m.head,
+                m.paths,
+                if m.conflicts_kept.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} kept under .learnsync/conflicts/",
+                        m.conflicts_kept.len()
+                    )
+                }
+            ));
+        }
+        for r in report.remotes.iter().filter(|r| r.pushed) {
+            ctx.say(format!(
+                "Pushed agents/{} to {}",
+                ctx.config.home_agent.value, r.name
+            ));
+        }
+    }
+    Ok(if report.is_partial() {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
 }

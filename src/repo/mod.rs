@@ -1,7 +1,10 @@
 //! The git edge: the learnings dir as a repository, through gix. Reading
 //! trees and blobs, writing commits, moving refs; no domain rules here.
 
+mod remote;
 mod worktree;
+
+pub use remote::{PushOutcome, check_git_binary, fetch_refspecs};
 
 pub use worktree::{FileState, WorktreeStatus};
 
@@ -83,6 +86,25 @@ impl Repo {
             repo.set_head_symbolic(branch)?;
         }
         Ok(repo)
+    }
+
+    /// Sets the identity gix uses for reflogs (fetch, ref updates), in memory
+    /// only: a machine with no global git identity must still work.
+    pub fn with_identity(mut self, who: &Identity) -> Result<Repo> {
+        use gix::config::tree::{Committer, Key, User};
+        let mut config = self.git.config_snapshot_mut();
+        for (key, value) in [
+            (&User::NAME as &'static dyn Key, who.name.as_str()),
+            (&User::EMAIL, who.email.as_str()),
+            (&Committer::NAME, who.name.as_str()),
+            (&Committer::EMAIL, who.email.as_str()),
+        ] {
+            config
+                .set_value(key, value)
+                .map_err(fail(format!("set {}", key.name())))?;
+        }
+        config.commit().map_err(fail("apply the identity"))?;
+        Ok(self)
     }
 
     pub fn root(&self) -> &Path {
@@ -344,6 +366,43 @@ impl Repo {
             .collect();
         names.sort();
         names
+    }
+
+    /// Writes a commit object without moving any ref.
+    pub fn write_commit(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        message: &str,
+        who: &Identity,
+    ) -> Result<ObjectId> {
+        let sig = gix::actor::Signature {
+            name: who.name.as_str().into(),
+            email: who.email.as_str().into(),
+            time: gix::date::Time::now_local_or_utc(),
+        };
+        let commit = gix::objs::Commit {
+            tree,
+            parents: parents.iter().copied().collect(),
+            author: sig.clone(),
+            committer: sig,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        self.git
+            .write_object(&commit)
+            .map(|id| id.detach())
+            .map_err(fail("write commit"))
+    }
+
+    /// The best common ancestor of two commits, if they share history.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>> {
+        match self.git.merge_base(a, b) {
+            Ok(id) => Ok(Some(id.detach())),
+            Err(gix::repository::merge_base::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(fail(format!("find the merge base of {a} and {b}"))(e)),
+        }
     }
 
     /// Moves HEAD's branch to `commit` (a fast-forward), if it still points at `expected`.

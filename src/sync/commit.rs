@@ -319,10 +319,14 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
     )?;
     let parents: Vec<ObjectId> = head.into_iter().collect();
     let message = commit_message(config, &out, &changes);
+    crate::fault::point("commit:before-ref");
     let commit = repo.commit(tree, &parents, &message, &config.identity())?;
+    crate::fault::point("commit:after-ref");
     finish_worktree(repo, tree, &pending)?;
+    crate::fault::point("commit:after-worktree");
     recover::end(dir);
     remove_consumed(&consumed);
+    crate::fault::point("commit:after-inbox");
     out.commit = Some(commit);
     out.files = changes.iter().map(|c| c.path().to_string()).collect();
     Ok(out)

@@ -2,7 +2,10 @@
 //! merge, recompute and push, under the sync lock; and its report.
 
 mod commit;
+mod derive;
+mod merge;
 mod recover;
+mod remotes;
 
 pub use commit::{CommitOutcome, commit_as_is, commit_local, newer, redact_learning};
 
@@ -28,9 +31,31 @@ pub struct LevelChange {
     pub to: String,
 }
 
+/// What happened with one remote.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct RemoteReport {
+    pub name: String,
+    pub fetched: bool,
+    pub pushed: bool,
+    pub push_attempts: u32,
+    pub errors: Vec<String>,
+}
+
+/// One fetched head merged into ours.
+#[derive(Debug, Clone, Serialize)]
+pub struct MergedHead {
+    pub head: String,
+    pub commit: String,
+    pub fast_forward: bool,
+    pub paths: usize,
+    pub conflicts_kept: Vec<String>,
+}
+
 /// What a cycle did, for people and for `--json`.
 #[derive(Debug, Default, Serialize)]
 pub struct SyncReport {
+    pub remotes: Vec<RemoteReport>,
+    pub merged: Vec<MergedHead>,
     pub commit: Option<String>,
     pub committed_files: Vec<String>,
     pub inbox_learnings: usize,
@@ -53,6 +78,8 @@ pub enum SyncError {
     Git(#[from] GitError),
     #[error("{0} is not a learnings dir (no .git); run `learnsync init` first")]
     NotInitialised(String),
+    #[error("{0}")]
+    GitBinary(String),
     #[error(
         "HEAD is on {found}, not on agents/{agent}; check out agents/{agent} or run with --agent"
     )]
@@ -79,7 +106,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         options.wait,
         "learnsync sync",
     )?;
-    let repo = Repo::open(&dir.root)?;
+    let repo = Repo::open(&dir.root)?.with_identity(&config.identity())?;
     let home = &config.home_agent.value;
     match repo.head_branch()? {
         Some(b) if b == format!("agents/{home}") => {}
@@ -96,6 +123,14 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     };
     let outcome = commit_local(&repo, &dir, config)?;
     outcome.fill(&mut report);
+    remotes::exchange(&repo, &dir, config, options, &mut report)?;
     crate::capture::index::refresh(config);
     Ok(report)
+}
+
+impl SyncReport {
+    /// True when some remote failed while the rest went through (exit 3).
+    pub fn is_partial(&self) -> bool {
+        self.remotes.iter().any(|r| !r.errors.is_empty())
+    }
 }

@@ -147,3 +147,138 @@ pub fn copy_tree(from: &Path, to: &Path) {
 pub fn json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
 }
+
+/// One machine in a multi-clone test: its own HOME and learnings dir.
+pub struct Machine {
+    pub home: PathBuf,
+    pub dir: PathBuf,
+}
+
+impl Machine {
+    pub fn new(root: &Path, name: &str) -> Machine {
+        let home = root.join(format!("{name}-home"));
+        std::fs::create_dir_all(&home).expect("home");
+        Machine {
+            home,
+            dir: root.join(name),
+        }
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.args(args);
+        scrub(&mut c, &self.home);
+        c.env("LEARNSYNC_DIR", &self.dir);
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run learnsync")
+    }
+
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "learnsync {args:?} in {} failed ({:?})\nstdout: {}\nstderr: {}",
+            self.dir.display(),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        git_in(&self.dir, &self.home, args)
+    }
+
+    /// Every learning and events file, path → bytes.
+    pub fn learning_and_event_files(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
+        let mut out = std::collections::BTreeMap::new();
+        for rel in self.git(&["ls-files"]).lines() {
+            let is_learning = rel.ends_with(".md")
+                && rel.matches('/').count() == 1
+                && !rel.starts_with("kg/")
+                && !rel.starts_with("shared/");
+            if is_learning || rel.starts_with("events/") {
+                out.insert(
+                    rel.to_string(),
+                    std::fs::read(self.dir.join(rel)).expect("tracked file"),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// A bare repository at `path`.
+pub fn bare(path: &Path) {
+    let out = Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(path)
+        .output()
+        .expect("git init");
+    assert!(out.status.success());
+}
+
+/// A `git daemon` serving `base` on 127.0.0.1, with push enabled; killed on drop.
+pub struct GitDaemon {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl GitDaemon {
+    pub fn start(base: &Path) -> GitDaemon {
+        for _ in 0..20 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .expect("free port");
+            // Run git-daemon itself: killing a `git daemon` wrapper would leave it serving.
+            let exec_path = Command::new("git")
+                .arg("--exec-path")
+                .output()
+                .expect("git --exec-path");
+            let daemon =
+                PathBuf::from(String::from_utf8_lossy(&exec_path.stdout).trim()).join("git-daemon");
+            let mut child = Command::new(daemon)
+                .args([
+                    "--reuseaddr",
+                    "--export-all",
+                    "--enable=receive-pack",
+                    "--listen=127.0.0.1",
+                ])
+                .arg(format!("--port={port}"))
+                .arg(format!("--base-path={}", base.display()))
+                .arg(base)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("start git daemon");
+            for _ in 0..100 {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return GitDaemon { child, port };
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("git daemon did not start");
+    }
+
+    pub fn url(&self, repo: &str) -> String {
+        format!("git://127.0.0.1:{}/{repo}", self.port)
+    }
+}
+
+impl Drop for GitDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

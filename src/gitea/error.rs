@@ -1,0 +1,118 @@
+//! Errors of the Gitea client: what failed (method, endpoint, status) and what
+//! Gitea said, with any occurrence of the token redacted before it is stored.
+
+use secrecy::{ExposeSecret, SecretString};
+
+/// What a Gitea call can fail with. Messages are for a person; none of them
+/// can contain the token (see [`redact`]).
+#[derive(Debug, thiserror::Error)]
+pub enum GiteaError {
+    /// Gitea (or a proxy in front of it) answered with an error status.
+    #[error("Gitea answered {status} to {method} {endpoint}: {message}{hint}", hint = status_hint(*status))]
+    Status {
+        method: String,
+        endpoint: String,
+        status: u16,
+        /// Gitea's `message`, or the start of a non-JSON body; may be empty.
+        message: String,
+    },
+    /// The request never got an HTTP answer (connect, reset, timeout).
+    #[error("could not reach Gitea for {method} {endpoint}: {message}")]
+    Transport {
+        method: String,
+        endpoint: String,
+        message: String,
+        timeout: bool,
+    },
+    /// A success status with a body that is not what the API documents.
+    #[error("Gitea's answer to {method} {endpoint} could not be read: {message}")]
+    Decode {
+        method: String,
+        endpoint: String,
+        message: String,
+    },
+    /// The token could not be obtained from its source.
+    #[error("could not get the Gitea token: {0}")]
+    Token(String),
+    /// A caller error caught before anything was sent.
+    #[error("invalid Gitea request: {0}")]
+    Invalid(String),
+}
+
+fn status_hint(status: u16) -> &'static str {
+    match status {
+        401 => {
+            " (the token is missing or not valid: set GITEA_TOKEN or the configured token source)"
+        }
+        403 => " (the token lacks the write:repository scope, or its user may not write this wiki)",
+        404 => " (no such repository, page, or the wiki is disabled or empty)",
+        423 => " (the repository is archived)",
+        _ => "",
+    }
+}
+
+impl GiteaError {
+    /// The HTTP status, when Gitea answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            GiteaError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// 404: the repository, wiki or page does not exist (or is not visible).
+    pub fn is_not_found(&self) -> bool {
+        self.status() == Some(404)
+    }
+
+    /// Gitea's 400 for creating a page that exists (it never sends 409 here).
+    pub fn is_page_exists(&self) -> bool {
+        matches!(self, GiteaError::Status { status: 400, message, .. } if message.contains("already exists"))
+    }
+
+    /// 401 or 403: the credentials are the problem, not the request.
+    pub fn is_auth(&self) -> bool {
+        matches!(self.status(), Some(401 | 403))
+    }
+}
+
+/// Replaces every occurrence of the token in `text` by `[REDACTED]`.
+///
+/// Gitea never echoes a token, but proxies and error pages might; every string
+/// taken from a response or a transport error passes through here.
+pub fn redact(text: &str, token: Option<&SecretString>) -> String {
+    match token.map(|t| t.expose_secret()) {
+        Some(secret) if !secret.is_empty() => text.replace(secret, "[REDACTED]"),
+        _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redact_removes_every_occurrence() {
+        let token = SecretString::from("s3cr3t");
+        assert_eq!(
+            redact("a s3cr3t b s3cr3ts3cr3t", Some(&token)),
+            "a [REDACTED] b [REDACTED][REDACTED]"
+        );
+        assert_eq!(redact("plain", None), "plain");
+        assert_eq!(redact("plain", Some(&SecretString::from(""))), "plain");
+    }
+
+    #[test]
+    fn status_errors_read_as_sentences() {
+        let err = GiteaError::Status {
+            method: "POST".into(),
+            endpoint: "/repos/o/r/wiki/new".into(),
+            status: 403,
+            message: "token does not have at least one of required scope(s)".into(),
+        };
+        let text = err.to_string();
+        assert!(text.starts_with("Gitea answered 403 to POST /repos/o/r/wiki/new"));
+        assert!(text.contains("write:repository"));
+        assert!(err.is_auth() && !err.is_not_found());
+    }
+}

@@ -1,0 +1,139 @@
+//! Talking to remotes: fetch through gix (`agents/*` and `main` into
+//! `refs/remotes/<remote>/…`), push through the `git` binary (gix cannot
+//! push yet), fast-forward only.
+
+use super::{GitError, Repo, Result, fail};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+
+/// How a push went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PushOutcome {
+    /// The remote branch now points at our commit (or already did).
+    Pushed,
+    /// Not a fast-forward: someone else got there first.
+    Rejected(String),
+    /// Anything else: unreachable, auth, a hook said no.
+    Failed(String),
+}
+
+/// The refspecs a sync fetches.
+pub fn fetch_refspecs(remote: &str) -> [String; 2] {
+    [
+        format!("+refs/heads/agents/*:refs/remotes/{remote}/agents/*"),
+        format!("+refs/heads/main:refs/remotes/{remote}/main"),
+    ]
+}
+
+impl Repo {
+    /// Fetches `agents/*` and `main` from a configured remote.
+    pub fn fetch(&self, remote_name: &str) -> Result<()> {
+        let action = format!("fetch from {remote_name}");
+        let mut remote = self
+            .git
+            .find_remote(remote_name)
+            .map_err(fail(action.clone()))?;
+        remote
+            .replace_refspecs(
+                fetch_refspecs(remote_name).iter().map(|s| s.as_str()),
+                gix::remote::Direction::Fetch,
+            )
+            .map_err(fail(action.clone()))?;
+        let remote = remote.with_fetch_tags(gix::remote::fetch::Tags::None);
+        let interrupt = AtomicBool::new(false);
+        remote
+            .connect(gix::remote::Direction::Fetch)
+            .map_err(fail(action.clone()))?
+            .prepare_fetch(gix::progress::Discard, Default::default())
+            .map_err(fail(action.clone()))?
+            .receive(gix::progress::Discard, &interrupt)
+            .map_err(fail(action))?;
+        Ok(())
+    }
+
+    /// The remote-tracking refs a fetch produced: `(short name, commit)`,
+    /// e.g. `("origin/agents/codex", …)`, sorted.
+    pub fn tracking_refs(&self, remote_name: &str) -> Result<Vec<(String, gix::ObjectId)>> {
+        let prefix = format!("refs/remotes/{remote_name}/");
+        let platform = self.git.references().map_err(fail("list refs"))?;
+        let iter = platform
+            .prefixed(prefix.as_str())
+            .map_err(fail("list refs"))?;
+        let mut out = Vec::new();
+        for r in iter {
+            let mut r = r.map_err(|e| GitError {
+                action: "list refs".into(),
+                message: e.to_string(),
+            })?;
+            let name = r.name().as_bstr().to_string();
+            let Some(rest) = name.strip_prefix(&prefix) else {
+                continue;
+            };
+            if rest != "main" && !rest.starts_with("agents/") {
+                continue;
+            }
+            let id = r
+                .peel_to_id()
+                .map_err(fail(format!("resolve {name}")))?
+                .detach();
+            out.push((format!("{remote_name}/{rest}"), id));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Pushes `refs/heads/<branch>` to the same name on `remote`, never forcing.
+    pub fn push(&self, remote: &str, branch: &str) -> PushOutcome {
+        let spec = format!("refs/heads/{branch}:refs/heads/{branch}");
+        let out = Command::new("git")
+            .current_dir(self.root())
+            .args(["push", "--porcelain", "--quiet", remote, &spec])
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .output();
+        let out = match out {
+            Ok(o) => o,
+            Err(e) => return PushOutcome::Failed(format!("cannot run git: {e}")),
+        };
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let summary = crate::redact::redact(text.trim()).into_owned();
+        if out.status.success() {
+            PushOutcome::Pushed
+        } else if text.contains("[rejected]")
+            || text.contains("non-fast-forward")
+            || text.contains("fetch first")
+        {
+            PushOutcome::Rejected(summary)
+        } else {
+            PushOutcome::Failed(summary)
+        }
+    }
+}
+
+/// Checks that `git` (for push) is on PATH and new enough.
+pub fn check_git_binary() -> std::result::Result<(), String> {
+    let out = Command::new("git").arg("--version").output().map_err(|e| {
+        format!(
+            "the git binary is needed to push and was not found on PATH ({e}); install git >= 2.30"
+        )
+    })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version: Vec<u32> = text
+        .split_whitespace()
+        .nth(2)
+        .unwrap_or_default()
+        .split('.')
+        .take(2)
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    match version.as_slice() {
+        [major, minor] if (*major, *minor) >= (2, 30) => Ok(()),
+        _ => Err(format!(
+            "git >= 2.30 is needed to push; found {:?}",
+            text.trim()
+        )),
+    }
+}

@@ -1,0 +1,143 @@
+//! Creating or adopting a learnings dir (`init`, and `sync` on a dir that
+//! does not exist yet): a git repository on `agents/<home>` with the default
+//! policy, the remotes and hub saved, and every existing file committed as is.
+
+use crate::config::{Config, Env, FileConfig, Flags};
+use crate::policy::{POLICY_PATH, Policy};
+use crate::repo::{GitError, Repo};
+use crate::store::{LearningsDir, Problem};
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("{0}")]
+    Git(#[from] GitError),
+    #[error("{0}")]
+    Config(#[from] crate::config::ConfigError),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error(
+        "{path} is already a git repository on branch {branch}; learnsync works on agents/{agent}"
+    )]
+    OtherBranch {
+        path: String,
+        branch: String,
+        agent: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SetupError + '_ {
+    move |e| SetupError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// What `init` did.
+#[derive(Debug)]
+pub struct Initialised {
+    pub commit: Option<String>,
+    pub learnings: usize,
+    pub problems: Vec<Problem>,
+    pub redacted: Vec<String>,
+    pub adopted: bool,
+}
+
+/// Creates or adopts `root` for the home agent `home`.
+pub fn init(
+    root: &Path,
+    home: &str,
+    remotes: &[(String, String)],
+    hub: Option<&str>,
+    flags: &Flags,
+    env: &Env,
+) -> Result<Initialised, SetupError> {
+    if root.exists() && !root.is_dir() {
+        return Err(SetupError::Io {
+            path: root.display().to_string(),
+            message: "exists and is not a directory".into(),
+        });
+    }
+    let had_files = std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_some());
+    std::fs::create_dir_all(root).map_err(io(root))?;
+    let branch = format!("agents/{home}");
+    let repo = Repo::init(root, &branch)?;
+    if let Some(current) = repo.head_branch()?
+        && repo.head_commit()?.is_some()
+        && current != branch
+    {
+        return Err(SetupError::OtherBranch {
+            path: root.display().to_string(),
+            branch: current,
+            agent: home.to_string(),
+        });
+    }
+
+    let dir = LearningsDir::new(root);
+    let state = dir.state_dir();
+    std::fs::create_dir_all(state.join("inbox")).map_err(io(&state))?;
+    let config_path = state.join("config.yaml");
+    let existing = std::fs::read_to_string(&config_path).unwrap_or_default();
+    FileConfig::parse(&existing).map_err(|message| SetupError::Io {
+        path: config_path.display().to_string(),
+        message,
+    })?;
+    let hub = hub
+        .map(str::to_string)
+        .or_else(|| remotes.first().map(|(n, _)| n.clone()));
+    let mut text = set_key(&existing, "agent", home);
+    if let Some(hub) = &hub {
+        text = set_key(&text, "hub", hub);
+    }
+    crate::store::atomic_write(&config_path, text.as_bytes()).map_err(io(&config_path))?;
+    for (name, url) in remotes {
+        repo.set_remote(name, url)?;
+    }
+    if !root.join(POLICY_PATH).exists() {
+        repo.write_file(POLICY_PATH, Policy::default_file().as_bytes())?;
+    }
+
+    let config = Config::load(
+        &Flags {
+            dir: Some(root.to_path_buf()),
+            ..flags.clone()
+        },
+        env,
+    )?;
+    let message = if had_files {
+        "learnsync: adopt the learnings dir"
+    } else {
+        "learnsync: init"
+    };
+    let (commit, redacted) = crate::sync::commit_as_is(&repo, message, &config)?;
+    let scan = dir.scan();
+    Ok(Initialised {
+        commit: commit.map(|c| c.to_string()),
+        learnings: scan.learnings.len(),
+        problems: scan.problems,
+        redacted,
+        adopted: had_files,
+    })
+}
+
+/// Sets a top-level `key: value` in a small YAML file, keeping other lines.
+fn set_key(text: &str, key: &str, value: &str) -> String {
+    let line = format!("{key}: {}", crate::yaml::quote(value));
+    let prefix = format!("{key}:");
+    let mut found = false;
+    let mut out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with(&prefix) {
+                found = true;
+                line.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    if !found {
+        out.push(line);
+    }
+    out.join("\n") + "\n"
+}

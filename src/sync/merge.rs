@@ -1,0 +1,262 @@
+//! Step 3 of the cycle: merge a fetched head into ours with the semantic
+//! merge of `crate::merge`, as a real two-parent commit (or a fast-forward),
+//! with derived state recomputed for exactly what changed.
+
+use super::LevelChange;
+use super::derive::{self, EventIndex};
+use crate::merge::merge_file;
+use crate::paths::{self, RepoPath};
+use crate::repo::{Change, Identity, Repo, Result, fail};
+use gix::ObjectId;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One path that differs between the sides: blob ids at base, ours, theirs.
+#[derive(Debug)]
+pub struct Diff {
+    pub path: String,
+    pub base: Option<ObjectId>,
+    pub ours: Option<ObjectId>,
+    pub theirs: Option<ObjectId>,
+}
+
+type Entries = BTreeMap<String, (bool, ObjectId)>;
+
+fn entries(repo: &Repo, tree: Option<ObjectId>) -> Result<Entries> {
+    let mut out = BTreeMap::new();
+    let Some(tree) = tree else { return Ok(out) };
+    let t = repo
+        .gix()
+        .find_tree(tree)
+        .map_err(fail(format!("read tree {tree}")))?;
+    let decoded = t.decode().map_err(fail(format!("decode tree {tree}")))?;
+    for e in &decoded.entries {
+        if e.mode.is_tree() || e.mode.is_blob() {
+            out.insert(
+                String::from_utf8_lossy(e.filename).into_owned(),
+                (e.mode.is_tree(), e.oid.to_owned()),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Paths where theirs changed something ours does not have. Identical
+/// subtrees are skipped, so the cost follows what changed.
+pub fn three_way(
+    repo: &Repo,
+    base: Option<ObjectId>,
+    ours: Option<ObjectId>,
+    theirs: Option<ObjectId>,
+    prefix: &str,
+    out: &mut Vec<Diff>,
+) -> Result<()> {
+    if ours == theirs || base == theirs {
+        return Ok(());
+    }
+    let (b, o, t) = (
+        entries(repo, base)?,
+        entries(repo, ours)?,
+        entries(repo, theirs)?,
+    );
+    let names: BTreeSet<&String> = b.keys().chain(o.keys()).chain(t.keys()).collect();
+    for name in names {
+        let (be, oe, te) = (b.get(name), o.get(name), t.get(name));
+        if oe == te || be == te {
+            continue;
+        }
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let present = [be, oe, te];
+        let all_trees = present.iter().flatten().all(|(is_tree, _)| *is_tree);
+        let all_blobs = present.iter().flatten().all(|(is_tree, _)| !*is_tree);
+        let id = |e: Option<&(bool, ObjectId)>| e.map(|(_, id)| *id);
+        if all_trees {
+            three_way(repo, id(be), id(oe), id(te), &path, out)?;
+        } else if all_blobs {
+            out.push(Diff {
+                path,
+                base: id(be),
+                ours: id(oe),
+                theirs: id(te),
+            });
+        }
+        // A file on one side and a folder on the other: ours stands.
+    }
+    Ok(())
+}
+
+/// What merging one head did.
+#[derive(Debug, Default)]
+pub struct Merged {
+    /// The new head; `None` when theirs was already contained in ours.
+    pub head: Option<ObjectId>,
+    pub fast_forward: bool,
+    pub paths: Vec<String>,
+    pub conflicts_kept: Vec<String>,
+    pub levels: Vec<LevelChange>,
+}
+
+/// Merges `theirs` into `ours` (commits), writing objects only; the caller
+/// moves the ref once for the whole cycle.
+pub fn merge_head(
+    repo: &Repo,
+    ours: ObjectId,
+    theirs: ObjectId,
+    label: &str,
+    index: &mut EventIndex,
+    hub: Option<&str>,
+    who: &Identity,
+) -> Result<Merged> {
+    let base = repo.merge_base(ours, theirs)?;
+    if base == Some(theirs) {
+        return Ok(Merged::default());
+    }
+    let ours_tree = repo.commit_tree(ours)?;
+    let theirs_tree = repo.commit_tree(theirs)?;
+    let fast_forward = base == Some(ours);
+    let base_tree = match base {
+        Some(b) => Some(repo.commit_tree(b)?),
+        None => None,
+    };
+    index.ensure(repo, ours_tree)?;
+
+    // The merged tree, before derived state.
+    let mut diffs = Vec::new();
+    let (merged_tree, start) = if fast_forward {
+        three_way(
+            repo,
+            Some(ours_tree),
+            Some(ours_tree),
+            Some(theirs_tree),
+            "",
+            &mut diffs,
+        )?;
+        (theirs_tree, theirs)
+    } else {
+        three_way(
+            repo,
+            base_tree,
+            Some(ours_tree),
+            Some(theirs_tree),
+            "",
+            &mut diffs,
+        )?;
+        (ours_tree, ours)
+    };
+    let mut changes: Vec<Change> = Vec::new();
+    let mut affected: BTreeSet<String> = BTreeSet::new();
+    let mut conflicts_kept = Vec::new();
+    let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
+        id.map(|id| repo.read_blob(id)).transpose()
+    };
+    for d in &diffs {
+        let (b, o, t) = (read(d.base)?, read(d.ours)?, read(d.theirs)?);
+        let result = if fast_forward {
+            // Theirs contains ours: take it as it is; recompute below.
+            crate::merge::Merged {
+                result: t.clone(),
+                kept: Vec::new(),
+            }
+        } else {
+            merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref())
+        };
+        let old = if fast_forward {
+            t.as_deref()
+        } else {
+            o.as_deref()
+        };
+        match paths::classify(&d.path) {
+            RepoPath::Learning { id, .. } => {
+                affected.insert(id.to_string());
+            }
+            RepoPath::Review { id } => {
+                affected.insert(id.to_string());
+            }
+            RepoPath::Events { .. } => {
+                let before = String::from_utf8_lossy(o.as_deref().unwrap_or_default()).into_owned();
+                let after = String::from_utf8_lossy(result.result.as_deref().unwrap_or_default())
+                    .into_owned();
+                affected.extend(derive::ids_of_new_lines(&before, &after));
+                index.update(
+                    &d.path,
+                    result
+                        .result
+                        .as_deref()
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                        .as_deref(),
+                );
+            }
+            _ => {}
+        }
+        if result.result.as_deref() != old {
+            changes.push(match result.result {
+                Some(bytes) => Change::Upsert {
+                    path: d.path.clone(),
+                    bytes,
+                },
+                None => Change::Delete {
+                    path: d.path.clone(),
+                },
+            });
+        }
+        for (path, bytes) in result.kept {
+            if repo.blob_id_at(ours_tree, &path)?.is_none() {
+                conflicts_kept.push(path.clone());
+                changes.push(Change::Upsert { path, bytes });
+            }
+        }
+    }
+    let tree = if changes.is_empty() {
+        merged_tree
+    } else {
+        repo.write_tree(merged_tree, &changes)?
+    };
+
+    // Derived state for exactly the learnings whose file, events or review moved.
+    let (derived, levels) = derive::recompute(repo, tree, ours_tree, &affected, index, hub)?;
+    let tree = if derived.is_empty() {
+        tree
+    } else {
+        repo.write_tree(tree, &derived)?
+    };
+
+    let head = if fast_forward && derived.is_empty() {
+        theirs
+    } else if fast_forward {
+        let msg = format!(
+            "learnsync: recompute after fast-forward to {label}\n\n{} learning(s) recomputed.\n",
+            derived.len()
+        );
+        repo.write_commit(tree, &[start], &msg, who)?
+    } else {
+        let msg = format!(
+            "learnsync: merge {label}\n\n{} path(s) merged, {} learning(s) recomputed{}.\n",
+            diffs.len(),
+            affected.len(),
+            if conflicts_kept.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} version(s) kept under .learnsync/conflicts/",
+                    conflicts_kept.len()
+                )
+            }
+        );
+        repo.write_commit(tree, &[ours, theirs], &msg, who)?
+    };
+    let mut paths: Vec<String> = diffs.into_iter().map(|d| d.path).collect();
+    paths.extend(derived.iter().map(|c| c.path().to_string()));
+    paths.extend(conflicts_kept.iter().cloned());
+    paths.sort();
+    paths.dedup();
+    Ok(Merged {
+        head: Some(head),
+        fast_forward: fast_forward && derived.is_empty(),
+        paths,
+        conflicts_kept,
+        levels,
+    })
+}

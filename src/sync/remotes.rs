@@ -1,0 +1,216 @@
+//! Steps 2, 3 and 5 of the cycle: fetch every remote, merge every fetched
+//! head not yet in ours (sorted by remote and name), move the ref once, bring
+//! the work tree along, and push `agents/<home>`, retrying a rejected push.
+
+use super::derive::EventIndex;
+use super::merge::{self, merge_head};
+use super::{LevelChange, MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
+use crate::config::{Config, RemoteConfig};
+use crate::repo::{PushOutcome, Repo, check_git_binary};
+use crate::store::LearningsDir;
+use gix::ObjectId;
+use std::collections::HashMap;
+
+const PUSH_ATTEMPTS: u32 = 3;
+
+/// The remotes this clone syncs with: the configured list, else every git remote.
+pub fn configured(repo: &Repo, config: &Config) -> Vec<RemoteConfig> {
+    match &config.remotes {
+        Some(list) => list.value.clone(),
+        None => repo
+            .remote_names()
+            .into_iter()
+            .map(|name| RemoteConfig {
+                name,
+                fetch: true,
+                push: true,
+            })
+            .collect(),
+    }
+}
+
+pub fn exchange(
+    repo: &Repo,
+    dir: &LearningsDir,
+    config: &Config,
+    options: &SyncOptions,
+    report: &mut SyncReport,
+) -> Result<(), SyncError> {
+    let remotes = configured(repo, config);
+    if remotes.is_empty() {
+        return Ok(());
+    }
+    let known = repo.remote_names();
+    if options.push && remotes.iter().any(|r| r.push) {
+        check_git_binary().map_err(SyncError::GitBinary)?;
+    }
+    let mut reports: Vec<RemoteReport> = remotes
+        .iter()
+        .map(|r| RemoteReport {
+            name: r.name.clone(),
+            ..RemoteReport::default()
+        })
+        .collect();
+    for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
+        if !known.contains(&r.name) {
+            rep.errors.push(format!(
+                "no git remote named {:?} (see `git remote -v`)",
+                r.name
+            ));
+        }
+    }
+
+    if options.fetch {
+        let mut heads: Vec<(String, ObjectId)> = Vec::new();
+        for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
+            if !r.fetch || !rep.errors.is_empty() {
+                continue;
+            }
+            match repo.fetch(&r.name) {
+                Ok(()) => {
+                    rep.fetched = true;
+                    heads.extend(repo.tracking_refs(&r.name)?);
+                }
+                Err(e) => rep
+                    .errors
+                    .push(crate::redact::redact(&e.to_string()).into_owned()),
+            }
+        }
+        merge_all(repo, dir, config, &heads, report)?;
+    }
+
+    if options.push {
+        let branch = format!("agents/{}", config.home_agent.value);
+        for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
+            if !r.push || !rep.errors.is_empty() {
+                continue;
+            }
+            for attempt in 1..=PUSH_ATTEMPTS {
+                rep.push_attempts = attempt;
+                match repo.push(&r.name, &branch) {
+                    PushOutcome::Pushed => {
+                        rep.pushed = true;
+                        break;
+                    }
+                    PushOutcome::Rejected(why) if attempt < PUSH_ATTEMPTS => {
+                        tracing::info!(
+                            "push to {} rejected, fetching and merging first: {why}",
+                            r.name
+                        );
+                        match repo.fetch(&r.name) {
+                            Ok(()) => {
+                                let heads = repo.tracking_refs(&r.name)?;
+                                merge_all(repo, dir, config, &heads, report)?;
+                            }
+                            Err(e) => {
+                                rep.errors.push(e.to_string());
+                                break;
+                            }
+                        }
+                    }
+                    PushOutcome::Rejected(why) => {
+                        rep.errors
+                            .push(format!("push rejected {attempt} times: {why}"));
+                    }
+                    PushOutcome::Failed(why) => {
+                        rep.errors.push(format!("push failed: {why}"));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    report.remotes = reports;
+    Ok(())
+}
+
+/// Merges every head into ours, then moves the ref once and updates the
+/// work tree and index (crash-safe through the cycle marker).
+fn merge_all(
+    repo: &Repo,
+    dir: &LearningsDir,
+    config: &Config,
+    heads: &[(String, ObjectId)],
+    report: &mut SyncReport,
+) -> Result<(), SyncError> {
+    let Some(start) = repo.head_commit()? else {
+        return Ok(());
+    };
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let who = config.identity();
+    let mut index = EventIndex::default();
+    let mut head = start;
+    let mut levels: Vec<LevelChange> = Vec::new();
+    for (label, theirs) in heads {
+        let merged = merge_head(repo, head, *theirs, label, &mut index, hub, &who)?;
+        if let Some(new) = merged.head {
+            report.merged.push(MergedHead {
+                head: label.clone(),
+                commit: new.to_string(),
+                fast_forward: merged.fast_forward,
+                paths: merged.paths.len(),
+                conflicts_kept: merged.conflicts_kept,
+            });
+            levels.extend(merged.levels);
+            head = new;
+        }
+    }
+    if head == start {
+        return Ok(());
+    }
+    let old_tree = repo.commit_tree(start)?;
+    let new_tree = repo.commit_tree(head)?;
+    let mut diffs = Vec::new();
+    merge::three_way(
+        repo,
+        Some(old_tree),
+        Some(old_tree),
+        Some(new_tree),
+        "",
+        &mut diffs,
+    )?;
+    recover::begin(
+        dir,
+        &recover::Marker {
+            tree: new_tree.to_string(),
+            paths: diffs.iter().map(|d| d.path.clone()).collect(),
+        },
+    )?;
+    crate::fault::point("merge:before-ref");
+    repo.fast_forward(Some(start), head)?;
+    crate::fault::point("merge:after-ref");
+
+    // Bring the work tree along, never over an edit made while we merged.
+    let mut fresh = HashMap::new();
+    for d in &diffs {
+        let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
+        let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
+        if on_disk != was {
+            tracing::warn!(
+                "{} changed while syncing; left as it is for the next sync",
+                d.path
+            );
+            fresh.insert(d.path.clone(), gix::index::entry::Stat::default());
+            continue;
+        }
+        match d.theirs {
+            Some(id) => {
+                if let Some(stat) = repo.write_file(&d.path, &repo.read_blob(id)?)? {
+                    fresh.insert(d.path.clone(), stat);
+                }
+            }
+            None => repo.remove_file(&d.path)?,
+        }
+    }
+    crate::fault::point("merge:after-worktree");
+    repo.write_index(new_tree, &fresh)?;
+    recover::end(dir);
+    for change in levels {
+        if change.to > change.from {
+            report.promoted.push(change);
+        } else {
+            report.demoted.push(change);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,364 @@
+//! The day-one story, driven through the real binary: init, add, apply,
+//! sync, list and show, checked with the real git CLI; terraphim adoption;
+//! bad input reported, never deleted or rewritten.
+
+mod common;
+
+use common::{Sandbox, assert_clean_and_sound, copy_tree, json};
+use std::path::Path;
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+#[test]
+fn init_add_apply_sync_list_show_with_real_git() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let id = s
+        .ok(&[
+            "add",
+            "--title",
+            "Use --force-with-lease instead of --force",
+            "--correction",
+            "git push --force-with-lease",
+            "--command",
+            "git push -f",
+            "--error",
+            "remote: rejected",
+            "--keyword",
+            "git",
+        ])
+        .trim()
+        .to_string();
+    assert!(id.starts_with("learning-") && id.len() > 40, "{id}");
+
+    // Before sync the learning is in the inbox and already listed.
+    let listed = json(&s.ok(&["list", "--json"]));
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert_eq!(listed[0]["in_inbox"], true);
+    assert_eq!(listed[0]["trust_level"], "L1");
+
+    s.ok(&["apply", &id, "--outcome", "effective"]);
+    s.ok(&["--agent", "codex", "apply", &id, "--outcome", "effective"]);
+    s.ok(&["apply", &id, "--outcome", "effective"]);
+    let report = json(&s.ok(&["sync", "--json"]));
+    assert_eq!(report["inbox_learnings"], 1);
+    assert_eq!(report["inbox_events"], 3);
+    assert_eq!(report["promoted"][0]["to"], "L2");
+
+    // What git sees: a commit on agents/claude by the agent, clean and sound.
+    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_eq!(
+        s.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "agents/claude"
+    );
+    let author = s.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>"]);
+    assert_eq!(
+        author.trim(),
+        "claude <claude@learnsync.invalid>|claude <claude@learnsync.invalid>"
+    );
+    let files = s.git(&["ls-files"]);
+    assert!(files.contains(&format!("claude/{id}.md")), "{files}");
+    assert!(
+        files.contains("events/claude/") && files.contains("events/codex/"),
+        "{files}"
+    );
+    assert!(files.contains(".learnsync/policy.yaml"));
+    let committed = s.git(&["show", &format!("HEAD:claude/{id}.md")]);
+    assert!(committed.contains("trust_level: L2\n"), "{committed}");
+    assert!(committed.contains("  effective_count: 3\n"));
+    assert!(committed.contains("  agent_names: [claude, codex]\n"));
+
+    let shown = json(&s.ok(&["show", &id, "--json"]));
+    assert_eq!(shown["path"], format!("claude/{id}.md").as_str());
+    assert_eq!(shown["quality"]["success_rate"], 1.0);
+    assert_eq!(shown["error_context"], "remote: rejected");
+    let human = s.ok(&["show", &id]);
+    assert!(human.contains("correction: git push --force-with-lease"));
+
+    // A second sync with nothing new makes no commit.
+    let before = s.git(&["rev-parse", "HEAD"]);
+    let report = json(&s.ok(&["sync", "--json"]));
+    assert!(report["commit"].is_null());
+    assert_eq!(s.git(&["rev-parse", "HEAD"]), before);
+
+    let l2 = json(&s.ok(&["list", "--trust", "L2", "--json"]));
+    assert_eq!(l2.as_array().map(Vec::len), Some(1));
+    let l0 = json(&s.ok(&["list", "--trust", "L0", "--json"]));
+    assert_eq!(l0.as_array().map(Vec::len), Some(0));
+    let from_codex = json(&s.ok(&["list", "--from", "codex", "--json"]));
+    assert_eq!(from_codex.as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let id = s
+        .ok(&["add", "--title", "t", "--correction", "c"])
+        .trim()
+        .to_string();
+    s.ok(&["sync"]);
+    let path = s.dir().join("claude").join(format!("{id}.md"));
+    let text = std::fs::read_to_string(&path).expect("read");
+    let forged = text
+        .replace("trust_level: L1", "trust_level: L3")
+        .replace("  applied_count: 0", "  applied_count: 500")
+        .replace("title: t\n", "title: a better title\n")
+        .replace(
+            "updated_at: ",
+            "updated_at: 2099-01-01T00:00:00Z\nx_old_updated_at: ",
+        );
+    std::fs::write(&path, forged).expect("write");
+    s.ok(&["sync"]);
+    assert_clean_and_sound(&s.dir(), &s.home());
+    let committed = s.git(&["show", &format!("HEAD:claude/{id}.md")]);
+    assert!(committed.contains("title: a better title"), "{committed}");
+    assert!(committed.contains("trust_level: L1"), "{committed}");
+    assert!(committed.contains("  applied_count: 0"), "{committed}");
+    assert!(
+        committed.contains("updated_at: 2099-01-01T00:00:00Z"),
+        "hand edit kept its updated_at"
+    );
+}
+
+#[test]
+fn terraphim_directory_is_adopted_and_listed_unchanged() {
+    let s = Sandbox::new();
+    copy_tree(&fixture("terraphim"), &s.dir());
+    let out = s.run(&["init", "--agent", "claude", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("learning-broken.md"),
+        "the broken file is reported: {stderr}"
+    );
+
+    // Every file is committed byte for byte.
+    for rel in [
+        "claude/learning-5f3e0c1d9a2b4c6d8e0f1a2b3c4d5e6f-1717432000123.md",
+        "claude/learning-0a1b2c3d.md",
+        "claude/learning-broken.md",
+        "codex/learning-77aa.md",
+        "shared/claude-learning-0a1b2c3d.md",
+        "shared/codex-learning-shared-only.md",
+    ] {
+        let original = std::fs::read(fixture("terraphim").join(rel)).expect("fixture");
+        let on_disk = std::fs::read(s.dir().join(rel)).expect("adopted file");
+        assert_eq!(on_disk, original, "{rel} rewritten");
+        let committed = s.git(&["show", &format!("HEAD:{rel}")]);
+        assert_eq!(
+            committed.as_bytes(),
+            original.as_slice(),
+            "{rel} committed differently"
+        );
+    }
+    assert_clean_and_sound(&s.dir(), &s.home());
+
+    let listed = json(&s.ok(&["list", "--json"]));
+    let ids: Vec<&str> = listed
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|l| l["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "learning-0a1b2c3d",
+            "learning-5f3e0c1d9a2b4c6d8e0f1a2b3c4d5e6f-1717432000123",
+            "learning-77aa",
+            "learning-shared-only"
+        ]
+    );
+    let by_id = |id: &str| {
+        listed
+            .as_array()
+            .and_then(|a| a.iter().find(|l| l["id"] == id))
+            .cloned()
+            .expect(id)
+    };
+    let sparse = by_id("learning-0a1b2c3d");
+    assert_eq!(
+        sparse["title"],
+        "npm ci needs a lockfile: run npm install first"
+    );
+    assert_eq!(sparse["source"], "bash_hook");
+    assert_eq!(sparse["trust_level"], "L0");
+    assert_eq!(
+        sparse["path"], "claude/learning-0a1b2c3d.md",
+        "own copy wins over shared/"
+    );
+    let crlf = by_id("learning-77aa");
+    assert_eq!(
+        crlf["original_command"],
+        "find . -name *.rs\n---\necho done"
+    );
+    assert_eq!(crlf["updated_at"], "2025-11-21T08:30:00Z");
+    assert_eq!(crlf["future_field"], "kept");
+    assert_eq!(crlf["keywords"], serde_json::json!(["find", "shell"]));
+    assert_eq!(
+        by_id("learning-shared-only")["path"],
+        "shared/codex-learning-shared-only.md"
+    );
+
+    let doctor = s.run(&["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains("claude/learning-broken.md") && report.contains("not valid YAML"),
+        "{report}"
+    );
+}
+
+#[test]
+fn bad_files_are_reported_by_name_and_never_touched() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("claude/bad-yaml.md", b"---\ntitle: [x\n---\n".to_vec(), "not valid YAML"),
+        ("claude/no-id.md", b"---\ntitle: t\nagent_id: claude\ncaptured_at: 2026-01-01T00:00:00Z\n---\n".to_vec(), "`id` is missing"),
+        ("claude/binary.md", vec![b'-', b'-', b'-', b'\n', 0xff, 0x00, 0xfe], "not valid UTF-8"),
+        ("claude/list.md", b"---\n- a\n---\n".to_vec(), "not a mapping"),
+        ("claude/escape.md", b"---\nid: ../../etc/passwd\ntitle: t\nagent_id: claude\ncaptured_at: 2026-01-01T00:00:00Z\n---\n".to_vec(), "invalid learning id"),
+        ("claude/huge.md", vec![b'x'; 50 * 1024 * 1024], "byte limit"),
+    ];
+    std::fs::create_dir_all(s.dir().join("claude")).expect("mkdir");
+    for (rel, bytes, _) in &cases {
+        std::fs::write(s.dir().join(rel), bytes).expect("write");
+    }
+    let out = s.run(&["list"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    for (rel, _, why) in &cases {
+        assert!(
+            stderr.lines().any(|l| l.contains(rel) && l.contains(why)),
+            "{rel}: expected {why:?} in:\n{stderr}"
+        );
+    }
+    assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"));
+
+    let out = s.run(&["sync", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        report["problems"].as_array().map(Vec::len),
+        Some(cases.len())
+    );
+    assert_clean_and_sound(&s.dir(), &s.home());
+    for (rel, bytes, _) in &cases {
+        let on_disk = std::fs::read(s.dir().join(rel)).expect("still there");
+        assert!(on_disk == *bytes, "{rel} was rewritten");
+    }
+    let doctor = s.run(&["doctor", "--json"]);
+    assert_eq!(doctor.status.code(), Some(1));
+    let found = json(&String::from_utf8_lossy(&doctor.stdout));
+    assert_eq!(
+        found["problems"].as_array().map(Vec::len),
+        Some(cases.len())
+    );
+}
+
+#[test]
+fn bad_usage_gets_exit_2_and_a_clear_message() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    for (args, want) in [
+        (
+            vec!["apply", "../x", "--outcome", "applied"],
+            "invalid learning id",
+        ),
+        (vec!["apply", "learning-1", "--outcome", "great"], "great"),
+        (vec!["--agent", "a/b", "list"], "invalid agent name"),
+        (vec!["list", "--trust", "L7"], "L7"),
+        (vec!["frobnicate"], "frobnicate"),
+    ] {
+        let out = s.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
+    let out = s.run(&["apply", "learning-unknown", "--outcome", "applied"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no learning with id learning-unknown"));
+}
+
+#[test]
+fn commands_on_a_missing_dir_say_to_run_init() {
+    let s = Sandbox::new();
+    let out = s.run(&["list"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("learnsync init"));
+}
+
+#[test]
+fn config_shows_values_and_sources_and_names_bad_files() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let user_cfg = s.home().join(".config/learnsync/config.yaml");
+    std::fs::create_dir_all(user_cfg.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &user_cfg,
+        "gitea:\n  url: https://gitea.example\n  repo: team/learnings\n",
+    )
+    .expect("write");
+    let cfg = json(&s.ok(&["config", "--json"]));
+    assert_eq!(cfg["agent"]["value"], "claude");
+    assert_eq!(cfg["agent"]["source"], ".git/learnsync/config.yaml");
+    assert_eq!(
+        cfg["gitea.url"]["source"],
+        "~/.config/learnsync/config.yaml"
+    );
+    assert_eq!(cfg["dir"]["source"], "env LEARNSYNC_DIR");
+    let env_wins = s
+        .cmd(&["config", "--json"])
+        .env("LEARNSYNC_AGENT", "ci-bot")
+        .output()
+        .expect("run");
+    assert_eq!(
+        json(&String::from_utf8_lossy(&env_wins.stdout))["agent"]["value"],
+        "ci-bot"
+    );
+
+    std::fs::write(&user_cfg, "gitea:\n  url: [1, 2]\n").expect("write");
+    let out = s.run(&["config"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.yaml") && err.contains("url"), "{err}");
+}
+
+#[test]
+fn an_interrupted_cycle_is_finished_by_the_next_one() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let id = s
+        .ok(&["add", "--title", "t", "--correction", "c"])
+        .trim()
+        .to_string();
+    let out = s
+        .cmd(&["sync"])
+        .env("LEARNSYNC_FAULT", "commit:after-ref")
+        .output()
+        .expect("run");
+    assert!(
+        !out.status.success(),
+        "the fault point must abort the cycle"
+    );
+    // The ref moved, the work tree did not: the next sync completes it.
+    assert!(s.git(&["ls-files"]).is_empty() || !s.dir().join(format!("claude/{id}.md")).exists());
+    s.ok(&["sync"]);
+    assert!(s.dir().join(format!("claude/{id}.md")).exists());
+    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_eq!(json(&s.ok(&["list", "--json"]))[0]["id"], id.as_str());
+}

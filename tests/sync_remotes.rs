@@ -1,0 +1,540 @@
+//! The sync cycle across machines, with real git: bare hubs by path and
+//! `file://`, a `git daemon` on 127.0.0.1, clones fetching from each other,
+//! offline remotes, rejected pushes, the lock, forged trust from a peer.
+
+mod common;
+
+use common::{GitDaemon, Machine, assert_clean_and_sound, bare, json};
+use std::path::Path;
+
+fn add(m: &Machine, title: &str) -> String {
+    m.ok(&[
+        "add",
+        "--title",
+        title,
+        "--correction",
+        &format!("fix for {title}"),
+    ])
+    .trim()
+    .to_string()
+}
+
+fn ids(m: &Machine) -> Vec<String> {
+    let listed = json(&m.ok(&["list", "--json"]));
+    listed
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|l| l["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn assert_converged(machines: &[&Machine]) {
+    let first = machines[0].learning_and_event_files();
+    assert!(!first.is_empty());
+    for m in &machines[1..] {
+        let other = m.learning_and_event_files();
+        assert_eq!(
+            first.keys().collect::<Vec<_>>(),
+            other.keys().collect::<Vec<_>>(),
+            "{} differs in files",
+            m.dir.display()
+        );
+        for (path, bytes) in &first {
+            assert!(
+                other.get(path) == Some(bytes),
+                "{path} differs on {}",
+                m.dir.display()
+            );
+        }
+    }
+    for m in machines {
+        assert_clean_and_sound(&m.dir, &m.home);
+    }
+}
+
+#[test]
+fn sync_merges_two_agents_without_conflict_through_a_bare_hub() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        "codex",
+        "--remote",
+        &format!("hub=file://{}", hub.display()),
+    ]);
+    let la = add(&a, "from claude");
+    let lb = add(&b, "from codex");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    // Evidence from both agents on the same learning, written concurrently.
+    a.ok(&["apply", &la, "--outcome", "effective"]);
+    b.ok(&["apply", &la, "--outcome", "effective"]);
+    b.ok(&["apply", &la, "--outcome", "effective"]);
+    b.ok(&["sync"]);
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    assert_converged(&[&a, &b]);
+    assert_eq!(ids(&a), {
+        let mut v = vec![la.clone(), lb];
+        v.sort();
+        v
+    });
+    let shown = json(&a.ok(&["show", &la, "--json"]));
+    assert_eq!(shown["trust_level"], "L2", "3 effective from 2 agents");
+    assert_eq!(
+        shown["quality"]["agent_names"],
+        serde_json::json!(["claude", "codex"])
+    );
+    // Real merge commits, no conflict markers anywhere in history.
+    let merges = a.git(&["log", "--merges", "--format=%H"]);
+    assert!(!merges.trim().is_empty(), "a merge commit was made");
+    let history = a.git(&["log", "-p", "--all"]);
+    assert!(!history.contains("<<<<<<<") && !history.contains(">>>>>>>"));
+    let branches = common::git_in(&hub, &a.home, &["branch", "--format=%(refname:short)"]);
+    assert_eq!(
+        branches.lines().collect::<Vec<_>>(),
+        ["agents/claude", "agents/codex"]
+    );
+}
+
+#[test]
+fn three_and_five_clones_sharing_a_hub_and_fetching_from_each_other_converge() {
+    for n in [3usize, 5] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let hub = tmp.path().join("hub.git");
+        bare(&hub);
+        let machines: Vec<Machine> = (0..n)
+            .map(|i| Machine::new(tmp.path(), &format!("m{i}")))
+            .collect();
+        for (i, m) in machines.iter().enumerate() {
+            let next = &machines[(i + 1) % n];
+            m.ok(&[
+                "init",
+                "--agent",
+                &format!("agent{i}"),
+                "--remote",
+                &format!("hub={}", hub.display()),
+                "--remote",
+                &format!("peer={}", next.dir.display()),
+            ]);
+        }
+        // Peers are reached directly and read-only: only the hub is pushed to.
+        for m in &machines {
+            std::fs::write(
+                m.dir.join(".git/learnsync/config.yaml"),
+                format!(
+                    "{}remotes:\n  - {{name: hub}}\n  - {{name: peer, push: false}}\n",
+                    std::fs::read_to_string(m.dir.join(".git/learnsync/config.yaml"))
+                        .expect("config")
+                ),
+            )
+            .expect("config");
+        }
+        let mut all = Vec::new();
+        for (i, m) in machines.iter().enumerate() {
+            all.push(add(m, &format!("learning {i}")));
+            m.ok(&["sync"]);
+        }
+        for m in &machines {
+            m.ok(&["sync"]);
+        }
+        for (i, m) in machines.iter().enumerate() {
+            m.ok(&["apply", &all[(i + 1) % n], "--outcome", "effective"]);
+        }
+        for _ in 0..2 {
+            for m in &machines {
+                m.ok(&["sync"]);
+            }
+        }
+        let refs: Vec<&Machine> = machines.iter().collect();
+        assert_converged(&refs);
+        all.sort();
+        assert_eq!(ids(&machines[0]), all, "n = {n}");
+    }
+}
+
+#[test]
+fn sync_over_git_daemon_on_localhost() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let served = tmp.path().join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    bare(&served.join("hub.git"));
+    let daemon = GitDaemon::start(&served);
+    let url = daemon.url("hub.git");
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={url}"),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        "codex",
+        "--remote",
+        &format!("hub={url}"),
+    ]);
+    let la = add(&a, "over git://");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    assert_eq!(ids(&b), vec![la]);
+    let lb = add(&b, "back over git://");
+    b.ok(&["sync"]);
+    a.ok(&["sync"]);
+    assert!(ids(&a).contains(&lb));
+    assert_converged(&[&a, &b]);
+    drop(daemon);
+    // With the daemon gone the remote is unreachable: reported, exit 3, local work still committed.
+    add(&a, "while offline");
+    let out = a.run(&["sync", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        report["commit"].is_string(),
+        "the local commit went through"
+    );
+    assert!(
+        !report["remotes"][0]["errors"]
+            .as_array()
+            .expect("errors")
+            .is_empty()
+    );
+    assert_clean_and_sound(&a.dir, &a.home);
+}
+
+#[test]
+fn an_unreachable_remote_is_skipped_and_the_others_still_sync() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let a = Machine::new(tmp.path(), "a");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        "gone=/nonexistent/learnings.git",
+        "--remote",
+        &format!("hub={}", hub.display()),
+        "--hub",
+        "hub",
+    ]);
+    let id = add(&a, "still shared");
+    let out = a.run(&["sync", "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("remote gone"), "{stderr}");
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    let hub_report = report["remotes"]
+        .as_array()
+        .expect("remotes")
+        .iter()
+        .find(|r| r["name"] == "hub")
+        .cloned()
+        .expect("hub");
+    assert_eq!(hub_report["pushed"], true);
+    let pushed = common::git_in(
+        &hub,
+        &a.home,
+        &["ls-tree", "-r", "--name-only", "agents/claude"],
+    );
+    assert!(pushed.contains(&id));
+}
+
+#[test]
+fn a_rejected_push_fetches_merges_and_retries() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    // Two machines of the same agent: both push agents/claude.
+    let laptop = Machine::new(tmp.path(), "laptop");
+    let desktop = Machine::new(tmp.path(), "desktop");
+    for m in [&laptop, &desktop] {
+        m.ok(&[
+            "init",
+            "--agent",
+            "claude",
+            "--remote",
+            &format!("hub={}", hub.display()),
+        ]);
+    }
+    let l1 = add(&laptop, "from the laptop");
+    laptop.ok(&["sync"]);
+    let l2 = add(&desktop, "from the desktop");
+    let report = json(&desktop.ok(&["sync", "--json"]));
+    assert_eq!(report["remotes"][0]["pushed"], true);
+    laptop.ok(&["sync"]);
+    assert_converged(&[&laptop, &desktop]);
+    let mut want = vec![l1, l2];
+    want.sort();
+    assert_eq!(ids(&laptop), want);
+    let on_hub = common::git_in(
+        &hub,
+        &laptop.home,
+        &["ls-tree", "-r", "--name-only", "agents/claude"],
+    );
+    for id in &want {
+        assert!(on_hub.contains(id.as_str()));
+    }
+
+    // Force a real rejection: the hub moves between our fetch and our push.
+    let l3 = add(&laptop, "raced");
+    let l4 = add(&desktop, "racing");
+    desktop.ok(&["sync"]);
+    let out = laptop.run(&["sync", "--no-fetch", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(report["remotes"][0]["pushed"], true);
+    assert_eq!(
+        report["remotes"][0]["push_attempts"], 2,
+        "first push rejected, second after merge"
+    );
+    desktop.ok(&["sync"]);
+    assert_converged(&[&laptop, &desktop]);
+    assert!(ids(&desktop).contains(&l3) && ids(&laptop).contains(&l4));
+}
+
+#[test]
+fn a_second_sync_waits_then_exits_4_naming_the_holder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let a = Machine::new(tmp.path(), "a");
+    a.ok(&["init", "--agent", "claude"]);
+    let lock = learnsync::store::SyncLock::acquire(
+        &a.dir.join(".git/learnsync/lock"),
+        std::time::Duration::from_secs(1),
+        "the test",
+    )
+    .expect("lock");
+    let out = a.run(&["sync", "--wait", "1"]);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("pid {}", std::process::id())) && stderr.contains("the test"),
+        "{stderr}"
+    );
+    drop(lock);
+    a.ok(&["sync", "--wait", "1"]);
+}
+
+#[test]
+fn a_forged_promotion_from_a_peer_is_recomputed_away() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let honest = Machine::new(tmp.path(), "honest");
+    let forger = Machine::new(tmp.path(), "forger");
+    honest.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    forger.ok(&[
+        "init",
+        "--agent",
+        "mallory",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    let id = add(&forger, "trust me");
+    forger.ok(&["sync"]);
+    // The forger edits the committed file by hand and pushes with plain git.
+    let rel = format!("mallory/{id}.md");
+    let path = forger.dir.join(&rel);
+    let text = std::fs::read_to_string(&path).expect("read");
+    let forged = text
+        .replace("trust_level: L1", "trust_level: L3")
+        .replace("  effective_count: 0", "  effective_count: 99")
+        .replace("suggestion_status: pending", "suggestion_status: approved");
+    std::fs::write(&path, forged).expect("write");
+    forger.git(&[
+        "-c",
+        "user.name=m",
+        "-c",
+        "user.email=m@x",
+        "commit",
+        "-qam",
+        "promote myself",
+    ]);
+    forger.git(&["push", "-q", "hub", "agents/mallory"]);
+    // A forged review on the peer's own branch does not count either.
+    honest.ok(&["sync"]);
+    let committed = honest.git(&["show", &format!("HEAD:{rel}")]);
+    assert!(committed.contains("trust_level: L1"), "{committed}");
+    assert!(committed.contains("  effective_count: 0"));
+    assert!(committed.contains("suggestion_status: pending"));
+    assert_eq!(
+        json(&honest.ok(&["show", &id, "--json"]))["trust_level"],
+        "L1"
+    );
+    assert_clean_and_sound(&honest.dir, &honest.home);
+}
+
+#[test]
+fn an_unparseable_version_from_a_peer_is_kept_under_conflicts() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        "codex",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    let id = add(&a, "good");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    let rel = format!("claude/{id}.md");
+    std::fs::write(b.dir.join(&rel), "---\ntitle: [broken by hand\n---\n").expect("write");
+    b.ok(&["sync"]);
+    let good_edit = std::fs::read_to_string(a.dir.join(&rel))
+        .expect("read")
+        .replace("title: good", "title: better")
+        .replace(
+            "updated_at: ",
+            "updated_at: 2099-01-01T00:00:00Z\nold_updated_at: ",
+        );
+    std::fs::write(a.dir.join(&rel), good_edit).expect("write");
+    a.ok(&["sync"]);
+    let kept = a.git(&["ls-files", ".learnsync/conflicts"]);
+    assert!(
+        kept.contains("claude__"),
+        "the broken bytes are kept: {kept:?}"
+    );
+    let content =
+        std::fs::read_to_string(a.dir.join(kept.lines().next().expect("one"))).expect("read");
+    assert!(content.contains("broken by hand"));
+    assert!(
+        std::fs::read_to_string(a.dir.join(&rel))
+            .expect("read")
+            .contains("title: better")
+    );
+    assert_clean_and_sound(&a.dir, &a.home);
+}
+
+#[test]
+fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() {
+    let points = [
+        "commit:before-ref",
+        "commit:after-ref",
+        "commit:after-worktree",
+        "commit:after-inbox",
+        "merge:before-ref",
+        "merge:after-ref",
+        "merge:after-worktree",
+    ];
+    for point in points {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let hub = tmp.path().join("hub.git");
+        bare(&hub);
+        let a = Machine::new(tmp.path(), "a");
+        let b = Machine::new(tmp.path(), "b");
+        a.ok(&[
+            "init",
+            "--agent",
+            "claude",
+            "--remote",
+            &format!("hub={}", hub.display()),
+        ]);
+        b.ok(&[
+            "init",
+            "--agent",
+            "codex",
+            "--remote",
+            &format!("hub={}", hub.display()),
+        ]);
+        let from_b = add(&b, "from b");
+        b.ok(&["apply", &from_b, "--outcome", "effective"]);
+        b.ok(&["sync"]);
+        let from_a = add(&a, "from a");
+        a.ok(&["apply", &from_a, "--outcome", "applied"]);
+        let out = a
+            .cmd(&["sync"])
+            .env("LEARNSYNC_FAULT", point)
+            .output()
+            .expect("run");
+        assert!(
+            !out.status.success(),
+            "{point}: the fault must stop the process"
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains(point));
+        let out = a.run(&["sync"]);
+        assert!(
+            out.status.success(),
+            "{point}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_clean_and_sound(&a.dir, &a.home);
+        let mut want = vec![from_a.clone(), from_b.clone()];
+        want.sort();
+        assert_eq!(ids(&a), want, "{point}: a learning was lost");
+        let events = a
+            .learning_and_event_files()
+            .keys()
+            .filter(|k| k.starts_with("events/"))
+            .count();
+        assert_eq!(events, 2, "{point}: events of both agents present");
+        assert!(
+            std::fs::read_dir(a.dir.join(".git/learnsync/inbox"))
+                .expect("inbox")
+                .next()
+                .is_none(),
+            "{point}: inbox drained"
+        );
+        b.ok(&["sync"]);
+        assert_converged(&[&a, &b]);
+    }
+}
+
+#[test]
+fn plain_git_remote_add_works_too() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let a = Machine::new(tmp.path(), "a");
+    a.ok(&["init", "--agent", "claude"]);
+    a.git(&["remote", "add", "origin", &hub.display().to_string()]);
+    let id = add(&a, "pushed via a plain git remote");
+    a.ok(&["sync"]);
+    let pushed = common::git_in(
+        Path::new(&hub),
+        &a.home,
+        &["ls-tree", "-r", "--name-only", "agents/claude"],
+    );
+    assert!(pushed.contains(&id));
+}
