@@ -177,10 +177,17 @@ fn init_tracing(verbose: u8, quiet: bool) {
 
 /// Parses the process arguments, runs the command, and returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some((flags, verbose, args)) = capture::fast_args(&argv) {
+        if verbose > 0 {
+            init_tracing(verbose, false);
+        }
+        return capture::run(flags, args);
+    }
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
-            if e.use_stderr() && std::env::args_os().skip(1).any(|a| a == "capture") {
+            if e.use_stderr() && argv.iter().skip(1).any(|a| a == "capture") {
                 // A hook must never fail its agent, not even on a bad flag.
                 let first = e.to_string();
                 let first = first.lines().next().unwrap_or("bad arguments");
