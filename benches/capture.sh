@@ -5,7 +5,7 @@
 #   (b) a failing command's payload, written to the inbox (with its fsyncs).
 # Targets: median (a) <= 2x cat, median (b) <= 4x cat.
 #
-# Installs nothing. Needs hyperfine >= 1.16 and python3. Usage: benches/capture.sh [runs]
+# Installs nothing. Needs hyperfine >= 1.16 and python3. Usage: [BENCH_TMPDIR=/dev/shm] benches/capture.sh [runs]
 # Exit 3 when a target is missed.
 set -euo pipefail
 
@@ -24,7 +24,8 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 (cd "$ROOT" && cargo build --release --quiet)
 BIN="$TARGET/release/learnsync"
 
-WORK="$(mktemp -d)"
+# BENCH_TMPDIR=/dev/shm puts the learnings dir on tmpfs, to see the cost without the disk.
+WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/capture-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 export HOME="$WORK/home" LEARNSYNC_DIR="$WORK/learnings" HOSTNAME=bench
 unset XDG_CONFIG_HOME XDG_DATA_HOME LEARNSYNC_AGENT TERRAPHIM_LEARNINGS_DIR
