@@ -213,6 +213,16 @@ fn successes_ignored_test_runners_and_other_tools_write_nothing() {
             ),
         );
     }
+    // A command the user interrupted is not a mistake.
+    capture_quiet(
+        &sb,
+        &claude(
+            "s",
+            "PostToolUseFailure",
+            "npm run dev",
+            serde_json::json!({"error": "Exit code 130\n^C", "is_interrupt": true}),
+        ),
+    );
     assert_eq!(inbox_files(&sb), Vec::<PathBuf>::new());
     assert!(!sb.dir().join(".git/learnsync/sessions").exists());
 }

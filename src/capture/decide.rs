@@ -101,6 +101,10 @@ pub fn failure_learning(
     let super::payload::Outcome::Failure { exit_code } = ev.outcome else {
         return None;
     };
+    if ev.interrupted {
+        // The user stopped it: not a mistaken command.
+        return None;
+    }
     let raw_command = ev.command.as_deref()?.trim();
     if raw_command.is_empty() || shell::matches_ignore(raw_command, ignore) {
         return None;

@@ -129,15 +129,18 @@ fn on_success(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
         return Ok(Handled::Ignored("a success with no pending failure"));
     };
     let now = now_secs();
+    let before = state.failures.len();
     state.expire(now.unix());
     let found = state
         .failures
         .iter()
         .rposition(|f| decide::fix_match(&key_of(f), command) != FixMatch::Unrelated);
     let Some(i) = found else {
-        state
-            .save(&session_file)
-            .map_err(write_err("the session"))?;
+        if state.failures.len() != before {
+            state
+                .save(&session_file)
+                .map_err(write_err("the session"))?;
+        }
         return Ok(Handled::Ignored(
             "a success unrelated to the pending failures",
         ));
