@@ -42,6 +42,49 @@ pub fn bound(text: &str, max: usize) -> Cow<'_, str> {
     ))
 }
 
+/// Text as a person would read it on a terminal: ANSI escape sequences
+/// removed, `\r\n` and lone `\r` as `\n`, and every other control character
+/// (C0 but tab and newline, DEL, C1) dropped. Terminal output is full of
+/// them, and YAML forbids several (a raw DEL made a learning unreadable).
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let clean = |c: char| c == '\n' || c == '\t' || !c.is_control();
+    if text.chars().all(clean) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI `ESC [ … final`; OSC `ESC ] … BEL` (or `ESC \\`); else ESC + one char.
+                Some('[') => {
+                    for n in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&n) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    while let Some(n) = chars.next() {
+                        if n == '\u{7}' || (n == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            '\r' => {
+                if chars.peek() != Some(&'\n') {
+                    out.push('\n');
+                }
+            }
+            c if clean(c) => out.push(c),
+            _ => {}
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// First `n` characters of one line, with `…` when cut.
 fn clip(line: &str, n: usize) -> String {
     let line = line.trim();
@@ -105,12 +148,13 @@ pub fn failure_learning(
         // The user stopped it: not a mistaken command.
         return None;
     }
-    let raw_command = ev.command.as_deref()?.trim();
+    let raw_command = printable(ev.command.as_deref()?);
+    let raw_command = raw_command.trim();
     if raw_command.is_empty() || shell::matches_ignore(raw_command, ignore) {
         return None;
     }
     // Redact whole texts first, so a cut can never leave half a secret behind.
-    let output = error_text(ev);
+    let output = printable(&error_text(ev)).into_owned();
     let (command, output_redacted) = redact_together(raw_command, &output);
     let command = bound(&command, MAX_COMMAND_BYTES).into_owned();
     let error_context = bound(output_redacted.trim_end(), MAX_ERROR_BYTES).into_owned();
@@ -145,8 +189,8 @@ pub fn failure_learning(
     l.original_command = Some(command.clone());
     l.error_context = (!error_context.is_empty()).then_some(error_context);
     let mut extra = |k: &str, v: Option<&str>| {
-        if let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) {
-            let v = bound(&crate::redact::redact(v), MAX_COMMAND_BYTES).into_owned();
+        if let Some(v) = v.map(printable).filter(|v| !v.trim().is_empty()) {
+            let v = bound(&crate::redact::redact(v.trim()), MAX_COMMAND_BYTES).into_owned();
             l.extra.push((k.to_string(), Value::String(v)));
         }
     };
@@ -272,6 +316,7 @@ pub fn fix_match(failed: &FailureKey, command: &str) -> FixMatch {
 /// an `updated_at` strictly after the previous one, so the corrected version
 /// wins the last-writer-wins merge with the capture it replaces (§6).
 pub fn with_correction(mut l: Learning, correction: &str, now: Timestamp) -> Learning {
+    let correction = printable(correction);
     let correction =
         bound(&crate::redact::redact(correction.trim()), MAX_COMMAND_BYTES).into_owned();
     l.correction = Some(correction);
@@ -318,11 +363,11 @@ pub fn prompt_learning(
 ) -> Learning {
     let title = format!(
         "Use `{}` instead of `{}`",
-        clip(correction, TITLE_PIECE_CHARS),
-        clip(mistaken, TITLE_PIECE_CHARS)
+        clip(&printable(correction), TITLE_PIECE_CHARS),
+        clip(&printable(mistaken), TITLE_PIECE_CHARS)
     );
     let mut l = Learning::new(Learning::new_id(), agent.to_string(), title, now);
-    l.original_command = Some(bound(mistaken, MAX_COMMAND_BYTES).into_owned());
+    l.original_command = Some(bound(&printable(mistaken), MAX_COMMAND_BYTES).into_owned());
     if let Some((prog, _)) = shell::program_key(mistaken) {
         l.keywords.push(prog);
     }
@@ -399,6 +444,31 @@ mod tests {
         assert!(failure_learning(&ev(&test), "a", &ignore, Timestamp::now()).is_none());
         let ok = r#"{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"x"}}"#;
         assert!(failure_learning(&ev(ok), "a", &ignore, Timestamp::now()).is_none());
+    }
+
+    #[test]
+    fn printable_text_loses_terminal_escapes_and_control_characters() {
+        assert_eq!(printable("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            printable("\u{1b}[31merror\u{1b}[0m: x\r\nnext\rover\u{7f}\u{85}\u{0}"),
+            "error: x\nnext\nover"
+        );
+        assert_eq!(printable("\u{1b}]0;title\u{7}after"), "after");
+    }
+
+    #[test]
+    fn whatever_a_payload_holds_the_learning_reads_back() {
+        let nasty: String = (0u32..0x250).filter_map(char::from_u32).collect();
+        let payload = serde_json::json!({
+            "session_id": nasty, "cwd": nasty, "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash", "tool_input": {"command": format!("git push {nasty}")},
+            "error": format!("Exit code 1\n{nasty}"),
+        })
+        .to_string();
+        let (l, _) =
+            failure_learning(&ev(&payload), "a", &[], Timestamp::from_unix(1)).expect("a learning");
+        let text = l.to_markdown();
+        assert_eq!(Learning::parse(text.as_bytes()).as_ref(), Ok(&l), "{text}");
     }
 
     #[test]
