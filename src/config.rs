@@ -43,6 +43,7 @@ pub struct FileConfig {
     pub hub: Option<String>,
     pub remotes: Option<Vec<RemoteConfig>>,
     pub gitea: Option<GiteaConfig>,
+    pub wiki: Option<WikiConfig>,
     pub schedule: Option<ScheduleConfig>,
     pub capture: Option<CaptureConfig>,
     pub author: Option<AuthorConfig>,
@@ -73,6 +74,18 @@ pub struct GiteaConfig {
     pub token_file: Option<PathBuf>,
     /// A command whose standard output is the token.
     pub token_command: Option<String>,
+}
+
+/// Publishing settings (`learnsync publish`, DESIGN.md §7).
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct WikiConfig {
+    /// The `<repo>.wiki.git` URL of the `git-wiki` target.
+    pub git_url: Option<String>,
+    /// The wiki branch to push (default: the remote's HEAD).
+    pub branch: Option<String>,
+    /// A dir whose templates replace the built-in ones by file name.
+    pub template_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, PartialEq)]
@@ -211,6 +224,9 @@ pub struct Config {
     pub gitea_repo: Option<Sourced<String>>,
     pub token_file: Option<Sourced<PathBuf>>,
     pub token_command: Option<Sourced<String>>,
+    pub wiki_git_url: Option<Sourced<String>>,
+    pub wiki_branch: Option<Sourced<String>>,
+    pub wiki_template_dir: Option<Sourced<PathBuf>>,
     pub schedule_sync: Sourced<String>,
     pub schedule_publish: Sourced<String>,
     pub schedule_review: Sourced<String>,
@@ -411,6 +427,18 @@ impl Config {
             }),
             token_file,
             token_command: file_pair(&|c| c.gitea.as_ref().and_then(|g| g.token_command.clone())),
+            wiki_git_url: file_pair(&|c| c.wiki.as_ref().and_then(|w| w.git_url.clone())),
+            wiki_branch: file_pair(&|c| c.wiki.as_ref().and_then(|w| w.branch.clone())),
+            wiki_template_dir: file_pair(&|c| {
+                c.wiki
+                    .as_ref()
+                    .and_then(|w| w.template_dir.as_ref())
+                    .map(|d| d.display().to_string())
+            })
+            .map(|s| Sourced {
+                value: PathBuf::from(s.value),
+                source: s.source,
+            }),
             schedule_sync: schedule(&|s| s.sync.clone(), "0 */5 * * * *"),
             schedule_publish: schedule(&|s| s.publish.clone(), "0 0 * * * *"),
             schedule_review: schedule(&|s| s.review.clone(), "0 30 * * * *"),
@@ -462,6 +490,13 @@ impl Config {
             source: s.source.clone(),
         });
         opt("gitea.token_command", &token_command);
+        opt("wiki.git_url", &self.wiki_git_url);
+        opt("wiki.branch", &self.wiki_branch);
+        let template_dir = self.wiki_template_dir.as_ref().map(|s| Sourced {
+            value: s.value.display().to_string(),
+            source: s.source.clone(),
+        });
+        opt("wiki.template_dir", &template_dir);
         opt("author.name", &self.author_name);
         opt("author.email", &self.author_email);
         rows.push((

@@ -219,9 +219,12 @@ impl Learning {
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let (front, body) = split_frontmatter(text)?;
-        let value = yaml::parse(front).map_err(|e| ParseError::Yaml(e.to_string()))?;
-        let Value::Mapping(map) = value else {
-            return Err(ParseError::NotAMapping);
+        let map = match yaml::parse_canonical(front) {
+            Some(map) => map,
+            None => match yaml::parse(front).map_err(|e| ParseError::Yaml(e.to_string()))? {
+                Value::Mapping(map) => map,
+                _ => return Err(ParseError::NotAMapping),
+            },
         };
         from_mapping(map, body)
     }

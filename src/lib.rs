@@ -14,6 +14,7 @@ pub mod learning;
 pub mod merge;
 pub mod paths;
 pub mod policy;
+pub mod publish;
 pub mod redact;
 pub mod repo;
 pub mod retry;

@@ -25,10 +25,49 @@ impl Timestamp {
     /// Parses RFC 3339 with any offset and fraction; the fraction is dropped.
     pub fn parse(s: &str) -> Option<Self> {
         let s = s.trim();
+        if let Some(t) = Self::parse_canonical(s) {
+            return Some(t);
+        }
         let parsed = OffsetDateTime::parse(s, &Rfc3339)
             .or_else(|_| OffsetDateTime::parse(&s.replacen(' ', "T", 1), &Rfc3339))
             .ok()?;
         Some(Timestamp(parsed.unix_timestamp()))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` exactly, as we write it: no parser needed.
+    fn parse_canonical(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        if b.len() != 20
+            || b[4] != b'-'
+            || b[7] != b'-'
+            || b[10] != b'T'
+            || b[13] != b':'
+            || b[16] != b':'
+            || b[19] != b'Z'
+        {
+            return None;
+        }
+        let num = |r: std::ops::Range<usize>| -> Option<u32> {
+            b[r].iter().try_fold(0u32, |acc, c| {
+                c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+            })
+        };
+        let month = time::Month::try_from(u8::try_from(num(5..7)?).ok()?).ok()?;
+        let date = time::Date::from_calendar_date(
+            i32::try_from(num(0..4)?).ok()?,
+            month,
+            u8::try_from(num(8..10)?).ok()?,
+        )
+        .ok()?;
+        let clock = time::Time::from_hms(
+            u8::try_from(num(11..13)?).ok()?,
+            u8::try_from(num(14..16)?).ok()?,
+            u8::try_from(num(17..19)?).ok()?,
+        )
+        .ok()?;
+        Some(Timestamp(
+            date.with_time(clock).assume_utc().unix_timestamp(),
+        ))
     }
 
     fn datetime(self) -> OffsetDateTime {
@@ -78,6 +117,9 @@ mod tests {
             assert_eq!(t.to_string(), want);
         }
         assert_eq!(Timestamp::parse("yesterday"), None);
+        assert_eq!(Timestamp::parse("2026-13-15T12:00:00Z"), None);
+        assert_eq!(Timestamp::parse("2026-02-30T12:00:00Z"), None);
+        assert_eq!(Timestamp::parse("2026-02-28T24:00:00Z"), None);
         assert_eq!(
             Timestamp::parse("2026-08-15T12:00:00Z")
                 .map(|t| t.month())

@@ -29,6 +29,29 @@ fn ids(m: &Machine) -> Vec<String> {
         .collect()
 }
 
+/// A bare hub and two machines (agents `a` and `b`) that sync through it.
+fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Machine, Machine) {
+    let hub = tmp.join("hub.git");
+    bare(&hub);
+    let a = Machine::new(tmp, "a");
+    let b = Machine::new(tmp, "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        agent_a,
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        agent_b,
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    (hub, a, b)
+}
+
 fn assert_converged(machines: &[&Machine]) {
     let first = machines[0].learning_and_event_files();
     assert!(!first.is_empty());
@@ -343,24 +366,7 @@ fn a_second_sync_waits_then_exits_4_naming_the_holder() {
 #[test]
 fn a_forged_promotion_from_a_peer_is_recomputed_away() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let hub = tmp.path().join("hub.git");
-    bare(&hub);
-    let honest = Machine::new(tmp.path(), "honest");
-    let forger = Machine::new(tmp.path(), "forger");
-    honest.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
-    forger.ok(&[
-        "init",
-        "--agent",
-        "mallory",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let (_hub, honest, forger) = pair(tmp.path(), "claude", "mallory");
     let id = add(&forger, "trust me");
     forger.ok(&["sync"]);
     // The forger edits the committed file by hand and pushes with plain git.
@@ -398,24 +404,7 @@ fn a_forged_promotion_from_a_peer_is_recomputed_away() {
 #[test]
 fn an_unparseable_version_from_a_peer_is_kept_under_conflicts() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let hub = tmp.path().join("hub.git");
-    bare(&hub);
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
-    b.ok(&[
-        "init",
-        "--agent",
-        "codex",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
     let id = add(&a, "good");
     a.ok(&["sync"]);
     b.ok(&["sync"]);
@@ -460,24 +449,7 @@ fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() 
     ];
     for point in points {
         let tmp = tempfile::tempdir().expect("tmp");
-        let hub = tmp.path().join("hub.git");
-        bare(&hub);
-        let a = Machine::new(tmp.path(), "a");
-        let b = Machine::new(tmp.path(), "b");
-        a.ok(&[
-            "init",
-            "--agent",
-            "claude",
-            "--remote",
-            &format!("hub={}", hub.display()),
-        ]);
-        b.ok(&[
-            "init",
-            "--agent",
-            "codex",
-            "--remote",
-            &format!("hub={}", hub.display()),
-        ]);
+        let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
         let from_b = add(&b, "from b");
         b.ok(&["apply", &from_b, "--outcome", "effective"]);
         b.ok(&["sync"]);
@@ -537,4 +509,99 @@ fn plain_git_remote_add_works_too() {
         &["ls-tree", "-r", "--name-only", "agents/claude"],
     );
     assert!(pushed.contains(&id));
+}
+
+#[test]
+fn sync_over_http_with_a_token_that_never_reaches_disk() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let served = tmp.path().join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    bare(&served.join("hub.git"));
+    let token = "tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0";
+    let server = common::git_http::GitHttpServer::start(&served, Some(token));
+    let url = server.url("hub.git");
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={url}"),
+    ]);
+    b.ok(&[
+        "init",
+        "--agent",
+        "codex",
+        "--remote",
+        &format!("hub={url}"),
+    ]);
+    let id = add(&a, "over http");
+    // Without the token the server refuses: reported, exit 3, nothing leaks.
+    let out = a.run(&["sync"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let with_token = |m: &Machine, args: &[&str]| {
+        let out = m.cmd(args).env("GITEA_TOKEN", token).output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains(token), "the token was printed");
+    };
+    with_token(&a, &["sync", "-vv"]);
+    with_token(&b, &["sync", "-vv"]);
+    assert_eq!(ids(&b), vec![id]);
+    assert_converged(&[&a, &b]);
+    for m in [&a, &b] {
+        let grep = std::process::Command::new("grep")
+            .args(["-r", "-l", token])
+            .arg(&m.dir)
+            .output()
+            .expect("grep");
+        assert!(
+            grep.stdout.is_empty(),
+            "the token reached {}",
+            String::from_utf8_lossy(&grep.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_missing_git_binary_is_a_clear_error_before_anything_moves() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, _b) = pair(tmp.path(), "claude", "codex");
+    add(&a, "waits for git");
+    let out = a
+        .cmd(&["sync"])
+        .env("PATH", tmp.path().join("empty-path"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("git binary") && stderr.contains("2.30"),
+        "{stderr}"
+    );
+    // Nothing moved: the capture is still in the inbox, and the next sync does the whole cycle.
+    assert!(
+        std::fs::read_dir(a.dir.join(".git/learnsync/inbox"))
+            .expect("inbox")
+            .next()
+            .is_some()
+    );
+    let report = json(&a.ok(&["sync", "--json"]));
+    assert_eq!(report["inbox_learnings"], 1);
+    assert_eq!(report["remotes"][0]["pushed"], true);
+    assert_clean_and_sound(&a.dir, &a.home);
 }

@@ -10,6 +10,7 @@ mod hooks;
 mod init;
 mod list;
 mod output;
+mod publish;
 mod show;
 mod status;
 mod sync;
@@ -71,6 +72,8 @@ pub enum Command {
     Show(show::Args),
     /// Run one sync cycle: commit, fetch, merge, recompute, push.
     Sync(sync::Args),
+    /// Publish L2/L3 learnings to the wiki, touching only what changed.
+    Publish(publish::Args),
     /// Health: branch, counts by trust, inbox, last sync.
     Status,
     /// Find problems: unreadable files, bad events, configuration.
@@ -264,6 +267,7 @@ fn run(cli: Cli) -> CliResult {
         Command::List(args) => list::run(&ctx, args),
         Command::Show(args) => show::run(&ctx, args),
         Command::Sync(args) => sync::run(&ctx, args),
+        Command::Publish(args) => publish::run(&ctx, args),
         Command::Status => status::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config => config::run(&ctx),

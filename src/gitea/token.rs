@@ -30,6 +30,21 @@ impl Default for TokenSource {
 }
 
 impl TokenSource {
+    /// The token source the configuration names (DESIGN §10): `GITEA_TOKEN`
+    /// in the environment, else `gitea.token_file`, else `gitea.token_command`.
+    pub fn from_config(config: &crate::config::Config) -> Option<TokenSource> {
+        if std::env::var_os("GITEA_TOKEN").is_some_and(|v| !v.is_empty()) {
+            return Some(TokenSource::Env("GITEA_TOKEN".to_string()));
+        }
+        if let Some(file) = &config.token_file {
+            return Some(TokenSource::File(file.value.clone()));
+        }
+        config
+            .token_command
+            .as_ref()
+            .map(|c| TokenSource::Command(c.value.clone()))
+    }
+
     /// Reads the token. An empty value is an error, so that a misconfigured
     /// source is reported instead of sending unauthenticated writes.
     pub fn resolve(&self) -> Result<SecretString, GiteaError> {

@@ -3,7 +3,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 /// A possible secret; the resolver in `mod.rs` picks non-overlapping ones by priority.
 #[derive(Debug, Clone, Copy)]
@@ -138,6 +138,8 @@ const NPM: Anchor = token("npm-token", Body::Alnum, 36, 36, Shape::Any);
 const PYPI: Anchor = token("pypi-token", Body::B64Url, 50, MAX, Shape::Any);
 const DOCKER: Anchor = token("docker-token", Body::B64Url, 20, MAX, Shape::Any);
 const HUGGING_FACE: Anchor = token("huggingface-token", Body::Alnum, 30, 40, Shape::MixedCase);
+/// HashiCorp Vault service, batch and recovery tokens.
+const VAULT: Anchor = token("vault-token", Body::B64Url, 20, MAX, Shape::HasDigit);
 const PASSWORD: Anchor = Anchor::Keyword(Family::Password);
 const API_KEY: Anchor = Anchor::Keyword(Family::ApiKey);
 const ACCESS_KEY: Anchor = Anchor::Keyword(Family::AccessKey);
@@ -167,6 +169,7 @@ const ANCHORS: &[(&str, Anchor)] = &[
     ("pypi-Ag", PYPI),
     ("dckr_pat_", DOCKER), ("dckr_oat_", DOCKER),
     ("hf_", HUGGING_FACE),
+    ("hvs.", VAULT), ("hvb.", VAULT), ("hvr.", VAULT),
     // Structured credentials and credential positions.
     ("eyJ", Anchor::Jwt),
     ("-----BEGIN ", Anchor::Pem),
@@ -193,6 +196,9 @@ pub(super) static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
+        // A DFA costs ~0.4 ms to build (vs ~0.2 ms for an NFA) but scans ~3x faster;
+        // both are far below the hook budget, and sync scans many files.
+        .kind(Some(AhoCorasickKind::DFA))
         .build(ANCHORS.iter().map(|(pattern, _)| pattern))
         .expect("the anchors are fixed short literals, which always build")
 });
@@ -205,6 +211,9 @@ pub(super) fn warm_up() {
 /// Finds every candidate secret and every redaction marker in `text`.
 pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usize, usize)>) {
     let b = text.as_bytes();
+    // How far each run-scanning detector has already looked: a later hit inside that
+    // stretch would rescan it (quadratic on `password=password=…`) and find a sub-range.
+    let mut reach = Reach::default();
     for m in AUTOMATON.find_overlapping_iter(text) {
         let Some(&(literal, anchor)) = ANCHORS.get(m.pattern().as_usize()) else {
             continue;
@@ -212,25 +221,42 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
         let (s, e) = (m.start(), m.end());
         match anchor {
             Anchor::Prefixed(p) => prefixed(b, s, e, literal, p, out),
-            Anchor::OpenAi => push(out, openai(b, s, e)),
+            Anchor::OpenAi if s >= reach.openai => push(out, openai(b, s, e, &mut reach.openai)),
             Anchor::Jwt => push(out, jwt(b, s)),
-            Anchor::Pem => push(out, pem(text, s, e)),
+            Anchor::Pem if s >= reach.pem => push(out, pem(text, s, e, &mut reach.pem)),
             Anchor::SlackWebhook => push(out, slack_webhook(b, s, e)),
             Anchor::Azure => push(out, azure(b, s, e)),
             Anchor::SasSignature => push(out, sas_signature(b, s, e)),
             Anchor::Url => push(out, url_credentials(b, s, e)),
-            Anchor::AuthHeader => push(out, auth_header(b, s, e)),
+            Anchor::AuthHeader if s >= reach.header => {
+                push(out, auth_header(b, s, e, &mut reach.header))
+            }
             Anchor::Bearer => push(out, bearer(b, s, e)),
             Anchor::CurlUser => push(out, curl_user(b, s, e)),
-            Anchor::Keyword(family) => push(out, assignment(b, s, e, family)),
+            Anchor::Keyword(family) if s >= reach.value => {
+                push(out, assignment(b, s, e, family, &mut reach.value))
+            }
             Anchor::Marker => {
                 if let Some(end) = marker_end(b, e) {
                     markers.push((s, end));
                 }
             }
+            Anchor::OpenAi | Anchor::Pem | Anchor::AuthHeader | Anchor::Keyword(_) => {}
         }
     }
 }
+
+/// Per detector, the end of the furthest stretch already scanned.
+#[derive(Default)]
+struct Reach {
+    openai: usize,
+    pem: usize,
+    header: usize,
+    value: usize,
+}
+
+/// Longest key (`FOO_BAR_TOKEN`) an assignment may have; bounds the scan around a keyword.
+const MAX_KEY: usize = 256;
 
 fn push(out: &mut Vec<Candidate>, c: Option<Candidate>) {
     if let Some(c) = c {
@@ -300,11 +326,13 @@ fn has_lower(v: &[u8]) -> bool {
     v.iter().any(u8::is_ascii_lowercase)
 }
 
+/// Start of the line holding `i`, looking back at most 512 bytes (a command line's head).
 fn line_start(b: &[u8], i: usize) -> usize {
-    b[..i]
+    let lo = i.saturating_sub(512);
+    b[lo..i]
         .iter()
         .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1)
+        .map_or(lo, |p| lo + p + 1)
 }
 
 fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
@@ -388,11 +416,12 @@ fn aws_secret_near(b: &[u8], from: usize) -> Option<Candidate> {
     None
 }
 
-fn openai(b: &[u8], s: usize, e: usize) -> Option<Candidate> {
+fn openai(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Option<Candidate> {
     if &b[s..e] != b"sk-" || before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
         return None;
     }
     let end = run(b, e, is_b64url);
+    *reach = end;
     if b[e..].starts_with(b"ant-") {
         return (end - e - 4 >= 20).then(|| cand("anthropic-key", s, end, SPECIFIC))?;
     }
@@ -425,7 +454,7 @@ fn jwt(b: &[u8], s: usize) -> Option<Candidate> {
 }
 
 /// A PEM private key block (any algorithm, PGP too), BEGIN to END or to the end of text.
-fn pem(text: &str, s: usize, e: usize) -> Option<Candidate> {
+fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<Candidate> {
     let b = text.as_bytes();
     if &b[s..e] != b"-----BEGIN " {
         return None;
@@ -441,10 +470,12 @@ fn pem(text: &str, s: usize, e: usize) -> Option<Candidate> {
     while let Some(off) = text.get(from..).and_then(|t| t.find("-----END ")) {
         let l = from + off + "-----END ".len();
         if b[l..].starts_with(label) && b[l + label.len()..].starts_with(b"-----") {
-            return cand("private-key", s, l + label.len() + 5, SPECIFIC);
+            *reach = l + label.len() + 5;
+            return cand("private-key", s, *reach, SPECIFIC);
         }
         from = l;
     }
+    *reach = b.len();
     cand("private-key", s, b.len(), SPECIFIC)
 }
 
@@ -526,7 +557,7 @@ const AUTH_SCHEMES: &[&[u8]] = &[
 ];
 
 /// `Authorization: <scheme> <credential>` in any quoting (HTTP, curl -H, JSON, YAML).
-fn auth_header(b: &[u8], s: usize, e: usize) -> Option<Candidate> {
+fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Option<Candidate> {
     if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
         return None;
     }
@@ -555,6 +586,7 @@ fn auth_header(b: &[u8], s: usize, e: usize) -> Option<Candidate> {
     let end = run(b, start, |c| {
         !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b',' | b';'))
     });
+    *reach = end;
     let cred = &b[start..end];
     if is_placeholder(cred) || !(known || cred.len() >= 8 && has_digit(cred)) {
         return None;
@@ -639,13 +671,24 @@ fn rest_allowed(rest: &[u8], family: Family) -> bool {
     }
 }
 
-fn assignment(b: &[u8], s: usize, e: usize, family: Family) -> Option<Candidate> {
+fn assignment(
+    b: &[u8],
+    s: usize,
+    e: usize,
+    family: Family,
+    reach: &mut usize,
+) -> Option<Candidate> {
     let is_key = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
-    let key_start = b[..s]
+    let window = s.saturating_sub(MAX_KEY);
+    let key_start = b[window..s]
         .iter()
         .rposition(|&c| !is_key(c))
-        .map_or(0, |p| p + 1);
-    let key_end = run(b, e, is_key);
+        .map_or(window, |p| window + p + 1);
+    // Only the keyword's tail is scanned, and at most MAX_KEY of it (`tokentoken…`).
+    let key_end = run(&b[..(e + MAX_KEY).min(b.len())], e, is_key);
+    if (key_start == window && window > 0) || key_end - e >= MAX_KEY {
+        return None;
+    }
     if !rest_allowed(&b[e..key_end], family) {
         return None;
     }
@@ -691,7 +734,12 @@ fn assignment(b: &[u8], s: usize, e: usize, family: Family) -> Option<Candidate>
         }
     }
     let (start, end) = value_at(b, skip_blanks(b, j))?;
+    *reach = end;
     let value = &b[start..end];
+    // `let password: u32 = …` is a type annotation, not a value.
+    if at(b, skip_blanks(b, end)) == Some(b'=') {
+        return None;
+    }
     if !plausible_value(value, family) {
         return None;
     }
@@ -801,6 +849,19 @@ const STOP_WORDS: &[&[u8]] = &[
     b"this",
     b"value",
     b"default",
+    // Type names in code: `password: u32,`.
+    b"u8",
+    b"u16",
+    b"u32",
+    b"u64",
+    b"u128",
+    b"usize",
+    b"i32",
+    b"i64",
+    b"int",
+    b"char",
+    b"bytes",
+    b"vec",
 ];
 
 fn plausible_value(v: &[u8], family: Family) -> bool {
@@ -826,13 +887,15 @@ fn plausible_value(v: &[u8], family: Family) -> bool {
     }
 }
 
-/// `os.environ.TOKEN`, `config.secret`: a reference in code, not a value.
+/// `os.environ.TOKEN`, `config.secret`: a reference in code, not a value. A segment
+/// with digits and both cases (`hvs.CAES…9fL`) is random, so not a name.
 fn is_dotted_identifier(v: &[u8]) -> bool {
     v.contains(&b'.')
         && v.split(|&c| c == b'.').all(|part| {
             part.first()
                 .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
                 && part.iter().all(|&c| is_word(c))
+                && !(has_digit(part) && has_upper(part) && has_lower(part))
         })
 }
 

@@ -348,3 +348,25 @@ proptest! {
         prop_assert_eq!(twice, once);
     }
 }
+
+#[test]
+fn degenerate_repetition_stays_linear() {
+    // Each of these once rescanned the rest of the text at every anchor hit.
+    for unit in [
+        "password=",
+        "token",
+        "sk-a",
+        "Authorization:",
+        " -u ",
+        "-----BEGIN RSA PRIVATE KEY-----",
+    ] {
+        let text = unit.repeat(200_000 / unit.len());
+        let t = std::time::Instant::now();
+        let _ = redact(&text);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(2),
+            "{unit:?} took {:?}",
+            t.elapsed()
+        );
+    }
+}

@@ -313,25 +313,9 @@ impl Repo {
         message: &str,
         who: &Identity,
     ) -> Result<ObjectId> {
-        let sig = gix::actor::Signature {
-            name: who.name.as_str().into(),
-            email: who.email.as_str().into(),
-            time: gix::date::Time::now_local_or_utc(),
-        };
-        let mut buf = gix::date::parse::TimeBuf::default();
-        let sig_ref = sig.to_ref(&mut buf);
-        let id = self
-            .git
-            .commit_as(
-                sig_ref,
-                sig_ref,
-                "HEAD",
-                message,
-                tree,
-                parents.iter().copied(),
-            )
-            .map_err(fail("commit"))?;
-        Ok(id.detach())
+        let id = self.write_commit(tree, parents, message, who)?;
+        self.fast_forward(parents.first().copied(), id, message, who)?;
+        Ok(id)
     }
 
     /// Adds or updates a git remote (`remote.<name>.url` and a fetch refspec
@@ -376,11 +360,7 @@ impl Repo {
         message: &str,
         who: &Identity,
     ) -> Result<ObjectId> {
-        let sig = gix::actor::Signature {
-            name: who.name.as_str().into(),
-            email: who.email.as_str().into(),
-            time: gix::date::Time::now_local_or_utc(),
-        };
+        let sig = signature(who);
         let commit = gix::objs::Commit {
             tree,
             parents: parents.iter().copied().collect(),
@@ -406,29 +386,51 @@ impl Repo {
     }
 
     /// Moves HEAD's branch to `commit` (a fast-forward), if it still points at `expected`.
-    pub fn fast_forward(&self, expected: Option<ObjectId>, commit: ObjectId) -> Result<()> {
+    pub fn fast_forward(
+        &self,
+        expected: Option<ObjectId>,
+        commit: ObjectId,
+        message: &str,
+        who: &Identity,
+    ) -> Result<()> {
         use gix::refs::transaction::{
             Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog,
         };
         let head: gix::refs::FullName = "HEAD".try_into().map_err(fail("HEAD"))?;
+        let sig = signature(who);
+        let mut buf = gix::date::parse::TimeBuf::default();
         self.git
-            .edit_reference(RefEdit {
-                change: RefChange::Update {
-                    log: LogChange {
-                        mode: RefLog::AndReference,
-                        force_create_reflog: false,
-                        message: "learnsync: fast-forward".into(),
+            .edit_references_as(
+                [RefEdit {
+                    change: RefChange::Update {
+                        log: LogChange {
+                            mode: RefLog::AndReference,
+                            force_create_reflog: false,
+                            message: message.lines().next().unwrap_or_default().into(),
+                        },
+                        expected: match expected {
+                            Some(id) => {
+                                PreviousValue::MustExistAndMatch(gix::refs::Target::Object(id))
+                            }
+                            None => PreviousValue::MustNotExist,
+                        },
+                        new: gix::refs::Target::Object(commit),
                     },
-                    expected: match expected {
-                        Some(id) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(id)),
-                        None => PreviousValue::MustNotExist,
-                    },
-                    new: gix::refs::Target::Object(commit),
-                },
-                name: head,
-                deref: true,
-            })
-            .map_err(fail("fast-forward HEAD"))?;
+                    name: head,
+                    deref: true,
+                }],
+                Some(sig.to_ref(&mut buf)),
+            )
+            .map_err(fail("move HEAD"))?;
         Ok(())
+    }
+}
+
+/// A signature for `who`, stamped now.
+fn signature(who: &Identity) -> gix::actor::Signature {
+    gix::actor::Signature {
+        name: who.name.as_str().into(),
+        email: who.email.as_str().into(),
+        time: gix::date::Time::now_local_or_utc(),
     }
 }

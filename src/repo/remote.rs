@@ -3,6 +3,7 @@
 //! push yet), fast-forward only.
 
 use super::{GitError, Repo, Result, fail};
+use secrecy::{ExposeSecret, SecretString};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
@@ -25,9 +26,75 @@ pub fn fetch_refspecs(remote: &str) -> [String; 2] {
     ]
 }
 
+/// A git process for talking to `remote`; an HTTP token travels in the
+/// environment (`GIT_CONFIG_*`), never on the command line or on disk.
+fn git_command(root: &std::path::Path, token: Option<&SecretString>) -> Command {
+    let mut c = Command::new("git");
+    c.current_dir(root).env("GIT_TERMINAL_PROMPT", "0");
+    if let Some(token) = token {
+        c.env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "http.extraHeader")
+            .env(
+                "GIT_CONFIG_VALUE_0",
+                format!("Authorization: token {}", token.expose_secret()),
+            );
+    }
+    c
+}
+
+fn is_http(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
+}
+
 impl Repo {
-    /// Fetches `agents/*` and `main` from a configured remote.
-    pub fn fetch(&self, remote_name: &str) -> Result<()> {
+    /// The fetch URL of a configured remote.
+    pub fn remote_url(&self, remote_name: &str) -> Option<String> {
+        let remote = self.git.find_remote(remote_name).ok()?;
+        remote
+            .url(gix::remote::Direction::Fetch)
+            .map(|u| u.to_bstring().to_string())
+    }
+
+    /// Fetches `agents/*` and `main` from a configured remote: in process
+    /// through gix for paths, `file://`, `git://` and `ssh://` (the system ssh
+    /// and its agent); through the git binary for `http(s)://`, so git's
+    /// credential helpers (or `token`, sent as a header) authenticate.
+    pub fn fetch(&self, remote_name: &str, token: Option<&SecretString>) -> Result<()> {
+        if self.remote_url(remote_name).is_some_and(|u| is_http(&u)) {
+            return self.fetch_with_git(remote_name, token);
+        }
+        self.fetch_with_gix(remote_name)
+    }
+
+    fn fetch_with_git(&self, remote_name: &str, token: Option<&SecretString>) -> Result<()> {
+        // `main` may not exist yet; a glob never fails on a missing ref.
+        let spec = format!("+refs/heads/*:refs/remotes/{remote_name}/*");
+        let out = git_command(self.root(), token)
+            .args([
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                remote_name,
+                &spec,
+            ])
+            .output()
+            .map_err(fail(format!("run git fetch {remote_name}")))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            let mut why = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            if let Some(t) = token {
+                why = why.replace(t.expose_secret(), "[REDACTED:token]");
+            }
+            Err(GitError {
+                action: format!("fetch from {remote_name}"),
+                message: crate::redact::redact(&why).into_owned(),
+            })
+        }
+    }
+
+    fn fetch_with_gix(&self, remote_name: &str) -> Result<()> {
         let action = format!("fetch from {remote_name}");
         let mut remote = self
             .git
@@ -83,22 +150,23 @@ impl Repo {
     }
 
     /// Pushes `refs/heads/<branch>` to the same name on `remote`, never forcing.
-    pub fn push(&self, remote: &str, branch: &str) -> PushOutcome {
+    pub fn push(&self, remote: &str, branch: &str, token: Option<&SecretString>) -> PushOutcome {
         let spec = format!("refs/heads/{branch}:refs/heads/{branch}");
-        let out = Command::new("git")
-            .current_dir(self.root())
+        let out = git_command(self.root(), token)
             .args(["push", "--porcelain", "--quiet", remote, &spec])
-            .env("GIT_TERMINAL_PROMPT", "0")
             .output();
         let out = match out {
             Ok(o) => o,
             Err(e) => return PushOutcome::Failed(format!("cannot run git: {e}")),
         };
-        let text = format!(
+        let mut text = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        if let Some(t) = token {
+            text = text.replace(t.expose_secret(), "[REDACTED:token]");
+        }
         let summary = crate::redact::redact(text.trim()).into_owned();
         if out.status.success() {
             PushOutcome::Pushed

@@ -1,15 +1,15 @@
 //! Step 1 of the cycle: turn work-tree edits and inbox files into one commit
 //! on `agents/<home>`: validate, redact, normalise, recompute derived state.
 
+use super::derive::{self, EventIndex};
 use super::{LevelChange, SyncReport, recover};
 use crate::config::Config;
-use crate::event::{self, Event};
+use crate::event;
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
 use crate::policy::{POLICY_PATH, Policy};
 use crate::redact;
 use crate::repo::{Change, Repo, Result};
-use crate::review::Review;
 use crate::store::{InboxPayload, LearningsDir, Problem};
 use crate::trust;
 use gix::ObjectId;
@@ -182,6 +182,23 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
                     Some(c) => newer(c, &incoming).clone(),
                     None => *incoming,
                 };
+                if current.is_none()
+                    && let Some(broken) = pending.remove(&rel)
+                {
+                    // The work tree holds an unreadable version: keep its bytes.
+                    let kept = crate::merge::conflict_path(&rel, &broken.bytes);
+                    out.problems.push(Problem {
+                        path: rel.clone(),
+                        message: format!("unreadable version kept as {kept}"),
+                    });
+                    pending.insert(
+                        kept,
+                        Pending {
+                            bytes: broken.bytes,
+                            read_stat: None,
+                        },
+                    );
+                }
                 touched_ids.insert(winner.id.clone());
                 learnings.insert(winner.id.clone(), (rel.clone(), winner));
                 deletes.remove(&rel);
@@ -228,12 +245,23 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
 
     // Recompute derived state for every learning whose file or events moved.
     if !touched_ids.is_empty() {
-        let policy = load_policy(repo, head_tree, &pending)?;
-        let events = load_events(repo, head_tree, &pending)?;
-        let reviews = load_reviews(repo, config, &touched_ids)?;
+        let policy = match pending.get(POLICY_PATH) {
+            Some(p) => Policy::parse(&String::from_utf8_lossy(&p.bytes)).unwrap_or_default(),
+            None => derive::policy_in(repo, head_tree)?,
+        };
+        let mut index = EventIndex::default();
+        index.ensure(repo, head_tree)?;
+        for (rel, p) in &pending {
+            if matches!(paths::classify(rel), RepoPath::Events { .. }) {
+                index.update(rel, Some(&String::from_utf8_lossy(&p.bytes)));
+            }
+        }
+        let events = index.for_ids(&touched_ids);
+        let hub = config.hub.as_ref().map(|h| h.value.as_str());
+        let reviews = derive::hub_reviews(repo, hub, &touched_ids)?;
         for id in &touched_ids {
             if !learnings.contains_key(id) {
-                if let Some((rel, l)) = find_learning(repo, head_tree, id)? {
+                if let Some((rel, l)) = derive::find_learning(repo, head_tree, id)? {
                     learnings.insert(id.clone(), (rel, l));
                 } else {
                     continue;
@@ -242,11 +270,8 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
             let Some((rel, learning)) = learnings.get_mut(id) else {
                 continue;
             };
-            let mine: Vec<&Event> = events
-                .get(id.as_str())
-                .map(|v| v.iter().collect())
-                .unwrap_or_default();
-            let derived = trust::derive(learning, &mine, reviews.get(id), &policy.trust);
+            let mine = events.get(id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            let derived = trust::derive(learning, mine, reviews.get(id), &policy.trust);
             trust::apply(learning, derived);
             out.recomputed += 1;
             // Compare with the level last committed (a new learning starts at L1).
@@ -416,104 +441,6 @@ fn quarantine(dir: &LearningsDir, path: &std::path::Path) -> PathBuf {
         Ok(()) => target,
         Err(_) => path.to_path_buf(),
     }
-}
-
-fn text_at(
-    repo: &Repo,
-    tree: ObjectId,
-    pending: &BTreeMap<String, Pending>,
-    rel: &str,
-) -> Result<Option<String>> {
-    if let Some(p) = pending.get(rel) {
-        return Ok(Some(String::from_utf8_lossy(&p.bytes).into_owned()));
-    }
-    Ok(repo
-        .blob_at(tree, rel)?
-        .map(|b| String::from_utf8_lossy(&b).into_owned()))
-}
-
-fn load_policy(repo: &Repo, tree: ObjectId, pending: &BTreeMap<String, Pending>) -> Result<Policy> {
-    Ok(text_at(repo, tree, pending, POLICY_PATH)?
-        .and_then(|t| Policy::parse(&t).ok())
-        .unwrap_or_default())
-}
-
-/// Every event in the tree (with pending edits), by learning id.
-fn load_events(
-    repo: &Repo,
-    tree: ObjectId,
-    pending: &BTreeMap<String, Pending>,
-) -> Result<HashMap<String, Vec<Event>>> {
-    let mut files: BTreeSet<String> = BTreeSet::new();
-    if let Some(id) = repo.subtree(tree, "events")? {
-        for path in repo.flatten(id)?.into_keys() {
-            files.insert(format!("events/{path}"));
-        }
-    }
-    files.extend(pending.keys().filter(|k| k.starts_with("events/")).cloned());
-    let mut by_learning: HashMap<String, Vec<Event>> = HashMap::new();
-    for rel in files {
-        if !matches!(paths::classify(&rel), RepoPath::Events { .. }) {
-            continue;
-        }
-        if let Some(text) = text_at(repo, tree, pending, &rel)? {
-            for e in event::parse_file(&text).events {
-                by_learning.entry(e.learning.clone()).or_default().push(e);
-            }
-        }
-    }
-    Ok(by_learning)
-}
-
-/// Review records count only from the hub's `main` (§5, §8).
-fn load_reviews(
-    repo: &Repo,
-    config: &Config,
-    ids: &BTreeSet<String>,
-) -> Result<HashMap<String, Review>> {
-    let mut out = HashMap::new();
-    let Some(hub) = &config.hub else {
-        return Ok(out);
-    };
-    let Some(main) = repo.ref_commit(&format!("refs/remotes/{}/main", hub.value))? else {
-        return Ok(out);
-    };
-    let tree = repo.commit_tree(main)?;
-    for id in ids {
-        let Ok(rel) = paths::review_path(id) else {
-            continue;
-        };
-        if let Some(bytes) = repo.blob_at(tree, &rel)?
-            && let Ok(review) = Review::parse(&String::from_utf8_lossy(&bytes))
-        {
-            out.insert(id.clone(), review);
-        }
-    }
-    Ok(out)
-}
-
-/// Finds the learning file of `id` in the tree by looking in every agent folder.
-fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(String, Learning)>> {
-    let t = repo
-        .gix()
-        .find_tree(tree)
-        .map_err(crate::repo::fail("read tree"))?;
-    let decoded = t.decode().map_err(crate::repo::fail("decode tree"))?;
-    for entry in &decoded.entries {
-        if !entry.mode.is_tree() {
-            continue;
-        }
-        let agent = String::from_utf8_lossy(entry.filename).into_owned();
-        let Ok(rel) = paths::learning_path(&agent, id) else {
-            continue;
-        };
-        if let Some(bytes) = repo.blob_at(tree, &rel)?
-            && let Ok(l) = LearningsDir::parse_at(&rel, &bytes)
-        {
-            return Ok(Some((rel, l)));
-        }
-    }
-    Ok(None)
 }
 
 fn commit_message(config: &Config, out: &CommitOutcome, changes: &[Change]) -> String {

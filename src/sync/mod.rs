@@ -36,6 +36,7 @@ pub struct LevelChange {
 pub struct RemoteReport {
     pub name: String,
     pub fetched: bool,
+    /// The remote's branch is at our head after the cycle (pushed now, or already there).
     pub pushed: bool,
     pub push_attempts: u32,
     pub errors: Vec<String>,
@@ -116,6 +117,10 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
                 agent: home.clone(),
             });
         }
+    }
+    // Push needs the git binary: say so before anything moves.
+    if options.push && remotes::configured(&repo, config).iter().any(|r| r.push) {
+        crate::repo::check_git_binary().map_err(SyncError::GitBinary)?;
     }
     let mut report = SyncReport {
         recovered: recover::finish_interrupted(&repo, &dir)?,

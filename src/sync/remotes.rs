@@ -6,7 +6,7 @@ use super::derive::EventIndex;
 use super::merge::{self, merge_head};
 use super::{LevelChange, MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
 use crate::config::{Config, RemoteConfig};
-use crate::repo::{PushOutcome, Repo, check_git_binary};
+use crate::repo::{PushOutcome, Repo};
 use crate::store::LearningsDir;
 use gix::ObjectId;
 use std::collections::HashMap;
@@ -41,9 +41,7 @@ pub fn exchange(
         return Ok(());
     }
     let known = repo.remote_names();
-    if options.push && remotes.iter().any(|r| r.push) {
-        check_git_binary().map_err(SyncError::GitBinary)?;
-    }
+    let token = http_token(repo, config, &remotes);
     let mut reports: Vec<RemoteReport> = remotes
         .iter()
         .map(|r| RemoteReport {
@@ -66,7 +64,7 @@ pub fn exchange(
             if !r.fetch || !rep.errors.is_empty() {
                 continue;
             }
-            match repo.fetch(&r.name) {
+            match repo.fetch(&r.name, token.as_ref()) {
                 Ok(()) => {
                     rep.fetched = true;
                     heads.extend(repo.tracking_refs(&r.name)?);
@@ -85,9 +83,18 @@ pub fn exchange(
             if !r.push || !rep.errors.is_empty() {
                 continue;
             }
+            // Nothing to push when the fetch just saw the remote at our head.
+            let ours = repo.head_commit()?;
+            if rep.fetched
+                && ours.is_some()
+                && repo.ref_commit(&format!("refs/remotes/{}/{branch}", r.name))? == ours
+            {
+                rep.pushed = true;
+                continue;
+            }
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
-                match repo.push(&r.name, &branch) {
+                match repo.push(&r.name, &branch, token.as_ref()) {
                     PushOutcome::Pushed => {
                         rep.pushed = true;
                         break;
@@ -97,7 +104,7 @@ pub fn exchange(
                             "push to {} rejected, fetching and merging first: {why}",
                             r.name
                         );
-                        match repo.fetch(&r.name) {
+                        match repo.fetch(&r.name, token.as_ref()) {
                             Ok(()) => {
                                 let heads = repo.tracking_refs(&r.name)?;
                                 merge_all(repo, dir, config, &heads, report)?;
@@ -122,6 +129,23 @@ pub fn exchange(
     }
     report.remotes = reports;
     Ok(())
+}
+
+/// The token for `http(s)://` remotes, when one is configured (the same
+/// sources as the Gitea token). Without it git's credential helpers answer.
+fn http_token(
+    repo: &Repo,
+    config: &Config,
+    remotes: &[RemoteConfig],
+) -> Option<secrecy::SecretString> {
+    let any_http = remotes
+        .iter()
+        .filter_map(|r| repo.remote_url(&r.name))
+        .any(|u| u.starts_with("https://") || u.starts_with("http://"));
+    if !any_http {
+        return None;
+    }
+    crate::gitea::TokenSource::from_config(config).and_then(|source| source.resolve().ok())
 }
 
 /// Merges every head into ours, then moves the ref once and updates the
@@ -177,7 +201,12 @@ fn merge_all(
         },
     )?;
     crate::fault::point("merge:before-ref");
-    repo.fast_forward(Some(start), head)?;
+    repo.fast_forward(
+        Some(start),
+        head,
+        "learnsync: sync merged fetched heads",
+        &who,
+    )?;
     crate::fault::point("merge:after-ref");
 
     // Bring the work tree along, never over an edit made while we merged.

@@ -3,6 +3,11 @@
 
 #![allow(dead_code)]
 
+#[path = "../support/gitea_server/http.rs"]
+pub mod http;
+
+pub mod git_http;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

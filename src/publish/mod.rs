@@ -1,0 +1,354 @@
+//! Publishing trusted learnings to a wiki (DESIGN.md §7): render the pages
+//! (`render`, pure), compare with the publish state and the wiki (`plan`,
+//! pure), then carry the plan out on a target (`gitea_target` over the REST
+//! API, `git_wiki` with git push), recording what was written (`state`).
+//! The command line only calls [`publish`] and prints its [`PublishReport`].
+
+pub mod git_wiki;
+pub mod gitea_target;
+pub mod plan;
+pub mod render;
+pub mod sanitize;
+pub mod state;
+pub mod templates;
+
+pub use plan::{Action, ActionKind, PublishPlan};
+pub use render::{Page, PageKind, Site, Withheld, render_site};
+pub use templates::Templates;
+
+use crate::config::Config;
+use crate::gitea::{ClientOptions, GiteaClient, GiteaError, RepoRef, TokenSource};
+use crate::policy::{POLICY_PATH, Policy};
+use crate::store::LearningsDir;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Why a publish could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// A setting the target needs is not configured.
+    #[error("publish needs {setting}: {hint}")]
+    MissingSetting { setting: &'static str, hint: String },
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
+    #[error(transparent)]
+    Gitea(#[from] GiteaError),
+    #[error("git-wiki: {0}")]
+    Git(String),
+    #[error("publish state: {0}")]
+    State(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Where pages go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    /// The Gitea wiki of `gitea.repo`, through the REST API.
+    #[default]
+    Gitea,
+    /// Any `<repo>.wiki.git` (`wiki.git_url`), as one pushed commit.
+    GitWiki,
+}
+
+/// How to publish.
+#[derive(Debug, Clone, Default)]
+pub struct PublishOptions {
+    pub target: Target,
+    /// Plan and print, send no write.
+    pub dry_run: bool,
+    /// Overwrite (or delete) pages a person edited on the wiki.
+    pub force: bool,
+    /// HTTP timeouts and retries for the Gitea target.
+    pub client: ClientOptions,
+}
+
+/// What happened to one page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "error", rename_all = "lowercase")]
+pub enum Outcome {
+    /// Dry run, or not reached.
+    Planned,
+    Done,
+    Failed(String),
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageOutcome {
+    pub key: String,
+    pub title: String,
+    pub sub_url: String,
+    pub action: ActionKind,
+    #[serde(flatten)]
+    pub result: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl PageOutcome {
+    pub fn planned(action: &Action) -> Self {
+        PageOutcome {
+            key: action.key.clone(),
+            title: action.title.clone(),
+            sub_url: action.sub_url.clone(),
+            action: action.kind,
+            result: Outcome::Planned,
+            note: action.note.clone(),
+        }
+    }
+}
+
+/// Counts of a publish, for people and for `--json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub created: usize,
+    pub updated: usize,
+    pub deleted: usize,
+    pub unchanged: usize,
+    /// Left alone because a person edited them.
+    pub kept: usize,
+    /// Not published: the redactor found a secret.
+    pub withheld: usize,
+    pub failed: usize,
+}
+
+/// The result of one publish.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishReport {
+    pub target: Target,
+    /// Where people read the wiki (Gitea) or the repository pushed to (git-wiki).
+    pub wiki_url: String,
+    pub dry_run: bool,
+    pub counts: Counts,
+    pub pages: Vec<PageOutcome>,
+    pub withheld: Vec<Withheld>,
+}
+
+impl PublishReport {
+    fn new(
+        target: Target,
+        wiki_url: String,
+        dry_run: bool,
+        pages: Vec<PageOutcome>,
+        withheld: Vec<Withheld>,
+    ) -> Self {
+        let mut counts = Counts {
+            withheld: withheld.len(),
+            ..Counts::default()
+        };
+        for p in &pages {
+            if matches!(p.result, Outcome::Failed(_)) {
+                counts.failed += 1;
+                continue;
+            }
+            match p.action {
+                ActionKind::Create => counts.created += 1,
+                ActionKind::Update => counts.updated += 1,
+                ActionKind::Delete => counts.deleted += 1,
+                ActionKind::Unchanged => counts.unchanged += 1,
+                ActionKind::Kept => counts.kept += 1,
+            }
+        }
+        PublishReport {
+            target,
+            wiki_url,
+            dry_run,
+            counts,
+            pages,
+            withheld,
+        }
+    }
+
+    /// Pages that did not get where they should: failed writes and withheld pages.
+    pub fn problems(&self) -> usize {
+        self.counts.failed + self.counts.withheld
+    }
+
+    /// Pages that went through (written, deleted, or already right).
+    pub fn successes(&self) -> usize {
+        self.counts.created + self.counts.updated + self.counts.deleted + self.counts.unchanged
+    }
+}
+
+/// Where the token comes from: `GITEA_TOKEN`, else `gitea.token_file`, else
+/// `gitea.token_command`. A token file inside the learnings work tree is
+/// refused: it would be committed and pushed.
+pub fn token_source(config: &Config) -> Result<TokenSource, PublishError> {
+    match TokenSource::from_config(config) {
+        Some(TokenSource::File(path)) => {
+            let root = &config.dir.value;
+            if path.starts_with(root) && !path.starts_with(root.join(".git")) {
+                return Err(PublishError::MissingSetting {
+                    setting: "a Gitea token outside the learnings dir",
+                    hint: format!(
+                        "gitea.token_file {} is inside the learnings work tree, where it would be committed; move it out",
+                        path.display()
+                    ),
+                });
+            }
+            return Ok(TokenSource::File(path));
+        }
+        Some(source) => return Ok(source),
+        None => {}
+    }
+    Err(PublishError::MissingSetting {
+        setting: "a Gitea token",
+        hint: "set GITEA_TOKEN, or gitea.token_file or gitea.token_command in config.yaml \
+               (a token with the write:repository scope)"
+            .into(),
+    })
+}
+
+/// The Gitea server and repository, or which setting is missing.
+pub fn gitea_settings(config: &Config) -> Result<(String, RepoRef), PublishError> {
+    let url = config
+        .gitea_url
+        .as_ref()
+        .map(|s| s.value.clone())
+        .ok_or_else(|| PublishError::MissingSetting {
+            setting: "gitea.url",
+            hint: "set gitea.url in .git/learnsync/config.yaml (gitea: {url: https://git.example.com}) \
+                   or LEARNSYNC_GITEA_URL"
+                .into(),
+        })?;
+    let repo = config
+        .gitea_repo
+        .as_ref()
+        .map(|s| s.value.clone())
+        .ok_or_else(|| PublishError::MissingSetting {
+            setting: "gitea.repo",
+            hint:
+                "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
+                    .into(),
+        })?;
+    let repo = RepoRef::parse(&repo)?;
+    Ok((url, repo))
+}
+
+/// The human wiki URL of a Gitea repository.
+pub fn gitea_wiki_url(base_url: &str, repo: &RepoRef) -> String {
+    let root = base_url.trim().trim_end_matches('/');
+    let root = root.strip_suffix("/api/v1").unwrap_or(root);
+    format!("{root}/{}/{}/wiki", repo.owner, repo.name)
+}
+
+/// Every learning as the view sees it, rendered with the policy's wiki
+/// layout and the configured templates.
+pub fn render_dir(dir: &LearningsDir, config: &Config) -> Result<Site, PublishError> {
+    let view = crate::view::load(dir, config);
+    for p in &view.problems {
+        tracing::warn!(path = %p.path, problem = %p.message, "left out of publishing");
+    }
+    let policy = match std::fs::read_to_string(dir.root.join(POLICY_PATH)) {
+        Ok(text) => {
+            Policy::parse(&text).map_err(|e| PublishError::Other(format!("{POLICY_PATH}: {e}")))?
+        }
+        Err(_) => Policy::default(),
+    };
+    let template_dir: Option<PathBuf> = config.wiki_template_dir.as_ref().map(|s| s.value.clone());
+    let templates = Templates::load(template_dir.as_deref())?;
+    let learnings: Vec<_> = view.learnings.into_iter().map(|l| l.learning).collect();
+    render_site(&learnings, &policy.wiki, &templates)
+}
+
+/// Publishes the learnings dir to the chosen target. `progress(done, total)`
+/// is called after each write (for a progress bar).
+pub fn publish(
+    dir: &LearningsDir,
+    config: &Config,
+    options: &PublishOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<PublishReport, PublishError> {
+    // Settings first: a missing one is reported before any work.
+    let gitea = match options.target {
+        Target::Gitea => {
+            let (url, repo) = gitea_settings(config)?;
+            let token = token_source(config)?.resolve()?;
+            Some((url, repo, token))
+        }
+        Target::GitWiki => None,
+    };
+    let git_url = match options.target {
+        Target::GitWiki => Some(
+            config
+                .wiki_git_url
+                .as_ref()
+                .map(|s| s.value.clone())
+                .ok_or_else(|| PublishError::MissingSetting {
+                    setting: "wiki.git_url",
+                    hint: "set wiki.git_url in .git/learnsync/config.yaml to the wiki's git URL \
+                           (e.g. https://git.example.com/owner/repo.wiki.git)"
+                        .into(),
+                })?,
+        ),
+        Target::Gitea => None,
+    };
+
+    let site = render_dir(dir, config)?;
+    let state_path = state::path(&dir.state_dir());
+    let mut all = state::PublishState::load(&state_path).map_err(PublishError::State)?;
+
+    let (target_key, wiki_url, result) = match (gitea, git_url) {
+        (Some((url, repo, token)), _) => {
+            let target_key = format!("gitea {} {repo}", url.trim().trim_end_matches('/'));
+            let wiki_url = gitea_wiki_url(&url, &repo);
+            let client = GiteaClient::new(&url, repo, Some(token), options.client.clone())?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| PublishError::Other(format!("cannot start the async runtime: {e}")))?;
+            let mut target_state = all.targets.get(&target_key).cloned().unwrap_or_default();
+            let result = {
+                let mut save = |s: &state::TargetState| {
+                    if options.dry_run {
+                        return;
+                    }
+                    let mut snapshot = all.clone();
+                    snapshot.targets.insert(target_key.clone(), s.clone());
+                    if let Err(e) = snapshot.save(&state_path) {
+                        tracing::warn!(error = %e, "could not save the publish state mid-way");
+                    }
+                };
+                runtime.block_on(gitea_target::publish(
+                    &client,
+                    &site,
+                    &mut target_state,
+                    options.dry_run,
+                    options.force,
+                    progress,
+                    &mut save,
+                ))
+            };
+            all.targets.insert(target_key.clone(), target_state);
+            (target_key, wiki_url, result)
+        }
+        (None, Some(url)) => {
+            let target_key = format!("git-wiki {url}");
+            let wiki = git_wiki::GitWiki {
+                url: url.clone(),
+                branch: config.wiki_branch.as_ref().map(|s| s.value.clone()),
+                identity: config.identity(),
+            };
+            let target_state = all.target(&target_key);
+            let result =
+                git_wiki::publish(&wiki, &site, target_state, options.dry_run, options.force);
+            (target_key, url, result)
+        }
+        (None, None) => return Err(PublishError::Other("no publish target".into())),
+    };
+    // The state is saved even when the run failed half-way: it holds what landed.
+    if !options.dry_run {
+        all.save(&state_path).map_err(PublishError::State)?;
+    }
+    let (_plan, outcomes) = result?;
+    tracing::debug!(target = %target_key, "publish finished");
+    Ok(PublishReport::new(
+        options.target,
+        wiki_url,
+        options.dry_run,
+        outcomes,
+        site.withheld,
+    ))
+}

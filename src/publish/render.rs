@@ -1,0 +1,466 @@
+//! From learnings to wiki pages, purely: which learnings get a page, their
+//! stable unique titles, the rendered and sanitised markdown of every page
+//! (learning pages and the index pages), and the redactor's last word.
+
+use super::PublishError;
+use super::sanitize::{code_block, escape_inline, sanitize_markdown};
+use super::templates::{self, Templates};
+use crate::gitea::page_name::{is_reserved_title, title_to_git_path, title_to_sub_url};
+use crate::learning::{Learning, SuggestionStatus, TrustLevel};
+use crate::policy::WikiPolicy;
+use serde::Serialize;
+use serde_json::json;
+use std::collections::{BTreeMap, HashSet};
+
+/// Title of the wiki's front page.
+pub const HOME_TITLE: &str = "Home";
+/// Title of the sidebar Gitea shows beside every page.
+pub const SIDEBAR_TITLE: &str = "_Sidebar";
+/// Longest learning title kept in a page title, in characters.
+const MAX_TITLE_CHARS: usize = 100;
+/// Learnings listed under "Newest" on Home.
+const NEWEST_ON_HOME: usize = 10;
+
+/// What a page is for: one learning, or an index over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageKind {
+    Learning,
+    Index,
+}
+
+/// One page as it should be on the wiki.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// Stable identity in the publish state: the learning id, or `index:<title>`.
+    pub key: String,
+    pub kind: PageKind,
+    pub title: String,
+    /// Gitea's escaped page name for `title`.
+    pub sub_url: String,
+    pub content: String,
+    /// SHA-256 of `content`, hex.
+    pub hash: String,
+}
+
+impl Page {
+    fn new(key: String, kind: PageKind, title: String, content: String) -> Self {
+        Page {
+            key,
+            kind,
+            sub_url: title_to_sub_url(&title),
+            hash: content_hash(content.as_bytes()),
+            title,
+            content,
+        }
+    }
+}
+
+/// A page that is not published because the redactor found a secret in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Withheld {
+    pub key: String,
+    pub title: String,
+    /// What was found (kinds only, never the secret).
+    pub reason: String,
+}
+
+/// Every page the wiki should hold, and the pages held back.
+#[derive(Debug, Clone, Default)]
+pub struct Site {
+    pub pages: Vec<Page>,
+    pub withheld: Vec<Withheld>,
+}
+
+/// SHA-256 of page bytes, hex: what the publish state compares.
+pub fn content_hash(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// L2 and L3 learnings that were not rejected get a page (§7).
+pub fn is_publishable(learning: &Learning) -> bool {
+    learning.trust_level >= TrustLevel::L2
+        && learning.suggestion_status != SuggestionStatus::Rejected
+}
+
+fn trust_name(level: TrustLevel) -> &'static str {
+    match level {
+        TrustLevel::L0 => "Extracted",
+        TrustLevel::L1 => "Unverified",
+        TrustLevel::L2 => "Peer-Validated",
+        TrustLevel::L3 => "Human-Approved",
+    }
+}
+
+/// Title of the index page of one trust level.
+pub fn trust_page_title(level: TrustLevel) -> String {
+    format!("Trust level {} {}", level.as_str(), trust_name(level))
+}
+
+/// Title of the index page of one keyword.
+pub fn keyword_page_title(keyword: &str) -> String {
+    format!("Keyword {keyword}")
+}
+
+/// A keyword as index pages group it: trimmed, lower case, no `/`.
+pub fn normalise_keyword(keyword: &str) -> String {
+    clean_title_text(keyword).to_lowercase()
+}
+
+/// One line of title text: no `/` or `\` (Gitea would make `%2F`, which some
+/// proxies mangle), no control characters, single spaces, bounded length.
+fn clean_title_text(raw: &str) -> String {
+    let replaced: String = raw
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' => '-',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let words: Vec<&str> = replaced.split_whitespace().collect();
+    words
+        .join(" ")
+        .chars()
+        .take(MAX_TITLE_CHARS)
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// The short form of an id used to tell colliding titles apart.
+fn short_id(id: &str) -> String {
+    id.strip_prefix("learning-")
+        .unwrap_or(id)
+        .chars()
+        .take(8)
+        .collect()
+}
+
+/// Page titles for `learnings`, in the same order.
+///
+/// A title is the policy's prefix and the learning's cleaned title. Titles
+/// that name the same git file (compared case-insensitively, so clones on
+/// macOS and Windows see distinct files) are told apart deterministically: in
+/// order of capture time then id, the first keeps the plain title and each
+/// later one gets ` (<short id>)`, so a new learning never renames an
+/// existing page. `reserved` titles (the index pages) are never given out.
+pub fn assign_titles(learnings: &[&Learning], prefix: &str, reserved: &[String]) -> Vec<String> {
+    let prefix = clean_title_text(prefix);
+    let key = |title: &str| title_to_git_path(title).to_lowercase();
+    let mut taken: HashSet<String> = reserved.iter().map(|t| key(t)).collect();
+    let mut order: Vec<usize> = (0..learnings.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (learnings[a], learnings[b]);
+        (a.captured_at, &a.id).cmp(&(b.captured_at, &b.id))
+    });
+    let mut titles = vec![String::new(); learnings.len()];
+    for i in order {
+        let l = learnings[i];
+        let mut text = clean_title_text(&l.title);
+        if text.is_empty() {
+            text = short_id(&l.id);
+        }
+        let base = if prefix.is_empty() {
+            text
+        } else {
+            format!("{prefix}: {text}")
+        };
+        let candidates = [
+            base.clone(),
+            format!("{base} ({})", short_id(&l.id)),
+            format!("{base} ({})", l.id),
+        ];
+        let usable = |t: &str| !taken.contains(&key(t)) && !is_reserved_title(t);
+        let title = match candidates.iter().find(|t| usable(t)) {
+            Some(t) => t.clone(),
+            None => (2..)
+                .map(|n| format!("{base} ({} {n})", l.id))
+                .find(|t| usable(t))
+                .unwrap_or(base),
+        };
+        taken.insert(key(&title));
+        titles[i] = title;
+    }
+    titles
+}
+
+fn percent(rate: Option<f64>) -> String {
+    rate.map_or_else(|| "—".to_string(), |r| format!("{:.0}%", r * 100.0))
+}
+
+/// The secret kinds found in `text`, or `None` when it is clean.
+fn secret_kinds(texts: &[&str]) -> Option<String> {
+    let mut kinds: Vec<&str> = texts
+        .iter()
+        .flat_map(|t| crate::redact::findings(t))
+        .map(|f| f.kind)
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    (!kinds.is_empty()).then(|| format!("the redactor found {}", kinds.join(", ")))
+}
+
+struct Entry<'a> {
+    learning: &'a Learning,
+    title: String,
+    sub_url: String,
+    keywords: Vec<String>,
+}
+
+/// Renders the whole wiki for `learnings` (any trust; only publishable ones
+/// get pages). Pure: the same learnings, policy and templates give the same
+/// pages, byte for byte, on every machine.
+pub fn render_site(
+    learnings: &[Learning],
+    policy: &WikiPolicy,
+    templates: &Templates,
+) -> Result<Site, PublishError> {
+    let mut site = Site::default();
+    let mut publishable: Vec<&Learning> = learnings.iter().filter(|l| is_publishable(l)).collect();
+    publishable.sort_by(|a, b| a.id.cmp(&b.id));
+
+    // A learning with a secret in any field is held back before anything links to it.
+    let mut clean = Vec::new();
+    for l in publishable {
+        let mut texts = vec![
+            l.title.as_str(),
+            l.body.as_str(),
+            l.agent_id.as_str(),
+            l.id.as_str(),
+        ];
+        texts.extend(
+            [
+                &l.original_command,
+                &l.error_context,
+                &l.correction,
+                &l.kind,
+            ]
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+        );
+        texts.extend(l.keywords.iter().map(String::as_str));
+        match secret_kinds(&texts) {
+            Some(reason) => site.withheld.push(Withheld {
+                key: l.id.clone(),
+                title: clean_title_text(&l.title),
+                reason,
+            }),
+            None => clean.push(l),
+        }
+    }
+
+    // Keyword pages, for keywords used by enough learnings.
+    let mut by_keyword: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, l) in clean.iter().enumerate() {
+        let mut seen = HashSet::new();
+        for k in &l.keywords {
+            let k = normalise_keyword(k);
+            if !k.is_empty() && seen.insert(k.clone()) {
+                by_keyword.entry(k).or_default().push(i);
+            }
+        }
+    }
+    let min = policy.keyword_index_min.max(1);
+    by_keyword.retain(|_, users| users.len() >= min);
+
+    let levels = [TrustLevel::L2, TrustLevel::L3];
+    let mut reserved: Vec<String> = vec![HOME_TITLE.into(), SIDEBAR_TITLE.into()];
+    reserved.extend(levels.iter().map(|&l| trust_page_title(l)));
+    reserved.extend(by_keyword.keys().map(|k| keyword_page_title(k)));
+    let titles = assign_titles(&clean, &policy.page_prefix, &reserved);
+
+    let entries: Vec<Entry> = clean
+        .iter()
+        .zip(titles)
+        .map(|(l, title)| Entry {
+            learning: l,
+            sub_url: title_to_sub_url(&title),
+            title,
+            keywords: l.keywords.iter().map(|k| normalise_keyword(k)).collect(),
+        })
+        .collect();
+    let keyword_link = |k: &str| {
+        by_keyword
+            .contains_key(k)
+            .then(|| title_to_sub_url(&keyword_page_title(k)))
+    };
+
+    let mut pages = Vec::new();
+    for e in &entries {
+        let l = e.learning;
+        let q = &l.quality;
+        let context = json!({
+            "title": escape_inline(&e.title),
+            "learning_title": escape_inline(&l.title),
+            "id": l.id,
+            "trust": l.trust_level.as_str(),
+            "trust_name": trust_name(l.trust_level),
+            "kind": l.kind.as_deref().map(escape_inline),
+            "source_agent": escape_inline(&l.agent_id),
+            "quality": {
+                "applied_count": q.applied_count,
+                "effective_count": q.effective_count,
+                "agent_count": q.agent_count,
+                "agent_names": q.agent_names.iter().map(|a| escape_inline(a)).collect::<Vec<_>>(),
+                "success_rate": percent(q.success_rate),
+                "last_applied_at": q.last_applied_at.map_or_else(|| "—".to_string(), |t| t.to_string()),
+            },
+            "keywords": e.keywords.iter().filter(|k| !k.is_empty()).map(|k| json!({
+                "name": escape_inline(k),
+                "link": keyword_link(k).unwrap_or_else(|| title_to_sub_url(HOME_TITLE)),
+            })).collect::<Vec<_>>(),
+            "original_command": l.original_command.as_deref().filter(|s| !s.trim().is_empty()).map(|c| code_block(c, "sh")),
+            "error": l.error_context.as_deref().filter(|s| !s.trim().is_empty()).map(|c| code_block(c, "text")),
+            "correction": l.correction.as_deref().filter(|s| !s.trim().is_empty()).map(sanitize_markdown),
+            "body": Some(l.body.trim()).filter(|b| !b.is_empty()).map(sanitize_markdown),
+            "updated_at": l.updated_at.to_string(),
+            "captured_at": l.captured_at.to_string(),
+            "promoted_at": l.promoted_at.map(|t| t.to_string()),
+        });
+        let content = templates.render(templates::LEARNING, context)?;
+        pages.push(Page::new(
+            l.id.clone(),
+            PageKind::Learning,
+            e.title.clone(),
+            content,
+        ));
+    }
+
+    let summary = |e: &Entry| {
+        json!({
+            "title": escape_inline(&e.title),
+            "link": e.sub_url,
+            "trust": e.learning.trust_level.as_str(),
+            "keywords": e.keywords.iter().map(|k| escape_inline(k)).collect::<Vec<_>>(),
+            "success_rate": percent(e.learning.quality.success_rate),
+            "agent_count": e.learning.quality.agent_count,
+            "updated_at": e.learning.updated_at.to_string(),
+        })
+    };
+    let mut sorted: Vec<&Entry> = entries.iter().collect();
+    sorted.sort_by(|a, b| (&a.title, &a.learning.id).cmp(&(&b.title, &b.learning.id)));
+    let level_rows: Vec<_> = levels
+        .iter()
+        .map(|&level| {
+            json!({
+                "name": escape_inline(&trust_page_title(level)),
+                "level": level.as_str(),
+                "link": title_to_sub_url(&trust_page_title(level)),
+                "count": entries.iter().filter(|e| e.learning.trust_level == level).count(),
+            })
+        })
+        .collect();
+    let keyword_rows: Vec<_> = by_keyword
+        .iter()
+        .map(|(k, users)| {
+            json!({
+                "name": escape_inline(k),
+                "link": title_to_sub_url(&keyword_page_title(k)),
+                "count": users.len(),
+            })
+        })
+        .collect();
+    let mut newest: Vec<&Entry> = entries.iter().collect();
+    newest.sort_by(|a, b| {
+        (b.learning.updated_at, &a.learning.id).cmp(&(a.learning.updated_at, &b.learning.id))
+    });
+    newest.truncate(NEWEST_ON_HOME);
+
+    let home = templates.render(
+        templates::HOME,
+        json!({
+            "title": HOME_TITLE,
+            "levels": level_rows,
+            "total": entries.len(),
+            "newest": newest.iter().map(|e| summary(e)).collect::<Vec<_>>(),
+            "keywords": keyword_rows,
+        }),
+    )?;
+    pages.push(Page::new(
+        index_key(HOME_TITLE),
+        PageKind::Index,
+        HOME_TITLE.into(),
+        home,
+    ));
+    for &level in &levels {
+        let title = trust_page_title(level);
+        let description = match level {
+            TrustLevel::L3 => "Learnings a maintainer approved through a review on the hub.",
+            _ => "Learnings that several agents applied and found effective.",
+        };
+        let content = templates.render(
+            templates::TRUST,
+            json!({
+                "title": escape_inline(&title),
+                "level": level.as_str(),
+                "description": description,
+                "learnings": sorted.iter().filter(|e| e.learning.trust_level == level).map(|e| summary(e)).collect::<Vec<_>>(),
+            }),
+        )?;
+        pages.push(Page::new(
+            index_key(&title),
+            PageKind::Index,
+            title,
+            content,
+        ));
+    }
+    for (k, users) in &by_keyword {
+        let title = keyword_page_title(k);
+        let mut listed: Vec<&Entry> = users.iter().map(|&i| &entries[i]).collect();
+        listed.sort_by(|a, b| (&a.title, &a.learning.id).cmp(&(&b.title, &b.learning.id)));
+        let content = templates.render(
+            templates::KEYWORD,
+            json!({
+                "title": escape_inline(&title),
+                "keyword": escape_inline(k),
+                "learnings": listed.iter().map(|e| summary(e)).collect::<Vec<_>>(),
+            }),
+        )?;
+        pages.push(Page::new(
+            index_key(&title),
+            PageKind::Index,
+            title,
+            content,
+        ));
+    }
+    let sidebar = templates.render(
+        templates::SIDEBAR,
+        json!({ "levels": level_rows, "keywords": keyword_rows }),
+    )?;
+    pages.push(Page::new(
+        index_key(SIDEBAR_TITLE),
+        PageKind::Index,
+        SIDEBAR_TITLE.into(),
+        sidebar,
+    ));
+
+    // Last word: whatever a template added, no raw HTML and no secret leaves.
+    for page in pages {
+        let safe = sanitize_markdown(&page.content);
+        let page = if safe == page.content {
+            page
+        } else {
+            Page::new(page.key, page.kind, page.title, safe)
+        };
+        match secret_kinds(&[&page.title, &page.content]) {
+            Some(reason) => site.withheld.push(Withheld {
+                key: page.key,
+                title: page.title,
+                reason,
+            }),
+            None => site.pages.push(page),
+        }
+    }
+    Ok(site)
+}
+
+/// The publish-state key of an index page.
+pub fn index_key(title: &str) -> String {
+    format!("index:{title}")
+}
+
+#[cfg(test)]
+mod tests;
