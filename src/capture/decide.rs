@@ -73,11 +73,7 @@ pub fn printable(text: &str) -> Cow<'_, str> {
                 }
                 _ => {}
             },
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push('\n');
-                }
-            }
+            '\r' if chars.peek() != Some(&'\n') => out.push('\n'),
             c if clean(c) => out.push(c),
             _ => {}
         }
