@@ -211,10 +211,8 @@ fn is_plain_safe(s: &str) -> bool {
 fn is_literal_safe(s: &str) -> bool {
     s.contains('\n')
         && !s.starts_with([' ', '\t', '\n'])
-        && s.chars().all(|c| c == '\n' || !c.is_control())
-        && !s
-            .chars()
-            .any(|c| matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}' | '\u{85}'))
+        && s.chars()
+            .all(|c| c == '\n' || (c != '\t' && c != '\r' && is_yaml_printable(c)))
         && s.lines().all(|l| !l.ends_with([' ', '\t']))
 }
 
@@ -253,9 +251,30 @@ pub fn write_str(out: &mut String, indent: usize, key: &str, value: &str) {
     }
 }
 
-/// A double-quoted scalar: JSON string escapes are valid YAML escapes.
+/// True for characters YAML allows unescaped (`c-printable`), minus the
+/// ones some readers take as line breaks or byte-order marks.
+fn is_yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+        && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+/// A double-quoted scalar; everything YAML does not print is escaped.
 pub fn quote(value: &str) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| String::from("\"\""))
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_yaml_printable(c) => out.push(c),
+            c => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Appends `key: <string or null>`.
@@ -352,6 +371,12 @@ mod tests {
             "cr\r\nlf",
             "trailing space \nnext",
             "\u{1b}[31mred",
+            "del\u{7f}ete",
+            "c1\u{85}\u{9b}controls",
+            "nonchars\u{fffe}\u{ffff}",
+            "line\u{2028}sep\u{2029}",
+            "bom\u{feff}inside",
+            "multi\nline with del \u{7f}",
         ] {
             assert_eq!(round_trip(s), s);
         }
@@ -360,6 +385,13 @@ mod tests {
     proptest! {
         #[test]
         fn any_string_reads_back_unchanged(s in any::<String>()) {
+            prop_assert_eq!(round_trip(&s), s);
+        }
+
+        #[test]
+        fn characters_yaml_does_not_print_read_back_unchanged(
+            s in "[\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{2029}\u{feff}\u{fffe}\u{ffff}a \n\"\\\\:#-]{0,16}"
+        ) {
             prop_assert_eq!(round_trip(&s), s);
         }
 
