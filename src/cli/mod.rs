@@ -3,8 +3,10 @@
 
 mod add;
 mod apply;
+mod capture;
 mod config;
 mod doctor;
+mod hooks;
 mod init;
 mod list;
 mod output;
@@ -78,6 +80,11 @@ pub enum Command {
     Doctor,
     /// Show the effective configuration and where each value came from.
     Config,
+    /// Hook entry: read one agent payload, write learnings and events to the
+    /// inbox. Always exits 0; problems go to stderr as one line.
+    Capture(capture::Args),
+    /// Register or remove the capture hook in Claude Code, opencode or Codex.
+    Hooks(hooks::Args),
 }
 
 /// A failure to report: the message for a person and the exit code.
@@ -173,9 +180,26 @@ fn init_tracing(verbose: u8, quiet: bool) {
 
 /// Parses the process arguments, runs the command, and returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some((flags, verbose, args)) = capture::fast_args(&argv) {
+        if verbose > 0 {
+            init_tracing(verbose, false);
+        }
+        return capture::run(flags, args);
+    }
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
+            if e.use_stderr() && argv.iter().skip(1).any(|a| a == "capture") {
+                // A hook must never fail its agent, not even on a bad flag.
+                let first = e.to_string();
+                let first = first.lines().next().unwrap_or("bad arguments");
+                eprintln!(
+                    "learnsync: capture: {}",
+                    first.trim_start_matches("error: ")
+                );
+                return exit::OK;
+            }
             let code = if e.use_stderr() {
                 exit::USAGE
             } else {
@@ -185,7 +209,29 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    // `capture` runs on every agent tool call: no config, no tracing unless
+    // asked, nothing before the payload says it matters.
+    if let Command::Capture(args) = cli.command {
+        if cli.verbose > 0 {
+            init_tracing(cli.verbose, cli.quiet);
+        }
+        let flags = Flags {
+            dir: cli.dir,
+            agent: cli.agent,
+        };
+        return capture::run(flags, args);
+    }
     init_tracing(cli.verbose, cli.quiet);
+    if let Command::Hooks(args) = cli.command {
+        // Installing hooks needs no learnings dir nor its config.
+        return match hooks::run(cli.json, cli.quiet, args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("learnsync: error: {}", e.message);
+                e.code
+            }
+        };
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -225,5 +271,8 @@ fn run(cli: Cli) -> CliResult {
         Command::Status => status::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config => config::run(&ctx),
+        Command::Capture(_) | Command::Hooks(_) => Err(CliError::failure(
+            "internal: dispatched before the config load",
+        )),
     }
 }

@@ -174,6 +174,17 @@ pub fn plan_install(
     learnsync_bin: &Path,
 ) -> Result<HookPlan> {
     let path = target_path(agent, scope, home_dir, project_dir);
+    plan_install_at(agent, scope, path, learnsync_bin)
+}
+
+/// [`plan_install`] for an explicit target file (an agent home moved by
+/// `CODEX_HOME`, `CLAUDE_CONFIG_DIR` or `XDG_CONFIG_HOME`).
+pub fn plan_install_at(
+    agent: HookAgent,
+    scope: Scope,
+    path: PathBuf,
+    learnsync_bin: &Path,
+) -> Result<HookPlan> {
     let old = read_optional(&path)?;
     let bin = learnsync_bin
         .to_str()
@@ -194,6 +205,11 @@ pub fn plan_uninstall(
     project_dir: &Path,
 ) -> Result<HookPlan> {
     let path = target_path(agent, scope, home_dir, project_dir);
+    plan_uninstall_at(agent, scope, path)
+}
+
+/// [`plan_uninstall`] for an explicit target file.
+pub fn plan_uninstall_at(agent: HookAgent, scope: Scope, path: PathBuf) -> Result<HookPlan> {
     let old = read_optional(&path)?;
     let (new, notes) = match (&old, agent) {
         (None, _) => (None, Vec::new()),

@@ -129,6 +129,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let outcome = commit_local(&repo, &dir, config)?;
     outcome.fill(&mut report);
     remotes::exchange(&repo, &dir, config, options, &mut report)?;
+    crate::capture::index::refresh(config);
     Ok(report)
 }
 

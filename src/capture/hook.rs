@@ -1,0 +1,384 @@
+//! One hook call, end to end: given a parsed [`ToolEvent`], read only the
+//! state the event needs (session file, capture index, config) and write the
+//! inbox, the session and the index. The decisions are in `decide.rs`.
+//!
+//! Cost is proportional to what the payload means: a success with no pending
+//! failure in its session stats two paths and returns; the YAML config is
+//! loaded only when a learning or event is about to be written.
+
+use std::path::{Path, PathBuf};
+
+use super::decide::{self, FailureKey, FixMatch};
+use super::index::{self, CaptureIndex};
+use super::payload::{self, HookEvent, Outcome, ToolEvent};
+use super::session::{self, PendingFailure, SessionState};
+use crate::config::{Config, Env, FileConfig, Flags};
+use crate::event::{self, Event};
+use crate::learning::Learning;
+use crate::store::LearningsDir;
+use crate::timestamp::Timestamp;
+
+/// Where a capture runs: the command-line flags and environment, from which
+/// the dir is resolved at once and the full config only on demand.
+pub struct Setup {
+    pub flags: Flags,
+    pub env: Env,
+}
+
+impl Setup {
+    /// The learnings dir (flags and environment only; no file is read).
+    pub fn dir(&self) -> LearningsDir {
+        LearningsDir::new(Config::resolve_dir(&self.flags, &self.env, &FileConfig::default()).value)
+    }
+
+    fn config(&self) -> Result<Config, String> {
+        Config::load(&self.flags, &self.env).map_err(|e| format!("configuration: {e}"))
+    }
+}
+
+/// What a capture did, for `-v` and for tests of the library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handled {
+    /// Nothing to do, and why.
+    Ignored(&'static str),
+    /// A new L0 learning in the inbox.
+    Captured { id: String },
+    /// A known failure happened again: a `recurred` event.
+    Recurred { id: String },
+    /// A remembered failure got its correction (from a command or a prompt).
+    Corrected { id: String },
+    /// A prompt's correction matched no failure: a new L1 learning.
+    PromptLearning { id: String },
+    /// A PreToolUse warning, and the JSON to print on stdout.
+    Warned { id: String, stdout: String },
+}
+
+impl Handled {
+    /// What the hook must print on stdout, if anything.
+    pub fn stdout(&self) -> Option<&str> {
+        match self {
+            Handled::Warned { stdout, .. } => Some(stdout),
+            _ => None,
+        }
+    }
+}
+
+/// Parses and handles one payload. `Err` is one line for stderr.
+pub fn capture(
+    bytes: &[u8],
+    format: payload::Format,
+    event: Option<HookEvent>,
+    setup: &Setup,
+) -> Result<Handled, String> {
+    let ev = match payload::parse(bytes, format, event).map_err(|e| e.to_string())? {
+        Some(ev) => ev,
+        None => {
+            return Ok(Handled::Ignored(
+                "not a shell command or prompt event we handle",
+            ));
+        }
+    };
+    handle(&ev, setup)
+}
+
+/// Handles one parsed event.
+pub fn handle(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+    match ev.event {
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => match ev.outcome {
+            Outcome::Failure { .. } => on_failure(ev, setup),
+            Outcome::Success => on_success(ev, setup),
+            Outcome::Unknown => Ok(Handled::Ignored(
+                "the payload does not say how the command ended",
+            )),
+        },
+        HookEvent::PreToolUse => on_pre_tool_use(ev, setup),
+        HookEvent::UserPromptSubmit => on_prompt(ev, setup),
+    }
+}
+
+/// The dir, which must be a learnings repository (one stat).
+fn initialised(setup: &Setup) -> Result<LearningsDir, String> {
+    let dir = setup.dir();
+    if dir.is_initialised() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "{} is not a learnings dir; run `learnsync init` (nothing captured)",
+            dir.root.display()
+        ))
+    }
+}
+
+fn now_secs() -> Timestamp {
+    Timestamp::now()
+}
+
+fn write_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("cannot write {what}: {e}")
+}
+
+fn on_success(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+    let (Some(session_id), Some(command)) = (ev.session_id.as_deref(), ev.command.as_deref())
+    else {
+        return Ok(Handled::Ignored("a success outside a session"));
+    };
+    let dir = initialised(setup)?;
+    let state_dir = dir.state_dir();
+    let session_file = session::session_path(&state_dir, session_id);
+    let Some(mut state) = SessionState::load(&session_file) else {
+        return Ok(Handled::Ignored("a success with no pending failure"));
+    };
+    let now = now_secs();
+    let before = state.failures.len();
+    state.expire(now.unix());
+    let found = state
+        .failures
+        .iter()
+        .rposition(|f| decide::fix_match(&key_of(f), command) != FixMatch::Unrelated);
+    let Some(i) = found else {
+        if state.failures.len() != before {
+            state
+                .save(&session_file)
+                .map_err(write_err("the session"))?;
+        }
+        return Ok(Handled::Ignored(
+            "a success unrelated to the pending failures",
+        ));
+    };
+    let failure = state.failures.remove(i);
+    let result = match decide::fix_match(&key_of(&failure), command) {
+        FixMatch::Fix => attach_correction(&dir, &failure, command, now),
+        _ => Ok(Handled::Ignored("the failed command succeeded on a retry")),
+    };
+    state
+        .save(&session_file)
+        .map_err(write_err("the session"))?;
+    result
+}
+
+fn key_of(f: &PendingFailure) -> FailureKey {
+    FailureKey {
+        normalised: f.normalised.clone(),
+        signature: String::new(),
+        program: Some((f.program.clone(), f.subcommand.clone())),
+    }
+}
+
+/// The newest version of a remembered learning: its inbox file while it is
+/// waiting for a sync, else its file in the tree.
+fn read_learning(dir: &LearningsDir, f: &PendingFailure) -> Option<Learning> {
+    let from_inbox = f
+        .inbox
+        .as_deref()
+        .filter(|p| p.starts_with(dir.inbox().dir()))
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| Learning::parse(&b).ok())
+        .filter(|l| l.id == f.id);
+    from_inbox.or_else(|| {
+        let rel = crate::paths::learning_path(&f.agent, &f.id).ok()?;
+        let bytes = std::fs::read(dir.root.join(&rel)).ok()?;
+        LearningsDir::parse_at(&rel, &bytes).ok()
+    })
+}
+
+fn attach_correction(
+    dir: &LearningsDir,
+    failure: &PendingFailure,
+    correction: &str,
+    now: Timestamp,
+) -> Result<Handled, String> {
+    let Some(learning) = read_learning(dir, failure) else {
+        return Ok(Handled::Ignored("the failure's learning is gone"));
+    };
+    if learning.has_correction() {
+        return Ok(Handled::Ignored(
+            "the failure's learning already has a correction",
+        ));
+    }
+    let fixed = decide::with_correction(learning, correction, now);
+    dir.inbox()
+        .write_learning(&fixed)
+        .map_err(write_err("the inbox"))?;
+    update_index(&dir.state_dir(), &fixed);
+    Ok(Handled::Corrected { id: fixed.id })
+}
+
+fn update_index(state_dir: &Path, l: &Learning) {
+    let path = index::path(state_dir);
+    let mut idx = CaptureIndex::load(&path);
+    idx.add(l);
+    if let Err(e) = idx.save(&path) {
+        tracing::debug!("capture index not updated: {e}");
+    }
+}
+
+fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+    if ev.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+        return Ok(Handled::Ignored("a failure without a command"));
+    }
+    let dir = initialised(setup)?;
+    let config = setup.config()?;
+    let now = now_secs();
+    let agent = &config.acting_agent;
+    let Some((learning, key)) =
+        decide::failure_learning(ev, agent, &config.capture_ignore.value, now)
+    else {
+        return Ok(Handled::Ignored("the command matches an ignore pattern"));
+    };
+    let state_dir = dir.state_dir();
+    let index_path = index::path(&state_dir);
+    let mut idx = CaptureIndex::load(&index_path);
+    let (handled, pending) = match idx.recurrence(&key) {
+        Some(known) => {
+            let e = Event::new(&known.id, agent, event::Outcome::Recurred, now);
+            dir.inbox()
+                .write_event(&e)
+                .map_err(write_err("the inbox"))?;
+            let pending = (!known.corrected).then(|| PendingFailure {
+                id: known.id.clone(),
+                agent: known.agent.clone(),
+                program: String::new(),
+                subcommand: None,
+                normalised: key.normalised.clone(),
+                inbox: None,
+                at: now.unix(),
+            });
+            (
+                Handled::Recurred {
+                    id: known.id.clone(),
+                },
+                pending,
+            )
+        }
+        None => {
+            let path = dir
+                .inbox()
+                .write_learning(&learning)
+                .map_err(write_err("the inbox"))?;
+            idx.add(&learning);
+            if let Err(e) = idx.save(&index_path) {
+                tracing::debug!("capture index not updated: {e}");
+            }
+            let pending = PendingFailure {
+                id: learning.id.clone(),
+                agent: learning.agent_id.clone(),
+                program: String::new(),
+                subcommand: None,
+                normalised: key.normalised.clone(),
+                inbox: Some(path),
+                at: now.unix(),
+            };
+            (Handled::Captured { id: learning.id }, Some(pending))
+        }
+    };
+    if let (Some(mut pending), Some(session_id), Some((program, sub))) =
+        (pending, ev.session_id.as_deref(), key.program)
+    {
+        pending.program = program;
+        pending.subcommand = sub;
+        remember(&state_dir, session_id, pending, now)?;
+    }
+    Ok(handled)
+}
+
+fn remember(
+    state_dir: &Path,
+    session_id: &str,
+    pending: PendingFailure,
+    now: Timestamp,
+) -> Result<(), String> {
+    let file: PathBuf = session::session_path(state_dir, session_id);
+    let existing = SessionState::load(&file);
+    if existing.is_none() {
+        // A new session is rare: the moment to forget the stale ones.
+        session::prune(state_dir);
+    }
+    let mut state = existing.unwrap_or_default();
+    state.expire(now.unix());
+    state.remember(pending);
+    state.save(&file).map_err(write_err("the session"))
+}
+
+fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+    let Some(prompt) = ev.prompt.as_deref() else {
+        return Ok(Handled::Ignored("a prompt event without a prompt"));
+    };
+    let Some((correction, mistaken)) = decide::prompt_correction(prompt) else {
+        return Ok(Handled::Ignored("the prompt gives no correction"));
+    };
+    let dir = initialised(setup)?;
+    let state_dir = dir.state_dir();
+    let now = now_secs();
+    if let Some(session_id) = ev.session_id.as_deref() {
+        let file = session::session_path(&state_dir, session_id);
+        if let Some(mut state) = SessionState::load(&file)
+            && let Some(i) = state
+                .failures
+                .iter()
+                .rposition(|f| decide::mentions(&f.normalised, &mistaken))
+        {
+            let failure = state.failures.remove(i);
+            let result = attach_correction(&dir, &failure, &correction, now);
+            state.save(&file).map_err(write_err("the session"))?;
+            if !matches!(result, Ok(Handled::Ignored(_))) {
+                return result;
+            }
+        }
+    }
+    if !decide::names_a_command(prompt, &mistaken) {
+        return Ok(Handled::Ignored("the prompt's correction names no command"));
+    }
+    let config = setup.config()?;
+    let l = decide::prompt_learning(
+        &correction,
+        &mistaken,
+        &config.acting_agent,
+        ev.session_id.as_deref(),
+        now,
+    );
+    dir.inbox()
+        .write_learning(&l)
+        .map_err(write_err("the inbox"))?;
+    update_index(&state_dir, &l);
+    Ok(Handled::PromptLearning { id: l.id })
+}
+
+fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+    let Some(command) = ev.command.as_deref() else {
+        return Ok(Handled::Ignored("a pre-tool event without a command"));
+    };
+    let dir = initialised(setup)?;
+    let state_dir = dir.state_dir();
+    let index_path = index::path(&state_dir);
+    if !index_path.is_file() {
+        return Ok(Handled::Ignored("no capture index yet"));
+    }
+    let idx = CaptureIndex::load(&index_path);
+    let Some(advice) = idx.advice_for(command) else {
+        return Ok(Handled::Ignored("no learning about this command"));
+    };
+    let message = decide::warning_message(&advice.title, &advice.correction, &advice.id);
+    let Some(stdout) = payload::pretool_warning_json(ev.agent, &message) else {
+        return Ok(Handled::Ignored("this agent reads no pre-tool output"));
+    };
+    // The warning matters more than its evidence: print it even if the
+    // config cannot be read, and say why the event is missing.
+    match setup.config() {
+        Ok(config) => {
+            let e = Event::new(
+                &advice.id,
+                &config.acting_agent,
+                event::Outcome::Applied,
+                now_secs(),
+            );
+            if let Err(err) = dir.inbox().write_event(&e) {
+                tracing::warn!("applied event not recorded: {err}");
+            }
+        }
+        Err(err) => tracing::warn!("applied event not recorded: {err}"),
+    }
+    Ok(Handled::Warned {
+        id: advice.id.clone(),
+        stdout,
+    })
+}

@@ -1,0 +1,265 @@
+//! The capture lookup index, `.git/learnsync/capture-index.json`: what a hook
+//! needs to know about existing learnings without scanning the dir per call.
+//!
+//! `failures` maps a failure's recurrence key (normal form + error signature)
+//! to its learning; `warnings` and `patterns` hold L1+ learnings' advice for
+//! PreToolUse. `sync` rebuilds it from the view; `capture` adds what it writes.
+//! A cache: a lost update only costs a missed match.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::decide::{self, FailureKey};
+use super::shell;
+use crate::learning::{Learning, SuggestionStatus, TrustLevel};
+
+const FILE: &str = "capture-index.json";
+const VERSION: u32 = 1;
+
+/// A learning a failure was filed under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Known {
+    pub id: String,
+    pub agent: String,
+    /// It has a correction already (a fix need not be paired again).
+    #[serde(default)]
+    pub corrected: bool,
+}
+
+/// What to tell an agent about to run a command that failed before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Advice {
+    pub id: String,
+    pub title: String,
+    pub correction: String,
+}
+
+/// A `verify_pattern` and its advice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PatternAdvice {
+    pub pattern: String,
+    #[serde(flatten)]
+    pub advice: Advice,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureIndex {
+    #[serde(default)]
+    pub version: u32,
+    /// `<normalised command>\u{1f}<error signature>` → learning.
+    #[serde(default)]
+    pub failures: BTreeMap<String, Known>,
+    /// Normalised `original_command` (and `failing_subcommand`) of L1+ learnings.
+    #[serde(default)]
+    pub warnings: BTreeMap<String, Advice>,
+    #[serde(default)]
+    pub patterns: Vec<PatternAdvice>,
+}
+
+pub fn path(state_dir: &Path) -> PathBuf {
+    state_dir.join(FILE)
+}
+
+fn failure_key_string(key: &FailureKey) -> String {
+    format!("{}\u{1f}{}", key.normalised, key.signature)
+}
+
+impl CaptureIndex {
+    /// Reads the index; missing or unreadable (or another version) is empty.
+    pub fn load(path: &Path) -> CaptureIndex {
+        std::fs::read(path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<CaptureIndex>(&b).ok())
+            .filter(|i| i.version == VERSION)
+            .unwrap_or_default()
+    }
+
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let mut copy_version = self.clone();
+        copy_version.version = VERSION;
+        let bytes = serde_json::to_vec(&copy_version).map_err(std::io::Error::other)?;
+        super::session::write_cache(path, &bytes)
+    }
+
+    /// Builds the index from learnings whose derived trust is current.
+    pub fn build<'a>(learnings: impl IntoIterator<Item = &'a Learning>) -> CaptureIndex {
+        let mut index = CaptureIndex {
+            version: VERSION,
+            ..CaptureIndex::default()
+        };
+        for l in learnings {
+            index.add(l);
+        }
+        index
+    }
+
+    /// Files one learning (its failure key, and its advice when it is L1+).
+    pub fn add(&mut self, l: &Learning) {
+        if let Some(key) = decide::failure_key(l) {
+            self.failures.insert(
+                failure_key_string(&key),
+                Known {
+                    id: l.id.clone(),
+                    agent: l.agent_id.clone(),
+                    corrected: l.has_correction(),
+                },
+            );
+        }
+        let advisable = l.has_correction()
+            && l.trust_level >= TrustLevel::L1
+            && l.suggestion_status != SuggestionStatus::Rejected;
+        let Some(correction) = l.correction.as_deref().filter(|_| advisable) else {
+            return;
+        };
+        let advice = Advice {
+            id: l.id.clone(),
+            title: l.title.clone(),
+            correction: correction.to_string(),
+        };
+        for command in [
+            l.original_command.as_deref(),
+            decide::extra_str(l, "failing_subcommand"),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let n = shell::normalise_command(command);
+            if !n.is_empty() {
+                self.warnings.insert(n, advice.clone());
+            }
+        }
+        if let Some(p) = l.verify_pattern.as_deref().map(str::trim)
+            && !p.is_empty()
+        {
+            self.patterns.retain(|x| x.advice.id != l.id);
+            self.patterns.push(PatternAdvice {
+                pattern: p.to_string(),
+                advice,
+            });
+        }
+    }
+
+    /// The learning a failure with this key recurs, if any.
+    pub fn recurrence(&self, key: &FailureKey) -> Option<&Known> {
+        self.failures.get(&failure_key_string(key))
+    }
+
+    /// Advice for a command about to run: its normal form (or one part of its
+    /// chain) equals an L1+ learning's command, or it matches a
+    /// `verify_pattern` (a `*` glob, or a prefix ending at a word). A command
+    /// that already contains the correction needs no warning.
+    pub fn advice_for(&self, command: &str) -> Option<&Advice> {
+        if self.warnings.is_empty() && self.patterns.is_empty() {
+            return None;
+        }
+        let whole = shell::normalise_command(command);
+        let follows = |a: &Advice| !whole.contains(&shell::normalise_command(&a.correction));
+        let mut candidates = vec![whole.clone()];
+        let parts = shell::split_chain(command);
+        if parts.len() > 1 {
+            candidates.extend(parts.iter().map(|p| shell::normalise_command(p.text)));
+        }
+        if let Some(a) = candidates
+            .iter()
+            .filter_map(|c| self.warnings.get(c))
+            .find(|a| follows(a))
+        {
+            return Some(a);
+        }
+        self.patterns
+            .iter()
+            .filter(|p| pattern_matches(&p.pattern, &candidates))
+            .map(|p| &p.advice)
+            .find(|a| follows(a))
+    }
+}
+
+fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
+    let pattern = shell::normalise_command(pattern);
+    if pattern.is_empty() {
+        return false;
+    }
+    candidates.iter().any(|c| {
+        if pattern.contains('*') {
+            shell::glob_match(&pattern, c)
+        } else {
+            c == &pattern
+                || c.strip_prefix(pattern.as_str())
+                    .is_some_and(|rest| rest.starts_with(' '))
+        }
+    })
+}
+
+/// Rebuilds the index from the dir's current view: what `sync` calls after
+/// its commit. Best effort: a failure only leaves the old index in place.
+pub fn refresh(config: &crate::config::Config) {
+    let dir = crate::store::LearningsDir::new(config.dir.value.clone());
+    let view = crate::view::load(&dir, config);
+    let index = CaptureIndex::build(view.learnings.iter().map(|l| &l.learning));
+    if let Err(e) = index.save(&path(&dir.state_dir())) {
+        tracing::warn!("could not refresh the capture index: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timestamp::Timestamp;
+
+    fn learning(cmd: &str, correction: Option<&str>) -> Learning {
+        let mut l = Learning::new(
+            "learning-1".into(),
+            "a".into(),
+            "`git push -f` failed".into(),
+            Timestamp::from_unix(1),
+        );
+        l.original_command = Some(cmd.into());
+        l.error_context = Some("error: failed to push some refs".into());
+        l.correction = correction.map(str::to_string);
+        l.trust_level = if correction.is_some() {
+            TrustLevel::L1
+        } else {
+            TrustLevel::L0
+        };
+        l
+    }
+
+    #[test]
+    fn a_raw_failure_is_found_again_but_gives_no_advice() {
+        let l = learning("git push -f", None);
+        let index = CaptureIndex::build([&l]);
+        let key = decide::failure_key(&l).expect("key");
+        assert_eq!(
+            index.recurrence(&key).map(|k| k.id.as_str()),
+            Some("learning-1")
+        );
+        assert!(index.advice_for("git push -f").is_none());
+    }
+
+    #[test]
+    fn an_l1_learning_warns_on_its_command_in_a_chain_but_not_on_its_fix() {
+        let mut l = learning("git push -f", Some("git push --force-with-lease"));
+        l.verify_pattern = Some("git push --force".into());
+        let index = CaptureIndex::build([&l]);
+        assert!(index.advice_for("git  push -f").is_some());
+        assert!(index.advice_for("cd x && git push -f").is_some());
+        assert!(index.advice_for("git push --force origin").is_some());
+        assert!(index.advice_for("git push --force-with-lease").is_none());
+        assert!(index.advice_for("git status").is_none());
+    }
+
+    #[test]
+    fn the_index_survives_a_round_trip_through_its_file() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let p = path(tmp.path());
+        let l = learning("git push -f", Some("git push --force-with-lease"));
+        let index = CaptureIndex::build([&l]);
+        index.save(&p).expect("save");
+        assert_eq!(CaptureIndex::load(&p), index);
+        assert_eq!(
+            CaptureIndex::load(&tmp.path().join("none")),
+            CaptureIndex::default()
+        );
+    }
+}
