@@ -191,6 +191,11 @@ fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
     })
 }
 
+/// True when the dir has a capture index to update.
+pub fn exists(dir: &crate::store::LearningsDir) -> bool {
+    path(&dir.state_dir()).is_file()
+}
+
 /// Rebuilds the index from the dir's current view: what `sync` calls after
 /// its commit. Best effort: a failure only leaves the old index in place.
 pub fn refresh(config: &crate::config::Config) {

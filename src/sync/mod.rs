@@ -122,6 +122,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     if options.push && remotes::configured(&repo, config).iter().any(|r| r.push) {
         crate::repo::check_git_binary().map_err(SyncError::GitBinary)?;
     }
+    let start = repo.head_commit()?;
     let mut report = SyncReport {
         recovered: recover::finish_interrupted(&repo, &dir)?,
         ..SyncReport::default()
@@ -129,7 +130,11 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let outcome = commit_local(&repo, &dir, config)?;
     outcome.fill(&mut report);
     remotes::exchange(&repo, &dir, config, options, &mut report)?;
-    crate::capture::index::refresh(config);
+    // The capture hook's lookup index follows the tree: rebuild it only when
+    // the tree moved (or it is missing), so a sync with nothing new stays cheap.
+    if repo.head_commit()? != start || !crate::capture::index::exists(&dir) {
+        crate::capture::index::refresh(config);
+    }
     Ok(report)
 }
 
