@@ -244,6 +244,21 @@ pub const DEFAULT_IGNORE: [&str; 5] = [
     "go test*",
 ];
 
+/// The repo file's value, else the user file's.
+fn layered<T>(repo: Option<T>, user: Option<T>) -> Option<Sourced<T>> {
+    match (repo, user) {
+        (Some(value), _) => Some(Sourced {
+            value,
+            source: Source::RepoFile,
+        }),
+        (None, Some(value)) => Some(Sourced {
+            value,
+            source: Source::UserFile,
+        }),
+        (None, None) => None,
+    }
+}
+
 /// Picks the first present value in precedence order.
 fn pick<T: Clone>(candidates: [(Option<T>, Source); 4]) -> Option<Sourced<T>> {
     candidates
@@ -333,13 +348,7 @@ impl Config {
             .unwrap_or_else(|| home_agent.value.clone());
 
         let file_pair = |f: &dyn Fn(&FileConfig) -> Option<String>| -> Option<Sourced<String>> {
-            let (r, u) = both(f);
-            pick([
-                (None, Source::Flag),
-                (None, Source::Flag),
-                (r, Source::RepoFile),
-                (u, Source::UserFile),
-            ])
+            layered(f(repo), f(user))
         };
         let with_env =
             |var: &'static str, e: Option<String>, f: &dyn Fn(&FileConfig) -> Option<String>| {
@@ -357,62 +366,23 @@ impl Config {
                 source: Source::Default,
             })
         };
-        let remotes = match (&repo.remotes, &user.remotes) {
-            (Some(r), _) => Some(Sourced {
-                value: r.clone(),
-                source: Source::RepoFile,
-            }),
-            (None, Some(u)) => Some(Sourced {
-                value: u.clone(),
-                source: Source::UserFile,
-            }),
-            _ => None,
-        };
-        let ignore = match (
+        let remotes = layered(repo.remotes.clone(), user.remotes.clone());
+        let ignore = layered(
             repo.capture.as_ref().and_then(|c| c.ignore.clone()),
             user.capture.as_ref().and_then(|c| c.ignore.clone()),
-        ) {
-            (Some(r), _) => Sourced {
-                value: r,
-                source: Source::RepoFile,
-            },
-            (None, Some(u)) => Sourced {
-                value: u,
-                source: Source::UserFile,
-            },
-            _ => Sourced {
-                value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
-                source: Source::Default,
-            },
-        };
-        let token_file = match (
+        )
+        .unwrap_or(Sourced {
+            value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
+            source: Source::Default,
+        });
+        let token_file = layered(
             repo.gitea.as_ref().and_then(|g| g.token_file.clone()),
             user.gitea.as_ref().and_then(|g| g.token_file.clone()),
-        ) {
-            (Some(r), _) => Some(Sourced {
-                value: r,
-                source: Source::RepoFile,
-            }),
-            (None, Some(u)) => Some(Sourced {
-                value: u,
-                source: Source::UserFile,
-            }),
-            _ => None,
-        };
-        let lock_wait_secs = match (repo.lock_wait_secs, user.lock_wait_secs) {
-            (Some(r), _) => Sourced {
-                value: r,
-                source: Source::RepoFile,
-            },
-            (None, Some(u)) => Sourced {
-                value: u,
-                source: Source::UserFile,
-            },
-            _ => Sourced {
-                value: 30,
-                source: Source::Default,
-            },
-        };
+        );
+        let lock_wait_secs = layered(repo.lock_wait_secs, user.lock_wait_secs).unwrap_or(Sourced {
+            value: 30,
+            source: Source::Default,
+        });
         Ok(Config {
             dir,
             acting_agent,
@@ -429,16 +399,10 @@ impl Config {
             token_command: file_pair(&|c| c.gitea.as_ref().and_then(|g| g.token_command.clone())),
             wiki_git_url: file_pair(&|c| c.wiki.as_ref().and_then(|w| w.git_url.clone())),
             wiki_branch: file_pair(&|c| c.wiki.as_ref().and_then(|w| w.branch.clone())),
-            wiki_template_dir: file_pair(&|c| {
-                c.wiki
-                    .as_ref()
-                    .and_then(|w| w.template_dir.as_ref())
-                    .map(|d| d.display().to_string())
-            })
-            .map(|s| Sourced {
-                value: PathBuf::from(s.value),
-                source: s.source,
-            }),
+            wiki_template_dir: layered(
+                repo.wiki.as_ref().and_then(|w| w.template_dir.clone()),
+                user.wiki.as_ref().and_then(|w| w.template_dir.clone()),
+            ),
             schedule_sync: schedule(&|s| s.sync.clone(), "0 */5 * * * *"),
             schedule_publish: schedule(&|s| s.publish.clone(), "0 0 * * * *"),
             schedule_review: schedule(&|s| s.review.clone(), "0 30 * * * *"),

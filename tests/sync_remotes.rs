@@ -33,6 +33,12 @@ fn ids(m: &Machine) -> Vec<String> {
 fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Machine, Machine) {
     let hub = tmp.join("hub.git");
     bare(&hub);
+    let (a, b) = pair_at(tmp, &hub.display().to_string(), agent_a, agent_b);
+    (hub, a, b)
+}
+
+/// Two machines whose remote `hub` is `url`.
+fn pair_at(tmp: &Path, url: &str, agent_a: &str, agent_b: &str) -> (Machine, Machine) {
     let a = Machine::new(tmp, "a");
     let b = Machine::new(tmp, "b");
     a.ok(&[
@@ -40,16 +46,16 @@ fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Machin
         "--agent",
         agent_a,
         "--remote",
-        &format!("hub={}", hub.display()),
+        &format!("hub={url}"),
     ]);
     b.ok(&[
         "init",
         "--agent",
         agent_b,
         "--remote",
-        &format!("hub={}", hub.display()),
+        &format!("hub={url}"),
     ]);
-    (hub, a, b)
+    (a, b)
 }
 
 fn assert_converged(machines: &[&Machine]) {
@@ -196,22 +202,7 @@ fn sync_over_git_daemon_on_localhost() {
     bare(&served.join("hub.git"));
     let daemon = GitDaemon::start(&served);
     let url = daemon.url("hub.git");
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={url}"),
-    ]);
-    b.ok(&[
-        "init",
-        "--agent",
-        "codex",
-        "--remote",
-        &format!("hub={url}"),
-    ]);
+    let (a, b) = pair_at(tmp.path(), &url, "claude", "codex");
     let la = add(&a, "over git://");
     a.ok(&["sync"]);
     b.ok(&["sync"]);
@@ -520,22 +511,7 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
     let token = "tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0";
     let server = common::git_http::GitHttpServer::start(&served, Some(token));
     let url = server.url("hub.git");
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={url}"),
-    ]);
-    b.ok(&[
-        "init",
-        "--agent",
-        "codex",
-        "--remote",
-        &format!("hub={url}"),
-    ]);
+    let (a, b) = pair_at(tmp.path(), &url, "claude", "codex");
     let id = add(&a, "over http");
     // Without the token the server refuses: reported, exit 3, nothing leaks.
     let out = a.run(&["sync"]);
