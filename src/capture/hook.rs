@@ -353,7 +353,7 @@ fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String>
     if !index_path.is_file() {
         return Ok(Handled::Ignored("no capture index yet"));
     }
-    let idx = CaptureIndex::load(&index_path);
+    let idx = CaptureIndex::load_advice(&index_path);
     let Some(advice) = idx.advice_for(command) else {
         return Ok(Handled::Ignored("no learning about this command"));
     };

@@ -15,7 +15,10 @@ use super::shell;
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 
 const FILE: &str = "capture-index.json";
-const VERSION: u32 = 1;
+/// The advice (L1+ commands and patterns) lives in its own, smaller file:
+/// `PreToolUse` fires before every shell command and reads only this one.
+const ADVICE_FILE: &str = "capture-advice.json";
+const VERSION: u32 = 2;
 
 /// A learning a failure was filed under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,20 +69,39 @@ fn failure_key_string(key: &FailureKey) -> String {
 }
 
 impl CaptureIndex {
-    /// Reads the index; missing or unreadable (or another version) is empty.
+    /// Reads the whole index (failures and advice); missing or unreadable
+    /// (or another version) is empty.
     pub fn load(path: &Path) -> CaptureIndex {
-        std::fs::read(path)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<CaptureIndex>(&b).ok())
-            .filter(|i| i.version == VERSION)
-            .unwrap_or_default()
+        let failures = read_part(path);
+        let advice = read_part(&path.with_file_name(ADVICE_FILE));
+        CaptureIndex {
+            version: failures.version.max(advice.version),
+            failures: failures.failures,
+            warnings: advice.warnings,
+            patterns: advice.patterns,
+        }
+    }
+
+    /// Reads only the advice: what a pre-tool check needs.
+    pub fn load_advice(path: &Path) -> CaptureIndex {
+        read_part(&path.with_file_name(ADVICE_FILE))
     }
 
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let mut copy_version = self.clone();
-        copy_version.version = VERSION;
-        let bytes = serde_json::to_vec(&copy_version).map_err(std::io::Error::other)?;
-        super::session::write_cache(path, &bytes)
+        let failures = CaptureIndex {
+            version: VERSION,
+            failures: self.failures.clone(),
+            ..CaptureIndex::default()
+        };
+        let advice = CaptureIndex {
+            version: VERSION,
+            warnings: self.warnings.clone(),
+            patterns: self.patterns.clone(),
+            ..CaptureIndex::default()
+        };
+        // Advice first: a reader that finds the failures file finds both.
+        write_part(&path.with_file_name(ADVICE_FILE), &advice)?;
+        write_part(path, &failures)
     }
 
     /// Builds the index from learnings whose derived trust is current.
@@ -175,6 +197,19 @@ impl CaptureIndex {
     }
 }
 
+fn read_part(path: &Path) -> CaptureIndex {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<CaptureIndex>(&b).ok())
+        .filter(|i| i.version == VERSION)
+        .unwrap_or_default()
+}
+
+fn write_part(path: &Path, part: &CaptureIndex) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(part).map_err(std::io::Error::other)?;
+    super::session::write_cache(path, &bytes)
+}
+
 fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
     let pattern = shell::normalise_command(pattern);
     if pattern.is_empty() {
@@ -263,8 +298,12 @@ mod tests {
         index.save(&p).expect("save");
         assert_eq!(CaptureIndex::load(&p), index);
         assert_eq!(
-            CaptureIndex::load(&tmp.path().join("none")),
+            CaptureIndex::load(&tmp.path().join("elsewhere").join(FILE)),
             CaptureIndex::default()
         );
+        // The pre-tool check reads the advice alone.
+        let advice = CaptureIndex::load_advice(&p);
+        assert!(advice.failures.is_empty() && !index.failures.is_empty());
+        assert_eq!(advice.warnings, index.warnings);
     }
 }
