@@ -145,7 +145,15 @@ pub fn merge_head(
         id.map(|id| repo.read_blob(id)).transpose()
     };
     for d in &diffs {
-        let (b, o, t) = (read(d.base)?, read(d.ours)?, read(d.theirs)?);
+        let (o, t) = (read(d.ours)?, read(d.theirs)?);
+        // The base only matters for a deletion, or a line merge of other files.
+        let needs_base = !fast_forward
+            && match paths::classify(&d.path) {
+                RepoPath::Events { .. } => false,
+                RepoPath::Learning { .. } => o.is_none() || t.is_none(),
+                _ => true,
+            };
+        let b = if needs_base { read(d.base)? } else { None };
         let result = if fast_forward {
             // Theirs contains ours: take it as it is; recompute below.
             crate::merge::Merged {
