@@ -112,18 +112,10 @@ pub fn prune(state_dir: &Path) {
 /// same folder) without paying for an fsync: a crash may lose the update,
 /// never leave half a file.
 pub fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".tmp-{}-{name}", uuid::Uuid::new_v4().simple()));
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
     }
-    result
+    crate::store::replace_file(path, bytes)
 }
 
 #[cfg(test)]
