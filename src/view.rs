@@ -93,32 +93,8 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
 
 /// Review records on the hub's `main` (the only ones that count).
 fn hub_reviews(dir: &LearningsDir, config: &Config) -> HashMap<String, Review> {
-    let mut out = HashMap::new();
-    let Some(hub) = &config.hub else { return out };
-    let Ok(repo) = Repo::open(&dir.root) else {
-        return out;
-    };
-    let Ok(Some(main)) = repo.ref_commit(&format!("refs/remotes/{}/main", hub.value)) else {
-        return out;
-    };
-    let Ok(tree) = repo.commit_tree(main) else {
-        return out;
-    };
-    let Ok(Some(reviews)) = repo.subtree(tree, "reviews") else {
-        return out;
-    };
-    let Ok(files) = repo.flatten(reviews) else {
-        return out;
-    };
-    for (name, id) in files {
-        let path = format!("reviews/{name}");
-        if let crate::paths::RepoPath::Review { id: learning } = crate::paths::classify(&path)
-            && let Ok(bytes) = repo.read_blob(id)
-            && let Ok(r) = Review::parse(&String::from_utf8_lossy(&bytes))
-            && r.learning == learning
-        {
-            out.insert(learning.to_string(), r);
-        }
-    }
-    out
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    Repo::open(&dir.root)
+        .and_then(|repo| crate::sync::hub_reviews(&repo, hub, None))
+        .unwrap_or_default()
 }

@@ -581,3 +581,70 @@ fn a_missing_git_binary_is_a_clear_error_before_anything_moves() {
     assert_eq!(report["remotes"][0]["pushed"], true);
     assert_clean_and_sound(&a.dir, &a.home);
 }
+
+#[test]
+fn an_approval_on_hub_main_makes_l3_and_an_edit_sends_it_back() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (hub, a, _b) = pair(tmp.path(), "claude", "codex");
+    let id = add(&a, "approve me");
+    a.ok(&["sync"]);
+    let rel = format!("claude/{id}.md");
+    let learning =
+        learnsync::learning::Learning::parse(&std::fs::read(a.dir.join(&rel)).expect("read"))
+            .expect("parses");
+    // A maintainer merges the review into the hub's main (here: plain git).
+    let scratch = tmp.path().join("scratch");
+    common::git_in(
+        tmp.path(),
+        &a.home,
+        &["init", "-q", "-b", "main", &scratch.display().to_string()],
+    );
+    std::fs::create_dir_all(scratch.join("reviews")).expect("mkdir");
+    std::fs::write(
+        scratch.join(format!("reviews/{id}.yaml")),
+        format!(
+            "learning: {id}\ndecision: approved\ncontent_hash: {}\nreviewer: maintainer\ndecided_at: 2026-09-01T00:00:00Z\n",
+            learning.content_hash()
+        ),
+    )
+    .expect("write");
+    common::git_in(&scratch, &a.home, &["add", "."]);
+    common::git_in(
+        &scratch,
+        &a.home,
+        &[
+            "-c",
+            "user.name=m",
+            "-c",
+            "user.email=m@x",
+            "commit",
+            "-qm",
+            "approve",
+        ],
+    );
+    common::git_in(
+        &scratch,
+        &a.home,
+        &["push", "-q", &hub.display().to_string(), "main"],
+    );
+
+    let report = json(&a.ok(&["sync", "--json"]));
+    assert_eq!(report["promoted"][0]["to"], "L3", "{report}");
+    assert_eq!(json(&a.ok(&["show", &id, "--json"]))["trust_level"], "L3");
+    assert!(
+        a.git(&["show", &format!("HEAD:{rel}")])
+            .contains("trust_level: L3")
+    );
+
+    // Editing the learning voids the approval of the old content.
+    let edited = std::fs::read_to_string(a.dir.join(&rel))
+        .expect("read")
+        .replace(
+            "correction: fix for approve me",
+            "correction: a different fix",
+        );
+    std::fs::write(a.dir.join(&rel), edited).expect("write");
+    a.ok(&["sync"]);
+    assert_eq!(json(&a.ok(&["show", &id, "--json"]))["trust_level"], "L1");
+    assert_clean_and_sound(&a.dir, &a.home);
+}

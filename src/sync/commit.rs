@@ -258,7 +258,7 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
         }
         let events = index.for_ids(&touched_ids);
         let hub = config.hub.as_ref().map(|h| h.value.as_str());
-        let reviews = derive::hub_reviews(repo, hub, &touched_ids)?;
+        let reviews = derive::hub_reviews(repo, hub, Some(&touched_ids))?;
         for id in &touched_ids {
             if !learnings.contains_key(id) {
                 if let Some((rel, l)) = derive::find_learning(repo, head_tree, id)? {

@@ -87,7 +87,7 @@ pub fn ids_of_new_lines(old: &str, new: &str) -> BTreeSet<String> {
 pub fn hub_reviews(
     repo: &Repo,
     hub: Option<&str>,
-    ids: &BTreeSet<String>,
+    only: Option<&BTreeSet<String>>,
 ) -> Result<HashMap<String, Review>> {
     let mut out = HashMap::new();
     let Some(hub) = hub else { return Ok(out) };
@@ -95,14 +95,26 @@ pub fn hub_reviews(
         return Ok(out);
     };
     let tree = repo.commit_tree(main)?;
+    let ids: Vec<String> = match only {
+        Some(ids) => ids.iter().cloned().collect(),
+        None => match repo.subtree(tree, "reviews")? {
+            Some(reviews) => repo
+                .tree(reviews)?
+                .entries
+                .iter()
+                .filter_map(|e| e.name.strip_suffix(".yaml").map(str::to_string))
+                .collect(),
+            None => Vec::new(),
+        },
+    };
     for id in ids {
-        let Ok(rel) = paths::review_path(id) else {
+        let Ok(rel) = paths::review_path(&id) else {
             continue;
         };
         if let Some(bytes) = repo.blob_at(tree, &rel)?
             && let Ok(review) = Review::parse(&String::from_utf8_lossy(&bytes))
         {
-            out.insert(id.clone(), review);
+            out.insert(id, review);
         }
     }
     Ok(out)
@@ -155,7 +167,7 @@ pub fn recompute(
         return Ok((changes, levels));
     }
     let policy = policy_in(repo, tree)?;
-    let reviews = hub_reviews(repo, hub, ids)?;
+    let reviews = hub_reviews(repo, hub, Some(ids))?;
     let events = index.for_ids(ids);
     for id in ids {
         let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {

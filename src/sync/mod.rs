@@ -8,6 +8,7 @@ mod recover;
 mod remotes;
 
 pub use commit::{CommitOutcome, commit_as_is, commit_local, newer, redact_learning};
+pub use derive::hub_reviews;
 
 use crate::config::Config;
 use crate::repo::{GitError, Repo};
