@@ -161,6 +161,9 @@ impl Context {
 }
 
 fn init_tracing(verbose: u8, quiet: bool) {
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",
@@ -168,13 +171,24 @@ fn init_tracing(verbose: u8, quiet: bool) {
         (false, 2) => "debug",
         _ => "trace",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LEARNSYNC_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    // `LEARNSYNC_LOG` takes `level` or `target=level,…` (tracing's
+    // `Targets` syntax). Not `EnvFilter`: its regex-based field filters link
+    // ~190 KB of Unicode tables that every process start would relocate.
+    let from_env = std::env::var("LEARNSYNC_LOG").ok().and_then(|v| {
+        v.parse::<Targets>()
+            .map_err(|e| eprintln!("learnsync: ignoring LEARNSYNC_LOG={v:?}: {e}"))
+            .ok()
+    });
+    let filter = from_env.unwrap_or_else(|| {
+        Targets::new().with_default(level.parse().unwrap_or(tracing::Level::WARN))
+    });
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .without_time()
-        .with_target(false)
+        .with_target(false);
+    let _ = tracing_subscriber::registry()
+        .with(layer)
+        .with(filter)
         .try_init();
 }
 
