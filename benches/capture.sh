@@ -42,7 +42,9 @@ cat >"$FAILURE" <<'JSON'
 {"session_id":"bench-failures","transcript_path":"/home/dev/.claude/projects/-home-dev-shop/bench.jsonl","cwd":"/home/dev/shop","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"git push -f origin main","description":"Force push"},"tool_use_id":"toolu_01HXq8rW3mK9vN2pL5tY7zA5","error":"Exit code 1\nTo gitea.example.com:team/shop.git\n ! [remote rejected] main -> main (protected branch hook declined)\nerror: failed to push some refs to 'gitea.example.com:team/shop.git'"}
 JSON
 
-INDEX="$LEARNSYNC_DIR/.git/learnsync/capture-index.json"
+# The capture index as a sync leaves it; what captures add goes to its log.
+"$BIN" sync --no-fetch --no-push >/dev/null
+LOG="$LEARNSYNC_DIR/.git/learnsync/capture-log.jsonl"
 
 # hyperfine >= 1.16 for --input (Debian's 1.15 lacks it).
 if ! hyperfine --help | grep -q -- '--input'; then
@@ -51,14 +53,15 @@ if ! hyperfine --help | grep -q -- '--input'; then
 fi
 
 # (a) success; (b) failure. After the first capture of (b) every further run
-# would be a recurrence (an event instead of a learning); removing the index
-# before each run keeps every run on the new-learning path.
+# would be a recurrence (an event instead of a learning); emptying the capture
+# log before each run (what a sync does) keeps every run on the new-learning
+# path, with the index snapshot and the session log in place as in real use.
 hyperfine -N --warmup 20 --runs "$RUNS" --input "$SUCCESS" \
   --export-json "$WORK/success.json.result" \
   --command-name cat "cat" \
   --command-name capture "$BIN capture" >&2
 hyperfine -N --warmup 20 --runs "$RUNS" --input "$FAILURE" \
-  --prepare "rm -f $INDEX" \
+  --prepare "truncate -s 0 $LOG" \
   --export-json "$WORK/failure.json.result" \
   --command-name cat "cat" \
   --command-name capture "$BIN capture" >&2

@@ -402,6 +402,57 @@ fn a_repeated_failure_records_recurred_instead_of_a_duplicate() {
 }
 
 #[test]
+fn a_recurrence_in_another_session_is_fixed_there_before_any_sync() {
+    let sb = Sandbox::new();
+    init(&sb);
+    let first = fixture("claude_post_tool_use_failure.json");
+    capture_quiet(&sb, &first);
+    let state = sb.dir().join(".git/learnsync");
+    let log = state.join("capture-log.jsonl");
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .expect("capture log")
+            .lines()
+            .count(),
+        1,
+        "one line per learning captured"
+    );
+    // A crash mid-append leaves a torn line: readers skip it.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open log");
+    f.write_all(b"{\"version\":2,\"failures\":{\"git")
+        .expect("torn line");
+    drop(f);
+    // The same failure in a second session: a recurrence, found through the
+    // log, whose session never saw the capture's inbox file...
+    let other = |payload: &[u8]| {
+        String::from_utf8(payload.to_vec())
+            .expect("utf-8")
+            .replace("9f2c1a4e-5b6d-4c3e-8f7a-1b2c3d4e5f60", "second-session")
+    };
+    capture_quiet(&sb, other(&first).as_bytes());
+    // ...and still finds it waiting in the inbox when the fix comes.
+    capture_quiet(
+        &sb,
+        other(&fixture("claude_post_tool_use_success.json")).as_bytes(),
+    );
+    sync(&sb);
+    let items = learnings(&sb);
+    assert_eq!(items.len(), 1, "{items:#?}");
+    assert_eq!(items[0]["trust_level"], "L1");
+    assert_eq!(
+        items[0]["correction"],
+        "git push --force-with-lease origin main"
+    );
+    // The sync folded the log into the snapshot.
+    assert!(!log.exists() || std::fs::read(&log).expect("log").is_empty());
+    let snapshot = std::fs::read_to_string(state.join("capture-index.json")).expect("index");
+    assert!(snapshot.contains(items[0]["id"].as_str().expect("id")));
+}
+
+#[test]
 fn a_prompt_correction_attaches_to_the_failure_it_names() {
     let sb = Sandbox::new();
     init(&sb);

@@ -129,18 +129,12 @@ fn on_success(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
         return Ok(Handled::Ignored("a success with no pending failure"));
     };
     let now = now_secs();
-    let before = state.failures.len();
     state.expire(now.unix());
     let found = state
         .failures
         .iter()
         .rposition(|f| decide::fix_match(&key_of(f), command) != FixMatch::Unrelated);
     let Some(i) = found else {
-        if state.failures.len() != before {
-            state
-                .save(&session_file)
-                .map_err(write_err("the session"))?;
-        }
         return Ok(Handled::Ignored(
             "a success unrelated to the pending failures",
         ));
@@ -151,7 +145,7 @@ fn on_success(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
         _ => Ok(Handled::Ignored("the failed command succeeded on a retry")),
     };
     state
-        .save(&session_file)
+        .append_done(&session_file, &failure.id)
         .map_err(write_err("the session"))?;
     result
 }
@@ -174,11 +168,32 @@ fn read_learning(dir: &LearningsDir, f: &PendingFailure) -> Option<Learning> {
         .and_then(|p| std::fs::read(p).ok())
         .and_then(|b| Learning::parse(&b).ok())
         .filter(|l| l.id == f.id);
-    from_inbox.or_else(|| {
-        let rel = crate::paths::learning_path(&f.agent, &f.id).ok()?;
-        let bytes = std::fs::read(dir.root.join(&rel)).ok()?;
-        LearningsDir::parse_at(&rel, &bytes).ok()
-    })
+    from_inbox
+        .or_else(|| {
+            let rel = crate::paths::learning_path(&f.agent, &f.id).ok()?;
+            let bytes = std::fs::read(dir.root.join(&rel)).ok()?;
+            LearningsDir::parse_at(&rel, &bytes).ok()
+        })
+        .or_else(|| newest_in_inbox(dir, &f.id))
+}
+
+/// The newest inbox version of a learning (inbox files are named
+/// `<nanos>-<id>.md`): for a failure whose session did not see its capture.
+fn newest_in_inbox(dir: &LearningsDir, id: &str) -> Option<Learning> {
+    let suffix = format!("-{id}.md");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.inbox().dir())
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.') && n.ends_with(&suffix))
+        })
+        .collect();
+    names.sort();
+    let bytes = std::fs::read(names.last()?).ok()?;
+    Learning::parse(&bytes).ok().filter(|l| l.id == id)
 }
 
 fn attach_correction(
@@ -199,17 +214,8 @@ fn attach_correction(
     dir.inbox()
         .write_learning(&fixed)
         .map_err(write_err("the inbox"))?;
-    update_index(&dir.state_dir(), &fixed);
+    index::append(&dir.state_dir(), &fixed);
     Ok(Handled::Corrected { id: fixed.id })
-}
-
-fn update_index(state_dir: &Path, l: &Learning) {
-    let path = index::path(state_dir);
-    let mut idx = CaptureIndex::load(&path);
-    idx.add(l);
-    if let Err(e) = idx.save(&path) {
-        tracing::debug!("capture index not updated: {e}");
-    }
 }
 
 fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
@@ -227,7 +233,7 @@ fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
     };
     let state_dir = dir.state_dir();
     let index_path = index::path(&state_dir);
-    let mut idx = CaptureIndex::load(&index_path);
+    let idx = CaptureIndex::load_failures(&index_path);
     let (handled, pending) = match idx.recurrence(&key) {
         Some(known) => {
             let e = Event::new(&known.id, agent, event::Outcome::Recurred, now);
@@ -255,10 +261,7 @@ fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
                 .inbox()
                 .write_learning(&learning)
                 .map_err(write_err("the inbox"))?;
-            idx.add(&learning);
-            if let Err(e) = idx.save(&index_path) {
-                tracing::debug!("capture index not updated: {e}");
-            }
+            index::append(&state_dir, &learning);
             let pending = PendingFailure {
                 id: learning.id.clone(),
                 agent: learning.agent_id.clone(),
@@ -295,8 +298,10 @@ fn remember(
     }
     let mut state = existing.unwrap_or_default();
     state.expire(now.unix());
-    state.remember(pending);
-    state.save(&file).map_err(write_err("the session"))
+    state.remember(pending.clone());
+    state
+        .append_failure(&file, &pending)
+        .map_err(write_err("the session"))
 }
 
 fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
@@ -319,7 +324,9 @@ fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
         {
             let failure = state.failures.remove(i);
             let result = attach_correction(&dir, &failure, &correction, now);
-            state.save(&file).map_err(write_err("the session"))?;
+            state
+                .append_done(&file, &failure.id)
+                .map_err(write_err("the session"))?;
             if !matches!(result, Ok(Handled::Ignored(_))) {
                 return result;
             }
@@ -339,7 +346,7 @@ fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
     dir.inbox()
         .write_learning(&l)
         .map_err(write_err("the inbox"))?;
-    update_index(&state_dir, &l);
+    index::append(&state_dir, &l);
     Ok(Handled::PromptLearning { id: l.id })
 }
 
@@ -349,11 +356,7 @@ fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String>
     };
     let dir = initialised(setup)?;
     let state_dir = dir.state_dir();
-    let index_path = index::path(&state_dir);
-    if !index_path.is_file() {
-        return Ok(Handled::Ignored("no capture index yet"));
-    }
-    let idx = CaptureIndex::load_advice(&index_path);
+    let idx = CaptureIndex::load_advice(&index::path(&state_dir));
     let Some(advice) = idx.advice_for(command) else {
         return Ok(Handled::Ignored("no learning about this command"));
     };

@@ -3,8 +3,12 @@
 //!
 //! `failures` maps a failure's recurrence key (normal form + error signature)
 //! to its learning; `warnings` and `patterns` hold L1+ learnings' advice for
-//! PreToolUse. `sync` rebuilds it from the view; `capture` adds what it writes.
-//! A cache: a lost update only costs a missed match.
+//! PreToolUse. `sync` rebuilds it from the view (a snapshot in two files);
+//! `capture` appends what it writes to `capture-log.jsonl`, one line per
+//! learning, which readers apply on top of the snapshot. Appending creates
+//! and frees no file per call (a temp file and a rename per capture was most
+//! of a capture's cost on some filesystems). A cache: a lost update only costs
+//! a missed match.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -18,6 +22,10 @@ const FILE: &str = "capture-index.json";
 /// The advice (L1+ commands and patterns) lives in its own, smaller file:
 /// `PreToolUse` fires before every shell command and reads only this one.
 const ADVICE_FILE: &str = "capture-advice.json";
+/// What captures added since the snapshot, one JSON [`CaptureIndex`] per line.
+const LOG_FILE: &str = "capture-log.jsonl";
+/// The log a `sync` is folding into a new snapshot.
+const FOLDING_FILE: &str = "capture-log.folding.jsonl";
 const VERSION: u32 = 2;
 
 /// A learning a failure was filed under.
@@ -69,24 +77,38 @@ fn failure_key_string(key: &FailureKey) -> String {
 }
 
 impl CaptureIndex {
-    /// Reads the whole index (failures and advice); missing or unreadable
-    /// (or another version) is empty.
+    /// Reads the whole index (failures and advice) with what captures
+    /// appended since; missing or unreadable (or another version) is empty.
     pub fn load(path: &Path) -> CaptureIndex {
         let failures = read_part(path);
         let advice = read_part(&path.with_file_name(ADVICE_FILE));
-        CaptureIndex {
+        let mut index = CaptureIndex {
             version: failures.version.max(advice.version),
             failures: failures.failures,
             warnings: advice.warnings,
             patterns: advice.patterns,
-        }
+        };
+        index.apply_log(&path.with_file_name(LOG_FILE));
+        index
+    }
+
+    /// Reads the failures alone, with what captures appended since: what a
+    /// failed command needs to know whether it recurs.
+    pub fn load_failures(path: &Path) -> CaptureIndex {
+        let mut index = read_part(path);
+        index.apply_log(&path.with_file_name(LOG_FILE));
+        index
     }
 
     /// Reads only the advice: what a pre-tool check needs.
     pub fn load_advice(path: &Path) -> CaptureIndex {
-        read_part(&path.with_file_name(ADVICE_FILE))
+        let mut index = read_part(&path.with_file_name(ADVICE_FILE));
+        index.apply_log(&path.with_file_name(LOG_FILE));
+        index
     }
 
+    /// Writes a snapshot (both files). Advice first: a reader that finds the
+    /// failures file finds both.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let failures = CaptureIndex {
             version: VERSION,
@@ -99,9 +121,37 @@ impl CaptureIndex {
             patterns: self.patterns.clone(),
             ..CaptureIndex::default()
         };
-        // Advice first: a reader that finds the failures file finds both.
         write_part(&path.with_file_name(ADVICE_FILE), &advice)?;
         write_part(path, &failures)
+    }
+
+    /// Adds what another index holds (a log line) on top of this one.
+    fn merge(&mut self, other: CaptureIndex) {
+        self.failures.extend(other.failures);
+        self.warnings.extend(other.warnings);
+        for p in other.patterns {
+            self.patterns.retain(|x| x.advice.id != p.advice.id);
+            self.patterns.push(p);
+        }
+    }
+
+    /// Applies every whole, readable line of a capture log.
+    fn apply_log(&mut self, log: &Path) {
+        for delta in read_log(log) {
+            self.merge(delta);
+        }
+    }
+
+    /// The learning ids this index names.
+    fn ids(&self) -> impl Iterator<Item = &str> {
+        let failures = self.failures.values().map(|k| k.id.as_str());
+        let warnings = self.warnings.values().map(|a| a.id.as_str());
+        let patterns = self.patterns.iter().map(|p| p.advice.id.as_str());
+        failures.chain(warnings).chain(patterns)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.failures.is_empty() && self.warnings.is_empty() && self.patterns.is_empty()
     }
 
     /// Builds the index from learnings whose derived trust is current.
@@ -210,6 +260,38 @@ fn write_part(path: &Path, part: &CaptureIndex) -> std::io::Result<()> {
     super::session::write_cache(path, &bytes)
 }
 
+/// The deltas of a capture log, oldest first. A line that is not whole (a
+/// crash mid-append) or not an index of this version is skipped.
+fn read_log(log: &Path) -> Vec<CaptureIndex> {
+    let Ok(bytes) = std::fs::read(log) else {
+        return Vec::new();
+    };
+    bytes
+        .split_inclusive(|b| *b == b'\n')
+        .filter(|line| line.ends_with(b"\n"))
+        .filter_map(|line| serde_json::from_slice::<CaptureIndex>(line).ok())
+        .filter(|delta| delta.version == VERSION)
+        .collect()
+}
+
+/// Files one learning a capture just wrote (its failure key, and its advice
+/// when it is L1+) by appending one line to the log. Best effort.
+pub fn append(state_dir: &Path, l: &Learning) {
+    let delta = CaptureIndex::build([l]);
+    if delta.is_empty() {
+        return;
+    }
+    let result = serde_json::to_vec(&delta)
+        .map_err(std::io::Error::other)
+        .and_then(|mut line| {
+            line.push(b'\n');
+            crate::store::append_line(&state_dir.join(LOG_FILE), &line)
+        });
+    if let Err(e) = result {
+        tracing::debug!("capture index not updated: {e}");
+    }
+}
+
 fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
     let pattern = shell::normalise_command(pattern);
     if pattern.is_empty() {
@@ -233,13 +315,41 @@ pub fn exists(dir: &crate::store::LearningsDir) -> bool {
 
 /// Rebuilds the index from the dir's current view: what `sync` calls after
 /// its commit. Best effort: a failure only leaves the old index in place.
+///
+/// The log is first moved aside, so captures during the rebuild append to a
+/// fresh one; what the moved log holds about learnings the view does not
+/// have yet (written after the sync took the inbox) is appended back.
 pub fn refresh(config: &crate::config::Config) {
     let dir = crate::store::LearningsDir::new(config.dir.value.clone());
+    let state_dir = dir.state_dir();
+    let folding = state_dir.join(FOLDING_FILE);
+    // A folding log left by an interrupted refresh is folded again.
+    if !folding.exists() {
+        let _ = std::fs::rename(state_dir.join(LOG_FILE), &folding);
+    }
     let view = crate::view::load(&dir, config);
     let index = CaptureIndex::build(view.learnings.iter().map(|l| &l.learning));
-    if let Err(e) = index.save(&path(&dir.state_dir())) {
+    if let Err(e) = index.save(&path(&state_dir)) {
         tracing::warn!("could not refresh the capture index: {e}");
+        return;
     }
+    let known: std::collections::HashSet<&str> = index.ids().collect();
+    let mut kept = Vec::new();
+    for delta in read_log(&folding) {
+        if delta.ids().any(|id| !known.contains(id))
+            && let Ok(line) = serde_json::to_vec(&delta)
+        {
+            kept.extend(line);
+            kept.push(b'\n');
+        }
+    }
+    if !kept.is_empty()
+        && let Err(e) = crate::store::append_line(&state_dir.join(LOG_FILE), &kept)
+    {
+        tracing::warn!("could not keep the capture log: {e}");
+        return;
+    }
+    let _ = std::fs::remove_file(&folding);
 }
 
 #[cfg(test)]

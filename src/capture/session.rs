@@ -1,8 +1,10 @@
-//! Per-session memory of recent failures, `.git/learnsync/sessions/<session>.json`,
+//! Per-session memory of recent failures, `.git/learnsync/sessions/<session>.jsonl`,
 //! so a later command or prompt of the same agent session can correct them.
 //!
-//! A cache, not a record: small, replaced atomically (temp file + rename, no
-//! fsync), pruned after a day; losing it only loses a pairing, never a capture.
+//! A cache, not a record: an append-only log of small JSON lines (a failure,
+//! or the id of a failure that was dealt with), folded on read, compacted
+//! when it grows, pruned after a day. Appending creates no temp file and frees
+//! no inode per hook call. Losing it only loses a pairing, never a capture.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -10,6 +12,8 @@ use std::time::{Duration, SystemTime};
 
 /// Failures remembered per session; older ones are forgotten first.
 const MAX_FAILURES: usize = 16;
+/// A log longer than this is rewritten as its folded state.
+const COMPACT_AFTER_LINES: usize = 64;
 /// Sessions (and failures) older than this are forgotten.
 pub const MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -30,23 +34,56 @@ pub struct PendingFailure {
     pub at: i64,
 }
 
+/// One line of a session log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Line {
+    /// A failure to remember.
+    Failure(PendingFailure),
+    /// The failure with this learning id was corrected (or retried): forget it.
+    Done(String),
+}
+
 /// What a session remembers.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionState {
-    #[serde(default)]
     pub failures: Vec<PendingFailure>,
+    /// Lines in the log it was read from.
+    lines: usize,
 }
 
 impl SessionState {
-    /// Reads a session file; a missing or unreadable one is an empty session.
+    /// Reads a session log; `None` when there is none. Lines that are not
+    /// whole (a crash mid-append) or not understood are skipped.
     pub fn load(path: &Path) -> Option<SessionState> {
         let bytes = std::fs::read(path).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        let mut state = SessionState::default();
+        for line in bytes.split_inclusive(|b| *b == b'\n') {
+            state.lines += 1;
+            if !line.ends_with(b"\n") {
+                continue;
+            }
+            match serde_json::from_slice::<Line>(line) {
+                Ok(Line::Failure(f)) => state.remember(f),
+                Ok(Line::Done(id)) => state.failures.retain(|f| f.id != id),
+                Err(_) => {}
+            }
+        }
+        Some(state)
     }
 
     /// Remembers a failure (newest last), forgetting the oldest beyond the cap
     /// and any earlier entry for the same learning.
-    pub fn remember(&mut self, failure: PendingFailure) {
+    pub fn remember(&mut self, mut failure: PendingFailure) {
+        if failure.inbox.is_none() {
+            // A recurrence does not know where its learning waits; the first
+            // capture did.
+            failure.inbox = self
+                .failures
+                .iter()
+                .find(|f| f.id == failure.id)
+                .and_then(|f| f.inbox.clone());
+        }
         self.failures.retain(|f| f.id != failure.id);
         self.failures.push(failure);
         let excess = self.failures.len().saturating_sub(MAX_FAILURES);
@@ -59,17 +96,48 @@ impl SessionState {
         self.failures.retain(|f| f.at >= horizon);
     }
 
-    /// Writes the session (or removes the file when nothing is left).
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    /// Records a new failure in the session's log (this state is what was
+    /// read from it, already updated with `remember`). A long log is
+    /// rewritten as this state instead.
+    pub fn append_failure(&self, path: &Path, failure: &PendingFailure) -> std::io::Result<()> {
+        if self.lines >= COMPACT_AFTER_LINES {
+            return self.rewrite(path);
+        }
+        append(path, &Line::Failure(failure.clone()))
+    }
+
+    /// Records that the failure with this id was dealt with.
+    pub fn append_done(&self, path: &Path, id: &str) -> std::io::Result<()> {
+        if self.lines >= COMPACT_AFTER_LINES {
+            return self.rewrite(path);
+        }
+        append(path, &Line::Done(id.to_string()))
+    }
+
+    /// Replaces the log with this state's failures (or removes the file when
+    /// nothing is left).
+    fn rewrite(&self, path: &Path) -> std::io::Result<()> {
         if self.failures.is_empty() {
             return match std::fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
                 _ => Ok(()),
             };
         }
-        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        let mut bytes = Vec::new();
+        for f in &self.failures {
+            bytes.extend(
+                serde_json::to_vec(&Line::Failure(f.clone())).map_err(std::io::Error::other)?,
+            );
+            bytes.push(b'\n');
+        }
         write_cache(path, &bytes)
     }
+}
+
+fn append(path: &Path, line: &Line) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(line).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    crate::store::append_line(path, &bytes)
 }
 
 /// The file for a session id. Ids that are not safe file names (or are very
@@ -82,7 +150,7 @@ pub fn session_path(state_dir: &Path, session_id: &str) -> PathBuf {
         let digest = sha2::Sha256::digest(session_id.as_bytes());
         format!("h-{}", hex::encode(&digest[..16]))
     };
-    sessions_dir(state_dir).join(format!("{name}.json"))
+    sessions_dir(state_dir).join(format!("{name}.jsonl"))
 }
 
 pub fn sessions_dir(state_dir: &Path) -> PathBuf {
@@ -153,19 +221,51 @@ mod tests {
             let p = session_path(state, id);
             assert_eq!(p.parent(), Some(sessions_dir(state).as_path()), "{id:?}");
         }
-        assert!(session_path(state, "ses_7a1b").ends_with("ses_7a1b.json"));
+        assert!(session_path(state, "ses_7a1b").ends_with("ses_7a1b.jsonl"));
     }
 
     #[test]
-    fn save_and_load_round_trip_and_an_empty_session_removes_its_file() {
+    fn the_log_folds_failures_and_dones_and_compacts_when_long() {
         let tmp = tempfile::tempdir().expect("tmp");
         let path = session_path(tmp.path(), "s1");
-        let mut s = SessionState::default();
-        s.remember(failure("l1", 5));
-        s.save(&path).expect("save");
-        assert_eq!(SessionState::load(&path), Some(s.clone()));
-        s.failures.clear();
-        s.save(&path).expect("save empty");
-        assert!(!path.exists());
+        assert_eq!(SessionState::load(&path), None);
+        let state = SessionState::default();
+        state
+            .append_failure(&path, &failure("l1", 5))
+            .expect("append");
+        let state = SessionState::load(&path).expect("a log");
+        state
+            .append_failure(&path, &failure("l2", 6))
+            .expect("append");
+        let state = SessionState::load(&path).expect("a log");
+        let ids: Vec<&str> = state.failures.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["l1", "l2"]);
+        state.append_done(&path, "l1").expect("done");
+        // A torn last line (a crash mid-append) is ignored.
+        crate::store::append_line(&path, b"{\"failure\":{\"id\"").expect("torn");
+        let mut state = SessionState::load(&path).expect("a log");
+        let ids: Vec<&str> = state.failures.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["l2"]);
+        assert_eq!(state.lines, 4);
+
+        for i in 0..COMPACT_AFTER_LINES {
+            let f = failure(&format!("m{i}"), 10 + i as i64);
+            state.remember(f.clone());
+            state.append_failure(&path, &f).expect("append");
+            state = SessionState::load(&path).expect("a log");
+        }
+        // Compacted: at most the cap of failures (plus the lines since).
+        assert!(
+            state.lines <= MAX_FAILURES + COMPACT_AFTER_LINES,
+            "{}",
+            state.lines
+        );
+        assert_eq!(state.failures.len(), MAX_FAILURES);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.lines().count() < COMPACT_AFTER_LINES + 4);
+        assert_eq!(
+            state.failures.last().map(|f| f.id.as_str()),
+            Some(format!("m{}", COMPACT_AFTER_LINES - 1).as_str())
+        );
     }
 }

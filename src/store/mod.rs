@@ -27,6 +27,31 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_via_temp(path, bytes, false)
 }
 
+/// Appends `bytes` (one or more whole lines) to `path` in a single `write`,
+/// creating the file (and its folder) the first time. Concurrent appenders
+/// never interleave within one call on a local filesystem (`O_APPEND`), and
+/// no inode is created or freed once the file exists: this is how the
+/// capture hook's caches grow without a temp file and a rename per call.
+/// No fsync: for caches, whose loss costs a missed match, not a capture.
+pub fn append_line(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+    };
+    let mut f = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            open()?
+        }
+        other => other?,
+    };
+    f.write_all(bytes)
+}
+
 fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
