@@ -4,7 +4,7 @@
 use super::derive::{self, EventIndex};
 use super::{LevelChange, SyncReport, recover};
 use crate::config::Config;
-use crate::event;
+use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
 use crate::policy::{POLICY_PATH, Policy};
@@ -261,17 +261,24 @@ pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<
         let reviews = derive::hub_reviews(repo, hub, Some(&touched_ids))?;
         for id in &touched_ids {
             if !learnings.contains_key(id) {
-                if let Some((rel, l)) = derive::find_learning(repo, head_tree, id)? {
-                    learnings.insert(id.clone(), (rel, l));
-                } else {
-                    continue;
+                match derive::find_learning(repo, head_tree, id)? {
+                    // Deleted by hand in this cycle: the deletion wins; its
+                    // events stay in the events files as evidence.
+                    Some((rel, _)) if deletes.contains(&rel) => continue,
+                    Some((rel, l)) => {
+                        learnings.insert(id.clone(), (rel, l));
+                    }
+                    None => continue,
                 }
             }
             let Some((rel, learning)) = learnings.get_mut(id) else {
                 continue;
             };
-            let mine = events.get(id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-            let derived = trust::derive(learning, mine, reviews.get(id), &policy.trust);
+            let mine: Vec<&Event> = events
+                .get(id)
+                .map(|v| v.iter().collect())
+                .unwrap_or_default();
+            let derived = trust::derive(learning, &mine, reviews.get(id), &policy.trust);
             trust::apply(learning, derived);
             out.recomputed += 1;
             // Compare with the level last committed (a new learning starts at L1).
