@@ -80,7 +80,7 @@ cp "$WORK/init/.learnsync/policy.yaml" "$POLICY"
 # (agents/me at base, checked out, configured as `learnsync init` would).
 fixture() {
     local n=$1 d="$WORK/n$1"
-    local key="v1 n=$n e=$((n * EVENTS_PER_LEARNING)) b=$BRANCHES al=$ADD_LEARNINGS ae=$ADD_EVENTS $(sha1sum <"$GEN" | cut -c1-12) $(sha1sum <"$POLICY" | cut -c1-12)"
+    local key="v2 n=$n e=$((n * EVENTS_PER_LEARNING)) b=$BRANCHES al=$ADD_LEARNINGS ae=$ADD_EVENTS $(sha1sum <"$GEN" | cut -c1-12) $(sha1sum <"$POLICY" | cut -c1-12)"
     if [ "${REGEN:-0}" != 1 ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ]; then
         say "n=$n: fixture cached in $d"
         return
@@ -98,6 +98,9 @@ fixture() {
     git -C "$d/clone" config remote.hub.fetch '+refs/heads/*:refs/remotes/hub/*'
     mkdir -p "$d/clone/.git/learnsync/inbox"
     printf 'agent: me\nhub: hub\n' >"$d/clone/.git/learnsync/config.yaml"
+    # A machine that has synced before: its capture index snapshot exists
+    # (nothing to commit, so HEAD stays at the base).
+    "$BIN" --dir "$d/clone" -q sync --no-fetch --no-push
     say "n=$n: adding $BRANCHES agent branches (+$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
     "$GEN" "${args[@]}" branches
     git -C "$d/hub.git" rev-parse refs/heads/agents/me >"$d/base"

@@ -683,3 +683,36 @@ fn the_event_flag_overrides_what_the_payload_says() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(inbox_files(&sb).len(), 1);
 }
+
+#[test]
+fn the_warnings_follow_what_each_sync_changed() {
+    let sb = Sandbox::new();
+    init(&sb);
+    sync(&sb); // the first sync writes the capture index snapshot
+    let pre = claude("s3", "PreToolUse", "npm publish", serde_json::json!({}));
+    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+    let out = sb.ok(&[
+        "add",
+        "--title",
+        "npm publish needs the OTP",
+        "--command",
+        "npm publish",
+        "--correction",
+        "npm publish --otp $CODE",
+    ]);
+    let id = out
+        .split_whitespace()
+        .find(|w| w.starts_with("learning-"))
+        .unwrap_or_else(|| panic!("no id in {out:?}"))
+        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+        .to_string();
+    // The sync after the add updates the snapshot from the paths it changed.
+    sync(&sb);
+    let message = warning(&capture_with(&sb, &[], &pre)).expect("a warning after the sync");
+    assert!(message.contains("npm publish --otp"), "{message}");
+    // A learning deleted by hand: the next sync takes its advice away.
+    let file = sb.dir().join("laptop").join(format!("{id}.md"));
+    std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    sync(&sb);
+    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+}

@@ -313,29 +313,90 @@ pub fn exists(dir: &crate::store::LearningsDir) -> bool {
     path(&dir.state_dir()).is_file()
 }
 
-/// Rebuilds the index from the dir's current view: what `sync` calls after
-/// its commit. Best effort: a failure only leaves the old index in place.
-///
-/// The log is first moved aside, so captures during the rebuild append to a
-/// fresh one; what the moved log holds about learnings the view does not
-/// have yet (written after the sync took the inbox) is appended back.
+/// Rebuilds the index from the dir's current view: what `sync` calls when
+/// there is no snapshot yet. Best effort: a failure only leaves the old
+/// index in place.
 pub fn refresh(config: &crate::config::Config) {
     let dir = crate::store::LearningsDir::new(config.dir.value.clone());
     let state_dir = dir.state_dir();
+    let folding = start_folding(&state_dir);
+    let view = crate::view::load(&dir, config);
+    let index = CaptureIndex::build(view.learnings.iter().map(|l| &l.learning));
+    finish_folding(&state_dir, &folding, &index);
+}
+
+/// Brings the snapshot up to date with the learning files a sync changed
+/// (`changed`: repository paths; a missing file is a deletion), without
+/// reading the rest of the dir: the cost follows what changed. Falls back
+/// to [`refresh`] when there is no readable snapshot.
+pub fn update(config: &crate::config::Config, changed: &[String]) {
+    let dir = crate::store::LearningsDir::new(config.dir.value.clone());
+    let state_dir = dir.state_dir();
+    let failures = read_part(&path(&state_dir));
+    let advice = read_part(&state_dir.join(ADVICE_FILE));
+    if failures.version != VERSION || advice.version != VERSION {
+        refresh(config);
+        return;
+    }
+    let folding = start_folding(&state_dir);
+    let mut index = CaptureIndex {
+        version: VERSION,
+        failures: failures.failures,
+        warnings: advice.warnings,
+        patterns: advice.patterns,
+    };
+    let mut ids = std::collections::HashSet::new();
+    let mut learnings = Vec::new();
+    for rel in changed {
+        let crate::paths::RepoPath::Learning { id, .. } = crate::paths::classify(rel) else {
+            continue;
+        };
+        ids.insert(id.to_string());
+        let parsed = std::fs::read(dir.root.join(rel))
+            .ok()
+            .and_then(|bytes| crate::store::LearningsDir::parse_at(rel, &bytes).ok());
+        learnings.extend(parsed);
+    }
+    index.forget(&ids);
+    for l in &learnings {
+        index.add(l);
+    }
+    finish_folding(&state_dir, &folding, &index);
+}
+
+impl CaptureIndex {
+    /// Drops every entry of these learnings (before filing their new versions).
+    fn forget(&mut self, ids: &std::collections::HashSet<String>) {
+        if ids.is_empty() {
+            return;
+        }
+        self.failures.retain(|_, k| !ids.contains(&k.id));
+        self.warnings.retain(|_, a| !ids.contains(&a.id));
+        self.patterns.retain(|p| !ids.contains(&p.advice.id));
+    }
+}
+
+/// Moves the capture log aside, so captures during a rebuild append to a
+/// fresh one. A log left aside by an interrupted rebuild is folded again.
+fn start_folding(state_dir: &Path) -> PathBuf {
     let folding = state_dir.join(FOLDING_FILE);
-    // A folding log left by an interrupted refresh is folded again.
     if !folding.exists() {
         let _ = std::fs::rename(state_dir.join(LOG_FILE), &folding);
     }
-    let view = crate::view::load(&dir, config);
-    let index = CaptureIndex::build(view.learnings.iter().map(|l| &l.learning));
-    if let Err(e) = index.save(&path(&state_dir)) {
+    folding
+}
+
+/// Saves the new snapshot, appends back what the moved-aside log holds about
+/// learnings the snapshot does not have yet (written after the sync took
+/// the inbox), and drops the moved log.
+fn finish_folding(state_dir: &Path, folding: &Path, index: &CaptureIndex) {
+    if let Err(e) = index.save(&path(state_dir)) {
         tracing::warn!("could not refresh the capture index: {e}");
         return;
     }
     let known: std::collections::HashSet<&str> = index.ids().collect();
     let mut kept = Vec::new();
-    for delta in read_log(&folding) {
+    for delta in read_log(folding) {
         if delta.ids().any(|id| !known.contains(id))
             && let Ok(line) = serde_json::to_vec(&delta)
         {
@@ -349,7 +410,7 @@ pub fn refresh(config: &crate::config::Config) {
         tracing::warn!("could not keep the capture log: {e}");
         return;
     }
-    let _ = std::fs::remove_file(&folding);
+    let _ = std::fs::remove_file(folding);
 }
 
 #[cfg(test)]

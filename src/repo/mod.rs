@@ -62,12 +62,40 @@ pub struct Repo {
     /// Decoded trees by id. Trees never change, and a cycle looks up the
     /// same folders over and over: decoding each once keeps lookups cheap.
     trees: RefCell<HashMap<ObjectId, Rc<Tree>>>,
+    /// Blobs this process wrote or read, up to [`BLOB_CACHE_BYTES`]: a merge
+    /// reads back what it just wrote (to compare, to check out), and
+    /// inflating a loose object costs more than copying it.
+    blobs: RefCell<BlobCache>,
+}
+
+/// Bytes of blob content a [`Repo`] keeps in memory at most.
+const BLOB_CACHE_BYTES: usize = 64 << 20;
+
+#[derive(Default)]
+struct BlobCache {
+    by_id: HashMap<ObjectId, Rc<[u8]>>,
+    bytes: usize,
+}
+
+impl BlobCache {
+    fn get(&self, id: &ObjectId) -> Option<Vec<u8>> {
+        self.by_id.get(id).map(|b| b.to_vec())
+    }
+
+    fn keep(&mut self, id: ObjectId, bytes: &[u8]) {
+        if self.bytes + bytes.len() <= BLOB_CACHE_BYTES && !self.by_id.contains_key(&id) {
+            self.bytes += bytes.len();
+            self.by_id.insert(id, Rc::from(bytes));
+        }
+    }
 }
 
 /// A decoded tree: entries in git order, and an index by name.
 pub struct Tree {
     pub entries: Vec<TreeEntry>,
-    by_name: HashMap<String, usize>,
+    /// Entry indices sorted by name, for binary search (git's own order
+    /// sorts a folder as if its name ended in `/`).
+    by_name: Vec<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -80,7 +108,11 @@ pub struct TreeEntry {
 
 impl Tree {
     pub fn get(&self, name: &str) -> Option<&TreeEntry> {
-        self.by_name.get(name).map(|&i| &self.entries[i])
+        let at = self
+            .by_name
+            .binary_search_by(|&i| self.entries[i as usize].name.as_str().cmp(name))
+            .ok()?;
+        Some(&self.entries[self.by_name[at] as usize])
     }
 }
 
@@ -93,6 +125,7 @@ impl Repo {
             git,
             root: root.to_path_buf(),
             trees: RefCell::default(),
+            blobs: RefCell::default(),
         })
     }
 
@@ -108,6 +141,7 @@ impl Repo {
             git,
             root: root.to_path_buf(),
             trees: RefCell::default(),
+            blobs: RefCell::default(),
         };
         if repo.head_commit()?.is_none() {
             repo.set_head_symbolic(branch)?;
@@ -227,10 +261,14 @@ impl Repo {
     }
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        if let Some(bytes) = self.blobs.borrow().get(&id) {
+            return Ok(bytes);
+        }
         let blob = self
             .git
             .find_blob(id)
             .map_err(fail(format!("read blob {id}")))?;
+        self.blobs.borrow_mut().keep(id, &blob.data);
         Ok(blob.data.clone())
     }
 
@@ -254,11 +292,8 @@ impl Repo {
                 id: e.oid.to_owned(),
             })
             .collect();
-        let by_name = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.name.clone(), i))
-            .collect();
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name.sort_by(|&a, &b| entries[a as usize].name.cmp(&entries[b as usize].name));
         let tree = Rc::new(Tree { entries, by_name });
         self.trees.borrow_mut().insert(id, tree.clone());
         Ok(tree)
@@ -337,10 +372,13 @@ impl Repo {
     }
 
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId> {
-        self.git
+        let id = self
+            .git
             .write_blob(bytes)
             .map(|id| id.detach())
-            .map_err(fail("write blob"))
+            .map_err(fail("write blob"))?;
+        self.blobs.borrow_mut().keep(id, bytes);
+        Ok(id)
     }
 
     /// Applies `changes` to `base` and writes the resulting tree.

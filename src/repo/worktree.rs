@@ -141,12 +141,49 @@ impl Repo {
 
     /// Writes `bytes` to a work-tree path, atomically, creating folders.
     pub fn write_file(&self, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
-        let full = self.root.join(rel);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))?;
+        write_one(&self.root, rel, bytes)
+    }
+
+    /// Writes many work-tree files, on every core (creating a file is
+    /// mostly the filesystem's inode work, which runs in parallel across
+    /// folders), returning each path's new stat.
+    pub fn write_files(&self, files: &[(String, Vec<u8>)]) -> Result<Vec<Written>> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        if threads == 1 || files.len() < 64 {
+            return files
+                .iter()
+                .map(|(rel, bytes)| Ok((rel.clone(), write_one(&self.root, rel, bytes)?)))
+                .collect();
         }
-        crate::store::replace_file(&full, bytes).map_err(fail(format!("write {rel}")))?;
-        Ok(stat_of(&full))
+        let root = &self.root;
+        let chunk = files.len().div_ceil(threads);
+        let results: Vec<Result<Vec<Written>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter()
+                            .map(|(rel, bytes)| Ok((rel.clone(), write_one(root, rel, bytes)?)))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(fail("write work-tree files")("a writer thread panicked"))
+                    })
+                })
+                .collect()
+        });
+        let mut out = Vec::with_capacity(files.len());
+        for r in results {
+            out.extend(r?);
+        }
+        Ok(out)
     }
 
     /// Removes a work-tree file and any folders it leaves empty.
@@ -166,6 +203,18 @@ impl Repo {
         }
         Ok(())
     }
+}
+
+/// A work-tree file written, and its stat after the write.
+pub type Written = (String, Option<Stat>);
+
+fn write_one(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
+    let full = root.join(rel);
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))?;
+    }
+    crate::store::replace_file(&full, bytes).map_err(fail(format!("write {rel}")))?;
+    Ok(stat_of(&full))
 }
 
 /// A work-tree file and its metadata, read relative to its folder.

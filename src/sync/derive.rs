@@ -3,7 +3,7 @@
 //! them), the hub's review records, and the recompute of chosen learnings.
 
 use super::LevelChange;
-use crate::event::{self, Event};
+use crate::event::Event;
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
 use crate::policy::{POLICY_PATH, Policy};
@@ -14,15 +14,29 @@ use crate::trust;
 use gix::ObjectId;
 use std::collections::{BTreeSet, HashMap};
 
-/// Events of the current tree, by file, loaded on first use.
+/// Events of the current tree, loaded on first use: each events file's text,
+/// and where in it each learning's lines are. A recompute parses only the
+/// lines of the learnings it recomputes, and a merge that changes one events
+/// file re-indexes only that file: the cost follows what changed, not the
+/// hundreds of thousands of events a large repository holds.
 #[derive(Default)]
 pub struct EventIndex {
     loaded: bool,
-    by_file: HashMap<String, Vec<Event>>,
+    /// Events files by slot; a replaced file's slot is reused.
+    files: Vec<Option<IndexedFile>>,
+    slot_of: HashMap<String, usize>,
+    /// learning id → (file slot, line start, line end) of its lines.
+    lines_of: HashMap<String, Vec<(usize, usize, usize)>>,
+}
+
+struct IndexedFile {
+    text: String,
+    /// The learnings this file has lines about.
+    learnings: Vec<String>,
 }
 
 impl EventIndex {
-    /// Parses every events file of `tree` unless already loaded.
+    /// Indexes every events file of `tree` unless already loaded.
     pub fn ensure(&mut self, repo: &Repo, tree: ObjectId) -> Result<()> {
         if self.loaded {
             return Ok(());
@@ -32,11 +46,9 @@ impl EventIndex {
             for (rel, id) in repo.flatten(events)? {
                 let path = format!("events/{rel}");
                 if matches!(paths::classify(&path), RepoPath::Events { .. }) {
-                    let bytes = repo.read_blob(id)?;
-                    self.by_file.insert(
-                        path,
-                        event::parse_file(&String::from_utf8_lossy(&bytes)).events,
-                    );
+                    let text = String::from_utf8(repo.read_blob(id)?)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    self.insert(&path, text);
                 }
             }
         }
@@ -48,29 +60,94 @@ impl EventIndex {
         if !self.loaded {
             return;
         }
-        match text {
-            Some(t) => {
-                self.by_file
-                    .insert(path.to_string(), event::parse_file(t).events);
-            }
-            None => {
-                self.by_file.remove(path);
-            }
-        }
-    }
-
-    /// Events of the given learnings.
-    pub fn for_ids<'a>(&'a self, ids: &BTreeSet<String>) -> HashMap<&'a str, Vec<&'a Event>> {
-        let mut out: HashMap<&str, Vec<&Event>> = HashMap::new();
-        for events in self.by_file.values() {
-            for e in events {
-                if ids.contains(&e.learning) {
-                    out.entry(e.learning.as_str()).or_default().push(e);
+        if let Some(slot) = self.slot_of.remove(path)
+            && let Some(old) = self.files.get_mut(slot).and_then(Option::take)
+        {
+            for id in &old.learnings {
+                if let Some(lines) = self.lines_of.get_mut(id) {
+                    lines.retain(|(s, _, _)| *s != slot);
+                    if lines.is_empty() {
+                        self.lines_of.remove(id);
+                    }
                 }
             }
         }
+        if let Some(t) = text {
+            self.insert(path, t.to_string());
+        }
+    }
+
+    fn insert(&mut self, path: &str, text: String) {
+        let slot = match self.files.iter().position(Option::is_none) {
+            Some(free) => free,
+            None => {
+                self.files.push(None);
+                self.files.len() - 1
+            }
+        };
+        let mut learnings: Vec<String> = Vec::new();
+        let mut start = 0;
+        for line in text.split_inclusive('\n') {
+            let end = start + line.len();
+            if let Some(learning) = learning_of(line) {
+                let lines = match self.lines_of.get_mut(learning.as_ref()) {
+                    Some(lines) => lines,
+                    None => self.lines_of.entry(learning.to_string()).or_default(),
+                };
+                if lines.last().is_none_or(|(s, _, _)| *s != slot) {
+                    learnings.push(learning.to_string());
+                }
+                lines.push((slot, start, end));
+            }
+            start = end;
+        }
+        self.files[slot] = Some(IndexedFile { text, learnings });
+        self.slot_of.insert(path.to_string(), slot);
+    }
+
+    /// Events of the given learnings (lines that do not parse are skipped,
+    /// as everywhere else).
+    pub fn for_ids(&self, ids: &BTreeSet<String>) -> HashMap<String, Vec<Event>> {
+        let mut out = HashMap::new();
+        for id in ids {
+            let Some(lines) = self.lines_of.get(id) else {
+                continue;
+            };
+            let events: Vec<Event> = lines
+                .iter()
+                .filter_map(|&(slot, start, end)| {
+                    let file = self.files.get(slot)?.as_ref()?;
+                    Event::parse_line(file.text.get(start..end)?.trim()).ok()
+                })
+                .filter(|e| &e.learning == id)
+                .collect();
+            out.insert(id.clone(), events);
+        }
         out
     }
+}
+
+/// The learning an events line is about, read without parsing the line:
+/// the value of its `"learning":"…"` pair when written as learnsync writes
+/// it, else (other spacing, escapes) from a full parse. Only a hint: the
+/// lines found are parsed and checked in full before they count.
+fn learning_of(line: &str) -> Option<std::borrow::Cow<'_, str>> {
+    const KEY: &str = "\"learning\":\"";
+    if let Some(at) = line.find(KEY) {
+        let rest = &line[at + KEY.len()..];
+        if let Some(end) = rest.find('"')
+            && !rest[..end].contains('\\')
+        {
+            return Some(std::borrow::Cow::Borrowed(&rest[..end]));
+        }
+    }
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    Event::parse_line(trimmed)
+        .ok()
+        .map(|e| std::borrow::Cow::Owned(e.learning))
 }
 
 /// Learning ids named by lines of `new` that are not in `old`.
@@ -153,6 +230,10 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 /// Recomputes the derived state of `ids` in `tree`. Returns the files to
 /// rewrite and the trust changes relative to `before` (the levels the
 /// previous head recorded).
+///
+/// `fresh` holds files the caller knows the content of in `tree` (what a
+/// merge just produced, by path; `None` = deleted): found there, a learning
+/// is not looked up in the tree, whose new folders would each be decoded.
 pub fn recompute(
     repo: &Repo,
     tree: ObjectId,
@@ -160,6 +241,7 @@ pub fn recompute(
     ids: &BTreeSet<String>,
     index: &EventIndex,
     hub: Option<&str>,
+    fresh: &HashMap<String, Option<Vec<u8>>>,
 ) -> Result<(Vec<Change>, Vec<LevelChange>)> {
     let mut changes = Vec::new();
     let mut levels = Vec::new();
@@ -169,15 +251,36 @@ pub fn recompute(
     let policy = policy_in(repo, tree)?;
     let reviews = hub_reviews(repo, hub, Some(ids))?;
     let events = index.for_ids(ids);
+    let fresh_learnings: HashMap<&str, (&str, Option<&[u8]>)> = fresh
+        .iter()
+        .filter_map(|(rel, bytes)| match paths::classify(rel) {
+            RepoPath::Learning { id, .. } => Some((id, (rel.as_str(), bytes.as_deref()))),
+            _ => None,
+        })
+        .collect();
     for id in ids {
-        let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
+        let found = match fresh_learnings.get(id.as_str()) {
+            Some((rel, Some(bytes))) => LearningsDir::parse_at(rel, bytes)
+                .ok()
+                .map(|l| (rel.to_string(), l)),
+            Some((_, None)) => None,
+            None => find_learning(repo, tree, id)?,
+        };
+        let Some((rel, mut learning)) = found else {
             continue;
         };
-        let mine = events.get(id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let derived = trust::derive(&learning, mine, reviews.get(id), &policy.trust);
+        let mine: Vec<&Event> = events
+            .get(id)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        let derived = trust::derive(&learning, &mine, reviews.get(id), &policy.trust);
         trust::apply(&mut learning, derived);
         let bytes = learning.to_markdown().into_bytes();
-        if repo.blob_at(tree, &rel)?.as_deref() != Some(bytes.as_slice()) {
+        let current = match fresh.get(&rel) {
+            Some(known) => known.clone(),
+            None => repo.blob_at(tree, &rel)?,
+        };
+        if current.as_deref() != Some(bytes.as_slice()) {
             changes.push(Change::Upsert {
                 path: rel.clone(),
                 bytes,

@@ -8,7 +8,7 @@ use crate::merge::merge_file;
 use crate::paths::{self, RepoPath};
 use crate::repo::{Change, Identity, Repo, Result, Tree};
 use gix::ObjectId;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
 /// One path that differs between the sides: blob ids at base, ours, theirs.
@@ -30,6 +30,14 @@ fn entry(t: &Option<Rc<Tree>>, name: &str) -> Option<(bool, ObjectId)> {
         .and_then(|t| t.get(name))
         .filter(|e| e.is_tree || e.is_blob)
         .map(|e| (e.is_tree, e.id))
+}
+
+/// Every path whose blob differs between two commits.
+pub fn changed_paths(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<String>> {
+    let (a, b) = (repo.commit_tree(from)?, repo.commit_tree(to)?);
+    let mut diffs = Vec::new();
+    three_way(repo, Some(a), Some(a), Some(b), "", &mut diffs)?;
+    Ok(diffs.into_iter().map(|d| d.path).collect())
 }
 
 /// Paths where theirs changed something ours does not have. Identical
@@ -141,6 +149,8 @@ pub fn merge_head(
     let mut changes: Vec<Change> = Vec::new();
     let mut affected: BTreeSet<String> = BTreeSet::new();
     let mut conflicts_kept = Vec::new();
+    // What each diffed path holds in the merged tree.
+    let mut fresh: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
         id.map(|id| repo.read_blob(id)).transpose()
     };
@@ -191,6 +201,7 @@ pub fn merge_head(
             }
             _ => {}
         }
+        fresh.insert(d.path.clone(), result.result.clone());
         if result.result.as_deref() != old {
             changes.push(match result.result {
                 Some(bytes) => Change::Upsert {
@@ -216,7 +227,8 @@ pub fn merge_head(
     };
 
     // Derived state for exactly the learnings whose file, events or review moved.
-    let (derived, levels) = derive::recompute(repo, tree, ours_tree, &affected, index, hub)?;
+    let (derived, levels) =
+        derive::recompute(repo, tree, ours_tree, &affected, index, hub, &fresh)?;
     let tree = if derived.is_empty() {
         tree
     } else {

@@ -131,10 +131,16 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let outcome = commit_local(&repo, &dir, config)?;
     outcome.fill(&mut report);
     remotes::exchange(&repo, &dir, config, options, &mut report)?;
-    // The capture hook's lookup index follows the tree: rebuild it only when
-    // the tree moved (or it is missing), so a sync with nothing new stays cheap.
-    if repo.head_commit()? != start || !crate::capture::index::exists(&dir) {
-        crate::capture::index::refresh(config);
+    // The capture hook's lookup index follows the tree: built once, then
+    // updated from the paths this cycle changed, so its cost follows them.
+    let end = repo.head_commit()?;
+    match (start, end) {
+        _ if !crate::capture::index::exists(&dir) => crate::capture::index::refresh(config),
+        (Some(from), Some(to)) if from != to => {
+            crate::capture::index::update(config, &merge::changed_paths(&repo, from, to)?);
+        }
+        (None, Some(_)) => crate::capture::index::refresh(config),
+        _ => {}
     }
     Ok(report)
 }

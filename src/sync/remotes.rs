@@ -211,6 +211,7 @@ fn merge_all(
 
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
+    let mut writes = Vec::new();
     for d in &diffs {
         let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
         let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
@@ -223,12 +224,13 @@ fn merge_all(
             continue;
         }
         match d.theirs {
-            Some(id) => {
-                if let Some(stat) = repo.write_file(&d.path, &repo.read_blob(id)?)? {
-                    fresh.insert(d.path.clone(), stat);
-                }
-            }
+            Some(id) => writes.push((d.path.clone(), repo.read_blob(id)?)),
             None => repo.remove_file(&d.path)?,
+        }
+    }
+    for (path, stat) in repo.write_files(&writes)? {
+        if let Some(stat) = stat {
+            fresh.insert(path, stat);
         }
     }
     crate::fault::point("merge:after-worktree");
