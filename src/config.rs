@@ -48,6 +48,34 @@ pub struct FileConfig {
     pub capture: Option<CaptureConfig>,
     pub author: Option<AuthorConfig>,
     pub lock_wait_secs: Option<u64>,
+    /// Whether `sync` uses (and starts) the work-tree watcher.
+    pub watch: Option<WatchMode>,
+}
+
+/// When `sync` asks a watcher what changed instead of scanning the tree.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WatchMode {
+    /// Use one when running; start one once the tree has
+    /// [`WATCH_AUTO_FILES`] files or more.
+    Auto,
+    /// Always use and start one.
+    On,
+    /// Never: every sync scans the whole tree.
+    Off,
+}
+
+/// Files in the work tree from which `watch: auto` starts a watcher.
+pub const WATCH_AUTO_FILES: usize = 10_000;
+
+impl std::fmt::Display for WatchMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            WatchMode::Auto => "auto",
+            WatchMode::On => "on",
+            WatchMode::Off => "off",
+        })
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -231,6 +259,7 @@ pub struct Config {
     pub schedule_publish: Sourced<String>,
     pub schedule_review: Sourced<String>,
     pub capture_ignore: Sourced<Vec<String>>,
+    pub watch: Sourced<WatchMode>,
     pub author_name: Option<Sourced<String>>,
     pub author_email: Option<Sourced<String>>,
     pub lock_wait_secs: Sourced<u64>,
@@ -407,6 +436,10 @@ impl Config {
             schedule_publish: schedule(&|s| s.publish.clone(), "0 0 * * * *"),
             schedule_review: schedule(&|s| s.review.clone(), "0 30 * * * *"),
             capture_ignore: ignore,
+            watch: layered(repo.watch, user.watch).unwrap_or(Sourced {
+                value: WatchMode::Auto,
+                source: Source::Default,
+            }),
             author_name: file_pair(&|c| c.author.as_ref().and_then(|a| a.name.clone())),
             author_email: file_pair(&|c| c.author.as_ref().and_then(|a| a.email.clone())),
             lock_wait_secs,
@@ -509,6 +542,11 @@ impl Config {
             "capture.ignore".into(),
             self.capture_ignore.value.join(", "),
             self.capture_ignore.source.to_string(),
+        ));
+        rows.push((
+            "watch".into(),
+            self.watch.value.to_string(),
+            self.watch.source.to_string(),
         ));
         rows.push((
             "lock_wait_secs".into(),

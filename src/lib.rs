@@ -25,4 +25,5 @@ pub mod sync;
 pub mod timestamp;
 pub mod trust;
 pub mod view;
+pub mod watch;
 pub mod yaml;

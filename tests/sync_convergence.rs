@@ -56,6 +56,7 @@ impl Clone {
             fetch: true,
             push: true,
             wait: Duration::from_secs(60),
+            watcher: None,
         };
         if let Err(e) = run(&self.config(), &options) {
             panic!("sync of {} failed: {e}", self.dir.display());

@@ -14,6 +14,7 @@ mod publish;
 mod show;
 mod status;
 mod sync;
+mod watch;
 
 use crate::config::{Config, Env, Flags};
 use crate::store::LearningsDir;
@@ -85,6 +86,9 @@ pub enum Command {
     Capture(capture::Args),
     /// Register or remove the capture hook in Claude Code, opencode or Codex.
     Hooks(hooks::Args),
+    /// Watch the work tree so a sync need not scan it (started by `sync`
+    /// on large dirs; `--stop` ends it).
+    Watch(watch::Args),
 }
 
 /// A failure to report: the message for a person and the exit code.
@@ -285,6 +289,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Status => status::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config => config::run(&ctx),
+        Command::Watch(args) => watch::run(&ctx, args),
         Command::Capture(_) | Command::Hooks(_) => Err(CliError::failure(
             "internal: dispatched before the config load",
         )),

@@ -5,7 +5,7 @@ use super::{Repo, Result, fail};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::index::entry::Stat;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// A work-tree file as seen by a status: its stat before its bytes were read.
@@ -24,6 +24,8 @@ pub struct WorktreeStatus {
     pub deleted: Vec<String>,
     /// Files that cannot be committed as learnings (symlinks, odd names).
     pub skipped: Vec<(String, String)>,
+    /// Work-tree files looked at (all of them for a full status).
+    pub scanned: usize,
 }
 
 fn stat_of(path: &Path) -> Option<Stat> {
@@ -66,6 +68,7 @@ impl Repo {
         let mut seen: HashSet<usize> = HashSet::new();
         let mut status = WorktreeStatus::default();
         let files = walk_all(&self.root, &mut status.skipped)?;
+        status.scanned = files.len();
         for (rel, stat) in files {
             let full = self.root.join(&rel);
             match tracked.get(rel.as_bytes()) {
@@ -97,6 +100,84 @@ impl Repo {
         }
         status.changed.sort_by(|a, b| a.path.cmp(&b.path));
         status.deleted.sort();
+        Ok(status)
+    }
+
+    /// Like [`Repo::status`], for only these paths (files or folders, present
+    /// or gone; what a watcher reported): nothing is read when there are
+    /// none, so a sync with nothing new does not touch the rest of the tree.
+    pub fn status_of(&self, paths: &[String]) -> Result<WorktreeStatus> {
+        let mut status = WorktreeStatus::default();
+        if paths.is_empty() {
+            return Ok(status);
+        }
+        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let mut on_disk: Vec<Found> = Vec::new();
+        let mut candidates: BTreeSet<String> = BTreeSet::new();
+        for p in paths {
+            if p.is_empty() || p == ".git" || p.starts_with(".git/") {
+                // The root itself (moved or deleted) or git's own files: the
+                // root's entries were reported one by one.
+                continue;
+            }
+            let full = self.root.join(p);
+            match std::fs::symlink_metadata(&full) {
+                Ok(m) if m.is_dir() => {
+                    walk_dir(
+                        &self.root,
+                        p.clone(),
+                        true,
+                        &mut on_disk,
+                        &mut Vec::new(),
+                        &mut status.skipped,
+                    )?;
+                }
+                Ok(m) if m.is_file() => on_disk.push((p.clone(), Some(stat_from(&m)))),
+                Ok(_) => status.skipped.push((
+                    p.clone(),
+                    "not a regular file (symlinks are not synced)".into(),
+                )),
+                Err(_) => {}
+            }
+            let folder = format!("{p}/");
+            for e in index
+                .prefixed_entries(p.as_bytes().as_bstr())
+                .unwrap_or_default()
+            {
+                let path = e.path(&index);
+                if path == p.as_bytes() || path.starts_with(folder.as_bytes()) {
+                    candidates.insert(path.to_str_lossy().into_owned());
+                }
+            }
+        }
+        status.scanned = on_disk.len();
+        let mut present: BTreeSet<String> = BTreeSet::new();
+        for (rel, stat) in on_disk {
+            if !present.insert(rel.clone()) {
+                continue;
+            }
+            match index.entry_by_path(rel.as_bytes().as_bstr()) {
+                Some(entry) => {
+                    if stat.as_ref().is_some_and(|s| same_file(s, &entry.stat)) {
+                        continue;
+                    }
+                    let bytes =
+                        std::fs::read(self.root.join(&rel)).map_err(fail(format!("read {rel}")))?;
+                    let now = gix::objs::compute_hash(
+                        self.git.object_hash(),
+                        gix::object::Kind::Blob,
+                        &bytes,
+                    )
+                    .map_err(fail(format!("hash {rel}")))?;
+                    if now != entry.id {
+                        status.changed.push(FileState { path: rel, stat });
+                    }
+                }
+                None => status.changed.push(FileState { path: rel, stat }),
+            }
+        }
+        status.deleted = candidates.difference(&present).cloned().collect();
+        status.changed.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(status)
     }
 

@@ -28,11 +28,14 @@ pub struct CommitOutcome {
     pub changes: Vec<LevelChange>,
     pub redacted: Vec<String>,
     pub problems: Vec<Problem>,
+    /// Work-tree files the status looked at.
+    pub scanned: usize,
 }
 
 impl CommitOutcome {
     pub(super) fn fill(self, report: &mut SyncReport) {
         report.commit = self.commit.map(|c| c.to_string());
+        report.scanned_files = self.scanned;
         report.committed_files = self.files;
         report.inbox_learnings = self.inbox_learnings;
         report.inbox_events = self.inbox_events;
@@ -85,11 +88,23 @@ struct Pending {
     read_stat: Option<Stat>,
 }
 
-pub fn commit_local(repo: &Repo, dir: &LearningsDir, config: &Config) -> Result<CommitOutcome> {
+///
+/// `only`: the paths a watcher saw change since the last complete cycle
+/// (the rest of the tree is as the index says); `None` scans everything.
+pub fn commit_local(
+    repo: &Repo,
+    dir: &LearningsDir,
+    config: &Config,
+    only: Option<&[String]>,
+) -> Result<CommitOutcome> {
     let mut out = CommitOutcome::default();
     let head = repo.head_commit()?;
     let head_tree = repo.head_tree()?;
-    let status = repo.status()?;
+    let status = match only {
+        Some(paths) => repo.status_of(paths)?,
+        None => repo.status()?,
+    };
+    out.scanned = status.scanned;
     for (path, why) in &status.skipped {
         out.problems.push(Problem {
             path: path.clone(),

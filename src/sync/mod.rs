@@ -10,7 +10,7 @@ mod remotes;
 pub use commit::{CommitOutcome, commit_as_is, commit_local, newer, redact_learning};
 pub use derive::hub_reviews;
 
-use crate::config::Config;
+use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
 use crate::store::{LearningsDir, LockError, Problem, SyncLock};
 use serde::Serialize;
@@ -22,6 +22,9 @@ pub struct SyncOptions {
     pub fetch: bool,
     pub push: bool,
     pub wait: Duration,
+    /// The `learnsync` executable to start a work-tree watcher with (see
+    /// `watch`); `None` never starts one (one already running is still used).
+    pub watcher: Option<std::path::PathBuf>,
 }
 
 /// A trust level change seen in this cycle.
@@ -68,6 +71,11 @@ pub struct SyncReport {
     pub redacted: Vec<String>,
     pub problems: Vec<Problem>,
     pub recovered: bool,
+    /// Work-tree files the commit step looked at: all of them, or only what
+    /// the watcher reported changed.
+    pub scanned_files: usize,
+    /// A watcher told this cycle what changed (no full scan).
+    pub watched: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,7 +136,19 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         recovered: recover::finish_interrupted(&repo, &dir)?,
         ..SyncReport::default()
     };
-    let outcome = commit_local(&repo, &dir, config)?;
+    // A watcher, when one runs, says what changed since the last cycle.
+    let mode = config.watch.value;
+    let watched = match mode {
+        WatchMode::Off => None,
+        _ => crate::watch::query(&dir.root, crate::watch::saved_token(&dir.root).as_deref()),
+    };
+    let only = watched
+        .as_ref()
+        .filter(|a| !a.full)
+        .map(|a| a.paths.as_slice());
+    let outcome = commit_local(&repo, &dir, config, only)?;
+    let scanned_all = only.is_none().then_some(outcome.scanned);
+    report.watched = only.is_some();
     outcome.fill(&mut report);
     remotes::exchange(&repo, &dir, config, options, &mut report)?;
     // The capture hook's lookup index follows the tree: built once, then
@@ -141,6 +161,22 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         }
         (None, Some(_)) => crate::capture::index::refresh(config),
         _ => {}
+    }
+    // The cycle is complete: the next one asks for changes since the token
+    // this one started from (so what changed while it ran is seen again).
+    match watched {
+        Some(answer) => crate::watch::save_token(&dir.root, &answer.token),
+        None => {
+            crate::watch::forget_token(&dir.root);
+            let wanted = match mode {
+                WatchMode::On => true,
+                WatchMode::Auto => scanned_all.is_some_and(|n| n >= WATCH_AUTO_FILES),
+                WatchMode::Off => false,
+            };
+            if let (true, Some(exe)) = (wanted, options.watcher.as_deref()) {
+                crate::watch::spawn(exe, &dir.root);
+            }
+        }
     }
     Ok(report)
 }
