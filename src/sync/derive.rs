@@ -231,9 +231,9 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 /// rewrite and the trust changes relative to `before` (the levels the
 /// previous head recorded).
 ///
-/// `fresh` holds files the caller knows the content of in `tree` (what a
-/// merge just produced, by path; `None` = deleted): found there, a learning
-/// is not looked up in the tree, whose new folders would each be decoded.
+/// The content recomputed is `tree` overlaid with `fresh` (what a merge just
+/// produced, by path; `None` = deleted): a path in `fresh` is never looked
+/// up in the tree.
 pub fn recompute(
     repo: &Repo,
     tree: ObjectId,
@@ -248,7 +248,11 @@ pub fn recompute(
     if ids.is_empty() {
         return Ok((changes, levels));
     }
-    let policy = policy_in(repo, tree)?;
+    let policy = match fresh.get(POLICY_PATH) {
+        Some(Some(bytes)) => Policy::parse(&String::from_utf8_lossy(bytes)).unwrap_or_default(),
+        Some(None) => Policy::default(),
+        None => policy_in(repo, tree)?,
+    };
     let reviews = hub_reviews(repo, hub, Some(ids))?;
     let events = index.for_ids(ids);
     let fresh_learnings: HashMap<&str, (&str, Option<&[u8]>)> = fresh

@@ -32,6 +32,58 @@ fn entry(t: &Option<Rc<Tree>>, name: &str) -> Option<(bool, ObjectId)> {
         .map(|e| (e.is_tree, e.id))
 }
 
+/// Names whose entry (kind or id) differs between two trees, sorted and
+/// without duplicates. Both entry lists are in git's tree order (a folder
+/// sorts as if its name ended in `/`), so one merge walk finds them.
+fn changed_names<'a>(a: Option<&'a Tree>, b: Option<&'a Tree>) -> Vec<&'a str> {
+    let (a, b) = match (a, b) {
+        (None, None) => return Vec::new(),
+        (Some(t), None) | (None, Some(t)) => {
+            return t.entries.iter().map(|e| e.name.as_str()).collect();
+        }
+        (Some(a), Some(b)) => (&a.entries, &b.entries),
+    };
+    let mut out: Vec<&str> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let order = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => git_order(x, y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                out.push(&a[i].name);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(&b[j].name);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                if a[i].id != b[j].id || a[i].is_blob != b[j].is_blob {
+                    out.push(&a[i].name);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Git's tree-entry order: by name bytes, a folder's name followed by `/`.
+fn git_order(x: &crate::repo::TreeEntry, y: &crate::repo::TreeEntry) -> std::cmp::Ordering {
+    let (a, b) = (x.name.as_bytes(), y.name.as_bytes());
+    let n = a.len().min(b.len());
+    a[..n].cmp(&b[..n]).then_with(|| {
+        let next = |s: &[u8], is_tree: bool| s.get(n).copied().or(is_tree.then_some(b'/'));
+        next(a, x.is_tree).cmp(&next(b, y.is_tree))
+    })
+}
+
 /// Every path whose blob differs between two commits.
 pub fn changed_paths(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<String>> {
     let (a, b) = (repo.commit_tree(from)?, repo.commit_tree(to)?);
@@ -54,12 +106,10 @@ pub fn three_way(
         return Ok(());
     }
     let (b, o, t) = (tree(repo, base)?, tree(repo, ours)?, tree(repo, theirs)?);
-    let names: BTreeSet<&str> = [&b, &o, &t]
-        .into_iter()
-        .flatten()
-        .flat_map(|t| t.entries.iter().map(|e| e.name.as_str()))
-        .collect();
-    for name in names {
+    // Only names whose entry differs between base and theirs can matter
+    // (`be == te` is skipped below): found by walking both sorted lists
+    // once, so a big folder with a few changes costs a few lookups.
+    for name in changed_names(b.as_deref(), t.as_deref()) {
         let (be, oe, te) = (entry(&b, name), entry(&o, name), entry(&t, name));
         if oe == te || be == te {
             continue;
@@ -220,27 +270,30 @@ pub fn merge_head(
             }
         }
     }
+    // Derived state for exactly the learnings whose file, events or review
+    // moved, read from the merged content (`fresh` over the tree merged
+    // into); then one tree holds both, so each big folder is written once.
+    let (derived, levels) =
+        derive::recompute(repo, merged_tree, ours_tree, &affected, index, hub, &fresh)?;
+    let derived_paths: Vec<String> = derived.iter().map(|c| c.path().to_string()).collect();
+    {
+        let replaced: std::collections::HashSet<&str> =
+            derived_paths.iter().map(String::as_str).collect();
+        changes.retain(|c| !replaced.contains(c.path()));
+    }
+    changes.extend(derived);
     let tree = if changes.is_empty() {
         merged_tree
     } else {
         repo.write_tree(merged_tree, &changes)?
     };
 
-    // Derived state for exactly the learnings whose file, events or review moved.
-    let (derived, levels) =
-        derive::recompute(repo, tree, ours_tree, &affected, index, hub, &fresh)?;
-    let tree = if derived.is_empty() {
-        tree
-    } else {
-        repo.write_tree(tree, &derived)?
-    };
-
-    let head = if fast_forward && derived.is_empty() {
+    let head = if fast_forward && derived_paths.is_empty() {
         theirs
     } else if fast_forward {
         let msg = format!(
             "learnsync: recompute after fast-forward to {label}\n\n{} learning(s) recomputed.\n",
-            derived.len()
+            derived_paths.len()
         );
         repo.write_commit(tree, &[start], &msg, who)?
     } else {
@@ -260,13 +313,13 @@ pub fn merge_head(
         repo.write_commit(tree, &[ours, theirs], &msg, who)?
     };
     let mut paths: Vec<String> = diffs.into_iter().map(|d| d.path).collect();
-    paths.extend(derived.iter().map(|c| c.path().to_string()));
+    paths.extend(derived_paths.iter().cloned());
     paths.extend(conflicts_kept.iter().cloned());
     paths.sort();
     paths.dedup();
     Ok(Merged {
         head: Some(head),
-        fast_forward: fast_forward && derived.is_empty(),
+        fast_forward: fast_forward && derived_paths.is_empty(),
         paths,
         conflicts_kept,
         levels,
