@@ -61,12 +61,22 @@ pub struct Repo {
     root: PathBuf,
     /// Decoded trees by id. Trees never change, and a cycle looks up the
     /// same folders over and over: decoding each once keeps lookups cheap.
-    trees: RefCell<HashMap<ObjectId, Rc<Tree>>>,
+    trees: RefCell<TreeCache>,
     /// Blobs this process wrote or read, up to [`BLOB_CACHE_BYTES`]: a merge
     /// reads back what it just wrote (to compare, to check out), and
     /// inflating a loose object costs more than copying it.
     blobs: RefCell<BlobCache>,
 }
+
+/// Decoded trees by id, and how many entries they hold together.
+#[derive(Default)]
+struct TreeCache {
+    by_id: HashMap<ObjectId, Rc<Tree>>,
+    entries: usize,
+}
+
+/// Decoded tree entries a [`Repo`] keeps at most (~140 bytes each).
+const TREE_CACHE_ENTRIES: usize = 1_000_000;
 
 /// Bytes of blob content a [`Repo`] keeps in memory at most.
 const BLOB_CACHE_BYTES: usize = 64 << 20;
@@ -274,7 +284,7 @@ impl Repo {
 
     /// A tree, decoded once per process.
     pub fn tree(&self, id: ObjectId) -> Result<Rc<Tree>> {
-        if let Some(t) = self.trees.borrow().get(&id) {
+        if let Some(t) = self.trees.borrow().by_id.get(&id) {
             return Ok(t.clone());
         }
         let t = self
@@ -295,7 +305,15 @@ impl Repo {
         let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
         by_name.sort_by(|&a, &b| entries[a as usize].name.cmp(&entries[b as usize].name));
         let tree = Rc::new(Tree { entries, by_name });
-        self.trees.borrow_mut().insert(id, tree.clone());
+        let mut cache = self.trees.borrow_mut();
+        if cache.entries + tree.entries.len() > TREE_CACHE_ENTRIES {
+            // A merge walks new versions of the same folders: older ones are
+            // rarely asked again, so starting over costs a re-decode or two.
+            cache.by_id.clear();
+            cache.entries = 0;
+        }
+        cache.entries += tree.entries.len();
+        cache.by_id.insert(id, tree.clone());
         Ok(tree)
     }
 
