@@ -164,3 +164,39 @@ fn watch_off_never_starts_a_watcher_and_small_dirs_do_not_get_one() {
         assert_eq!(sync(&sb)["watched"], false);
     }
 }
+
+/// True while the process runs (a zombie waiting for its reaper counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_string())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+}
+
+#[test]
+fn the_watcher_exits_when_its_dir_is_deleted() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    std::fs::write(
+        sb.dir().join(".git/learnsync/config.yaml"),
+        "agent: laptop\nwatch: on\n",
+    )
+    .expect("config");
+    sync(&sb);
+    wait_for_watcher(&sb.dir());
+    let pid: u32 = std::fs::read_to_string(sb.dir().join(".git/learnsync/watch.lock"))
+        .expect("watch.lock")
+        .trim()
+        .parse()
+        .expect("a pid in watch.lock");
+    assert!(alive(pid), "watcher {pid} is not running");
+    std::fs::remove_dir_all(sb.dir()).expect("rm -rf the learnings dir");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "watcher {pid} outlived its dir");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

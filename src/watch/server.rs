@@ -19,6 +19,8 @@ const COOKIE_WAIT: Duration = Duration::from_secs(2);
 /// A watcher nobody asked for this long exits.
 const IDLE_EXIT: Duration = Duration::from_secs(24 * 60 * 60);
 const COOKIE_DIR: &str = "watch-cookies";
+/// How often the watcher checks that its dir is still there.
+const HOUSEKEEPING: Duration = Duration::from_secs(2);
 
 #[derive(Default)]
 struct State {
@@ -59,15 +61,24 @@ fn lock(shared: &Shared) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Runs the watcher for the learnings dir at `root` until it should exit.
-/// Returns at once when another watcher already serves this dir.
+/// Runs the watcher for the learnings dir at `root`: returns when asked to
+/// stop; **ends the process** when the dir goes away or after a day without
+/// a question (only `learnsync watch` calls this). Returns at once when
+/// another watcher already serves this dir.
 pub fn serve(root: &Path) -> std::io::Result<()> {
     let state_dir = root.join(".git").join("learnsync");
     std::fs::create_dir_all(&state_dir)?;
-    let lock_file = std::fs::File::create(state_dir.join("watch.lock"))?;
+    let mut lock_file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(state_dir.join("watch.lock"))?;
     if lock_file.try_lock().is_err() {
         return Ok(()); // another watcher is serving this dir
     }
+    // Who holds it, for people (and tests) looking for the process.
+    lock_file.set_len(0)?;
+    lock_file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
     let socket = super::socket_path(root).ok_or_else(|| {
         std::io::Error::other("no usable socket path (the dir's path is too long)")
     })?;
@@ -86,37 +97,48 @@ pub fn serve(root: &Path) -> std::io::Result<()> {
     let id = format!("{:016x}", rand_id());
     let shared: Shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
 
+    // The watcher ends the process itself when the dir goes away (its
+    // socket went with it, so nothing could wake the accept loop; a new
+    // watcher may already own that path: nothing is cleaned up) and after a
+    // day without a question.
     let reader_shared = shared.clone();
     let reader_root = root.to_path_buf();
-    let reader_socket = socket.clone();
     std::thread::spawn(move || {
         read_events(inotify, &reader_root, cookie_wd, dirs, &reader_shared);
-        lock(&reader_shared).dead = true;
-        reader_shared.1.notify_all();
-        wake(&reader_socket);
+        std::process::exit(0);
     });
+    // Housekeeping: inotify does not always say that the watched root itself
+    // went away (its last reference may be dropped later), so look: a root
+    // that is gone or is another folder now (deleted and made again) ends
+    // this watcher; so does a day without a question.
     let idle_shared = shared.clone();
     let idle_socket = socket.clone();
+    let idle_cookies = cookie_dir.clone();
+    let idle_root = root.to_path_buf();
+    let identity = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+    };
+    let root_id = identity(root);
     std::thread::spawn(move || {
         loop {
-            std::thread::sleep(Duration::from_secs(60));
-            let idle = {
-                let s = lock(&idle_shared);
-                s.last_question.unwrap_or_else(Instant::now).elapsed() > IDLE_EXIT
-            };
+            std::thread::sleep(HOUSEKEEPING);
+            if identity(&idle_root) != root_id {
+                std::process::exit(0);
+            }
+            let idle = lock(&idle_shared)
+                .last_question
+                .is_some_and(|t| t.elapsed() > IDLE_EXIT);
             if idle {
-                lock(&idle_shared).dead = true;
-                wake(&idle_socket);
-                return;
+                let _ = std::fs::remove_file(&idle_socket);
+                let _ = std::fs::remove_dir_all(&idle_cookies);
+                std::process::exit(0);
             }
         }
     });
     lock(&shared).last_question = Some(Instant::now());
 
     for stream in listener.incoming() {
-        if lock(&shared).dead {
-            break;
-        }
         let Ok(stream) = stream else { continue };
         match answer(stream, &id, &cookie_dir, &shared) {
             Ok(true) => break,
@@ -134,11 +156,6 @@ pub fn serve(root: &Path) -> std::io::Result<()> {
 fn rand_id() -> u64 {
     let bytes = uuid::Uuid::new_v4();
     u64::from_le_bytes(bytes.as_bytes()[..8].try_into().unwrap_or([0; 8]))
-}
-
-/// Unblocks `accept` so the main loop sees `dead`.
-fn wake(socket: &Path) {
-    let _ = UnixStream::connect(socket);
 }
 
 /// Adds a watch on `rel` (relative to root) and every folder below it,
