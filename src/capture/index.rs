@@ -80,14 +80,7 @@ impl CaptureIndex {
     /// Reads the whole index (failures and advice) with what captures
     /// appended since; missing or unreadable (or another version) is empty.
     pub fn load(path: &Path) -> CaptureIndex {
-        let failures = read_part(path);
-        let advice = read_part(&path.with_file_name(ADVICE_FILE));
-        let mut index = CaptureIndex {
-            version: failures.version.max(advice.version),
-            failures: failures.failures,
-            warnings: advice.warnings,
-            patterns: advice.patterns,
-        };
+        let mut index = read_snapshot(path).unwrap_or_default();
         index.apply_log(&path.with_file_name(LOG_FILE));
         index
     }
@@ -148,6 +141,13 @@ impl CaptureIndex {
         let warnings = self.warnings.values().map(|a| a.id.as_str());
         let patterns = self.patterns.iter().map(|p| p.advice.id.as_str());
         failures.chain(warnings).chain(patterns)
+    }
+
+    /// Drops every entry of these learnings (before filing their new versions).
+    fn forget(&mut self, ids: &std::collections::HashSet<String>) {
+        self.failures.retain(|_, k| !ids.contains(&k.id));
+        self.warnings.retain(|_, a| !ids.contains(&a.id));
+        self.patterns.retain(|p| !ids.contains(&p.advice.id));
     }
 
     fn is_empty(&self) -> bool {
@@ -247,6 +247,19 @@ impl CaptureIndex {
     }
 }
 
+/// The snapshot a sync wrote (both files, no log); `None` when either part
+/// is missing, unreadable or of another version.
+fn read_snapshot(path: &Path) -> Option<CaptureIndex> {
+    let failures = read_part(path);
+    let advice = read_part(&path.with_file_name(ADVICE_FILE));
+    (failures.version == VERSION && advice.version == VERSION).then_some(CaptureIndex {
+        version: VERSION,
+        failures: failures.failures,
+        warnings: advice.warnings,
+        patterns: advice.patterns,
+    })
+}
+
 fn read_part(path: &Path) -> CaptureIndex {
     std::fs::read(path)
         .ok()
@@ -332,19 +345,11 @@ pub fn refresh(config: &crate::config::Config) {
 pub fn update(config: &crate::config::Config, changed: &[String]) {
     let dir = crate::store::LearningsDir::new(config.dir.value.clone());
     let state_dir = dir.state_dir();
-    let failures = read_part(&path(&state_dir));
-    let advice = read_part(&state_dir.join(ADVICE_FILE));
-    if failures.version != VERSION || advice.version != VERSION {
+    let Some(mut index) = read_snapshot(&path(&state_dir)) else {
         refresh(config);
         return;
-    }
-    let folding = start_folding(&state_dir);
-    let mut index = CaptureIndex {
-        version: VERSION,
-        failures: failures.failures,
-        warnings: advice.warnings,
-        patterns: advice.patterns,
     };
+    let folding = start_folding(&state_dir);
     let mut ids = std::collections::HashSet::new();
     let mut learnings = Vec::new();
     for rel in changed {
@@ -362,18 +367,6 @@ pub fn update(config: &crate::config::Config, changed: &[String]) {
         index.add(l);
     }
     finish_folding(&state_dir, &folding, &index);
-}
-
-impl CaptureIndex {
-    /// Drops every entry of these learnings (before filing their new versions).
-    fn forget(&mut self, ids: &std::collections::HashSet<String>) {
-        if ids.is_empty() {
-            return;
-        }
-        self.failures.retain(|_, k| !ids.contains(&k.id));
-        self.warnings.retain(|_, a| !ids.contains(&a.id));
-        self.patterns.retain(|p| !ids.contains(&p.advice.id));
-    }
 }
 
 /// Moves the capture log aside, so captures during a rebuild append to a

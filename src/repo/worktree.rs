@@ -70,21 +70,10 @@ impl Repo {
         let files = walk_all(&self.root, &mut status.skipped)?;
         status.scanned = files.len();
         for (rel, stat) in files {
-            let full = self.root.join(&rel);
             match tracked.get(rel.as_bytes()) {
                 Some(&(i, indexed, id)) => {
                     seen.insert(i);
-                    if stat.as_ref().is_some_and(|s| same_file(s, indexed)) {
-                        continue;
-                    }
-                    let bytes = std::fs::read(&full).map_err(fail(format!("read {rel}")))?;
-                    let now = gix::objs::compute_hash(
-                        self.git.object_hash(),
-                        gix::object::Kind::Blob,
-                        &bytes,
-                    )
-                    .map_err(fail(format!("hash {rel}")))?;
-                    if now != id {
+                    if self.differs(&rel, stat.as_ref(), indexed, id)? {
                         status.changed.push(FileState { path: rel, stat });
                     }
                 }
@@ -101,6 +90,24 @@ impl Repo {
         status.changed.sort_by(|a, b| a.path.cmp(&b.path));
         status.deleted.sort();
         Ok(status)
+    }
+
+    /// True when a tracked work-tree file's content is not `id`: its stat
+    /// says it is unchanged, else its bytes are hashed (git's racy check).
+    fn differs(
+        &self,
+        rel: &str,
+        stat: Option<&Stat>,
+        indexed: &Stat,
+        id: ObjectId,
+    ) -> Result<bool> {
+        if stat.is_some_and(|s| same_file(s, indexed)) {
+            return Ok(false);
+        }
+        let bytes = std::fs::read(self.root.join(rel)).map_err(fail(format!("read {rel}")))?;
+        let now = gix::objs::compute_hash(self.git.object_hash(), gix::object::Kind::Blob, &bytes)
+            .map_err(fail(format!("hash {rel}")))?;
+        Ok(now != id)
     }
 
     /// Like [`Repo::status`], for only these paths (files or folders, present
@@ -158,18 +165,7 @@ impl Repo {
             }
             match index.entry_by_path(rel.as_bytes().as_bstr()) {
                 Some(entry) => {
-                    if stat.as_ref().is_some_and(|s| same_file(s, &entry.stat)) {
-                        continue;
-                    }
-                    let bytes =
-                        std::fs::read(self.root.join(&rel)).map_err(fail(format!("read {rel}")))?;
-                    let now = gix::objs::compute_hash(
-                        self.git.object_hash(),
-                        gix::object::Kind::Blob,
-                        &bytes,
-                    )
-                    .map_err(fail(format!("hash {rel}")))?;
-                    if now != entry.id {
+                    if self.differs(&rel, stat.as_ref(), &entry.stat, entry.id)? {
                         status.changed.push(FileState { path: rel, stat });
                     }
                 }

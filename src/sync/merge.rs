@@ -84,11 +84,17 @@ fn git_order(x: &crate::repo::TreeEntry, y: &crate::repo::TreeEntry) -> std::cmp
     })
 }
 
+/// Every file whose blob differs between two trees (`ours` = `from`,
+/// `theirs` = `to`).
+pub fn diff_trees(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<Diff>> {
+    let mut diffs = Vec::new();
+    three_way(repo, Some(from), Some(from), Some(to), "", &mut diffs)?;
+    Ok(diffs)
+}
+
 /// Every path whose blob differs between two commits.
 pub fn changed_paths(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<String>> {
-    let (a, b) = (repo.commit_tree(from)?, repo.commit_tree(to)?);
-    let mut diffs = Vec::new();
-    three_way(repo, Some(a), Some(a), Some(b), "", &mut diffs)?;
+    let diffs = diff_trees(repo, repo.commit_tree(from)?, repo.commit_tree(to)?)?;
     Ok(diffs.into_iter().map(|d| d.path).collect())
 }
 

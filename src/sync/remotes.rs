@@ -184,15 +184,7 @@ fn merge_all(
     }
     let old_tree = repo.commit_tree(start)?;
     let new_tree = repo.commit_tree(head)?;
-    let mut diffs = Vec::new();
-    merge::three_way(
-        repo,
-        Some(old_tree),
-        Some(old_tree),
-        Some(new_tree),
-        "",
-        &mut diffs,
-    )?;
+    let diffs = merge::diff_trees(repo, old_tree, new_tree)?;
     recover::begin(
         dir,
         &recover::Marker {

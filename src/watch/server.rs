@@ -30,8 +30,6 @@ struct State {
     floor: u64,
     changes: Vec<(u64, String)>,
     cookies: BTreeSet<String>,
-    /// The dir is gone, or the event reader failed: exit.
-    dead: bool,
     last_question: Option<Instant>,
 }
 
@@ -274,9 +272,6 @@ fn read_events(
                 }
                 state.record(path);
             }
-            if gone {
-                state.dead = true;
-            }
         }
         shared.1.notify_all();
         if gone {
@@ -302,7 +297,7 @@ fn answer(
     let mut line = String::new();
     BufReader::new(&stream).read_line(&mut line)?;
     if line.trim().is_empty() {
-        return Ok(false); // a wake-up connection
+        return Ok(false); // a client that connected and said nothing
     }
     let request: Request = serde_json::from_str(&line).map_err(std::io::Error::other)?;
     let since = match request {
@@ -362,7 +357,7 @@ fn sync_cookie(cookie_dir: &Path, shared: &Shared) -> bool {
             break true;
         }
         let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || state.dead {
+        if left.is_zero() {
             break false;
         }
         state = match shared.1.wait_timeout(state, left) {
