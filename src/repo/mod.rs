@@ -36,14 +36,26 @@ pub(crate) fn fail<E: std::fmt::Display>(action: impl Into<String>) -> impl FnOn
 /// One change to a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Upsert { path: String, bytes: Vec<u8> },
-    Delete { path: String },
+    Upsert {
+        path: String,
+        bytes: Vec<u8>,
+    },
+    /// A blob already in the object store (theirs, taken as it is).
+    Existing {
+        path: String,
+        id: ObjectId,
+    },
+    Delete {
+        path: String,
+    },
 }
 
 impl Change {
     pub fn path(&self) -> &str {
         match self {
-            Change::Upsert { path, .. } | Change::Delete { path } => path,
+            Change::Upsert { path, .. }
+            | Change::Existing { path, .. }
+            | Change::Delete { path } => path,
         }
     }
 }
@@ -408,6 +420,11 @@ impl Repo {
                     let id = self.write_blob(bytes)?;
                     editor
                         .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, id)
+                        .map_err(fail(format!("add {path} to tree")))?;
+                }
+                Change::Existing { path, id } => {
+                    editor
+                        .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, *id)
                         .map_err(fail(format!("add {path} to tree")))?;
                 }
                 Change::Delete { path } => {

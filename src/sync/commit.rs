@@ -2,7 +2,7 @@
 //! on `agents/<home>`: validate, redact, normalise, recompute derived state.
 
 use super::derive::{self, EventIndex};
-use super::{LevelChange, SyncReport, recover};
+use super::{EVENTS_INDEX, LevelChange, SyncReport, recover};
 use crate::config::Config;
 use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
@@ -264,14 +264,14 @@ pub fn commit_local(
             Some(p) => Policy::parse(&String::from_utf8_lossy(&p.bytes)).unwrap_or_default(),
             None => derive::policy_in(repo, head_tree)?,
         };
-        let mut index = EventIndex::default();
+        let mut index = EventIndex::kept_at(dir.state_dir().join(EVENTS_INDEX));
         index.ensure(repo, head_tree)?;
         for (rel, p) in &pending {
             if matches!(paths::classify(rel), RepoPath::Events { .. }) {
                 index.update(rel, Some(&String::from_utf8_lossy(&p.bytes)));
             }
         }
-        let events = index.for_ids(&touched_ids);
+        let events = index.for_ids(&touched_ids)?;
         let hub = config.hub.as_ref().map(|h| h.value.as_str());
         let reviews = derive::hub_reviews(repo, hub, Some(&touched_ids))?;
         for id in &touched_ids {

@@ -1,8 +1,10 @@
-//! Recomputing derived state inside a cycle: an index of every event in the
-//! tree (parsed once per cycle, then updated file by file as merges change
-//! them), the hub's review records, and the recompute of chosen learnings.
+//! Recomputing derived state inside a cycle: the events of the learnings
+//! recomputed (from the events index kept between cycles, see
+//! `event_store`, or read from the tree when it cannot be used), the hub's
+//! review records, and the recompute of chosen learnings.
 
 use super::LevelChange;
+use super::event_store::{self, EventStore};
 use crate::event::Event;
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
@@ -13,15 +15,132 @@ use crate::store::LearningsDir;
 use crate::trust;
 use gix::ObjectId;
 use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
 
-/// Events of the current tree, loaded on first use: each events file's text,
-/// and where in it each learning's lines are. A recompute parses only the
-/// lines of the learnings it recomputes, and a merge that changes one events
-/// file re-indexes only that file: the cost follows what changed, not the
-/// hundreds of thousands of events a large repository holds.
+/// Events of the current tree, for the recompute: from the events index
+/// kept between cycles (`event_store`) when it can be used, else read from
+/// the tree. Events files a commit is about to change are laid over it
+/// (`update`), so a recompute sees them before they are in a tree.
 #[derive(Default)]
 pub struct EventIndex {
-    loaded: bool,
+    /// Where the kept index lives; `None` reads the tree every time.
+    store_path: Option<PathBuf>,
+    source: Source,
+    /// Events files replaced since the tree loaded: path → new text.
+    overlay: HashMap<String, Option<String>>,
+}
+
+#[derive(Default)]
+enum Source {
+    #[default]
+    Unloaded,
+    Stored(EventStore),
+    Memory(MemIndex),
+}
+
+impl EventIndex {
+    /// An index backed by the store at `path` (created when missing).
+    pub fn kept_at(path: PathBuf) -> Self {
+        EventIndex {
+            store_path: Some(path),
+            ..EventIndex::default()
+        }
+    }
+
+    /// Loads the events of `tree` unless already loaded: brings the kept
+    /// index to it, or, when that cannot be done, reads every events file.
+    pub fn ensure(&mut self, repo: &Repo, tree: ObjectId) -> Result<()> {
+        if !matches!(self.source, Source::Unloaded) {
+            return Ok(());
+        }
+        if let Some(path) = &self.store_path {
+            let opened = EventStore::open(path).and_then(|mut store| {
+                let caught = store.bring_to(repo, tree)?;
+                Ok((store, caught))
+            });
+            match opened {
+                Ok((store, caught)) => {
+                    tracing::debug!(
+                        "events index: {} file(s) read{}",
+                        caught.files,
+                        if caught.rebuilt { ", rebuilt" } else { "" }
+                    );
+                    self.source = Source::Stored(store);
+                    return Ok(());
+                }
+                Err(e) => tracing::warn!("{e}; reading every events file instead"),
+            }
+        }
+        let mut mem = MemIndex::default();
+        mem.load(repo, tree)?;
+        self.source = Source::Memory(mem);
+        Ok(())
+    }
+
+    /// Replaces one file's events (a commit is about to change it).
+    pub fn update(&mut self, path: &str, text: Option<&str>) {
+        match &mut self.source {
+            Source::Memory(mem) => mem.update(path, text),
+            Source::Stored(_) => {
+                self.overlay
+                    .insert(path.to_string(), text.map(str::to_string));
+            }
+            Source::Unloaded => {}
+        }
+    }
+
+    /// Events of the given learnings (lines that do not parse are skipped,
+    /// as everywhere else).
+    pub fn for_ids(&self, ids: &BTreeSet<String>) -> Result<HashMap<String, Vec<Event>>> {
+        let store = match &self.source {
+            Source::Stored(store) => store,
+            Source::Memory(mem) => return Ok(mem.for_ids(ids)),
+            Source::Unloaded => return Ok(HashMap::new()),
+        };
+        let mut pairs = store.lines_of(ids)?;
+        for lines in pairs.values_mut() {
+            lines.retain(|(path, _)| !self.overlay.contains_key(path));
+        }
+        for (path, text) in &self.overlay {
+            for line in text.as_deref().unwrap_or_default().lines() {
+                let line = line.trim();
+                if let Some(id) = learning_of(line).filter(|id| ids.contains(id.as_ref())) {
+                    pairs
+                        .entry(id.into_owned())
+                        .or_default()
+                        .push((path.clone(), line.to_string()));
+                }
+            }
+        }
+        Ok(pairs
+            .into_iter()
+            .map(|(id, lines)| {
+                let events = event_store::events_of(&id, &lines);
+                (id, events)
+            })
+            .collect())
+    }
+}
+
+/// Builds the kept events index for `head` when there is none yet (an
+/// existing one is brought forward by the next recompute that needs it).
+/// Failing only costs speed, so it is logged, not returned.
+pub fn keep_events_index(repo: &Repo, path: &std::path::Path, head: ObjectId) {
+    if path.exists() {
+        return;
+    }
+    let built = repo
+        .commit_tree(head)
+        .and_then(|tree| EventStore::open(path)?.bring_to(repo, tree).map(|_| ()));
+    if let Err(e) = built {
+        tracing::warn!("{e}");
+    }
+}
+
+/// Every event of a tree in memory: each events file's text, and where in
+/// it each learning's lines are. Used when the kept index cannot be.
+#[derive(Default)]
+struct MemIndex {
     /// Events files by slot; a replaced file's slot is reused.
     files: Vec<Option<IndexedFile>>,
     slot_of: HashMap<String, usize>,
@@ -35,13 +154,9 @@ struct IndexedFile {
     learnings: Vec<String>,
 }
 
-impl EventIndex {
-    /// Indexes every events file of `tree` unless already loaded.
-    pub fn ensure(&mut self, repo: &Repo, tree: ObjectId) -> Result<()> {
-        if self.loaded {
-            return Ok(());
-        }
-        self.loaded = true;
+impl MemIndex {
+    /// Indexes every events file of `tree`.
+    fn load(&mut self, repo: &Repo, tree: ObjectId) -> Result<()> {
         if let Some(events) = repo.subtree(tree, "events")? {
             for (rel, id) in repo.flatten(events)? {
                 let path = format!("events/{rel}");
@@ -55,11 +170,7 @@ impl EventIndex {
         Ok(())
     }
 
-    /// Replaces one file's events (after a merge or a commit changed it).
-    pub fn update(&mut self, path: &str, text: Option<&str>) {
-        if !self.loaded {
-            return;
-        }
+    fn update(&mut self, path: &str, text: Option<&str>) {
         if let Some(slot) = self.slot_of.remove(path)
             && let Some(old) = self.files.get_mut(slot).and_then(Option::take)
         {
@@ -105,9 +216,7 @@ impl EventIndex {
         self.slot_of.insert(path.to_string(), slot);
     }
 
-    /// Events of the given learnings (lines that do not parse are skipped,
-    /// as everywhere else).
-    pub fn for_ids(&self, ids: &BTreeSet<String>) -> HashMap<String, Vec<Event>> {
+    fn for_ids(&self, ids: &BTreeSet<String>) -> HashMap<String, Vec<Event>> {
         let mut out = HashMap::new();
         for id in ids {
             let Some(lines) = self.lines_of.get(id) else {
@@ -131,7 +240,7 @@ impl EventIndex {
 /// the value of its `"learning":"…"` pair when written as learnsync writes
 /// it, else (other spacing, escapes) from a full parse. Only a hint: the
 /// lines found are parsed and checked in full before they count.
-fn learning_of(line: &str) -> Option<std::borrow::Cow<'_, str>> {
+pub(super) fn learning_of(line: &str) -> Option<std::borrow::Cow<'_, str>> {
     const KEY: &str = "\"learning\":\"";
     if let Some(at) = line.find(KEY) {
         let rest = &line[at + KEY.len()..];
@@ -254,7 +363,7 @@ pub fn recompute(
         None => policy_in(repo, tree)?,
     };
     let reviews = hub_reviews(repo, hub, Some(ids))?;
-    let events = index.for_ids(ids);
+    let events = index.for_ids(ids)?;
     let fresh_learnings: HashMap<&str, (&str, Option<&[u8]>)> = fresh
         .iter()
         .filter_map(|(rel, bytes)| match paths::classify(rel) {

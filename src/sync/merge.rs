@@ -1,6 +1,7 @@
-//! Step 3 of the cycle: merge a fetched head into ours with the semantic
-//! merge of `crate::merge`, as a real two-parent commit (or a fast-forward),
-//! with derived state recomputed for exactly what changed.
+//! Steps 3 and 4 of the cycle: merge a fetched head into ours with the
+//! semantic merge of `crate::merge`, as a real two-parent commit (or a
+//! fast-forward); then, once after the last merge, recompute the derived
+//! state of exactly the learnings the merges touched, as one commit on top.
 
 use super::LevelChange;
 use super::derive::{self, EventIndex};
@@ -152,18 +153,21 @@ pub struct Merged {
     pub fast_forward: bool,
     pub paths: Vec<String>,
     pub conflicts_kept: Vec<String>,
-    pub levels: Vec<LevelChange>,
+    /// Learnings whose file, events or review this merge moved: their
+    /// derived state is recomputed once, after the last merge of the cycle.
+    pub affected: BTreeSet<String>,
 }
 
 /// Merges `theirs` into `ours` (commits), writing objects only; the caller
-/// moves the ref once for the whole cycle.
+/// moves the ref once for the whole cycle, after recomputing derived state
+/// (§6 step 4) for every learning the cycle's merges affected. Derived
+/// fields take no part in the merge itself, so a merge commit carries them
+/// as the winning side had them.
 pub fn merge_head(
     repo: &Repo,
     ours: ObjectId,
     theirs: ObjectId,
     label: &str,
-    index: &mut EventIndex,
-    hub: Option<&str>,
     who: &Identity,
 ) -> Result<Merged> {
     let base = repo.merge_base(ours, theirs)?;
@@ -177,11 +181,9 @@ pub fn merge_head(
         Some(b) => Some(repo.commit_tree(b)?),
         None => None,
     };
-    index.ensure(repo, ours_tree)?;
 
-    // The merged tree, before derived state.
     let mut diffs = Vec::new();
-    let (merged_tree, start) = if fast_forward {
+    if fast_forward {
         three_way(
             repo,
             Some(ours_tree),
@@ -190,7 +192,6 @@ pub fn merge_head(
             "",
             &mut diffs,
         )?;
-        (theirs_tree, theirs)
     } else {
         three_way(
             repo,
@@ -200,71 +201,74 @@ pub fn merge_head(
             "",
             &mut diffs,
         )?;
-        (ours_tree, ours)
-    };
-    let mut changes: Vec<Change> = Vec::new();
+    }
     let mut affected: BTreeSet<String> = BTreeSet::new();
-    let mut conflicts_kept = Vec::new();
-    // What each diffed path holds in the merged tree.
-    let mut fresh: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
         id.map(|id| repo.read_blob(id)).transpose()
     };
+    if fast_forward {
+        // Theirs contains ours: taken as it is.
+        for d in &diffs {
+            match paths::classify(&d.path) {
+                RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
+                    affected.insert(id.to_string());
+                }
+                RepoPath::Events { .. } => {
+                    let (o, t) = (read(d.ours)?, read(d.theirs)?);
+                    affected.extend(derive::ids_of_new_lines(
+                        &String::from_utf8_lossy(o.as_deref().unwrap_or_default()),
+                        &String::from_utf8_lossy(t.as_deref().unwrap_or_default()),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        return Ok(Merged {
+            head: Some(theirs),
+            fast_forward: true,
+            paths: diffs.into_iter().map(|d| d.path).collect(),
+            conflicts_kept: Vec::new(),
+            affected,
+        });
+    }
+
+    let mut changes: Vec<Change> = Vec::new();
+    let mut conflicts_kept = Vec::new();
     for d in &diffs {
         let (o, t) = (read(d.ours)?, read(d.theirs)?);
         // The base only matters for a deletion, or a line merge of other files.
-        let needs_base = !fast_forward
-            && match paths::classify(&d.path) {
-                RepoPath::Events { .. } => false,
-                RepoPath::Learning { .. } => o.is_none() || t.is_none(),
-                _ => true,
-            };
+        let needs_base = match paths::classify(&d.path) {
+            RepoPath::Events { .. } => false,
+            RepoPath::Learning { .. } => o.is_none() || t.is_none(),
+            _ => true,
+        };
         let b = if needs_base { read(d.base)? } else { None };
-        let result = if fast_forward {
-            // Theirs contains ours: take it as it is; recompute below.
-            crate::merge::Merged {
-                result: t.clone(),
-                kept: Vec::new(),
-            }
-        } else {
-            merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref())
-        };
-        let old = if fast_forward {
-            t.as_deref()
-        } else {
-            o.as_deref()
-        };
+        let result = merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref());
         match paths::classify(&d.path) {
-            RepoPath::Learning { id, .. } => {
-                affected.insert(id.to_string());
-            }
-            RepoPath::Review { id } => {
+            RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
                 affected.insert(id.to_string());
             }
             RepoPath::Events { .. } => {
-                let before = String::from_utf8_lossy(o.as_deref().unwrap_or_default()).into_owned();
-                let after = String::from_utf8_lossy(result.result.as_deref().unwrap_or_default())
-                    .into_owned();
-                affected.extend(derive::ids_of_new_lines(&before, &after));
-                index.update(
-                    &d.path,
-                    result
-                        .result
-                        .as_deref()
-                        .map(|b| String::from_utf8_lossy(b).into_owned())
-                        .as_deref(),
-                );
+                affected.extend(derive::ids_of_new_lines(
+                    &String::from_utf8_lossy(o.as_deref().unwrap_or_default()),
+                    &String::from_utf8_lossy(result.result.as_deref().unwrap_or_default()),
+                ));
             }
             _ => {}
         }
-        fresh.insert(d.path.clone(), result.result.clone());
-        if result.result.as_deref() != old {
-            changes.push(match result.result {
-                Some(bytes) => Change::Upsert {
+        if result.result != o {
+            // Theirs taken as it is: its blob is already in the store.
+            let same_as_theirs = result.result == t;
+            changes.push(match (result.result, d.theirs) {
+                (Some(_), Some(id)) if same_as_theirs => Change::Existing {
+                    path: d.path.clone(),
+                    id,
+                },
+                (Some(bytes), _) => Change::Upsert {
                     path: d.path.clone(),
                     bytes,
                 },
-                None => Change::Delete {
+                (None, _) => Change::Delete {
                     path: d.path.clone(),
                 },
             });
@@ -276,58 +280,66 @@ pub fn merge_head(
             }
         }
     }
-    // Derived state for exactly the learnings whose file, events or review
-    // moved, read from the merged content (`fresh` over the tree merged
-    // into); then one tree holds both, so each big folder is written once.
-    let (derived, levels) =
-        derive::recompute(repo, merged_tree, ours_tree, &affected, index, hub, &fresh)?;
-    let derived_paths: Vec<String> = derived.iter().map(|c| c.path().to_string()).collect();
-    {
-        let replaced: std::collections::HashSet<&str> =
-            derived_paths.iter().map(String::as_str).collect();
-        changes.retain(|c| !replaced.contains(c.path()));
-    }
-    changes.extend(derived);
     let tree = if changes.is_empty() {
-        merged_tree
+        ours_tree
     } else {
-        repo.write_tree(merged_tree, &changes)?
+        repo.write_tree(ours_tree, &changes)?
     };
-
-    let head = if fast_forward && derived_paths.is_empty() {
-        theirs
-    } else if fast_forward {
-        let msg = format!(
-            "learnsync: recompute after fast-forward to {label}\n\n{} learning(s) recomputed.\n",
-            derived_paths.len()
-        );
-        repo.write_commit(tree, &[start], &msg, who)?
-    } else {
-        let msg = format!(
-            "learnsync: merge {label}\n\n{} path(s) merged, {} learning(s) recomputed{}.\n",
-            diffs.len(),
-            affected.len(),
-            if conflicts_kept.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", {} version(s) kept under .learnsync/conflicts/",
-                    conflicts_kept.len()
-                )
-            }
-        );
-        repo.write_commit(tree, &[ours, theirs], &msg, who)?
-    };
+    let msg = format!(
+        "learnsync: merge {label}\n\n{} path(s) merged{}.\n",
+        diffs.len(),
+        if conflicts_kept.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} version(s) kept under .learnsync/conflicts/",
+                conflicts_kept.len()
+            )
+        }
+    );
+    let head = repo.write_commit(tree, &[ours, theirs], &msg, who)?;
     let mut paths: Vec<String> = diffs.into_iter().map(|d| d.path).collect();
-    paths.extend(derived_paths.iter().cloned());
     paths.extend(conflicts_kept.iter().cloned());
     paths.sort();
     paths.dedup();
     Ok(Merged {
         head: Some(head),
-        fast_forward: fast_forward && derived_paths.is_empty(),
+        fast_forward: false,
         paths,
         conflicts_kept,
-        levels,
+        affected,
     })
+}
+
+/// Step 4 after the merges: recomputes the derived state of `affected` in
+/// `head`'s tree and commits it on top (`None` when nothing changed).
+/// Trust changes are relative to `before`, the tree the cycle started from.
+pub fn recompute_after(
+    repo: &Repo,
+    head: ObjectId,
+    before: ObjectId,
+    affected: &BTreeSet<String>,
+    index: &mut EventIndex,
+    hub: Option<&str>,
+    who: &Identity,
+) -> Result<(Option<ObjectId>, Vec<LevelChange>)> {
+    let mut lap = super::Lap::start();
+    let tree = repo.commit_tree(head)?;
+    index.ensure(repo, tree)?;
+    lap.done("  bring the events index along");
+    let (changes, levels) =
+        derive::recompute(repo, tree, before, affected, index, hub, &HashMap::new())?;
+    lap.done("  recompute");
+    if changes.is_empty() {
+        return Ok((None, levels));
+    }
+    let new_tree = repo.write_tree(tree, &changes)?;
+    let msg = format!(
+        "learnsync: recompute derived state after merging\n\n{} learning(s) recomputed.\n",
+        changes.len()
+    );
+    Ok((
+        Some(repo.write_commit(new_tree, &[head], &msg, who)?),
+        levels,
+    ))
 }

@@ -3,6 +3,7 @@
 
 mod commit;
 mod derive;
+mod event_store;
 mod merge;
 mod recover;
 mod remotes;
@@ -14,7 +15,28 @@ use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
 use crate::store::{LearningsDir, LockError, Problem, SyncLock};
 use serde::Serialize;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Where a cycle spends its time, for operators: each step's wall time is
+/// logged at debug level under the `learnsync::timing` target
+/// (`LEARNSYNC_LOG=learnsync::timing=debug learnsync sync`).
+pub(crate) struct Lap(Instant);
+
+impl Lap {
+    pub(crate) fn start() -> Self {
+        Lap(Instant::now())
+    }
+
+    /// Logs the time since the last lap under `step`, and starts the next.
+    pub(crate) fn done(&mut self, step: &str) {
+        let now = Instant::now();
+        tracing::debug!(target: "learnsync::timing", "{step}: {:.1} ms", (now - self.0).as_secs_f64() * 1e3);
+        self.0 = now;
+    }
+}
+
+/// The events index kept between cycles, in the state dir (a cache).
+pub const EVENTS_INDEX: &str = "events.redb";
 
 /// What the user asked of this cycle.
 #[derive(Debug, Clone)]
@@ -107,6 +129,7 @@ impl From<LockError> for SyncError {
 
 /// One sync cycle on the configured dir.
 pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncError> {
+    let mut lap = Lap::start();
     let dir = LearningsDir::new(config.dir.value.clone());
     if !dir.is_initialised() {
         return Err(SyncError::NotInitialised(dir.root.display().to_string()));
@@ -146,7 +169,9 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .as_ref()
         .filter(|a| !a.full)
         .map(|a| a.paths.as_slice());
+    lap.done("open, recover, ask the watcher");
     let outcome = commit_local(&repo, &dir, config, only)?;
+    lap.done("commit local work");
     let scanned_all = only.is_none().then_some(outcome.scanned);
     report.watched = only.is_some();
     outcome.fill(&mut report);
@@ -161,6 +186,13 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         }
         (None, Some(_)) => crate::capture::index::refresh(config),
         _ => {}
+    }
+    lap.done("capture index");
+    // The events index is kept from the first cycle on, so the first
+    // recompute of a large repository does not read every event.
+    if let Some(head) = end {
+        derive::keep_events_index(&repo, &dir.state_dir().join(EVENTS_INDEX), head);
+        lap.done("events index");
     }
     // The cycle is complete: the next one asks for changes since the token
     // this one started from (so what changed while it ran is seen again).

@@ -4,7 +4,7 @@
 
 use super::derive::EventIndex;
 use super::merge::{self, merge_head};
-use super::{LevelChange, MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
+use super::{MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
 use crate::config::{Config, RemoteConfig};
 use crate::repo::{PushOutcome, Repo};
 use crate::store::LearningsDir;
@@ -64,7 +64,10 @@ pub fn exchange(
             if !r.fetch || !rep.errors.is_empty() {
                 continue;
             }
-            match repo.fetch(&r.name, token.as_ref()) {
+            let mut lap = super::Lap::start();
+            let fetched = repo.fetch(&r.name, token.as_ref());
+            lap.done(&format!("fetch {}", r.name));
+            match fetched {
                 Ok(()) => {
                     rep.fetched = true;
                     heads.extend(repo.tracking_refs(&r.name)?);
@@ -94,7 +97,10 @@ pub fn exchange(
             }
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
-                match repo.push(&r.name, &branch, token.as_ref()) {
+                let mut lap = super::Lap::start();
+                let pushed = repo.push(&r.name, &branch, token.as_ref());
+                lap.done(&format!("push {}", r.name));
+                match pushed {
                     PushOutcome::Pushed => {
                         rep.pushed = true;
                         break;
@@ -162,11 +168,11 @@ fn merge_all(
     };
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let who = config.identity();
-    let mut index = EventIndex::default();
+    let mut lap = super::Lap::start();
     let mut head = start;
-    let mut levels: Vec<LevelChange> = Vec::new();
+    let mut affected = std::collections::BTreeSet::new();
     for (label, theirs) in heads {
-        let merged = merge_head(repo, head, *theirs, label, &mut index, hub, &who)?;
+        let merged = merge_head(repo, head, *theirs, label, &who)?;
         if let Some(new) = merged.head {
             report.merged.push(MergedHead {
                 head: label.clone(),
@@ -175,16 +181,30 @@ fn merge_all(
                 paths: merged.paths.len(),
                 conflicts_kept: merged.conflicts_kept,
             });
-            levels.extend(merged.levels);
+            affected.extend(merged.affected);
             head = new;
         }
+        lap.done(&format!("merge {label}"));
     }
     if head == start {
         return Ok(());
     }
+    let mut index = EventIndex::kept_at(dir.state_dir().join(super::EVENTS_INDEX));
+    let (recomputed, levels) = merge::recompute_after(
+        repo,
+        head,
+        repo.commit_tree(start)?,
+        &affected,
+        &mut index,
+        hub,
+        &who,
+    )?;
+    head = recomputed.unwrap_or(head);
+    lap.done("recompute the affected learnings");
     let old_tree = repo.commit_tree(start)?;
     let new_tree = repo.commit_tree(head)?;
     let diffs = merge::diff_trees(repo, old_tree, new_tree)?;
+    lap.done("diff the merged tree");
     recover::begin(
         dir,
         &recover::Marker {
@@ -225,9 +245,11 @@ fn merge_all(
             fresh.insert(path, stat);
         }
     }
+    lap.done("move the ref, write the work tree");
     crate::fault::point("merge:after-worktree");
     repo.write_index(new_tree, &fresh)?;
     recover::end(dir);
+    lap.done("write the index");
     for change in levels {
         if change.to > change.from {
             report.promoted.push(change);

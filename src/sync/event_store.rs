@@ -1,0 +1,548 @@
+//! The events index kept between cycles (`.git/learnsync/events.redb`): every
+//! event line of the tree, grouped by the learning it is about, and the id of
+//! the `events/` tree it reflects. A cycle brings it to the tree it works on
+//! by diffing the two `events/` trees and reading only the files that
+//! changed, then reads the lines of just the learnings it recomputes; so a
+//! recompute costs what changed, not the million events a large repository
+//! holds. It is a cache: it can always be rebuilt from the tree, and
+//! whatever it cannot do (a store from a newer version, one another process
+//! holds, objects gone) makes the caller fall back to reading the tree.
+
+use crate::event::Event;
+use crate::paths::{self, RepoPath};
+use crate::repo::{GitError, Repo, Result, fail};
+use gix::ObjectId;
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+/// `"tree"` → hex id of the `events/` tree reflected (absent: none);
+/// `"version"` → the layout version below.
+const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
+/// Learning id → its lines, each `<events path>\t<line>\n`, deflated
+/// (`pack`): a learning's lines repeat their keys, so they shrink ~5×.
+const LINES: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
+const VERSION: &str = "1";
+const NO_TREE: &str = "none";
+
+pub struct EventStore {
+    db: Database,
+}
+
+/// What bringing the store to a tree took.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Caught {
+    /// Events files read (changed since the tree the store reflected).
+    pub files: usize,
+    /// True when the store was (re)built from nothing.
+    pub rebuilt: bool,
+}
+
+fn db_err(action: &str) -> impl FnOnce(redb::Error) -> GitError + '_ {
+    move |e| fail(format!("events index: {action}"))(e)
+}
+
+fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + '_ {
+    move |e| db_err(action)(e.into())
+}
+
+impl EventStore {
+    /// Opens (or creates) the store at `path`.
+    pub fn open(path: &Path) -> Result<Self> {
+        let db = Database::builder().create(path).map_err(redb_err("open"))?;
+        let store = EventStore { db };
+        match store.meta("version") {
+            Ok(None) => {}
+            Ok(Some(v)) if v == VERSION => {}
+            // Another layout (or one this version cannot read): start over,
+            // it is only a cache.
+            _ => store.write(true, None, &BTreeMap::new(), &BTreeMap::new())?,
+        }
+        Ok(store)
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        let tx = self.db.begin_read().map_err(redb_err("read"))?;
+        let table = match tx.open_table(META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(redb_err("read")(e)),
+        };
+        Ok(table
+            .get(key)
+            .map_err(redb_err("read"))?
+            .map(|v| v.value().to_string()))
+    }
+
+    /// The `events/` tree the store reflects: `Some(None)` = a tree without
+    /// events; `None` = nothing recorded yet.
+    fn reflected(&self) -> Result<Option<Option<ObjectId>>> {
+        Ok(match self.meta("tree")?.as_deref() {
+            None => None,
+            Some(NO_TREE) => Some(None),
+            Some(hex) => ObjectId::from_hex(hex.as_bytes()).ok().map(Some),
+        })
+    }
+
+    /// Brings the store to the events of `tree`.
+    pub fn bring_to(&mut self, repo: &Repo, tree: ObjectId) -> Result<Caught> {
+        let target = repo.subtree(tree, "events")?;
+        let from = self.reflected()?;
+        if from == Some(target) {
+            return Ok(Caught::default());
+        }
+        if let Some(from) = from {
+            match self.catch_up(repo, from, target) {
+                Ok(caught) => return Ok(caught),
+                Err(e) => tracing::debug!("events index: rebuilding ({e})"),
+            }
+        }
+        let files = match target {
+            Some(t) => event_files(repo, t)?,
+            None => BTreeMap::new(),
+        };
+        let mut added: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        for (path, id) in &files {
+            let text = blob_text(repo, *id)?;
+            for (learning, line) in lines_by_learning(&text) {
+                push_line(added.entry(learning).or_default(), path, line);
+            }
+        }
+        self.write(true, target, &added, &BTreeMap::new())?;
+        // A rebuild in one transaction leaves its copy-on-write pages free.
+        self.db.compact().map_err(redb_err("compact"))?;
+        Ok(Caught {
+            files: files.len(),
+            rebuilt: true,
+        })
+    }
+
+    /// Applies what changed between two `events/` trees, file by file.
+    fn catch_up(
+        &self,
+        repo: &Repo,
+        from: Option<ObjectId>,
+        to: Option<ObjectId>,
+    ) -> Result<Caught> {
+        let changed: Vec<(String, Option<ObjectId>, Option<ObjectId>)> = match (from, to) {
+            (Some(a), Some(b)) => super::merge::diff_trees(repo, a, b)?
+                .into_iter()
+                .map(|d| (format!("events/{}", d.path), d.ours, d.theirs))
+                .filter(|(p, _, _)| matches!(paths::classify(p), RepoPath::Events { .. }))
+                .collect(),
+            (Some(a), None) => event_files(repo, a)?
+                .into_iter()
+                .map(|(p, id)| (p, Some(id), None))
+                .collect(),
+            (None, Some(b)) => event_files(repo, b)?
+                .into_iter()
+                .map(|(p, id)| (p, None, Some(id)))
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        let mut added: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        // Learning → (path, line) pairs to drop.
+        let mut removed: BTreeMap<String, HashSet<(String, String)>> = BTreeMap::new();
+        for (path, old, new) in &changed {
+            let old = old.map(|id| blob_text(repo, id)).transpose()?;
+            let new = new.map(|id| blob_text(repo, id)).transpose()?;
+            let old_lines: HashSet<&str> = old.as_deref().map(lines).unwrap_or_default();
+            let new_lines: HashSet<&str> = new.as_deref().map(lines).unwrap_or_default();
+            for line in &new_lines {
+                if !old_lines.contains(line)
+                    && let Some(learning) = learning_of(line)
+                {
+                    push_line(added.entry(learning).or_default(), path, line);
+                }
+            }
+            for line in &old_lines {
+                if !new_lines.contains(line)
+                    && let Some(learning) = learning_of(line)
+                {
+                    removed
+                        .entry(learning)
+                        .or_default()
+                        .insert((path.clone(), line.to_string()));
+                }
+            }
+        }
+        self.write(false, to, &added, &removed)?;
+        Ok(Caught {
+            files: changed.len(),
+            rebuilt: false,
+        })
+    }
+
+    /// One transaction: (optionally clear,) drop `removed`, append `added`,
+    /// record `tree`.
+    fn write(
+        &self,
+        clear: bool,
+        tree: Option<ObjectId>,
+        added: &BTreeMap<String, Vec<u8>>,
+        removed: &BTreeMap<String, HashSet<(String, String)>>,
+    ) -> Result<()> {
+        let mut tx = self.db.begin_write().map_err(redb_err("write"))?;
+        tx.set_quick_repair(true);
+        if clear {
+            for name in ["lines", "meta"] {
+                let def: TableDefinition<&str, &[u8]> = TableDefinition::new(name);
+                tx.delete_table(def).map_err(redb_err("clear"))?;
+            }
+        }
+        {
+            let mut table = tx.open_table(LINES).map_err(redb_err("write"))?;
+            let ids: BTreeSet<&String> = added.keys().chain(removed.keys()).collect();
+            for id in ids {
+                let mut value: Vec<u8> = match table.get(id.as_str()).map_err(redb_err("read"))? {
+                    Some(v) => unpack(v.value())?,
+                    None => Vec::new(),
+                };
+                if let Some(gone) = removed.get(id) {
+                    value = retain_lines(&value, |path, line| {
+                        !gone.contains(&(path.to_string(), line.to_string()))
+                    });
+                }
+                if let Some(more) = added.get(id) {
+                    value.extend_from_slice(more);
+                }
+                if value.is_empty() {
+                    table.remove(id.as_str()).map_err(redb_err("write"))?;
+                } else {
+                    table
+                        .insert(id.as_str(), pack(&value).as_slice())
+                        .map_err(redb_err("write"))?;
+                }
+            }
+            let mut meta = tx.open_table(META).map_err(redb_err("write"))?;
+            let hex = tree.map_or_else(|| NO_TREE.to_string(), |t| t.to_string());
+            meta.insert("tree", hex.as_str())
+                .map_err(redb_err("write"))?;
+            meta.insert("version", VERSION).map_err(redb_err("write"))?;
+        }
+        tx.commit().map_err(redb_err("commit"))
+    }
+
+    /// The events of `ids`, as `(events path, line)` pairs.
+    pub fn lines_of(
+        &self,
+        ids: &BTreeSet<String>,
+    ) -> Result<HashMap<String, Vec<(String, String)>>> {
+        let mut out = HashMap::new();
+        let tx = self.db.begin_read().map_err(redb_err("read"))?;
+        let table = match tx.open_table(LINES) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(out),
+            Err(e) => return Err(redb_err("read")(e)),
+        };
+        for id in ids {
+            if let Some(v) = table.get(id.as_str()).map_err(redb_err("read"))? {
+                let mut pairs = Vec::new();
+                for_each_line(&unpack(v.value())?, |path, line| {
+                    pairs.push((path.to_string(), line.to_string()));
+                });
+                out.insert(id.clone(), pairs);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Every events file under an `events/` tree, by repository path.
+fn event_files(repo: &Repo, events: ObjectId) -> Result<BTreeMap<String, ObjectId>> {
+    Ok(repo
+        .flatten(events)?
+        .into_iter()
+        .map(|(rel, id)| (format!("events/{rel}"), id))
+        .filter(|(p, _)| matches!(paths::classify(p), RepoPath::Events { .. }))
+        .collect())
+}
+
+fn blob_text(repo: &Repo, id: ObjectId) -> Result<String> {
+    Ok(String::from_utf8(repo.read_blob(id)?)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// The non-empty lines of an events file, trimmed as the parser reads them.
+fn lines(text: &str) -> HashSet<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// `(learning, line)` for every line of a file that names a learning.
+fn lines_by_learning(text: &str) -> impl Iterator<Item = (String, &str)> {
+    lines(text)
+        .into_iter()
+        .filter_map(|line| learning_of(line).map(|id| (id, line)))
+}
+
+fn learning_of(line: &str) -> Option<String> {
+    super::derive::learning_of(line).map(std::borrow::Cow::into_owned)
+}
+
+fn push_line(value: &mut Vec<u8>, path: &str, line: &str) {
+    value.extend_from_slice(path.as_bytes());
+    value.push(b'\t');
+    value.extend_from_slice(line.as_bytes());
+    value.push(b'\n');
+}
+
+/// `[length: u32 LE][zlib stream]`.
+fn pack(value: &[u8]) -> Vec<u8> {
+    use zlib_rs::deflate::{DeflateConfig, compress_bound, compress_slice};
+    let mut out = vec![0u8; 4 + compress_bound(value.len())];
+    let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    let (written, rc) = compress_slice(&mut out[4..], value, DeflateConfig::new(1));
+    if value.is_empty() || rc != zlib_rs::ReturnCode::Ok || len == u32::MAX {
+        // Cannot happen with a bound-sized buffer; store it plain (length 0 marks it).
+        let mut plain = vec![0u8; 4];
+        plain.extend_from_slice(value);
+        return plain;
+    }
+    let n = 4 + written.len();
+    out.truncate(n);
+    out
+}
+
+fn unpack(stored: &[u8]) -> Result<Vec<u8>> {
+    use zlib_rs::inflate::{InflateConfig, uncompress_slice};
+    let corrupt = || GitError {
+        action: "events index".into(),
+        message: "a stored value is corrupt".into(),
+    };
+    let (head, body) = stored.split_at_checked(4).ok_or_else(corrupt)?;
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    if len == 0 {
+        return Ok(body.to_vec());
+    }
+    let mut out = vec![0u8; len];
+    let (got, rc) = uncompress_slice(&mut out, body, InflateConfig::default());
+    if rc != zlib_rs::ReturnCode::Ok || got.len() != len {
+        return Err(corrupt());
+    }
+    Ok(out)
+}
+
+fn for_each_line(value: &[u8], mut f: impl FnMut(&str, &str)) {
+    let text = String::from_utf8_lossy(value);
+    for entry in text.lines() {
+        if let Some((path, line)) = entry.split_once('\t') {
+            f(path, line);
+        }
+    }
+}
+
+fn retain_lines(value: &[u8], keep: impl Fn(&str, &str) -> bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(value.len());
+    for_each_line(value, |path, line| {
+        if keep(path, line) {
+            push_line(&mut out, path, line);
+        }
+    });
+    out
+}
+
+/// Parses stored lines into the events of `id` (lines that do not parse,
+/// or are about another learning, are skipped as everywhere else).
+pub fn events_of(id: &str, pairs: &[(String, String)]) -> Vec<Event> {
+    pairs
+        .iter()
+        .filter_map(|(_, line)| Event::parse_line(line).ok())
+        .filter(|e| e.learning == id)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The kept index must answer exactly what reading the tree answers,
+    //! whatever sequence of trees it is brought through (appends, hand
+    //! edits that drop lines, deleted files, duplicates, odd spacing, lines
+    //! that do not parse), and whatever became of the file in between.
+    use super::*;
+    use crate::event::Outcome;
+    use crate::repo::Change;
+    use crate::sync::derive::EventIndex;
+    use crate::timestamp::Timestamp;
+    use proptest::prelude::*;
+
+    const LEARNINGS: [&str; 4] = ["l-a", "l-b", "l-c", "l-d"];
+    const FILES: [&str; 3] = [
+        "events/ann/2026-01.jsonl",
+        "events/ann/2026-02.jsonl",
+        "events/bob/2026-01.jsonl",
+    ];
+
+    /// One line of an events file, from a small alphabet so that lines
+    /// repeat across files and steps.
+    fn line(n: u8) -> String {
+        let learning = LEARNINGS[usize::from(n) % LEARNINGS.len()];
+        let mut e = Event::new(
+            learning,
+            "ann",
+            Outcome::Applied,
+            Timestamp::from_unix(1_700_000_000 + i64::from(n)),
+        );
+        e.id = format!("e{n}");
+        match n % 7 {
+            // Spacing learnsync never writes: found by the full parse.
+            5 => e.to_line().replace("\":\"", "\": \""),
+            // Not an event at all: skipped everywhere.
+            6 => format!("not json {n}"),
+            _ => e.to_line(),
+        }
+    }
+
+    /// Every event each source answers, as comparable text (duplicates
+    /// collapse: the recompute counts an event id once).
+    fn answers(index: &EventIndex) -> BTreeMap<String, BTreeSet<String>> {
+        let ids: BTreeSet<String> = LEARNINGS.iter().map(|s| s.to_string()).collect();
+        index
+            .for_ids(&ids)
+            .expect("for_ids")
+            .into_iter()
+            .map(|(id, events)| (id, events.iter().map(|e| format!("{e:?}")).collect()))
+            .filter(|(_, set): &(String, BTreeSet<String>)| !set.is_empty())
+            .collect()
+    }
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// Replace a file with these lines (none: delete it).
+        Write(usize, Option<Vec<u8>>),
+        /// Something happened to the store file between cycles.
+        LoseStore,
+        CorruptMeta,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            6 => (0..FILES.len(), proptest::option::weighted(0.85, proptest::collection::vec(0u8..40, 0..12)))
+                .prop_map(|(f, lines)| Step::Write(f, lines)),
+            1 => Just(Step::LoseStore),
+            1 => Just(Step::CorruptMeta),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn kept_index_answers_like_the_tree(steps in proptest::collection::vec(step(), 1..10)) {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
+            let store_path = tmp.path().join("events.redb");
+            let mut tree = repo.write_tree(ObjectId::empty_tree(gix::hash::Kind::Sha1), &[
+                Change::Upsert { path: "ann/readme.md".into(), bytes: b"x".to_vec() },
+            ]).expect("tree");
+            for step in steps {
+                match step {
+                    Step::Write(f, Some(lines)) => {
+                        let text: String = lines.iter().map(|n| line(*n) + if n % 3 == 0 { "\r\n" } else { "\n" }).collect();
+                        tree = repo.write_tree(tree, &[Change::Upsert { path: FILES[f].into(), bytes: text.into_bytes() }]).expect("write");
+                    }
+                    Step::Write(f, None) => {
+                        if repo.blob_id_at(tree, FILES[f]).expect("lookup").is_some() {
+                            tree = repo.write_tree(tree, &[Change::Delete { path: FILES[f].into() }]).expect("delete");
+                        }
+                    }
+                    Step::LoseStore => {
+                        let _ = std::fs::remove_file(&store_path);
+                    }
+                    Step::CorruptMeta => {
+                        // A tree id the repository does not have.
+                        let store = EventStore::open(&store_path).expect("open");
+                        let gone = ObjectId::from_hex(b"0123456789012345678901234567890123456789").expect("hex");
+                        store.write(false, Some(gone), &BTreeMap::new(), &BTreeMap::new()).expect("write");
+                    }
+                }
+                let mut kept = EventIndex::kept_at(store_path.clone());
+                kept.ensure(&repo, tree).expect("kept");
+                let mut read = EventIndex::default();
+                read.ensure(&repo, tree).expect("read");
+                prop_assert_eq!(answers(&kept), answers(&read));
+            }
+        }
+    }
+
+    #[test]
+    fn catching_up_reads_only_the_changed_files() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
+        let files: Vec<Change> = FILES
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Change::Upsert {
+                path: f.to_string(),
+                bytes: format!("{}\n", line(u8::try_from(i).expect("small"))).into_bytes(),
+            })
+            .collect();
+        let first = repo
+            .write_tree(ObjectId::empty_tree(gix::hash::Kind::Sha1), &files)
+            .expect("tree");
+        let mut store = EventStore::open(&tmp.path().join("events.redb")).expect("open");
+        let built = store.bring_to(&repo, first).expect("build");
+        assert_eq!(
+            built,
+            Caught {
+                files: 3,
+                rebuilt: true
+            }
+        );
+        assert_eq!(
+            store.bring_to(&repo, first).expect("again"),
+            Caught::default()
+        );
+
+        let text = format!("{}\n{}\n", line(0), line(9));
+        let second = repo
+            .write_tree(
+                first,
+                &[Change::Upsert {
+                    path: FILES[0].into(),
+                    bytes: text.into_bytes(),
+                }],
+            )
+            .expect("tree");
+        let caught = store.bring_to(&repo, second).expect("catch up");
+        assert_eq!(
+            caught,
+            Caught {
+                files: 1,
+                rebuilt: false
+            }
+        );
+        let ids: BTreeSet<String> = ["l-b".to_string()].into();
+        let lines = store.lines_of(&ids).expect("lines");
+        // e9 is about l-b (9 % 4 = 1) and e1 (FILES[1]) too.
+        let got: BTreeSet<&str> = lines["l-b"].iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(got, BTreeSet::from([FILES[0], FILES[1]]));
+    }
+
+    #[test]
+    fn an_unusable_store_falls_back_to_reading_the_tree() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
+        let tree = repo
+            .write_tree(
+                ObjectId::empty_tree(gix::hash::Kind::Sha1),
+                &[Change::Upsert {
+                    path: FILES[0].into(),
+                    bytes: format!("{}\n", line(0)).into_bytes(),
+                }],
+            )
+            .expect("tree");
+        let path = tmp.path().join("events.redb");
+        std::fs::write(&path, b"this is not a database").expect("write");
+        let mut index = EventIndex::kept_at(path.clone());
+        index.ensure(&repo, tree).expect("falls back");
+        let ids: BTreeSet<String> = ["l-a".to_string()].into();
+        assert_eq!(index.for_ids(&ids).expect("ids")["l-a"].len(), 1);
+        // The garbage is left for the user to see, not silently replaced.
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            b"this is not a database"
+        );
+    }
+}
