@@ -684,13 +684,8 @@ fn the_event_flag_overrides_what_the_payload_says() {
     assert_eq!(inbox_files(&sb).len(), 1);
 }
 
-#[test]
-fn the_warnings_follow_what_each_sync_changed() {
-    let sb = Sandbox::new();
-    init(&sb);
-    sync(&sb); // the first sync writes the capture index snapshot
-    let pre = claude("s3", "PreToolUse", "npm publish", serde_json::json!({}));
-    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+/// Adds an L1 learning about `npm publish` by hand; returns its id.
+fn add_npm_publish(sb: &Sandbox) -> String {
     let out = sb.ok(&[
         "add",
         "--title",
@@ -700,12 +695,21 @@ fn the_warnings_follow_what_each_sync_changed() {
         "--correction",
         "npm publish --otp $CODE",
     ]);
-    let id = out
-        .split_whitespace()
+    out.split_whitespace()
         .find(|w| w.starts_with("learning-"))
         .unwrap_or_else(|| panic!("no id in {out:?}"))
         .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn the_warnings_follow_what_each_sync_changed() {
+    let sb = Sandbox::new();
+    init(&sb);
+    sync(&sb); // the first sync writes the capture index snapshot
+    let pre = claude("s3", "PreToolUse", "npm publish", serde_json::json!({}));
+    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+    let id = add_npm_publish(&sb);
     // The sync after the add updates the snapshot from the paths it changed.
     sync(&sb);
     let message = warning(&capture_with(&sb, &[], &pre)).expect("a warning after the sync");
@@ -713,6 +717,71 @@ fn the_warnings_follow_what_each_sync_changed() {
     // A learning deleted by hand: the next sync takes its advice away.
     let file = sb.dir().join("laptop").join(format!("{id}.md"));
     std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    sync(&sb);
+    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+}
+
+#[test]
+fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot() {
+    let sb = Sandbox::new();
+    init(&sb);
+    sync(&sb);
+    let state = sb.dir().join(".git/learnsync");
+    let log = state.join("capture-log.jsonl");
+    let snapshot = std::fs::read(state.join("capture-index.json")).expect("snapshot");
+    let id = add_npm_publish(&sb);
+    sync(&sb);
+    // A small change is one log line; the snapshot is not rewritten.
+    assert_eq!(
+        std::fs::read(state.join("capture-index.json")).expect("snapshot"),
+        snapshot
+    );
+    let logged = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        logged.contains(&format!("\"forget\":[\"{id}\"]")),
+        "{logged}"
+    );
+    let pre = claude("s4", "PreToolUse", "npm publish", serde_json::json!({}));
+    let message = warning(&capture_with(&sb, &[], &pre)).expect("warned");
+    assert!(message.contains("npm publish --otp $CODE"), "{message}");
+
+    // Captures fill the log past 256 KiB (what a busy day of hooks writes).
+    let mut padding = String::new();
+    for n in 0..3000 {
+        padding.push_str(&format!(
+            "{{\"version\":2,\"warnings\":{{\"make pad{n}\":{{\"id\":\"learning-pad{n}\",\"title\":\"pad\",\"correction\":\"make fixed{n}\"}}}}}}\n"
+        ));
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, padding.as_bytes()))
+        .expect("pad the log");
+
+    // The next change folds everything into a new snapshot.
+    let file = sb.dir().join("laptop").join(format!("{id}.md"));
+    let text = std::fs::read_to_string(&file).expect("learning");
+    std::fs::write(&file, text.replace("--otp $CODE", "--otp $OTP")).expect("edit");
+    sync(&sb);
+    assert!(!log.exists() || std::fs::metadata(&log).expect("log").len() < 1024);
+    assert_ne!(
+        std::fs::read(state.join("capture-advice.json")).expect("advice"),
+        snapshot
+    );
+    let message = warning(&capture_with(&sb, &[], &pre)).expect("still warned");
+    assert!(message.contains("npm publish --otp $OTP"), "{message}");
+    assert!(
+        !message.contains("$CODE"),
+        "the old correction is forgotten"
+    );
+    let padded = claude("s4", "PreToolUse", "make pad2999", serde_json::json!({}));
+    assert!(
+        warning(&capture_with(&sb, &[], &padded)).is_some(),
+        "folded in"
+    );
+
+    // And after the fold, a deletion is a log line again.
+    std::fs::remove_file(&file).expect("delete");
     sync(&sb);
     assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
 }

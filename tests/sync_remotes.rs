@@ -648,3 +648,64 @@ fn an_approval_on_hub_main_makes_l3_and_an_edit_sends_it_back() {
     assert_eq!(json(&a.ok(&["show", &id, "--json"]))["trust_level"], "L1");
     assert_clean_and_sound(&a.dir, &a.home);
 }
+
+#[test]
+fn merges_are_recomputed_once_on_top_and_the_events_index_is_only_a_cache() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let id = add(&a, "shared fix");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    let index = a.dir.join(".git/learnsync/events.redb");
+    assert!(index.is_file(), "the first sync keeps the events index");
+
+    // Evidence on both sides; a's index is then broken on disk.
+    b.ok(&["apply", &id, "--outcome", "effective"]);
+    b.ok(&["apply", &id, "--outcome", "effective"]);
+    b.ok(&["sync"]);
+    a.ok(&["apply", &id, "--outcome", "effective"]);
+    std::fs::write(&index, b"not a database").expect("break the index");
+    let out = a.run(&["sync"]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("events index"),
+        "the fallback is said: {stderr}"
+    );
+    let shown = json(&a.ok(&["show", &id, "--json"]));
+    assert_eq!(
+        shown["trust_level"], "L2",
+        "3 effective from 2 agents, read from the tree"
+    );
+
+    // History: a two-parent merge of b's branch, then one recompute commit.
+    let subject = a.git(&["log", "-1", "--format=%s"]);
+    assert_eq!(
+        subject.trim(),
+        "learnsync: recompute derived state after merging"
+    );
+    let parents = a.git(&["log", "-1", "--format=%P", "HEAD^"]);
+    assert_eq!(parents.split_whitespace().count(), 2, "HEAD^ is the merge");
+    let merged = a.git(&["show", &format!("HEAD^:claude/{id}.md")]);
+    assert!(
+        merged.contains("trust_level: L1"),
+        "the merge carries the learning as it was; the recompute is on top"
+    );
+
+    // A lost index is rebuilt, and answers what the tree answers.
+    std::fs::remove_file(&index).expect("lose the index");
+    b.ok(&["apply", &id, "--outcome", "ineffective"]);
+    b.ok(&["sync"]);
+    a.ok(&["sync"]);
+    assert!(index.is_file(), "rebuilt");
+    a.ok(&["apply", &id, "--outcome", "effective"]);
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    assert_converged(&[&a, &b]);
+    let (on_a, on_b) = (
+        json(&a.ok(&["show", &id, "--json"])),
+        json(&b.ok(&["show", &id, "--json"])),
+    );
+    assert_eq!(on_a["quality"], on_b["quality"]);
+    assert_eq!(on_a["quality"]["applied_count"], 5);
+}

@@ -66,6 +66,10 @@ pub struct CaptureIndex {
     pub warnings: BTreeMap<String, Advice>,
     #[serde(default)]
     pub patterns: Vec<PatternAdvice>,
+    /// In a log line written by `sync`: learnings whose entries are dropped
+    /// before this line's own entries apply (their files changed or went).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forget: Vec<String>,
 }
 
 pub fn path(state_dir: &Path) -> PathBuf {
@@ -118,20 +122,46 @@ impl CaptureIndex {
         write_part(path, &failures)
     }
 
-    /// Adds what another index holds (a log line) on top of this one.
+    /// Adds what another index holds (a log line) on top of this one, after
+    /// dropping the learnings it says to forget.
     fn merge(&mut self, other: CaptureIndex) {
-        self.failures.extend(other.failures);
-        self.warnings.extend(other.warnings);
-        for p in other.patterns {
+        if !other.forget.is_empty() {
+            self.forget(&other.forget.iter().cloned().collect());
+        }
+        self.merge_where(other, |_| true);
+    }
+
+    /// Adds the entries of `other` whose learning `keep` accepts.
+    fn merge_where(&mut self, other: CaptureIndex, keep: impl Fn(&str) -> bool) {
+        self.failures
+            .extend(other.failures.into_iter().filter(|(_, k)| keep(&k.id)));
+        self.warnings
+            .extend(other.warnings.into_iter().filter(|(_, a)| keep(&a.id)));
+        for p in other.patterns.into_iter().filter(|p| keep(&p.advice.id)) {
             self.patterns.retain(|x| x.advice.id != p.advice.id);
             self.patterns.push(p);
         }
     }
 
-    /// Applies every whole, readable line of a capture log.
+    /// Applies every whole, readable line of a capture log to a snapshot.
+    /// A learning a line forgets keeps only what that line and later ones
+    /// say of it: found in one pass over the snapshot however many lines
+    /// forget something, since a hook pays for this on every call.
     fn apply_log(&mut self, log: &Path) {
-        for delta in read_log(log) {
-            self.merge(delta);
+        let deltas = read_log(log);
+        let mut last_forget: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::new();
+        for (k, delta) in deltas.iter().enumerate() {
+            for id in &delta.forget {
+                last_forget.insert(id.clone(), k);
+            }
+        }
+        if !last_forget.is_empty() {
+            let ids: std::collections::HashSet<String> = last_forget.keys().cloned().collect();
+            self.forget(&ids);
+        }
+        for (k, delta) in deltas.into_iter().enumerate() {
+            self.merge_where(delta, |id| last_forget.get(id).is_none_or(|&f| f <= k));
         }
     }
 
@@ -257,6 +287,7 @@ fn read_snapshot(path: &Path) -> Option<CaptureIndex> {
         failures: failures.failures,
         warnings: advice.warnings,
         patterns: advice.patterns,
+        forget: Vec::new(),
     })
 }
 
@@ -338,35 +369,69 @@ pub fn refresh(config: &crate::config::Config) {
     finish_folding(&state_dir, &folding, &index);
 }
 
-/// Brings the snapshot up to date with the learning files a sync changed
+/// Brings the index up to date with the learning files a sync changed
 /// (`changed`: repository paths; a missing file is a deletion), without
-/// reading the rest of the dir: the cost follows what changed. Falls back
-/// to [`refresh`] when there is no readable snapshot.
+/// reading the rest of the dir: one log line that forgets the changed
+/// learnings and files their new versions. Once the log outgrows an eighth
+/// of the snapshot it is folded into a new one, so a sync's cost follows
+/// what changed (a 100,000-learning snapshot is ~35 MB of JSON to rewrite)
+/// and a hook never reads much more than the snapshot. Falls back to
+/// [`refresh`] when there is no readable snapshot.
 pub fn update(config: &crate::config::Config, changed: &[String]) {
     let dir = crate::store::LearningsDir::new(config.dir.value.clone());
     let state_dir = dir.state_dir();
-    let Some(mut index) = read_snapshot(&path(&state_dir)) else {
-        refresh(config);
-        return;
-    };
-    let folding = start_folding(&state_dir);
-    let mut ids = std::collections::HashSet::new();
+    let mut forget = std::collections::BTreeSet::new();
     let mut learnings = Vec::new();
     for rel in changed {
         let crate::paths::RepoPath::Learning { id, .. } = crate::paths::classify(rel) else {
             continue;
         };
-        ids.insert(id.to_string());
+        forget.insert(id.to_string());
         let parsed = std::fs::read(dir.root.join(rel))
             .ok()
             .and_then(|bytes| crate::store::LearningsDir::parse_at(rel, &bytes).ok());
         learnings.extend(parsed);
     }
-    index.forget(&ids);
-    for l in &learnings {
-        index.add(l);
+    if forget.is_empty() {
+        return;
     }
-    finish_folding(&state_dir, &folding, &index);
+    let mut delta = CaptureIndex::build(&learnings);
+    delta.forget = forget.into_iter().collect();
+    let size = |name: &str| std::fs::metadata(state_dir.join(name)).map_or(0, |m| m.len());
+    let snapshot = size(FILE) + size(ADVICE_FILE);
+    let line = serde_json::to_vec(&delta).map(|mut l| {
+        l.push(b'\n');
+        l
+    });
+    if snapshot > 0
+        && let Ok(line) = &line
+        && !should_fold(size(LOG_FILE) + line.len() as u64, snapshot)
+    {
+        match crate::store::append_line(&state_dir.join(LOG_FILE), line) {
+            Ok(()) => return,
+            Err(e) => tracing::debug!("capture log not appended ({e}); folding instead"),
+        }
+    }
+    let Some(mut index) = read_snapshot(&path(&state_dir)) else {
+        refresh(config);
+        return;
+    };
+    let folding = start_folding(&state_dir);
+    // The whole log goes into the snapshot: nothing of it is kept.
+    index.apply_log(&folding);
+    index.merge(delta);
+    match index.save(&path(&state_dir)) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&folding);
+        }
+        Err(e) => tracing::warn!("could not refresh the capture index: {e}"),
+    }
+}
+
+/// A log of `log` bytes over a snapshot of `snapshot` bytes is folded into
+/// a new snapshot once it passes an eighth of it (and 256 KiB).
+fn should_fold(log: u64, snapshot: u64) -> bool {
+    log > (snapshot / 8).max(256 * 1024)
 }
 
 /// Moves the capture log aside, so captures during a rebuild append to a
@@ -469,5 +534,43 @@ mod tests {
         let advice = CaptureIndex::load_advice(&p);
         assert!(advice.failures.is_empty() && !index.failures.is_empty());
         assert_eq!(advice.warnings, index.warnings);
+    }
+
+    #[test]
+    fn a_log_line_forgets_what_came_before_it_and_nothing_after() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let p = path(tmp.path());
+        let mut x = learning("git push -f", Some("git push --force-with-lease"));
+        x.id = "learning-x".into();
+        let mut y = learning("make deploy", Some("make release"));
+        y.id = "learning-y".into();
+        CaptureIndex::build([&x, &y]).save(&p).expect("save");
+        let mut x2 = x.clone();
+        x2.original_command = Some("git push --force".into());
+        let lines = [
+            // sync: x changed (new command), y deleted.
+            CaptureIndex {
+                forget: vec!["learning-x".into(), "learning-y".into()],
+                ..CaptureIndex::build([&x2])
+            },
+            // A capture after it files x again, under the old command.
+            CaptureIndex::build([&x]),
+        ];
+        let mut log = Vec::new();
+        for l in &lines {
+            log.extend(serde_json::to_vec(l).expect("json"));
+            log.push(b'\n');
+        }
+        std::fs::write(tmp.path().join(LOG_FILE), log).expect("log");
+        let index = CaptureIndex::load(&p);
+        assert!(index.advice_for("make deploy").is_none(), "y forgotten");
+        assert!(
+            index.advice_for("git push --force").is_some(),
+            "x's new version"
+        );
+        assert!(
+            index.advice_for("git push -f").is_some(),
+            "a later line is not forgotten"
+        );
     }
 }

@@ -188,6 +188,7 @@ fn init_tracing(verbose: u8, quiet: bool) {
     });
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .without_time()
         .with_target(false);
     let _ = tracing_subscriber::registry()

@@ -97,6 +97,7 @@ pub fn commit_local(
     config: &Config,
     only: Option<&[String]>,
 ) -> Result<CommitOutcome> {
+    let mut lap = super::Lap::start();
     let mut out = CommitOutcome::default();
     let head = repo.head_commit()?;
     let head_tree = repo.head_tree()?;
@@ -105,6 +106,7 @@ pub fn commit_local(
         None => repo.status()?,
     };
     out.scanned = status.scanned;
+    lap.done("  work-tree status");
     for (path, why) in &status.skipped {
         out.problems.push(Problem {
             path: path.clone(),
@@ -258,6 +260,7 @@ pub fn commit_local(
         );
     }
 
+    lap.done("  read edits and the inbox");
     // Recompute derived state for every learning whose file or events moved.
     if !touched_ids.is_empty() {
         let policy = match pending.get(POLICY_PATH) {
@@ -324,6 +327,7 @@ pub fn commit_local(
         }
     }
 
+    lap.done("  recompute");
     // Drop pending files identical to HEAD (a normalisation that changed nothing).
     let mut changes = Vec::new();
     for (rel, p) in &pending {
@@ -359,6 +363,7 @@ pub fn commit_local(
     }
 
     let tree = repo.write_tree(head_tree, &changes)?;
+    lap.done("  write the tree");
     recover::begin(
         dir,
         &recover::Marker {
@@ -371,7 +376,9 @@ pub fn commit_local(
     crate::fault::point("commit:before-ref");
     let commit = repo.commit(tree, &parents, &message, &config.identity())?;
     crate::fault::point("commit:after-ref");
+    lap.done("  commit");
     finish_worktree(repo, tree, &pending)?;
+    lap.done("  work tree and index");
     crate::fault::point("commit:after-worktree");
     recover::end(dir);
     remove_consumed(&consumed);

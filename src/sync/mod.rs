@@ -176,6 +176,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     report.watched = only.is_some();
     outcome.fill(&mut report);
     remotes::exchange(&repo, &dir, config, options, &mut report)?;
+    lap.done("fetch, merge, recompute, push (all remotes)");
     // The capture hook's lookup index follows the tree: built once, then
     // updated from the paths this cycle changed, so its cost follows them.
     let end = repo.head_commit()?;
