@@ -198,9 +198,11 @@ bench_merge() {
     maxrss_kb "$BIN" --dir "$d/run-ls" -q sync >"$d/merge.rss"
     "$d/prepare.sh" "$d/run-git"
     maxrss_kb "$d/git-merge.sh" "$d/run-git" >"$d/git.rss"
-    # Where the time goes: one more run with the cycle's steps timed.
-    "$d/prepare.sh" "$d/run-ls"
-    LEARNSYNC_LOG=learnsync::timing=debug "$BIN" --dir "$d/run-ls" -q sync 2>"$d/steps.txt" >/dev/null
+    # Where the time goes: three more runs with the cycle's steps timed.
+    for k in 1 2 3; do
+        "$d/prepare.sh" "$d/run-ls"
+        LEARNSYNC_LOG=learnsync::timing=debug "$BIN" --dir "$d/run-ls" -q sync 2>"$d/steps-$k.txt" >/dev/null
+    done
 }
 
 # (b): nothing new, on a clone that has synced once. With `watch: auto` (the
@@ -271,10 +273,10 @@ read -r ls g gp <<<"$(median "$d/merge.json")"
 python3 -c "import sys; ls,g=map(float,sys.argv[1:]); print(f'(a) n=$MAIN_N: learnsync {ls*1000:.0f} ms vs git fetch+merge {g*1000:.0f} ms: ratio {ls/g:.2f} (target <= 1.0)')" "$ls" "$g"
 read -r no _ gs off <<<"$(median "$WORK/n$NOOP_N/noop.json")"
 python3 -c "import sys; no,gs,off=map(float,sys.argv[1:]); print(f'(b) n=$NOOP_N: no-op sync {no*1000:.0f} ms with the watcher (target <= 150 ms), {off*1000:.0f} ms with watch: off; git status {gs*1000:.0f} ms')" "$no" "$gs" "$off"
-echo "(c) see the table above, and where one sync's time goes at each N (ms; one run,"
-echo "    LEARNSYNC_LOG=learnsync::timing=debug; fetch and push are the git binary's work):"
+echo "(c) see the table above, and where one sync's time goes at each N (ms, median of"
+echo "    3 runs with LEARNSYNC_LOG=learnsync::timing=debug; fetch and push are the git binary's work):"
 echo
-python3 - $(for n in $ALL; do echo "$WORK/n$n/steps.txt"; done) <<'EOF'
+python3 - $(for n in $ALL; do echo "$WORK/n$n"; done) <<'EOF'
 import re, sys
 groups = [
     ("commit local work", lambda s: s == "commit local work"),
@@ -286,8 +288,8 @@ groups = [
     ("capture index", lambda s: s == "capture index"),
     ("events index", lambda s: s == "events index"),
 ]
-cols = []
-for path in sys.argv[1:]:
+import glob, statistics
+def steps(path):
     sums = {g: 0.0 for g, _ in groups}
     for line in open(path):
         m = re.search(r"DEBUG (.*): ([0-9.]+) ms$", line.rstrip())
@@ -297,7 +299,12 @@ for path in sys.argv[1:]:
             if match(m.group(1)):
                 sums[g] += float(m.group(2))
                 break
-    cols.append((re.search(r"n(\d+)/steps", path).group(1), sums))
+    return sums
+cols = []
+for d in sys.argv[1:]:
+    runs = [steps(p) for p in sorted(glob.glob(d + "/steps-*.txt"))]
+    cols.append((re.search(r"n(\d+)$", d).group(1),
+                 {g: statistics.median(r[g] for r in runs) for g, _ in groups}))
 print("| step | " + " | ".join(f"N={int(n):,}" for n, _ in cols) + " |")
 print("|---|" + "---:|" * len(cols))
 for g, _ in groups:
