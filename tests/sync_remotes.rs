@@ -668,14 +668,16 @@ fn merges_are_recomputed_once_on_top_and_the_events_index_is_only_a_cache() {
     let out = a.run(&["sync"]);
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("events index"),
-        "the fallback is said: {stderr}"
+    assert!(stderr.contains("events index"), "said: {stderr}");
+    let aside = a.dir.join(".git/learnsync/events.redb.unreadable");
+    assert_eq!(
+        std::fs::read(&aside).expect("the bad file is kept aside"),
+        b"not a database"
     );
     let shown = json(&a.ok(&["show", &id, "--json"]));
     assert_eq!(
         shown["trust_level"], "L2",
-        "3 effective from 2 agents, read from the tree"
+        "3 effective from 2 agents, from a rebuilt index"
     );
 
     // History: a two-parent merge of b's branch, then one recompute commit.

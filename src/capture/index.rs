@@ -435,11 +435,26 @@ fn should_fold(log: u64, snapshot: u64) -> bool {
 }
 
 /// Moves the capture log aside, so captures during a rebuild append to a
-/// fresh one. A log left aside by an interrupted rebuild is folded again.
+/// fresh one. A log left aside by an interrupted rebuild is folded again,
+/// with the live log (newer) appended after it, so no line is replayed on
+/// top of what came later. (A capture appending between the read and the
+/// removal of the live log loses its line: a missed match, never more.)
 fn start_folding(state_dir: &Path) -> PathBuf {
     let folding = state_dir.join(FOLDING_FILE);
+    let log = state_dir.join(LOG_FILE);
     if !folding.exists() {
-        let _ = std::fs::rename(state_dir.join(LOG_FILE), &folding);
+        let _ = std::fs::rename(&log, &folding);
+        return folding;
+    }
+    if let Ok(bytes) = std::fs::read(&log) {
+        // Whole lines only: a torn last line would swallow the next one.
+        let whole = bytes
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(&[][..], |end| &bytes[..=end]);
+        if whole.is_empty() || crate::store::append_line(&folding, whole).is_ok() {
+            let _ = std::fs::remove_file(&log);
+        }
     }
     folding
 }
@@ -455,7 +470,9 @@ fn finish_folding(state_dir: &Path, folding: &Path, index: &CaptureIndex) {
     let known: std::collections::HashSet<&str> = index.ids().collect();
     let mut kept = Vec::new();
     for delta in read_log(folding) {
-        if delta.ids().any(|id| !known.contains(id))
+        // A sync's line is about the tree the rebuild has just read.
+        if delta.forget.is_empty()
+            && delta.ids().any(|id| !known.contains(id))
             && let Ok(line) = serde_json::to_vec(&delta)
         {
             kept.extend(line);
@@ -571,6 +588,45 @@ mod tests {
         assert!(
             index.advice_for("git push -f").is_some(),
             "a later line is not forgotten"
+        );
+    }
+
+    #[test]
+    fn a_fold_after_an_interrupted_one_keeps_the_live_log_after_the_old() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut x = learning("git push -f", Some("git push --force-with-lease"));
+        x.id = "learning-x".into();
+        let line = |i: &CaptureIndex| {
+            let mut l = serde_json::to_vec(i).expect("json");
+            l.push(b'\n');
+            l
+        };
+        let mut x1 = x.clone();
+        x1.original_command = Some("git push --force".into());
+        // Left aside by a fold that died: an old capture of x.
+        std::fs::write(
+            tmp.path().join(FOLDING_FILE),
+            line(&CaptureIndex::build([&x])),
+        )
+        .expect("folding");
+        // The live log, newer: a sync moved x to a new command; then a torn line.
+        let mut live = line(&CaptureIndex {
+            forget: vec!["learning-x".into()],
+            ..CaptureIndex::build([&x1])
+        });
+        live.extend_from_slice(b"{\"version\":2,\"fail");
+        std::fs::write(tmp.path().join(LOG_FILE), live).expect("log");
+        let folding = start_folding(tmp.path());
+        assert!(!tmp.path().join(LOG_FILE).exists());
+        let mut index = CaptureIndex {
+            version: VERSION,
+            ..CaptureIndex::default()
+        };
+        index.apply_log(&folding);
+        assert!(index.advice_for("git push --force").is_some());
+        assert!(
+            index.advice_for("git push -f").is_none(),
+            "the older line does not come back over the newer one"
         );
     }
 }

@@ -24,6 +24,8 @@ const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const LINES: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
 const VERSION: &str = "1";
 const NO_TREE: &str = "none";
+/// The largest value `unpack` will inflate (a corrupt length is refused).
+const MAX_VALUE: usize = 256 << 20;
 
 pub struct EventStore {
     db: Database,
@@ -49,7 +51,24 @@ fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + 
 impl EventStore {
     /// Opens (or creates) the store at `path`.
     pub fn open(path: &Path) -> Result<Self> {
-        let db = Database::builder().create(path).map_err(redb_err("open"))?;
+        let db = match Database::builder().create(path) {
+            Ok(db) => db,
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) => {
+                return Err(redb_err("open")(redb::DatabaseError::DatabaseAlreadyOpen));
+            }
+            // Unreadable: moved aside (never deleted) and started afresh, so
+            // one bad file does not slow every later cycle.
+            Err(e) => {
+                let aside = path.with_extension("redb.unreadable");
+                tracing::warn!(
+                    "events index {} unreadable ({e}); moved to {} and rebuilt",
+                    path.display(),
+                    aside.display()
+                );
+                std::fs::rename(path, &aside).map_err(fail("events index: move aside"))?;
+                Database::builder().create(path).map_err(redb_err("open"))?
+            }
+        };
         let store = EventStore { db };
         match store.meta("version") {
             Ok(None) => {}
@@ -124,22 +143,25 @@ impl EventStore {
         from: Option<ObjectId>,
         to: Option<ObjectId>,
     ) -> Result<Caught> {
-        let changed: Vec<(String, Option<ObjectId>, Option<ObjectId>)> = match (from, to) {
-            (Some(a), Some(b)) => super::merge::diff_trees(repo, a, b)?
-                .into_iter()
-                .map(|d| (format!("events/{}", d.path), d.ours, d.theirs))
-                .filter(|(p, _, _)| matches!(paths::classify(p), RepoPath::Events { .. }))
-                .collect(),
-            (Some(a), None) => event_files(repo, a)?
-                .into_iter()
-                .map(|(p, id)| (p, Some(id), None))
-                .collect(),
-            (None, Some(b)) => event_files(repo, b)?
-                .into_iter()
-                .map(|(p, id)| (p, None, Some(id)))
-                .collect(),
-            (None, None) => Vec::new(),
-        };
+        // Every events file of both trees, compared by blob id: a few
+        // hundred entries (agents × months) whatever the number of events,
+        // and no change is missed (a file that became a folder included).
+        let before = from
+            .map(|t| event_files(repo, t))
+            .transpose()?
+            .unwrap_or_default();
+        let after = to
+            .map(|t| event_files(repo, t))
+            .transpose()?
+            .unwrap_or_default();
+        let changed: Vec<(String, Option<ObjectId>, Option<ObjectId>)> = before
+            .keys()
+            .chain(after.keys())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|p| (p.clone(), before.get(p).copied(), after.get(p).copied()))
+            .filter(|(_, a, b)| a != b)
+            .collect();
         let mut added: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         // Learning → (path, line) pairs to drop.
         let mut removed: BTreeMap<String, HashSet<(String, String)>> = BTreeMap::new();
@@ -315,6 +337,10 @@ fn unpack(stored: &[u8]) -> Result<Vec<u8>> {
     };
     let (head, body) = stored.split_at_checked(4).ok_or_else(corrupt)?;
     let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    // A learning's lines are kilobytes; a huge length is a corrupt value.
+    if len > MAX_VALUE {
+        return Err(corrupt());
+    }
     if len == 0 {
         return Ok(body.to_vec());
     }
@@ -415,6 +441,8 @@ mod tests {
         /// Something happened to the store file between cycles.
         LoseStore,
         CorruptMeta,
+        /// An agent's events folder replaced by a plain file (a peer can).
+        FolderToFile(usize),
     }
 
     fn step() -> impl Strategy<Value = Step> {
@@ -423,6 +451,7 @@ mod tests {
                 .prop_map(|(f, lines)| Step::Write(f, lines)),
             1 => Just(Step::LoseStore),
             1 => Just(Step::CorruptMeta),
+            1 => (0..FILES.len()).prop_map(Step::FolderToFile),
         ]
     }
 
@@ -449,6 +478,10 @@ mod tests {
                     }
                     Step::LoseStore => {
                         let _ = std::fs::remove_file(&store_path);
+                    }
+                    Step::FolderToFile(f) => {
+                        let folder = FILES[f].rsplit_once('/').map_or(FILES[f], |(d, _)| d);
+                        tree = repo.write_tree(tree, &[Change::Upsert { path: folder.into(), bytes: b"now a file".to_vec() }]).expect("swap");
                     }
                     Step::CorruptMeta => {
                         // A tree id the repository does not have.
@@ -521,7 +554,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unusable_store_falls_back_to_reading_the_tree() {
+    fn an_unreadable_store_is_moved_aside_and_rebuilt() {
         let tmp = tempfile::tempdir().expect("tmp");
         let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
         let tree = repo
@@ -536,13 +569,21 @@ mod tests {
         let path = tmp.path().join("events.redb");
         std::fs::write(&path, b"this is not a database").expect("write");
         let mut index = EventIndex::kept_at(path.clone());
-        index.ensure(&repo, tree).expect("falls back");
+        index.ensure(&repo, tree).expect("rebuilt");
         let ids: BTreeSet<String> = ["l-a".to_string()].into();
         assert_eq!(index.for_ids(&ids).expect("ids")["l-a"].len(), 1);
-        // The garbage is left for the user to see, not silently replaced.
+        drop(index);
+        // The bad bytes are kept beside it, not deleted.
         assert_eq!(
-            std::fs::read(&path).expect("read"),
+            std::fs::read(tmp.path().join("events.redb.unreadable")).expect("aside"),
             b"this is not a database"
+        );
+        assert_eq!(
+            EventStore::open(&path)
+                .expect("a real store now")
+                .reflected()
+                .expect("meta"),
+            Some(repo.subtree(tree, "events").expect("events"))
         );
     }
 }

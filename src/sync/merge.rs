@@ -323,6 +323,9 @@ pub fn recompute_after(
     hub: Option<&str>,
     who: &Identity,
 ) -> Result<(Option<ObjectId>, Vec<LevelChange>)> {
+    if affected.is_empty() {
+        return Ok((None, Vec::new()));
+    }
     let mut lap = super::Lap::start();
     let tree = repo.commit_tree(head)?;
     index.ensure(repo, tree)?;
