@@ -126,7 +126,9 @@ impl CaptureIndex {
     /// dropping the learnings it says to forget.
     fn merge(&mut self, other: CaptureIndex) {
         if !other.forget.is_empty() {
-            self.forget(&other.forget.iter().cloned().collect());
+            let gone: std::collections::HashSet<&str> =
+                other.forget.iter().map(String::as_str).collect();
+            self.forget(|id| gone.contains(id));
         }
         self.merge_where(other, |_| true);
     }
@@ -157,8 +159,7 @@ impl CaptureIndex {
             }
         }
         if !last_forget.is_empty() {
-            let ids: std::collections::HashSet<String> = last_forget.keys().cloned().collect();
-            self.forget(&ids);
+            self.forget(|id| last_forget.contains_key(id));
         }
         for (k, delta) in deltas.into_iter().enumerate() {
             self.merge_where(delta, |id| last_forget.get(id).is_none_or(|&f| f <= k));
@@ -174,10 +175,10 @@ impl CaptureIndex {
     }
 
     /// Drops every entry of these learnings (before filing their new versions).
-    fn forget(&mut self, ids: &std::collections::HashSet<String>) {
-        self.failures.retain(|_, k| !ids.contains(&k.id));
-        self.warnings.retain(|_, a| !ids.contains(&a.id));
-        self.patterns.retain(|p| !ids.contains(&p.advice.id));
+    fn forget(&mut self, gone: impl Fn(&str) -> bool) {
+        self.failures.retain(|_, k| !gone(&k.id));
+        self.warnings.retain(|_, a| !gone(&a.id));
+        self.patterns.retain(|p| !gone(&p.advice.id));
     }
 
     fn is_empty(&self) -> bool {

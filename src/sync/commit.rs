@@ -2,7 +2,7 @@
 //! on `agents/<home>`: validate, redact, normalise, recompute derived state.
 
 use super::derive::{self, EventIndex};
-use super::{EVENTS_INDEX, LevelChange, SyncReport, recover};
+use super::{LevelChange, SyncReport, recover};
 use crate::config::Config;
 use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
@@ -88,6 +88,7 @@ struct Pending {
     read_stat: Option<Stat>,
 }
 
+/// Step 1 of the cycle: work-tree edits and inbox files become one commit.
 ///
 /// `only`: the paths a watcher saw change since the last complete cycle
 /// (the rest of the tree is as the index says); `None` scans everything.
@@ -267,7 +268,7 @@ pub fn commit_local(
             Some(p) => Policy::parse(&String::from_utf8_lossy(&p.bytes)).unwrap_or_default(),
             None => derive::policy_in(repo, head_tree)?,
         };
-        let mut index = EventIndex::kept_at(dir.state_dir().join(EVENTS_INDEX));
+        let mut index = EventIndex::kept(dir);
         index.ensure(repo, head_tree)?;
         for (rel, p) in &pending {
             if matches!(paths::classify(rel), RepoPath::Events { .. }) {

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 /// Events of the current tree, for the recompute: from the events index
 /// kept between cycles (`event_store`) when it can be used, else read from
-/// the tree. Events files a commit is about to change are laid over it
+/// the tree. Events files a commit is about to change are laid over either
 /// (`update`), so a recompute sees them before they are in a tree.
 #[derive(Default)]
 pub struct EventIndex {
@@ -38,8 +38,18 @@ enum Source {
     Memory(MemIndex),
 }
 
+/// Where the events index of a learnings dir is kept (a cache).
+fn kept_path(dir: &LearningsDir) -> PathBuf {
+    dir.state_dir().join("events.redb")
+}
+
 impl EventIndex {
-    /// An index backed by the store at `path` (created when missing).
+    /// An index backed by the dir's kept store (created when missing).
+    pub fn kept(dir: &LearningsDir) -> Self {
+        Self::kept_at(kept_path(dir))
+    }
+
+    /// An index backed by the store at `path`.
     pub fn kept_at(path: PathBuf) -> Self {
         EventIndex {
             store_path: Some(path),
@@ -71,33 +81,24 @@ impl EventIndex {
                 Err(e) => tracing::warn!("{e}; reading every events file instead"),
             }
         }
-        let mut mem = MemIndex::default();
-        mem.load(repo, tree)?;
-        self.source = Source::Memory(mem);
+        self.source = Source::Memory(MemIndex::load(repo, tree)?);
         Ok(())
     }
 
     /// Replaces one file's events (a commit is about to change it).
     pub fn update(&mut self, path: &str, text: Option<&str>) {
-        match &mut self.source {
-            Source::Memory(mem) => mem.update(path, text),
-            Source::Stored(_) => {
-                self.overlay
-                    .insert(path.to_string(), text.map(str::to_string));
-            }
-            Source::Unloaded => {}
-        }
+        self.overlay
+            .insert(path.to_string(), text.map(str::to_string));
     }
 
     /// Events of the given learnings (lines that do not parse are skipped,
     /// as everywhere else).
     pub fn for_ids(&self, ids: &BTreeSet<String>) -> Result<HashMap<String, Vec<Event>>> {
-        let store = match &self.source {
-            Source::Stored(store) => store,
-            Source::Memory(mem) => return Ok(mem.for_ids(ids)),
-            Source::Unloaded => return Ok(HashMap::new()),
+        let mut pairs = match &self.source {
+            Source::Stored(store) => store.lines_of(ids)?,
+            Source::Memory(mem) => mem.lines_of(ids),
+            Source::Unloaded => HashMap::new(),
         };
-        let mut pairs = store.lines_of(ids)?;
         for lines in pairs.values_mut() {
             lines.retain(|(path, _)| !self.overlay.contains_key(path));
         }
@@ -125,13 +126,14 @@ impl EventIndex {
 /// Builds the kept events index for `head` when there is none yet (an
 /// existing one is brought forward by the next recompute that needs it).
 /// Failing only costs speed, so it is logged, not returned.
-pub fn keep_events_index(repo: &Repo, path: &std::path::Path, head: ObjectId) {
+pub fn keep_events_index(repo: &Repo, dir: &LearningsDir, head: ObjectId) {
+    let path = kept_path(dir);
     if path.exists() {
         return;
     }
     let built = repo
         .commit_tree(head)
-        .and_then(|tree| EventStore::open(path)?.bring_to(repo, tree).map(|_| ()));
+        .and_then(|tree| EventStore::open(&path)?.bring_to(repo, tree).map(|_| ()));
     if let Err(e) = built {
         tracing::warn!("{e}");
     }
@@ -141,62 +143,31 @@ pub fn keep_events_index(repo: &Repo, path: &std::path::Path, head: ObjectId) {
 /// it each learning's lines are. Used when the kept index cannot be.
 #[derive(Default)]
 struct MemIndex {
-    /// Events files by slot; a replaced file's slot is reused.
-    files: Vec<Option<IndexedFile>>,
-    slot_of: HashMap<String, usize>,
-    /// learning id → (file slot, line start, line end) of its lines.
+    /// `(path, text)` of every events file.
+    files: Vec<(String, String)>,
+    /// learning id → (file, line start, line end) of its lines.
     lines_of: HashMap<String, Vec<(usize, usize, usize)>>,
-}
-
-struct IndexedFile {
-    text: String,
-    /// The learnings this file has lines about.
-    learnings: Vec<String>,
 }
 
 impl MemIndex {
     /// Indexes every events file of `tree`.
-    fn load(&mut self, repo: &Repo, tree: ObjectId) -> Result<()> {
+    fn load(repo: &Repo, tree: ObjectId) -> Result<Self> {
+        let mut index = MemIndex::default();
         if let Some(events) = repo.subtree(tree, "events")? {
             for (rel, id) in repo.flatten(events)? {
                 let path = format!("events/{rel}");
                 if matches!(paths::classify(&path), RepoPath::Events { .. }) {
                     let text = String::from_utf8(repo.read_blob(id)?)
                         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                    self.insert(&path, text);
+                    index.insert(path, text);
                 }
             }
         }
-        Ok(())
+        Ok(index)
     }
 
-    fn update(&mut self, path: &str, text: Option<&str>) {
-        if let Some(slot) = self.slot_of.remove(path)
-            && let Some(old) = self.files.get_mut(slot).and_then(Option::take)
-        {
-            for id in &old.learnings {
-                if let Some(lines) = self.lines_of.get_mut(id) {
-                    lines.retain(|(s, _, _)| *s != slot);
-                    if lines.is_empty() {
-                        self.lines_of.remove(id);
-                    }
-                }
-            }
-        }
-        if let Some(t) = text {
-            self.insert(path, t.to_string());
-        }
-    }
-
-    fn insert(&mut self, path: &str, text: String) {
-        let slot = match self.files.iter().position(Option::is_none) {
-            Some(free) => free,
-            None => {
-                self.files.push(None);
-                self.files.len() - 1
-            }
-        };
-        let mut learnings: Vec<String> = Vec::new();
+    fn insert(&mut self, path: String, text: String) {
+        let file = self.files.len();
         let mut start = 0;
         for line in text.split_inclusive('\n') {
             let end = start + line.len();
@@ -205,34 +176,28 @@ impl MemIndex {
                     Some(lines) => lines,
                     None => self.lines_of.entry(learning.to_string()).or_default(),
                 };
-                if lines.last().is_none_or(|(s, _, _)| *s != slot) {
-                    learnings.push(learning.to_string());
-                }
-                lines.push((slot, start, end));
+                lines.push((file, start, end));
             }
             start = end;
         }
-        self.files[slot] = Some(IndexedFile { text, learnings });
-        self.slot_of.insert(path.to_string(), slot);
+        self.files.push((path, text));
     }
 
-    fn for_ids(&self, ids: &BTreeSet<String>) -> HashMap<String, Vec<Event>> {
-        let mut out = HashMap::new();
-        for id in ids {
-            let Some(lines) = self.lines_of.get(id) else {
-                continue;
-            };
-            let events: Vec<Event> = lines
-                .iter()
-                .filter_map(|&(slot, start, end)| {
-                    let file = self.files.get(slot)?.as_ref()?;
-                    Event::parse_line(file.text.get(start..end)?.trim()).ok()
-                })
-                .filter(|e| &e.learning == id)
-                .collect();
-            out.insert(id.clone(), events);
-        }
-        out
+    /// The lines of `ids`, as `(events path, line)` pairs.
+    fn lines_of(&self, ids: &BTreeSet<String>) -> HashMap<String, Vec<(String, String)>> {
+        ids.iter()
+            .filter_map(|id| {
+                let lines = self.lines_of.get(id)?;
+                let pairs = lines
+                    .iter()
+                    .filter_map(|&(file, start, end)| {
+                        let (path, text) = self.files.get(file)?;
+                        Some((path.clone(), text.get(start..end)?.trim().to_string()))
+                    })
+                    .collect();
+                Some((id.clone(), pairs))
+            })
+            .collect()
     }
 }
 
@@ -339,10 +304,6 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 /// Recomputes the derived state of `ids` in `tree`. Returns the files to
 /// rewrite and the trust changes relative to `before` (the levels the
 /// previous head recorded).
-///
-/// The content recomputed is `tree` overlaid with `fresh` (what a merge just
-/// produced, by path; `None` = deleted): a path in `fresh` is never looked
-/// up in the tree.
 pub fn recompute(
     repo: &Repo,
     tree: ObjectId,
@@ -350,36 +311,17 @@ pub fn recompute(
     ids: &BTreeSet<String>,
     index: &EventIndex,
     hub: Option<&str>,
-    fresh: &HashMap<String, Option<Vec<u8>>>,
 ) -> Result<(Vec<Change>, Vec<LevelChange>)> {
     let mut changes = Vec::new();
     let mut levels = Vec::new();
     if ids.is_empty() {
         return Ok((changes, levels));
     }
-    let policy = match fresh.get(POLICY_PATH) {
-        Some(Some(bytes)) => Policy::parse(&String::from_utf8_lossy(bytes)).unwrap_or_default(),
-        Some(None) => Policy::default(),
-        None => policy_in(repo, tree)?,
-    };
+    let policy = policy_in(repo, tree)?;
     let reviews = hub_reviews(repo, hub, Some(ids))?;
     let events = index.for_ids(ids)?;
-    let fresh_learnings: HashMap<&str, (&str, Option<&[u8]>)> = fresh
-        .iter()
-        .filter_map(|(rel, bytes)| match paths::classify(rel) {
-            RepoPath::Learning { id, .. } => Some((id, (rel.as_str(), bytes.as_deref()))),
-            _ => None,
-        })
-        .collect();
     for id in ids {
-        let found = match fresh_learnings.get(id.as_str()) {
-            Some((rel, Some(bytes))) => LearningsDir::parse_at(rel, bytes)
-                .ok()
-                .map(|l| (rel.to_string(), l)),
-            Some((_, None)) => None,
-            None => find_learning(repo, tree, id)?,
-        };
-        let Some((rel, mut learning)) = found else {
+        let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
             continue;
         };
         let mine: Vec<&Event> = events
@@ -389,11 +331,7 @@ pub fn recompute(
         let derived = trust::derive(&learning, &mine, reviews.get(id), &policy.trust);
         trust::apply(&mut learning, derived);
         let bytes = learning.to_markdown().into_bytes();
-        let current = match fresh.get(&rel) {
-            Some(known) => known.clone(),
-            None => repo.blob_at(tree, &rel)?,
-        };
-        if current.as_deref() != Some(bytes.as_slice()) {
+        if repo.blob_at(tree, &rel)?.as_deref() != Some(bytes.as_slice()) {
             changes.push(Change::Upsert {
                 path: rel.clone(),
                 bytes,

@@ -40,12 +40,8 @@ pub struct Caught {
     pub rebuilt: bool,
 }
 
-fn db_err(action: &str) -> impl FnOnce(redb::Error) -> GitError + '_ {
-    move |e| fail(format!("events index: {action}"))(e)
-}
-
 fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + '_ {
-    move |e| db_err(action)(e.into())
+    move |e| fail(format!("events index: {action}"))(e.into())
 }
 
 impl EventStore {
@@ -53,9 +49,7 @@ impl EventStore {
     pub fn open(path: &Path) -> Result<Self> {
         let db = match Database::builder().create(path) {
             Ok(db) => db,
-            Err(redb::DatabaseError::DatabaseAlreadyOpen) => {
-                return Err(redb_err("open")(redb::DatabaseError::DatabaseAlreadyOpen));
-            }
+            Err(e @ redb::DatabaseError::DatabaseAlreadyOpen) => return Err(redb_err("open")(e)),
             // Unreadable: moved aside (never deleted) and started afresh, so
             // one bad file does not slow every later cycle.
             Err(e) => {
@@ -111,37 +105,29 @@ impl EventStore {
             return Ok(Caught::default());
         }
         if let Some(from) = from {
-            match self.catch_up(repo, from, target) {
+            match self.catch_up(repo, from, target, false) {
                 Ok(caught) => return Ok(caught),
                 Err(e) => tracing::debug!("events index: rebuilding ({e})"),
             }
         }
-        let files = match target {
-            Some(t) => event_files(repo, t)?,
-            None => BTreeMap::new(),
-        };
-        let mut added: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        for (path, id) in &files {
-            let text = blob_text(repo, *id)?;
-            for (learning, line) in lines_by_learning(&text) {
-                push_line(added.entry(learning).or_default(), path, line);
-            }
-        }
-        self.write(true, target, &added, &BTreeMap::new())?;
-        // A rebuild in one transaction leaves its copy-on-write pages free.
+        // A rebuild: everything from an empty tree, in one transaction,
+        // which leaves its copy-on-write pages free for `compact`.
+        let caught = self.catch_up(repo, None, target, true)?;
         self.db.compact().map_err(redb_err("compact"))?;
         Ok(Caught {
-            files: files.len(),
             rebuilt: true,
+            ..caught
         })
     }
 
-    /// Applies what changed between two `events/` trees, file by file.
+    /// Applies what changed between two `events/` trees, file by file
+    /// (`clear`: onto an emptied store).
     fn catch_up(
         &self,
         repo: &Repo,
         from: Option<ObjectId>,
         to: Option<ObjectId>,
+        clear: bool,
     ) -> Result<Caught> {
         // Every events file of both trees, compared by blob id: a few
         // hundred entries (agents × months) whatever the number of events,
@@ -188,7 +174,7 @@ impl EventStore {
                 }
             }
         }
-        self.write(false, to, &added, &removed)?;
+        self.write(clear, to, &added, &removed)?;
         Ok(Caught {
             files: changed.len(),
             rebuilt: false,
@@ -291,13 +277,6 @@ fn lines(text: &str) -> HashSet<&str> {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect()
-}
-
-/// `(learning, line)` for every line of a file that names a learning.
-fn lines_by_learning(text: &str) -> impl Iterator<Item = (String, &str)> {
-    lines(text)
-        .into_iter()
-        .filter_map(|line| learning_of(line).map(|id| (id, line)))
 }
 
 fn learning_of(line: &str) -> Option<String> {

@@ -9,7 +9,7 @@ use crate::merge::merge_file;
 use crate::paths::{self, RepoPath};
 use crate::repo::{Change, Identity, Repo, Result, Tree};
 use gix::ObjectId;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// One path that differs between the sides: blob ids at base, ours, theirs.
@@ -182,46 +182,33 @@ pub fn merge_head(
         None => None,
     };
 
+    // A fast-forward takes theirs as it is: what differs from ours.
     let mut diffs = Vec::new();
-    if fast_forward {
-        three_way(
-            repo,
-            Some(ours_tree),
-            Some(ours_tree),
-            Some(theirs_tree),
-            "",
-            &mut diffs,
-        )?;
+    let from = if fast_forward {
+        Some(ours_tree)
     } else {
-        three_way(
-            repo,
-            base_tree,
-            Some(ours_tree),
-            Some(theirs_tree),
-            "",
-            &mut diffs,
-        )?;
-    }
-    let mut affected: BTreeSet<String> = BTreeSet::new();
+        base_tree
+    };
+    three_way(
+        repo,
+        from,
+        Some(ours_tree),
+        Some(theirs_tree),
+        "",
+        &mut diffs,
+    )?;
     let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
         id.map(|id| repo.read_blob(id)).transpose()
     };
+    let mut affected: BTreeSet<String> = BTreeSet::new();
     if fast_forward {
-        // Theirs contains ours: taken as it is.
         for d in &diffs {
-            match paths::classify(&d.path) {
-                RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
-                    affected.insert(id.to_string());
-                }
-                RepoPath::Events { .. } => {
-                    let (o, t) = (read(d.ours)?, read(d.theirs)?);
-                    affected.extend(derive::ids_of_new_lines(
-                        &String::from_utf8_lossy(o.as_deref().unwrap_or_default()),
-                        &String::from_utf8_lossy(t.as_deref().unwrap_or_default()),
-                    ));
-                }
-                _ => {}
-            }
+            // Only an events file's lines are needed to know whom it is about.
+            let (o, t) = match paths::classify(&d.path) {
+                RepoPath::Events { .. } => (read(d.ours)?, read(d.theirs)?),
+                _ => (None, None),
+            };
+            note_affected(&d.path, o.as_deref(), t.as_deref(), &mut affected);
         }
         return Ok(Merged {
             head: Some(theirs),
@@ -244,18 +231,12 @@ pub fn merge_head(
         };
         let b = if needs_base { read(d.base)? } else { None };
         let result = merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref());
-        match paths::classify(&d.path) {
-            RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
-                affected.insert(id.to_string());
-            }
-            RepoPath::Events { .. } => {
-                affected.extend(derive::ids_of_new_lines(
-                    &String::from_utf8_lossy(o.as_deref().unwrap_or_default()),
-                    &String::from_utf8_lossy(result.result.as_deref().unwrap_or_default()),
-                ));
-            }
-            _ => {}
-        }
+        note_affected(
+            &d.path,
+            o.as_deref(),
+            result.result.as_deref(),
+            &mut affected,
+        );
         if result.result != o {
             // Theirs taken as it is: its blob is already in the store.
             let same_as_theirs = result.result == t;
@@ -311,6 +292,26 @@ pub fn merge_head(
     })
 }
 
+/// Adds the learnings a changed path is about: a learning's or review's
+/// own id, or the ids named by lines an events file gained.
+fn note_affected(
+    path: &str,
+    before: Option<&[u8]>,
+    after: Option<&[u8]>,
+    affected: &mut BTreeSet<String>,
+) {
+    match paths::classify(path) {
+        RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
+            affected.insert(id.to_string());
+        }
+        RepoPath::Events { .. } => affected.extend(derive::ids_of_new_lines(
+            &String::from_utf8_lossy(before.unwrap_or_default()),
+            &String::from_utf8_lossy(after.unwrap_or_default()),
+        )),
+        _ => {}
+    }
+}
+
 /// Step 4 after the merges: recomputes the derived state of `affected` in
 /// `head`'s tree and commits it on top (`None` when nothing changed).
 /// Trust changes are relative to `before`, the tree the cycle started from.
@@ -330,8 +331,7 @@ pub fn recompute_after(
     let tree = repo.commit_tree(head)?;
     index.ensure(repo, tree)?;
     lap.done("  bring the events index along");
-    let (changes, levels) =
-        derive::recompute(repo, tree, before, affected, index, hub, &HashMap::new())?;
+    let (changes, levels) = derive::recompute(repo, tree, before, affected, index, hub)?;
     lap.done("  recompute");
     if changes.is_empty() {
         return Ok((None, levels));

@@ -35,9 +35,6 @@ impl Lap {
     }
 }
 
-/// The events index kept between cycles, in the state dir (a cache).
-pub const EVENTS_INDEX: &str = "events.redb";
-
 /// What the user asked of this cycle.
 #[derive(Debug, Clone)]
 pub struct SyncOptions {
@@ -192,7 +189,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     // The events index is kept from the first cycle on, so the first
     // recompute of a large repository does not read every event.
     if let Some(head) = end {
-        derive::keep_events_index(&repo, &dir.state_dir().join(EVENTS_INDEX), head);
+        derive::keep_events_index(&repo, &dir, head);
         lap.done("events index");
     }
     // The cycle is complete: the next one asks for changes since the token

@@ -189,19 +189,12 @@ fn merge_all(
     if head == start {
         return Ok(());
     }
-    let mut index = EventIndex::kept_at(dir.state_dir().join(super::EVENTS_INDEX));
-    let (recomputed, levels) = merge::recompute_after(
-        repo,
-        head,
-        repo.commit_tree(start)?,
-        &affected,
-        &mut index,
-        hub,
-        &who,
-    )?;
+    let old_tree = repo.commit_tree(start)?;
+    let mut index = EventIndex::kept(dir);
+    let (recomputed, levels) =
+        merge::recompute_after(repo, head, old_tree, &affected, &mut index, hub, &who)?;
     head = recomputed.unwrap_or(head);
     lap.done("recompute the affected learnings");
-    let old_tree = repo.commit_tree(start)?;
     let new_tree = repo.commit_tree(head)?;
     let diffs = merge::diff_trees(repo, old_tree, new_tree)?;
     lap.done("diff the merged tree");
