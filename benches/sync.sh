@@ -107,6 +107,18 @@ fixture() {
     say "n=$n: adding $BRANCHES agent branches (+$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
     "$GEN" "${args[@]}" branches
     git -C "$d/hub.git" rev-parse refs/heads/agents/me >"$d/base"
+    (cd "$d/hub.git/objects/pack" && ls pack-*.pack) >"$d/hub-packs.txt"
+    echo "$key" >"$d/.key"
+    say "n=$n: fixture ready ($(du -sh "$d" | cut -f1))"
+}
+
+# The scripts each timed run uses, written afresh every run (cheap) so a
+# cached fixture gets the current ones.
+scripts() {
+    local n=$1 d="$WORK/n$1"
+    # The hub's packs as generated (a fixture cached before this list
+    # existed gets today's packs: none is ever dropped wrongly).
+    [ -f "$d/hub-packs.txt" ] || (cd "$d/hub.git/objects/pack" && ls pack-*.pack) >"$d/hub-packs.txt"
     # Pristine copies for each timed run: cp -a, then refresh the index's stat
     # data (cp changes inodes and ctimes; without this git and learnsync
     # would both re-hash every file).
@@ -117,6 +129,13 @@ rm -rf "\$1"
 cp -a "$d/clone" "\$1"
 git -C "\$1" update-index -q --refresh >/dev/null 2>&1 || true
 git -C "$d/hub.git" update-ref refs/heads/agents/me $(cat "$d/base")
+# Each timed push leaves a pack on the hub that nothing reaches once the ref
+# is reset: drop those not in the fixture's list (by name: git refreshes the
+# mtime of packs it reuses), so the hub stays the fixture and git's auto-gc
+# never starts repacking it in the background of a later timed run.
+for p in "$d/hub.git/objects/pack/"pack-*.pack; do
+    grep -qxF "\${p##*/}" "$d/hub-packs.txt" || rm -f "\${p%.pack}".*
+done
 EOF
     local merges=""
     for ((i = 0; i < BRANCHES; i++)); do merges="$merges hub/agents/a$i"; done
@@ -130,8 +149,6 @@ for b in $merges; do git merge -q --no-edit "\$b"; done
 if [ "\${2:-}" = push ]; then git push -q hub agents/me; fi
 EOF
     chmod +x "$d/prepare.sh" "$d/git-merge.sh"
-    echo "$key" >"$d/.key"
-    say "n=$n: fixture ready ($(du -sh "$d" | cut -f1))"
 }
 
 runs_for() { if [ "$1" -ge 100000 ]; then echo "$RUNS_LARGE"; else echo "$RUNS"; fi; }
@@ -233,7 +250,7 @@ bench_noop() {
 }
 
 ALL=$(printf '%s\n' $SIZES "$MAIN_N" "$NOOP_N" | sort -nu)
-for n in $ALL; do fixture "$n"; done
+for n in $ALL; do fixture "$n"; scripts "$n"; done
 for n in $ALL; do verify "$n"; done
 for n in $ALL; do bench_merge "$n"; bench_noop "$n"; done
 
