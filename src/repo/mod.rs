@@ -2,6 +2,7 @@
 //! trees and blobs, writing commits, moving refs; no domain rules here.
 
 mod remote;
+mod tree_write;
 mod worktree;
 
 pub use remote::{PushOutcome, check_git_binary, fetch_refspecs};
@@ -118,6 +119,8 @@ pub struct Tree {
     /// Entry indices sorted by name, for binary search (git's own order
     /// sorts a folder as if its name ended in `/`).
     by_name: Vec<u32>,
+    /// Every name is UTF-8, so `entries` can be written back as they are.
+    lossless: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -125,10 +128,37 @@ pub struct TreeEntry {
     pub name: String,
     pub is_tree: bool,
     pub is_blob: bool,
+    pub mode: gix::objs::tree::EntryMode,
     pub id: ObjectId,
 }
 
 impl Tree {
+    /// Decodes git's entries (name, mode, id), in git's order.
+    fn new<'a>(
+        git_entries: impl Iterator<Item = (&'a gix::bstr::BStr, gix::objs::tree::EntryMode, ObjectId)>,
+    ) -> Tree {
+        let mut lossless = true;
+        let entries: Vec<TreeEntry> = git_entries
+            .map(|(name, mode, id)| {
+                lossless &= name.to_str().is_ok();
+                TreeEntry {
+                    name: name.to_str_lossy().into_owned(),
+                    is_tree: mode.is_tree(),
+                    is_blob: mode.is_blob(),
+                    mode,
+                    id,
+                }
+            })
+            .collect();
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name.sort_by(|&a, &b| entries[a as usize].name.cmp(&entries[b as usize].name));
+        Tree {
+            entries,
+            by_name,
+            lossless,
+        }
+    }
+
     pub fn get(&self, name: &str) -> Option<&TreeEntry> {
         let at = self
             .by_name
@@ -304,19 +334,17 @@ impl Repo {
             .find_tree(id)
             .map_err(fail(format!("read tree {id}")))?;
         let decoded = t.decode().map_err(fail(format!("decode tree {id}")))?;
-        let entries: Vec<TreeEntry> = decoded
-            .entries
-            .iter()
-            .map(|e| TreeEntry {
-                name: e.filename.to_str_lossy().into_owned(),
-                is_tree: e.mode.is_tree(),
-                is_blob: e.mode.is_blob(),
-                id: e.oid.to_owned(),
-            })
-            .collect();
-        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
-        by_name.sort_by(|&a, &b| entries[a as usize].name.cmp(&entries[b as usize].name));
-        let tree = Rc::new(Tree { entries, by_name });
+        let tree = Rc::new(Tree::new(
+            decoded
+                .entries
+                .iter()
+                .map(|e| (e.filename, e.mode, e.oid.to_owned())),
+        ));
+        self.keep_tree(id, tree.clone());
+        Ok(tree)
+    }
+
+    fn keep_tree(&self, id: ObjectId, tree: Rc<Tree>) {
         let mut cache = self.trees.borrow_mut();
         if cache.entries + tree.entries.len() > TREE_CACHE_ENTRIES {
             // A merge walks new versions of the same folders: older ones are
@@ -325,8 +353,7 @@ impl Repo {
             cache.entries = 0;
         }
         cache.entries += tree.entries.len();
-        cache.by_id.insert(id, tree.clone());
-        Ok(tree)
+        cache.by_id.insert(id, tree);
     }
 
     /// The entry at a `/`-separated path in `tree`, if any.
@@ -409,35 +436,6 @@ impl Repo {
             .map_err(fail("write blob"))?;
         self.blobs.borrow_mut().keep(id, bytes);
         Ok(id)
-    }
-
-    /// Applies `changes` to `base` and writes the resulting tree.
-    pub fn write_tree(&self, base: ObjectId, changes: &[Change]) -> Result<ObjectId> {
-        let mut editor = self.git.edit_tree(base).map_err(fail("edit tree"))?;
-        for change in changes {
-            match change {
-                Change::Upsert { path, bytes } => {
-                    let id = self.write_blob(bytes)?;
-                    editor
-                        .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, id)
-                        .map_err(fail(format!("add {path} to tree")))?;
-                }
-                Change::Existing { path, id } => {
-                    editor
-                        .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, *id)
-                        .map_err(fail(format!("add {path} to tree")))?;
-                }
-                Change::Delete { path } => {
-                    editor
-                        .remove(path.as_str())
-                        .map_err(fail(format!("remove {path} from tree")))?;
-                }
-            }
-        }
-        editor
-            .write()
-            .map(|id| id.detach())
-            .map_err(fail("write tree"))
     }
 
     /// Writes a commit of `tree` with `parents` and moves HEAD's branch to

@@ -1,0 +1,476 @@
+//! Writing trees: a set of changes applied to a tree, folder by folder.
+//!
+//! The folders a change touches are read from the [`Repo`]'s decoded-tree
+//! cache, and the trees written go into it: a sync's merges write new
+//! versions of the same big folders one after another, and each merge reads
+//! the previous one's result. Going through gix's tree editor instead
+//! inflated and decoded every such folder twice more per merge (once to
+//! diff it, once to edit it).
+//!
+//! The result is the tree gix's editor writes for the same changes, in the
+//! same order (the property test below holds the two together): blobs are
+//! written as `100644`; an upsert through a path holding a file turns it
+//! into a folder; a deletion through a missing or non-folder path does
+//! nothing; a folder left empty goes; other entries keep their modes.
+
+use super::{Change, Repo, Result, Tree, fail};
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use gix::objs::tree::{Entry, EntryKind};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// The changes under one folder, by entry name.
+#[derive(Default)]
+struct Folder {
+    edits: BTreeMap<String, Edit>,
+    /// Start from nothing rather than the folder's current entries: an
+    /// earlier change in the list replaced or removed it.
+    fresh: bool,
+    /// An upsert went through this folder: it exists afterwards even where
+    /// a file stood (a deletion alone never turns a file into a folder).
+    upserted: bool,
+}
+
+enum Edit {
+    /// The entry becomes this blob, or goes (`None`).
+    Set(Option<ObjectId>),
+    /// Changes inside the folder of this name.
+    Into(Folder),
+}
+
+impl Folder {
+    /// Records a change at `path` (no component empty).
+    fn apply(&mut self, path: &str, blob: Option<ObjectId>) {
+        let Some((name, rest)) = path.split_once('/') else {
+            self.edits.insert(path.to_string(), Edit::Set(blob));
+            return;
+        };
+        let edit = match self.edits.get_mut(name) {
+            Some(edit) => edit,
+            None => self
+                .edits
+                .entry(name.to_string())
+                .or_insert_with(|| Edit::Into(Folder::default())),
+        };
+        if let Edit::Set(_) = edit {
+            if blob.is_none() {
+                // Deleting under a file, or under something already gone.
+                return;
+            }
+            *edit = Edit::Into(Folder {
+                fresh: true,
+                ..Folder::default()
+            });
+        }
+        let Edit::Into(folder) = edit else {
+            unreachable!("made a folder above")
+        };
+        folder.upserted |= blob.is_some();
+        folder.apply(rest, blob)
+    }
+}
+
+impl Repo {
+    /// Applies `changes` to `base`, in order, and writes the resulting tree.
+    pub fn write_tree(&self, base: ObjectId, changes: &[Change]) -> Result<ObjectId> {
+        let mut root = Folder::default();
+        for change in changes {
+            if change.path().split('/').any(str::is_empty) {
+                return Err(fail(format!("write tree: {:?}", change.path()))(
+                    "a path has an empty component",
+                ));
+            }
+            let blob = match change {
+                Change::Upsert { bytes, .. } => Some(self.write_blob(bytes)?),
+                Change::Existing { id, .. } => Some(*id),
+                Change::Delete { .. } => None,
+            };
+            root.apply(change.path(), blob);
+        }
+        match self.write_folder(Some(base), &root)? {
+            Some(id) => Ok(id),
+            None => self.write_entries(Vec::new()),
+        }
+    }
+
+    /// Writes `base` with `folder`'s changes; `None` when nothing is left.
+    fn write_folder(&self, base: Option<ObjectId>, folder: &Folder) -> Result<Option<ObjectId>> {
+        let mut entries = match base {
+            Some(id) if !folder.fresh => self.entries_of(id)?,
+            _ => Vec::new(),
+        };
+        let mut at: HashMap<BString, usize> = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                folder
+                    .edits
+                    .contains_key(e.filename.to_str_lossy().as_ref())
+            })
+            .map(|(i, e)| (e.filename.clone(), i))
+            .collect();
+        let mut gone = vec![false; entries.len()];
+        for (name, edit) in &folder.edits {
+            let key = BString::from(name.as_str());
+            let current = at.get(&key).copied();
+            let new = match edit {
+                Edit::Set(blob) => blob.map(|id| (EntryKind::Blob, id)),
+                Edit::Into(inner) => {
+                    let existing = current
+                        .map(|i| &entries[i])
+                        .filter(|e| e.mode.is_tree())
+                        .map(|e| e.oid);
+                    if existing.is_none() && !inner.upserted {
+                        continue;
+                    }
+                    self.write_folder(existing, inner)?
+                        .map(|id| (EntryKind::Tree, id))
+                }
+            };
+            match (current, new) {
+                (Some(i), Some((kind, id))) => {
+                    entries[i].mode = kind.into();
+                    entries[i].oid = id;
+                }
+                (Some(i), None) => gone[i] = true,
+                (None, Some((kind, id))) => {
+                    at.insert(key.clone(), entries.len());
+                    gone.push(false);
+                    entries.push(Entry {
+                        mode: kind.into(),
+                        filename: key,
+                        oid: id,
+                    });
+                }
+                (None, None) => {}
+            }
+        }
+        let mut kept: Vec<Entry> = entries
+            .into_iter()
+            .zip(gone)
+            .filter_map(|(e, gone)| (!gone).then_some(e))
+            .collect();
+        if kept.is_empty() {
+            return Ok(None);
+        }
+        // Git's order (a folder sorts as if its name ended in `/`); a new
+        // entry or a file turned folder can be out of place.
+        kept.sort();
+        self.write_entries(kept).map(Some)
+    }
+
+    /// The entries of tree `id`, as written: from the decoded-tree cache
+    /// unless a name is not UTF-8 (the cache holds it lossily).
+    fn entries_of(&self, id: ObjectId) -> Result<Vec<Entry>> {
+        let tree = self.tree(id)?;
+        if tree.lossless {
+            return Ok(tree
+                .entries
+                .iter()
+                .map(|e| Entry {
+                    mode: e.mode,
+                    filename: e.name.as_str().into(),
+                    oid: e.id,
+                })
+                .collect());
+        }
+        let raw = self
+            .git
+            .find_tree(id)
+            .map_err(fail(format!("read tree {id}")))?;
+        let decoded = raw.decode().map_err(fail(format!("decode tree {id}")))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| e.to_owned().into())
+            .collect())
+    }
+
+    /// Writes a tree of `entries` (in git's order) and keeps it decoded.
+    fn write_entries(&self, entries: Vec<Entry>) -> Result<ObjectId> {
+        let tree = gix::objs::Tree { entries };
+        let id = self
+            .git
+            .write_object(&tree)
+            .map(|id| id.detach())
+            .map_err(fail("write tree"))?;
+        let decoded = Tree::new(
+            tree.entries
+                .iter()
+                .map(|e| (e.filename.as_bstr(), e.mode, e.oid)),
+        );
+        self.keep_tree(id, Rc::new(decoded));
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Names whose git order differs from byte order (`a-`, `a.b` and a
+    /// folder `a` sort `a-` < `a.b` < `a/`), at up to three levels.
+    const NAMES: [&str; 5] = ["a", "a-", "a.b", "b", "c"];
+
+    fn path() -> impl Strategy<Value = String> {
+        proptest::collection::vec(0..NAMES.len(), 1..4).prop_map(|parts| {
+            parts
+                .iter()
+                .map(|&i| NAMES[i])
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Upsert(String, u8),
+        Existing(String, u8),
+        Delete(String),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (path(), any::<u8>()).prop_map(|(p, b)| Op::Upsert(p, b)),
+            (path(), any::<u8>()).prop_map(|(p, b)| Op::Existing(p, b)),
+            path().prop_map(Op::Delete),
+        ]
+    }
+
+    /// The same changes through gix's tree editor: the reference.
+    fn with_gix_editor(repo: &Repo, base: ObjectId, changes: &[Change]) -> ObjectId {
+        let mut editor = repo.git.edit_tree(base).expect("editor");
+        for change in changes {
+            match change {
+                Change::Upsert { path, bytes } => {
+                    let id = repo.git.write_blob(bytes).expect("blob").detach();
+                    editor
+                        .upsert(path.as_str(), EntryKind::Blob, id)
+                        .expect("upsert");
+                }
+                Change::Existing { path, id } => {
+                    editor
+                        .upsert(path.as_str(), EntryKind::Blob, *id)
+                        .expect("upsert");
+                }
+                Change::Delete { path } => {
+                    editor.remove(path.as_str()).expect("remove");
+                }
+            }
+        }
+        editor.write().expect("write").detach()
+    }
+
+    fn path_of(op: &Op) -> &str {
+        match op {
+            Op::Upsert(p, _) | Op::Existing(p, _) | Op::Delete(p) => p,
+        }
+    }
+
+    /// `ops` without those whose path lies inside another's (or holds
+    /// another), as every change list a sync writes is: there gix's editor
+    /// keeps a replaced folder's earlier edits, which is not a rule to copy
+    /// (`a_folder_replaced_then_written_into_starts_empty` pins ours).
+    fn prefix_free(ops: Vec<Op>) -> Vec<Op> {
+        let inside = |a: &str, b: &str| {
+            a.len() > b.len() && a.starts_with(b) && a.as_bytes()[b.len()] == b'/'
+        };
+        let mut kept: Vec<Op> = Vec::new();
+        for op in ops {
+            let p = path_of(&op);
+            if kept
+                .iter()
+                .all(|k| !inside(p, path_of(k)) && !inside(path_of(k), p))
+            {
+                kept.push(op);
+            }
+        }
+        kept
+    }
+
+    fn changes(repo: &Repo, ops: &[Op]) -> Vec<Change> {
+        ops.iter()
+            .map(|op| match op {
+                Op::Upsert(path, b) => Change::Upsert {
+                    path: path.clone(),
+                    bytes: vec![*b; 3],
+                },
+                Op::Existing(path, b) => Change::Existing {
+                    path: path.clone(),
+                    id: repo.git.write_blob([*b, b'x']).expect("blob").detach(),
+                },
+                Op::Delete(path) => Change::Delete { path: path.clone() },
+            })
+            .collect()
+    }
+
+    fn repo() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repo::init(dir.path(), "agents/t").expect("init");
+        (dir, repo)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever the base and the changes, the tree is byte for byte the
+        /// one gix's editor writes, and the cached decode of it matches a
+        /// fresh decode (a later merge reads it from the cache).
+        #[test]
+        fn writes_what_the_gix_editor_writes(
+            base_ops in proptest::collection::vec(op(), 0..12),
+            executable in proptest::option::of(path()),
+            ops in proptest::collection::vec(op(), 1..12),
+        ) {
+            let (_dir, repo) = repo();
+            let empty = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+            let mut base = with_gix_editor(&repo, empty, &changes(&repo, &base_ops));
+            if let Some(path) = executable {
+                // An entry whose mode a blob upsert would not give it.
+                let id = repo.git.write_blob(b"#!/bin/sh\n").expect("blob").detach();
+                let mut editor = repo.git.edit_tree(base).expect("editor");
+                editor.upsert(path.as_str(), EntryKind::BlobExecutable, id).expect("upsert");
+                base = editor.write().expect("write").detach();
+            }
+            let changes = changes(&repo, &prefix_free(ops));
+            let want = with_gix_editor(&repo, base, &changes);
+            // Read the base through the cache first, as a merge would.
+            repo.tree(base).expect("base");
+            let got = repo.write_tree(base, &changes).expect("write_tree");
+            prop_assert_eq!(got, want);
+
+            let fresh = Repo::open(_dir.path()).expect("reopen");
+            let walk = |r: &Repo| -> Vec<(String, String, bool, bool)> {
+                let mut out = Vec::new();
+                let mut todo = vec![(String::new(), got)];
+                while let Some((prefix, id)) = todo.pop() {
+                    for e in &r.tree(id).expect("tree").entries {
+                        let p = format!("{prefix}/{}", e.name);
+                        out.push((p.clone(), format!("{:?}{}", e.mode, e.id), e.is_tree, e.is_blob));
+                        if e.is_tree {
+                            todo.push((p, e.id));
+                        }
+                    }
+                }
+                out
+            };
+            prop_assert_eq!(walk(&repo), walk(&fresh));
+        }
+    }
+
+    #[test]
+    fn a_folder_replaced_then_written_into_starts_empty() {
+        let (_dir, repo) = repo();
+        let empty = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let up = |path: &str| Change::Upsert {
+            path: path.into(),
+            bytes: path.as_bytes().to_vec(),
+        };
+        let base = repo
+            .write_tree(empty, &[up("a/old"), up("b")])
+            .expect("base");
+        let names = |tree: ObjectId| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut todo = vec![(String::new(), tree)];
+            while let Some((prefix, id)) = todo.pop() {
+                for e in &repo.tree(id).expect("tree").entries {
+                    let p = format!("{prefix}{}", e.name);
+                    if e.is_tree {
+                        todo.push((format!("{p}/"), e.id));
+                    } else {
+                        out.push(p);
+                    }
+                }
+            }
+            out.sort();
+            out
+        };
+        let replaced = repo
+            .write_tree(base, &[up("a/mid"), up("a"), up("a/new")])
+            .expect("replace");
+        assert_eq!(names(replaced), ["a/new", "b"]);
+        let deleted = repo
+            .write_tree(base, &[Change::Delete { path: "a".into() }, up("a/new")])
+            .expect("delete");
+        assert_eq!(names(deleted), ["a/new", "b"]);
+        // Deleting under a file, or under nothing, changes nothing.
+        let untouched = repo
+            .write_tree(
+                base,
+                &[
+                    Change::Delete { path: "b/x".into() },
+                    Change::Delete { path: "c/x".into() },
+                ],
+            )
+            .expect("no-op");
+        assert_eq!(untouched, base);
+        // A folder emptied goes; an emptied root is the empty tree.
+        let gone = repo
+            .write_tree(
+                base,
+                &[Change::Delete {
+                    path: "a/old".into(),
+                }],
+            )
+            .expect("emptied");
+        assert_eq!(names(gone), ["b"]);
+        let nothing = repo
+            .write_tree(gone, &[Change::Delete { path: "b".into() }])
+            .expect("empty root");
+        assert_eq!(nothing, empty);
+    }
+
+    #[test]
+    fn a_name_that_is_not_utf8_is_written_back_as_it_was() {
+        let (_dir, repo) = repo();
+        let blob = repo.git.write_blob(b"x").expect("blob").detach();
+        let odd = gix::objs::Tree {
+            entries: vec![Entry {
+                mode: EntryKind::Blob.into(),
+                filename: BString::from(&b"caf\xe9.md"[..]),
+                oid: blob,
+            }],
+        };
+        let base = repo.git.write_object(&odd).expect("tree").detach();
+        let tree = repo
+            .write_tree(
+                base,
+                &[Change::Upsert {
+                    path: "new.md".into(),
+                    bytes: b"y".to_vec(),
+                }],
+            )
+            .expect("write_tree");
+        let names: Vec<BString> = repo
+            .git
+            .find_tree(tree)
+            .expect("tree")
+            .decode()
+            .expect("decode")
+            .entries
+            .iter()
+            .map(|e| e.filename.to_owned())
+            .collect();
+        assert_eq!(
+            names,
+            vec![BString::from(&b"caf\xe9.md"[..]), BString::from("new.md")]
+        );
+    }
+
+    #[test]
+    fn an_empty_path_component_is_an_error_naming_the_path() {
+        let (_dir, repo) = repo();
+        let empty = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let err = repo
+            .write_tree(
+                empty,
+                &[Change::Delete {
+                    path: "a//b".into(),
+                }],
+            )
+            .expect_err("empty component");
+        assert!(err.to_string().contains("a//b"), "{err}");
+    }
+}
