@@ -711,3 +711,101 @@ fn merges_are_recomputed_once_on_top_and_the_events_index_is_only_a_cache() {
     assert_eq!(on_a["quality"], on_b["quality"]);
     assert_eq!(on_a["quality"]["applied_count"], 5);
 }
+
+/// Runs git in `m`'s dir with `input` on stdin; its trimmed stdout.
+fn git_with_input(m: &Machine, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut c = Command::new("git");
+    c.current_dir(&m.dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    common::scrub(&mut c, &m.home);
+    let mut child = c.spawn().expect("spawn git");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write to git");
+    let out = child.wait_with_output().expect("git");
+    assert!(out.status.success(), "git {args:?} failed");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_peer_tree_holding_dot_git_or_dot_dot_never_reaches_our_tree_or_disk() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, honest, evil) = pair(tmp.path(), "claude", "mallory");
+    add(&evil, "first");
+    evil.ok(&["sync"]);
+    honest.ok(&["sync"]);
+    evil.ok(&["sync"]);
+    // The next head of mallory contains honest's: merging it would be a
+    // fast-forward. On top of a real learning, plain git adds `.git/config`
+    // (a command for git to run) and an entry named `..`.
+    let id = add(&evil, "looks useful");
+    evil.ok(&["sync", "--no-push"]);
+    let payload = "[core]\n\tfsmonitor = \"touch pwned\"\n";
+    let hash = git_with_input(&evil, &["hash-object", "-w", "--stdin"], payload);
+    let mktree = |listing: &str| git_with_input(&evil, &["mktree"], listing);
+    let dot_git = mktree(&format!("100644 blob {hash}\tconfig\n"));
+    let root = evil.git(&["ls-tree", "HEAD"])
+        + &format!("040000 tree {dot_git}\t.git\n100644 blob {hash}\t..\n");
+    let tree = mktree(&root);
+    let commit = evil
+        .git(&[
+            "-c",
+            "user.name=m",
+            "-c",
+            "user.email=m@x",
+            "commit-tree",
+            &tree,
+            "-p",
+            "HEAD",
+            "-m",
+            "nothing to see",
+        ])
+        .trim()
+        .to_string();
+    evil.git(&[
+        "push",
+        "-q",
+        "hub",
+        &format!("{commit}:refs/heads/agents/mallory"),
+    ]);
+
+    let config_before = std::fs::read(honest.dir.join(".git/config")).expect("config");
+    let out = honest.run(&["sync"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "sync failed: {stderr}");
+    assert!(
+        stderr.contains("\".git\"") && stderr.contains("\"..\""),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(honest.dir.join(".git/config")).expect("config"),
+        config_before,
+        "a peer's tree rewrote our git config"
+    );
+    assert!(!honest.dir.join("pwned").exists());
+    // The learning came through; the refused entries did not, and HEAD is a
+    // merge of mallory's head, not mallory's head itself.
+    assert!(ids(&honest).contains(&id));
+    let listing = honest.git(&["ls-tree", "--name-only", "HEAD"]);
+    assert!(
+        !listing.lines().any(|l| l == ".git" || l == ".."),
+        "{listing}"
+    );
+    assert_ne!(honest.git(&["rev-parse", "HEAD"]).trim(), commit);
+    let merged = honest.git(&["log", "--merges", "--format=%P"]);
+    assert!(
+        merged.lines().any(|parents| parents.contains(&commit)),
+        "mallory's head is not merged: {merged}"
+    );
+    assert_eq!(
+        honest.git(&["status", "--porcelain", "--untracked-files=all"]),
+        ""
+    );
+}

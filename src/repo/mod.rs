@@ -34,6 +34,21 @@ pub(crate) fn fail<E: std::fmt::Display>(action: impl Into<String>) -> impl FnOn
     }
 }
 
+/// Whether `name` may be a tree entry that becomes a file or folder in a
+/// work tree: git's own rule for checkouts (not empty, no `/`, not `.` or
+/// `..`, no `.git` in any spelling NTFS or HFS+ would treat as `.git`). A
+/// peer's tree can hold any name; one that fails this never reaches our
+/// trees or our disk.
+pub fn safe_name(name: &str) -> bool {
+    let options = gix::validate::path::component::Options {
+        // Windows device names (`aux`, `con`) are valid agent names here.
+        protect_windows: false,
+        protect_hfs: true,
+        protect_ntfs: true,
+    };
+    gix::validate::path::component(name.into(), None, options).is_ok()
+}
+
 /// One change to a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -346,6 +361,9 @@ impl Repo {
 
     fn keep_tree(&self, id: ObjectId, tree: Rc<Tree>) {
         let mut cache = self.trees.borrow_mut();
+        if cache.by_id.contains_key(&id) {
+            return;
+        }
         if cache.entries + tree.entries.len() > TREE_CACHE_ENTRIES {
             // A merge walks new versions of the same folders: older ones are
             // rarely asked again, so starting over costs a re-decode or two.

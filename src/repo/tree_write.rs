@@ -16,7 +16,9 @@
 use super::{Change, Repo, Result, Tree, fail};
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
-use gix::objs::tree::{Entry, EntryKind};
+use gix::objs::WriteTo;
+use gix::objs::tree::{Entry, EntryKind, EntryMode};
+use gix::prelude::Write;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -40,7 +42,7 @@ enum Edit {
 }
 
 impl Folder {
-    /// Records a change at `path` (no component empty).
+    /// Records a change at `path` (every component a [`super::safe_name`]).
     fn apply(&mut self, path: &str, blob: Option<ObjectId>) {
         let Some((name, rest)) = path.split_once('/') else {
             self.edits.insert(path.to_string(), Edit::Set(blob));
@@ -76,9 +78,9 @@ impl Repo {
     pub fn write_tree(&self, base: ObjectId, changes: &[Change]) -> Result<ObjectId> {
         let mut root = Folder::default();
         for change in changes {
-            if change.path().split('/').any(str::is_empty) {
+            if !change.path().split('/').all(super::safe_name) {
                 return Err(fail(format!("write tree: {:?}", change.path()))(
-                    "a path has an empty component",
+                    "not a path git would check out (an empty, `.`, `..` or `.git` component)",
                 ));
             }
             let blob = match change {
@@ -115,30 +117,33 @@ impl Repo {
             let key = BString::from(name.as_str());
             let current = at.get(&key).copied();
             let new = match edit {
-                Edit::Set(blob) => blob.map(|id| (EntryKind::Blob, id)),
+                Edit::Set(blob) => blob.map(|id| (EntryMode::from(EntryKind::Blob), id)),
                 Edit::Into(inner) => {
                     let existing = current
                         .map(|i| &entries[i])
                         .filter(|e| e.mode.is_tree())
-                        .map(|e| e.oid);
+                        .map(|e| (e.mode, e.oid));
                     if existing.is_none() && !inner.upserted {
                         continue;
                     }
-                    self.write_folder(existing, inner)?
-                        .map(|id| (EntryKind::Tree, id))
+                    // A folder written through keeps its mode as spelled
+                    // (`040000` stays), as gix's editor does.
+                    let mode = existing.map_or(EntryKind::Tree.into(), |(mode, _)| mode);
+                    self.write_folder(existing.map(|(_, id)| id), inner)?
+                        .map(|id| (mode, id))
                 }
             };
             match (current, new) {
-                (Some(i), Some((kind, id))) => {
-                    entries[i].mode = kind.into();
+                (Some(i), Some((mode, id))) => {
+                    entries[i].mode = mode;
                     entries[i].oid = id;
                 }
                 (Some(i), None) => gone[i] = true,
-                (None, Some((kind, id))) => {
+                (None, Some((mode, id))) => {
                     at.insert(key.clone(), entries.len());
                     gone.push(false);
                     entries.push(Entry {
-                        mode: kind.into(),
+                        mode,
                         filename: key,
                         oid: id,
                     });
@@ -187,20 +192,31 @@ impl Repo {
             .collect())
     }
 
-    /// Writes a tree of `entries` (in git's order) and keeps it decoded.
+    /// Writes a tree of `entries` (in git's order) and keeps it decoded,
+    /// decoded from the bytes written, so the cache holds exactly what a
+    /// later read of the object would give (a peer's odd mode included).
     fn write_entries(&self, entries: Vec<Entry>) -> Result<ObjectId> {
-        let tree = gix::objs::Tree { entries };
+        let mut bytes = Vec::new();
+        gix::objs::Tree { entries }
+            .write_to(&mut bytes)
+            .map_err(fail("serialise tree"))?;
+        // Straight to the object store: `Repository::write_object` hashes
+        // twice (once to skip an existing object), and SHA-1 with collision
+        // detection is the dearest part of writing a 0.9 MB folder.
         let id = self
             .git
-            .write_object(&tree)
-            .map(|id| id.detach())
+            .objects
+            .write_buf(gix::object::Kind::Tree, &bytes)
             .map_err(fail("write tree"))?;
-        let decoded = Tree::new(
-            tree.entries
+        let decoded = gix::objs::TreeRef::from_bytes(&bytes)
+            .map_err(fail(format!("decode tree {id} just written")))?;
+        let tree = Tree::new(
+            decoded
+                .entries
                 .iter()
-                .map(|e| (e.filename.as_bstr(), e.mode, e.oid)),
+                .map(|e| (e.filename, e.mode, e.oid.to_owned())),
         );
-        self.keep_tree(id, Rc::new(decoded));
+        self.keep_tree(id, Rc::new(tree));
         Ok(id)
     }
 }

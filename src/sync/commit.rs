@@ -353,6 +353,7 @@ pub fn commit_local(
             changes.push(Change::Delete { path: rel.clone() });
         }
     }
+    deletions_first(&mut changes);
 
     if changes.is_empty() {
         // Nothing new for git, but the work tree may need the normalised bytes.
@@ -427,6 +428,7 @@ pub fn commit_as_is(
             .iter()
             .map(|path| Change::Delete { path: path.clone() }),
     );
+    deletions_first(&mut changes);
     if changes.is_empty() {
         return Ok((None, redacted));
     }
@@ -435,6 +437,13 @@ pub fn commit_as_is(
     let commit = repo.commit(tree, &parents, message, &config.identity())?;
     finish_worktree(repo, tree, &pending)?;
     Ok((Some(commit), redacted))
+}
+
+/// Puts deletions before upserts (keeping each group's order): a file
+/// replaced by a folder of the same name (`a` → `a/x`) must lose `a` before
+/// `a/x` goes in, or the deletion takes the new folder with it.
+fn deletions_first(changes: &mut [Change]) {
+    changes.sort_by_key(|c| !matches!(c, Change::Delete { .. }));
 }
 
 /// Writes pending bytes that differ from the work tree, then the index.

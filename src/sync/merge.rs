@@ -7,7 +7,7 @@ use super::LevelChange;
 use super::derive::{self, EventIndex};
 use crate::merge::merge_file;
 use crate::paths::{self, RepoPath};
-use crate::repo::{Change, Identity, Repo, Result, Tree};
+use crate::repo::{Change, Identity, Repo, Result, Tree, safe_name};
 use gix::ObjectId;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -88,9 +88,19 @@ fn git_order(x: &crate::repo::TreeEntry, y: &crate::repo::TreeEntry) -> std::cmp
 /// Every file whose blob differs between two trees (`ours` = `from`,
 /// `theirs` = `to`).
 pub fn diff_trees(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<Diff>> {
-    let mut diffs = Vec::new();
-    three_way(repo, Some(from), Some(from), Some(to), "", &mut diffs)?;
-    Ok(diffs)
+    let mut walk = Walk::default();
+    three_way(repo, Some(from), Some(from), Some(to), "", &mut walk)?;
+    Ok(walk.diffs)
+}
+
+/// What a walk of trees found.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub diffs: Vec<Diff>,
+    /// Entries left out because their name is not [`safe_name`]: a peer's
+    /// tree can hold `.git/config` or `..`; such a path is never merged
+    /// into our tree nor written to disk.
+    pub refused: Vec<String>,
 }
 
 /// Every path whose blob differs between two commits.
@@ -107,7 +117,7 @@ pub fn three_way(
     ours: Option<ObjectId>,
     theirs: Option<ObjectId>,
     prefix: &str,
-    out: &mut Vec<Diff>,
+    out: &mut Walk,
 ) -> Result<()> {
     if ours == theirs || base == theirs {
         return Ok(());
@@ -126,6 +136,10 @@ pub fn three_way(
         } else {
             format!("{prefix}/{name}")
         };
+        if !safe_name(name) {
+            out.refused.push(path);
+            continue;
+        }
         let present = [be, oe, te];
         let all_trees = present.iter().flatten().all(|(is_tree, _)| *is_tree);
         let all_blobs = present.iter().flatten().all(|(is_tree, _)| !*is_tree);
@@ -133,7 +147,7 @@ pub fn three_way(
         if all_trees {
             three_way(repo, id(be), id(oe), id(te), &path, out)?;
         } else if all_blobs {
-            out.push(Diff {
+            out.diffs.push(Diff {
                 path,
                 base: id(be),
                 ours: id(oe),
@@ -176,27 +190,30 @@ pub fn merge_head(
     }
     let ours_tree = repo.commit_tree(ours)?;
     let theirs_tree = repo.commit_tree(theirs)?;
-    let fast_forward = base == Some(ours);
     let base_tree = match base {
         Some(b) => Some(repo.commit_tree(b)?),
         None => None,
     };
 
-    // A fast-forward takes theirs as it is: what differs from ours.
-    let mut diffs = Vec::new();
-    let from = if fast_forward {
-        Some(ours_tree)
-    } else {
-        base_tree
-    };
+    // When theirs contains ours (a fast-forward), base is ours.
+    let mut walk = Walk::default();
     three_way(
         repo,
-        from,
+        base_tree,
         Some(ours_tree),
         Some(theirs_tree),
         "",
-        &mut diffs,
+        &mut walk,
     )?;
+    for path in &walk.refused {
+        tracing::warn!(
+            "{label}: left out {path:?}: not a path git would check out (`.git`, `.`, `..` or empty)"
+        );
+    }
+    // A head holding such a path is merged, never taken as it is: our
+    // tree must not point at what it refused.
+    let fast_forward = base == Some(ours) && walk.refused.is_empty();
+    let diffs = walk.diffs;
     let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
         id.map(|id| repo.read_blob(id)).transpose()
     };
