@@ -322,6 +322,23 @@ mod tests {
             .collect()
     }
 
+    /// Every entry under `tree`, with its `/`-separated path, through the
+    /// decoded-tree cache of `repo`.
+    fn walk(repo: &Repo, tree: ObjectId) -> Vec<(String, crate::repo::TreeEntry)> {
+        let mut out = Vec::new();
+        let mut todo = vec![(String::new(), tree)];
+        while let Some((prefix, id)) = todo.pop() {
+            for e in &repo.tree(id).expect("tree").entries {
+                let path = format!("{prefix}{}", e.name);
+                if e.is_tree {
+                    todo.push((format!("{path}/"), e.id));
+                }
+                out.push((path, e.clone()));
+            }
+        }
+        out
+    }
+
     fn repo() -> (tempfile::TempDir, Repo) {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = Repo::init(dir.path(), "agents/t").expect("init");
@@ -358,21 +375,13 @@ mod tests {
             prop_assert_eq!(got, want);
 
             let fresh = Repo::open(_dir.path()).expect("reopen");
-            let walk = |r: &Repo| -> Vec<(String, String, bool, bool)> {
-                let mut out = Vec::new();
-                let mut todo = vec![(String::new(), got)];
-                while let Some((prefix, id)) = todo.pop() {
-                    for e in &r.tree(id).expect("tree").entries {
-                        let p = format!("{prefix}/{}", e.name);
-                        out.push((p.clone(), format!("{:?}{}", e.mode, e.id), e.is_tree, e.is_blob));
-                        if e.is_tree {
-                            todo.push((p, e.id));
-                        }
-                    }
-                }
-                out
+            let seen = |r: &Repo| -> Vec<(String, String, bool, bool)> {
+                walk(r, got)
+                    .into_iter()
+                    .map(|(p, e)| (p, format!("{:?}{}", e.mode, e.id), e.is_tree, e.is_blob))
+                    .collect()
             };
-            prop_assert_eq!(walk(&repo), walk(&fresh));
+            prop_assert_eq!(seen(&repo), seen(&fresh));
         }
     }
 
@@ -388,20 +397,13 @@ mod tests {
             .write_tree(empty, &[up("a/old"), up("b")])
             .expect("base");
         let names = |tree: ObjectId| -> Vec<String> {
-            let mut out = Vec::new();
-            let mut todo = vec![(String::new(), tree)];
-            while let Some((prefix, id)) = todo.pop() {
-                for e in &repo.tree(id).expect("tree").entries {
-                    let p = format!("{prefix}{}", e.name);
-                    if e.is_tree {
-                        todo.push((format!("{p}/"), e.id));
-                    } else {
-                        out.push(p);
-                    }
-                }
-            }
-            out.sort();
-            out
+            let mut files: Vec<String> = walk(&repo, tree)
+                .into_iter()
+                .filter(|(_, e)| !e.is_tree)
+                .map(|(p, _)| p)
+                .collect();
+            files.sort();
+            files
         };
         let replaced = repo
             .write_tree(base, &[up("a/mid"), up("a"), up("a/new")])
