@@ -362,3 +362,43 @@ fn an_interrupted_cycle_is_finished_by_the_next_one() {
     assert_clean_and_sound(&s.dir(), &s.home());
     assert_eq!(json(&s.ok(&["list", "--json"]))[0]["id"], id.as_str());
 }
+
+#[test]
+fn free_text_that_starts_with_a_dash_is_accepted_by_every_text_option() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let body = "---\nid: learning-x\n- a markdown list item\n";
+    let id = s
+        .ok(&[
+            "add",
+            "--title",
+            "-x is not a flag here",
+            "--correction",
+            "- run `hash -r` after installing",
+            "--command",
+            "-bash -c foo",
+            "--error",
+            "-bash: foo: command not found",
+            "--keyword",
+            "-shell",
+            "--body",
+            body,
+        ])
+        .trim()
+        .to_string();
+    let shown = json(&s.ok(&["show", &id, "--json"]));
+    assert_eq!(shown["title"], "-x is not a flag here");
+    assert_eq!(shown["correction"], "- run `hash -r` after installing");
+    assert_eq!(shown["original_command"], "-bash -c foo");
+    assert_eq!(shown["error_context"], "-bash: foo: command not found");
+    assert_eq!(shown["keywords"][0], "-shell");
+    assert_eq!(shown["body"], body);
+    // The same values survive a sync into a committed file that parses back.
+    s.ok(&["sync"]);
+    let shown = json(&s.ok(&["show", &id, "--json"]));
+    assert_eq!(shown["body"], body);
+    assert_eq!(shown["in_inbox"], false);
+    // `--opt=value` works too, as in git.
+    let out = s.ok(&["add", "--title=-t", "--correction=-c"]);
+    assert!(out.trim().starts_with("learning-"), "{out}");
+}

@@ -11,7 +11,7 @@ use learnsync::config::{Config, Env, Flags};
 use learnsync::event::{Event, Outcome};
 use learnsync::learning::{Learning, TrustLevel};
 use learnsync::store::LearningsDir;
-use learnsync::sync::{SyncOptions, run};
+use learnsync::sync::{SyncError, SyncOptions, run};
 use learnsync::timestamp::Timestamp;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -52,15 +52,19 @@ impl Clone {
         Config::load(&flags, &env).expect("config")
     }
     fn sync(&self) {
+        if let Err(e) = self.try_sync() {
+            panic!("sync of {} failed: {e}", self.dir.display());
+        }
+    }
+    /// One cycle; a concurrent caller may see the lock busy, nothing else.
+    fn try_sync(&self) -> Result<(), SyncError> {
         let options = SyncOptions {
             fetch: true,
             push: true,
             wait: Duration::from_secs(60),
             watcher: None,
         };
-        if let Err(e) = run(&self.config(), &options) {
-            panic!("sync of {} failed: {e}", self.dir.display());
-        }
+        run(&self.config(), &options).map(|_| ())
     }
     fn learning_files(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
@@ -240,10 +244,17 @@ fn schedule(seed: u64) {
                 // Two clones syncing at the same time.
                 let (x, y) = (rng.below(n), rng.below(n));
                 std::thread::scope(|s| {
-                    let a = s.spawn(|| clones[x].sync());
-                    let b = s.spawn(|| clones[y].sync());
-                    let _ = a.join();
-                    let _ = b.join();
+                    let a = s.spawn(|| clones[x].try_sync());
+                    let b = s.spawn(|| clones[y].try_sync());
+                    for (which, joined) in [(x, a.join()), (y, b.join())] {
+                        match joined {
+                            Ok(Ok(())) | Ok(Err(SyncError::Busy(_))) => {}
+                            Ok(Err(e)) => {
+                                panic!("concurrent sync of clone {which} failed: {e} (seed {seed})")
+                            }
+                            Err(panic) => std::panic::resume_unwind(panic),
+                        }
+                    }
                 });
             }
         }

@@ -8,25 +8,25 @@ use crate::timestamp::Timestamp;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// One line saying what was learned.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     title: String,
     /// What to do instead.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     correction: String,
     /// The command that failed.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     command: Option<String>,
     /// The error it gave.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     error: Option<String>,
     /// A keyword (repeatable).
-    #[arg(long = "keyword", value_name = "K")]
+    #[arg(long = "keyword", value_name = "K", allow_hyphen_values = true)]
     keywords: Vec<String>,
     /// workflow, correction, debugging_pattern, gotcha or convention.
     #[arg(long, default_value = "correction", value_parser = ["workflow", "correction", "debugging_pattern", "gotcha", "convention"])]
     kind: String,
     /// Longer explanation (markdown).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     body: Option<String>,
 }
 
