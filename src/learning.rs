@@ -262,37 +262,118 @@ impl Learning {
         yaml::write_raw(out, 0, "captured_at", &self.captured_at.to_string());
         yaml::write_raw(out, 0, "updated_at", &self.updated_at.to_string());
         if derived {
-            write_opt_time(out, 0, "promoted_at", self.promoted_at);
-            yaml::write_raw(out, 0, "trust_level", self.trust_level.as_str());
+            self.write_derived(out, Derived::PromotedAt);
+            self.write_derived(out, Derived::TrustLevel);
         }
         yaml::write_str(out, 0, "source", &self.source);
         yaml::write_list(out, 0, "applicable_agents", &self.applicable_agents);
         yaml::write_list(out, 0, "keywords", &self.keywords);
         yaml::write_opt_str(out, 0, "verify_pattern", self.verify_pattern.as_deref());
         if derived {
-            let q = &self.quality;
-            out.push_str("quality:\n");
-            yaml::write_raw(out, 2, "applied_count", &q.applied_count.to_string());
-            yaml::write_raw(out, 2, "effective_count", &q.effective_count.to_string());
-            yaml::write_raw(out, 2, "agent_count", &q.agent_count.to_string());
-            yaml::write_list(out, 2, "agent_names", &q.agent_names);
-            write_opt_time(out, 2, "last_applied_at", q.last_applied_at);
-            match q.success_rate {
-                Some(rate) => yaml::write_raw(out, 2, "success_rate", &format!("{rate:?}")),
-                None => yaml::write_raw(out, 2, "success_rate", "null"),
-            }
+            self.write_derived(out, Derived::Quality);
         }
         yaml::write_opt_str(out, 0, "original_command", self.original_command.as_deref());
         yaml::write_opt_str(out, 0, "error_context", self.error_context.as_deref());
         yaml::write_opt_str(out, 0, "correction", self.correction.as_deref());
         yaml::write_opt_str(out, 0, "wiki_page_name", self.wiki_page_name.as_deref());
         if derived {
-            yaml::write_raw(out, 0, "suggestion_status", self.suggestion_status.as_str());
+            self.write_derived(out, Derived::SuggestionStatus);
         }
         yaml::write_opt_str(out, 0, "kind", self.kind.as_deref());
         for (key, value) in &self.extra {
             yaml::write_value(out, key, value);
         }
+    }
+
+    /// One derived key in its canonical form.
+    fn write_derived(&self, out: &mut String, key: Derived) {
+        match key {
+            Derived::PromotedAt => write_opt_time(out, 0, "promoted_at", self.promoted_at),
+            Derived::TrustLevel => {
+                yaml::write_raw(out, 0, "trust_level", self.trust_level.as_str())
+            }
+            Derived::Quality => {
+                let q = &self.quality;
+                out.push_str("quality:\n");
+                yaml::write_raw(out, 2, "applied_count", &q.applied_count.to_string());
+                yaml::write_raw(out, 2, "effective_count", &q.effective_count.to_string());
+                yaml::write_raw(out, 2, "agent_count", &q.agent_count.to_string());
+                yaml::write_list(out, 2, "agent_names", &q.agent_names);
+                write_opt_time(out, 2, "last_applied_at", q.last_applied_at);
+                match q.success_rate {
+                    Some(rate) => yaml::write_raw(out, 2, "success_rate", &format!("{rate:?}")),
+                    None => yaml::write_raw(out, 2, "success_rate", "null"),
+                }
+            }
+            Derived::SuggestionStatus => {
+                yaml::write_raw(out, 0, "suggestion_status", self.suggestion_status.as_str())
+            }
+        }
+    }
+
+    /// `text` (this learning's file as someone wrote it) with only the
+    /// derived fields that differ from `self`'s set to `self`'s values, every
+    /// other byte kept: how an adopted file stops claiming a trust level the
+    /// evidence does not give without its author's formatting being rewritten.
+    /// `None` when the file cannot be edited in place so that it reads back
+    /// as exactly `self` (the caller then writes the canonical form).
+    pub fn rewrite_derived_in(&self, text: &str) -> Option<String> {
+        let was = Learning::parse(text.as_bytes()).ok()?;
+        if was.content_bytes() != self.content_bytes() {
+            return None;
+        }
+        let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let (bom, rest) = match text.strip_prefix('\u{feff}') {
+            Some(rest) => ("\u{feff}", rest),
+            None => ("", text),
+        };
+        let lines: Vec<&str> = rest.split_inclusive('\n').collect();
+        if lines.first().map(|l| l.trim_end()) != Some("---") {
+            return None;
+        }
+        let close = 1 + lines.iter().skip(1).position(|l| l.trim_end() == "---")?;
+        let spans = top_level_spans(&lines[1..close]);
+        let render = |key: Derived| {
+            let mut one = String::new();
+            self.write_derived(&mut one, key);
+            if eol == "\n" {
+                one
+            } else {
+                one.replace('\n', eol)
+            }
+        };
+        // (first line, end line, replacement) for each key to change; keys
+        // the file leaves out go before the closing `---`.
+        let mut edits: Vec<(usize, usize, String)> = Vec::new();
+        for key in Derived::ALL {
+            let same = match key {
+                Derived::PromotedAt => was.promoted_at == self.promoted_at,
+                Derived::TrustLevel => was.trust_level == self.trust_level,
+                Derived::Quality => was.quality == self.quality,
+                Derived::SuggestionStatus => was.suggestion_status == self.suggestion_status,
+            };
+            if same {
+                continue;
+            }
+            match spans.iter().find(|(name, ..)| *name == key.name()) {
+                Some(&(_, start, end)) => edits.push((start + 1, end + 1, render(key))),
+                None => edits.push((close, close, render(key))),
+            }
+        }
+        edits.sort_by_key(|&(start, end, _)| (start, end));
+        let mut out = String::with_capacity(text.len() + 256);
+        out.push_str(bom);
+        let mut at = 0;
+        for (start, end, replacement) in &edits {
+            if *start < at {
+                return None;
+            }
+            lines[at..*start].iter().for_each(|l| out.push_str(l));
+            out.push_str(replacement);
+            at = *end;
+        }
+        lines[at..].iter().for_each(|l| out.push_str(l));
+        (Learning::parse(out.as_bytes()).ok().as_ref() == Some(self)).then_some(out)
     }
 
     /// Applies `f` to every free-text field (redaction before a write).
@@ -321,6 +402,64 @@ impl Learning {
             apply(k);
         }
     }
+}
+
+/// The frontmatter keys a sync recomputes (§5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Derived {
+    PromotedAt,
+    TrustLevel,
+    Quality,
+    SuggestionStatus,
+}
+
+impl Derived {
+    const ALL: [Derived; 4] = [
+        Derived::PromotedAt,
+        Derived::TrustLevel,
+        Derived::Quality,
+        Derived::SuggestionStatus,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Derived::PromotedAt => "promoted_at",
+            Derived::TrustLevel => "trust_level",
+            Derived::Quality => "quality",
+            Derived::SuggestionStatus => "suggestion_status",
+        }
+    }
+}
+
+/// `(key, first line, end line)` of each top-level key of a block mapping,
+/// over its lines (with their endings). A key's value runs until the next
+/// line at column 0 that is neither a block-sequence item (`- x` may sit at
+/// the key's own indent) nor blank; trailing blank lines and comments stay
+/// outside the span, so an edit keeps them.
+fn top_level_spans<'a>(lines: &[&'a str]) -> Vec<(&'a str, usize, usize)> {
+    let mut spans: Vec<(&'a str, usize, usize)> = Vec::new();
+    // The span still growing, and the last non-blank line it holds.
+    let mut open: Option<(&'a str, usize, usize)> = None;
+    for (i, &line) in lines.iter().enumerate() {
+        let first = line.as_bytes().first().copied();
+        match first {
+            Some(b'#') => spans.extend(open.take().map(|(k, s, last)| (k, s, last + 1))),
+            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'-') => {
+                if let Some(span) = open.as_mut()
+                    && !line.trim().is_empty()
+                {
+                    span.2 = i;
+                }
+            }
+            Some(_) => {
+                spans.extend(open.take().map(|(k, s, last)| (k, s, last + 1)));
+                let key = line.split(':').next().unwrap_or_default().trim();
+                open = Some((key.trim_matches(['"', '\'']), i, i));
+            }
+        }
+    }
+    spans.extend(open.map(|(k, s, last)| (k, s, last + 1)));
+    spans
 }
 
 fn write_opt_time(out: &mut String, indent: usize, key: &str, t: Option<Timestamp>) {

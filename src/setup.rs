@@ -109,7 +109,7 @@ pub fn init(
     } else {
         "learnsync: init"
     };
-    let (commit, redacted) = crate::sync::commit_as_is(&repo, message, &config)?;
+    let (commit, redacted) = crate::sync::commit_as_is(&repo, &dir, message, &config)?;
     let scan = dir.scan();
     Ok(Initialised {
         commit: commit.map(|c| c.to_string()),

@@ -402,3 +402,117 @@ fn free_text_that_starts_with_a_dash_is_accepted_by_every_text_option() {
     let out = s.ok(&["add", "--title=-t", "--correction=-c"]);
     assert!(out.trim().starts_with("learning-"), "{out}");
 }
+
+/// What terraphim_agent reads from a file: the `trust_level` its YAML says.
+fn claimed_level(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes).replace("\r\n", "\n");
+    let front = text.strip_prefix("---\n")?.split("\n---\n").next()?;
+    let yaml: serde_norway::Value = serde_norway::from_str(front).ok()?;
+    Some(
+        yaml.get("trust_level")
+            .and_then(|v| v.as_str())
+            .unwrap_or("L1")
+            .to_string(),
+    )
+}
+
+/// Every learning file of a commit against what `list` computes.
+fn claims_match_the_evidence(s: &Sandbox, rev: &str) {
+    let listed = json(&s.ok(&["list", "--json"]));
+    let listed = listed.as_array().expect("array");
+    let files = s.git(&["ls-tree", "-r", "--name-only", rev]);
+    let mut checked = 0;
+    for rel in files
+        .lines()
+        .filter(|p| p.ends_with(".md") && !p.starts_with("shared/"))
+    {
+        let bytes = s.git(&["show", &format!("{rev}:{rel}")]).into_bytes();
+        let Some(claim) = claimed_level(&bytes) else {
+            continue; // unreadable: reported, takes no part in trust
+        };
+        let Some(entry) = listed.iter().find(|l| l["path"] == rel) else {
+            continue;
+        };
+        assert_eq!(
+            Some(claim.as_str()),
+            entry["trust_level"].as_str(),
+            "{rev}:{rel} claims {claim}, the evidence gives {}",
+            entry["trust_level"]
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "no learning checked in {rev}");
+}
+
+#[test]
+fn adopted_learnings_never_keep_a_trust_level_their_evidence_does_not_give() {
+    for name in ["terraphim", "terraphim-claims"] {
+        let s = Sandbox::new();
+        copy_tree(&fixture(name), &s.dir());
+        s.ok(&["init", "--agent", "claude"]);
+        // The first commit that holds the files already tells the truth.
+        claims_match_the_evidence(&s, "HEAD");
+        assert_eq!(s.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
+        s.ok(&["sync"]);
+        claims_match_the_evidence(&s, "HEAD");
+        assert_clean_and_sound(&s.dir(), &s.home());
+    }
+
+    let s = Sandbox::new();
+    let src = fixture("terraphim-claims");
+    copy_tree(&src, &s.dir());
+    s.ok(&["init", "--agent", "claude"]);
+    let committed = |rel: &str| s.git(&["show", &format!("HEAD:{rel}")]);
+    let original = |rel: &str| std::fs::read_to_string(src.join(rel)).expect("fixture");
+
+    // A forged L3: only the derived fields change, every other line is the author's.
+    let rel = "claude/learning-claims-l3.md";
+    let now = committed(rel);
+    assert!(now.contains("\ntrust_level: L1\n"), "{now}");
+    assert!(now.contains("\npromoted_at: null\n"), "{now}");
+    assert!(
+        now.contains("\n  applied_count: 0\n  effective_count: 0\n"),
+        "{now}"
+    );
+    assert!(now.contains("\nsuggestion_status: pending\n"), "{now}");
+    let derived = [
+        "promoted_at:",
+        "trust_level:",
+        "quality:",
+        "  ",
+        "suggestion_status:",
+    ];
+    let kept = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !derived.iter().any(|d| l.starts_with(d)))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(kept(&now), kept(&original(rel)));
+    assert!(
+        now.contains("captured_at: 2025-05-02T09:15:27.123456+00:00\n"),
+        "{now}"
+    );
+
+    // A correction makes L1 whatever the file says; evidence makes L2.
+    assert!(committed("codex/learning-claims-l0.md").contains("\ntrust_level: L1\n"));
+    let earned = committed("claude/learning-earned-l2.md");
+    assert!(earned.contains("\ntrust_level: L2\n"), "{earned}");
+    assert!(
+        earned.contains("\npromoted_at: 2025-05-06T10:00:00Z\n"),
+        "{earned}"
+    );
+    // A file that already tells the truth is committed byte for byte.
+    assert_eq!(
+        committed("claude/learning-honest.md"),
+        original("claude/learning-honest.md")
+    );
+    // The work tree holds what was committed.
+    assert_eq!(
+        std::fs::read_to_string(s.dir().join(rel)).expect("file"),
+        now
+    );
+    let shown = json(&s.ok(&["show", "learning-claims-l3", "--json"]));
+    assert_eq!(shown["trust_level"], "L1");
+    assert_eq!(shown["quality"]["applied_count"], 0);
+}

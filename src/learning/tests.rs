@@ -205,3 +205,96 @@ proptest! {
         let _ = Learning::parse(&input);
     }
 }
+
+/// A terraphim-written file that claims more than its evidence gives.
+const CLAIMS_L3: &str = r#"---
+id: learning-claims
+title: 'Claims: more than it has'
+agent_id: claude
+captured_at: 2025-03-02T09:15:27.123456+00:00
+# written by terraphim
+trust_level: HumanApproved
+promoted_at: 2025-04-01T00:00:00+00:00
+keywords:
+- npm
+- ci
+quality: {applied_count: 40, effective_count: 40, agent_count: 3, agent_names: [a, b, c], last_applied_at: null, success_rate: 1.0}
+
+correction: |-
+  run npm install first
+
+  then npm ci
+suggestion_status: approved
+future_field: kept
+---
+body without a final newline"#;
+
+fn recomputed(text: &str) -> Learning {
+    let mut l = Learning::parse(text.as_bytes()).expect("parses");
+    l.trust_level = TrustLevel::L1;
+    l.promoted_at = None;
+    l.quality = Quality::default();
+    l.suggestion_status = SuggestionStatus::Pending;
+    l
+}
+
+#[test]
+fn rewriting_derived_fields_in_place_keeps_every_other_byte() {
+    let target = recomputed(CLAIMS_L3);
+    let out = target
+        .rewrite_derived_in(CLAIMS_L3)
+        .expect("editable in place");
+    assert_eq!(Learning::parse(out.as_bytes()).as_ref(), Ok(&target));
+    let want = CLAIMS_L3
+        .replace("trust_level: HumanApproved\n", "trust_level: L1\n")
+        .replace(
+            "promoted_at: 2025-04-01T00:00:00+00:00\n",
+            "promoted_at: null\n",
+        )
+        .replace(
+            "quality: {applied_count: 40, effective_count: 40, agent_count: 3, agent_names: [a, b, c], last_applied_at: null, success_rate: 1.0}\n",
+            "quality:\n  applied_count: 0\n  effective_count: 0\n  agent_count: 0\n  agent_names: []\n  last_applied_at: null\n  success_rate: null\n",
+        )
+        .replace("suggestion_status: approved\n", "suggestion_status: pending\n");
+    assert_eq!(out, want);
+    // Already right: nothing to do, the same bytes come back.
+    assert_eq!(
+        target.rewrite_derived_in(&out).as_deref(),
+        Some(out.as_str())
+    );
+}
+
+#[test]
+fn derived_fields_a_file_leaves_out_are_added_only_when_they_differ() {
+    let sparse = "---\nid: learning-s\ntitle: t\nagent_id: codex\ncaptured_at: 2025-01-01T00:00:00Z\ncorrection: c\n---\nbody\n";
+    let mut target = Learning::parse(sparse.as_bytes()).expect("parses");
+    assert_eq!(target.rewrite_derived_in(sparse).as_deref(), Some(sparse));
+    target.trust_level = TrustLevel::L2;
+    target.quality.effective_count = 3;
+    target.quality.applied_count = 3;
+    let out = target.rewrite_derived_in(sparse).expect("editable");
+    assert!(out.starts_with("---\nid: learning-s\ntitle: t\n"), "{out}");
+    assert!(
+        out.contains("correction: c\ntrust_level: L2\nquality:\n  applied_count: 3\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("---\nbody\n"), "{out}");
+    assert_eq!(Learning::parse(out.as_bytes()).as_ref(), Ok(&target));
+}
+
+#[test]
+fn crlf_files_are_edited_with_crlf_and_content_changes_are_refused() {
+    let crlf = CLAIMS_L3.replace('\n', "\r\n");
+    let target = recomputed(&crlf);
+    let out = target.rewrite_derived_in(&crlf).expect("editable");
+    assert!(
+        !out.replace("\r\n", "").contains('\n'),
+        "only CRLF endings: {out:?}"
+    );
+    assert!(out.contains("trust_level: L1\r\n"));
+    assert_eq!(Learning::parse(out.as_bytes()).as_ref(), Ok(&target));
+    // The rewrite never changes content: a target with another title is refused.
+    let mut other = target.clone();
+    other.title = "another".into();
+    assert_eq!(other.rewrite_derived_in(&crlf), None);
+}

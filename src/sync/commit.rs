@@ -390,10 +390,14 @@ pub fn commit_local(
     Ok(out)
 }
 
-/// Commits every work-tree file as it is (only secrets are redacted): how
-/// `init` adopts an existing directory without rewriting anyone's files.
+/// Commits every work-tree file as it is (only secrets are redacted), how
+/// `init` adopts an existing directory without rewriting anyone's files,
+/// except that no adopted learning may claim derived state (§5) its evidence
+/// does not give: those fields, and only those, are set to what §5 computes,
+/// in the same commit, with the rest of each file kept byte for byte.
 pub fn commit_as_is(
     repo: &Repo,
+    dir: &LearningsDir,
     message: &str,
     config: &Config,
 ) -> Result<(Option<ObjectId>, Vec<String>)> {
@@ -415,19 +419,35 @@ pub fn commit_as_is(
         };
         pending.insert(file.path.clone(), Pending { bytes, read_stat });
     }
-    let mut changes: Vec<Change> = pending
-        .iter()
-        .map(|(path, p)| Change::Upsert {
-            path: path.clone(),
-            bytes: p.bytes.clone(),
-        })
-        .collect();
-    changes.extend(
-        status
-            .deleted
+    let upserts = |pending: &BTreeMap<String, Pending>| -> Vec<Change> {
+        pending
             .iter()
-            .map(|path| Change::Delete { path: path.clone() }),
-    );
+            .map(|(path, p)| Change::Upsert {
+                path: path.clone(),
+                bytes: p.bytes.clone(),
+            })
+            .collect()
+    };
+    let deletes: Vec<Change> = status
+        .deleted
+        .iter()
+        .map(|path| Change::Delete { path: path.clone() })
+        .collect();
+    let mut changes = upserts(&pending);
+    changes.extend(deletes.iter().cloned());
+    deletions_first(&mut changes);
+    let adopted = repo.write_tree(head_tree, &changes)?;
+    for (rel, bytes) in derived_fixes(repo, dir, config, adopted)? {
+        pending.insert(
+            rel,
+            Pending {
+                bytes,
+                read_stat: None,
+            },
+        );
+    }
+    let mut changes = upserts(&pending);
+    changes.extend(deletes);
     deletions_first(&mut changes);
     if changes.is_empty() {
         return Ok((None, redacted));
@@ -437,6 +457,57 @@ pub fn commit_as_is(
     let commit = repo.commit(tree, &parents, message, &config.identity())?;
     finish_worktree(repo, tree, &pending)?;
     Ok((Some(commit), redacted))
+}
+
+/// The learning files of `tree` whose derived fields are not what §5
+/// computes from the tree's events, the hub's reviews and policy, with new
+/// bytes: edited in place where the file allows it, else canonical.
+fn derived_fixes(
+    repo: &Repo,
+    dir: &LearningsDir,
+    config: &Config,
+    tree: ObjectId,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut files: Vec<(String, Learning, Vec<u8>)> = Vec::new();
+    for folder in repo.tree(tree)?.entries.iter().filter(|e| e.is_tree) {
+        for entry in repo.tree(folder.id)?.entries.iter().filter(|e| e.is_blob) {
+            let rel = format!("{}/{}", folder.name, entry.name);
+            if !matches!(paths::classify(&rel), RepoPath::Learning { .. }) {
+                continue;
+            }
+            let bytes = repo.read_blob(entry.id)?;
+            if let Ok(learning) = LearningsDir::parse_at(&rel, &bytes) {
+                files.push((rel, learning, bytes));
+            }
+        }
+    }
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: BTreeSet<String> = files.iter().map(|(_, l, _)| l.id.clone()).collect();
+    let policy = derive::policy_in(repo, tree)?;
+    let mut index = EventIndex::kept(dir);
+    index.ensure(repo, tree)?;
+    let events = index.for_ids(&ids)?;
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let reviews = derive::hub_reviews(repo, hub, Some(&ids))?;
+    let mut fixes = Vec::new();
+    for (rel, mut learning, bytes) in files {
+        let mine: Vec<&Event> = events
+            .get(&learning.id)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        let derived = trust::derive(&learning, &mine, reviews.get(&learning.id), &policy.trust);
+        if !trust::apply(&mut learning, derived) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let fixed = learning
+            .rewrite_derived_in(&text)
+            .unwrap_or_else(|| learning.to_markdown());
+        fixes.push((rel, fixed.into_bytes()));
+    }
+    Ok(fixes)
 }
 
 /// Puts deletions before upserts (keeping each group's order): a file
