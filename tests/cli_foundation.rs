@@ -516,3 +516,52 @@ fn adopted_learnings_never_keep_a_trust_level_their_evidence_does_not_give() {
     assert_eq!(shown["trust_level"], "L1");
     assert_eq!(shown["quality"]["applied_count"], 0);
 }
+
+#[test]
+fn doctor_checks_a_user_template_dir_renders_as_meant() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let templates = s.tmp.path().join("templates");
+    std::fs::create_dir_all(&templates).expect("mkdir");
+    let config = s.dir().join(".git/learnsync/config.yaml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str(&format!("wiki:\n  template_dir: {}\n", templates.display()));
+    std::fs::write(&config, text).expect("write");
+    // An override that is fine: doctor is happy.
+    std::fs::write(
+        templates.join("keyword.md"),
+        "# {{ title }}\n\n{% for l in learnings %}\n- [{{ l.title }}]({{ l.link }})\n{% endfor %}\n\n[Home](Home)\n",
+    )
+    .expect("write");
+    let out = s.run(&["doctor"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // One that glues its footer onto the last list item is named, with the fix.
+    std::fs::write(
+        templates.join("keyword.md"),
+        "# {{ title }}\n\n{% for l in learnings %}\n- [{{ l.title }}]({{ l.link }})\n{% endfor %}\n[Home](Home)\n",
+    )
+    .expect("write");
+    let out = s.run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "{}: on the page",
+            templates.join("keyword.md").display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("put a blank line after the list"),
+        "{stdout}"
+    );
+    // A template that does not compile is named too.
+    std::fs::write(templates.join("home.md"), "{% if %}").expect("write");
+    let out = s.run(&["doctor"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("home.md"), "{stdout}");
+}

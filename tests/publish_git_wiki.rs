@@ -96,16 +96,36 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
     );
     assert_eq!(tip(&wiki, &s.home()), before);
 
-    // Demote one: its page goes in one more commit.
+    // Demote one: its page becomes a retraction notice, in one more commit.
     for _ in 0..8 {
         s.ok(&["--agent", "b", "apply", &ids[1], "--outcome", "ineffective"]);
     }
     s.ok(&["sync", "--no-fetch", "--no-push"]);
     let report = json(&s.ok(&["publish", "--target", "git-wiki", "--json"]));
-    assert_eq!(report["counts"]["deleted"], 1, "{report:#}");
-    assert!(
-        !files(&wiki, &s.home()).contains(&title_to_git_path("Learning: Café menu: 100% done"))
+    assert_eq!(report["counts"]["deleted"], 0, "{report:#}");
+    let retracted = report["pages"]
+        .as_array()
+        .expect("pages")
+        .iter()
+        .find(|p| p["key"] == ids[1].as_str())
+        .expect("the demoted learning's page");
+    assert_eq!(retracted["action"], "update", "{report:#}");
+    let notice = git_in(
+        &wiki,
+        &s.home(),
+        &[
+            "show",
+            &format!(
+                "refs/heads/main:{}",
+                title_to_git_path("Learning: Café menu: 100% done")
+            ),
+        ],
     );
+    assert!(
+        notice.contains("> **Retracted:** its evidence no longer supports it"),
+        "{notice}"
+    );
+    assert!(!notice.contains("## Correction"), "{notice}");
     let count = git_in(
         &wiki,
         &s.home(),

@@ -1,6 +1,7 @@
 //! `learnsync doctor`: every problem we can find without changing anything —
 //! unreadable learnings, bad event lines, rejected inbox files, branch,
-//! configuration, and the git binary sync needs. Exit 1 when any is found.
+//! configuration, the git binary sync needs, and wiki templates whose pages
+//! would not render as meant. Exit 1 when any is found.
 
 use super::output::print_json;
 use super::{CliResult, Context, exit};
@@ -45,6 +46,25 @@ pub fn run(ctx: &Context) -> CliResult {
             path: ".git/learnsync/cycle-in-progress.json".into(),
             message: "a sync cycle was interrupted; the next `learnsync sync` finishes it".into(),
         });
+    }
+    if let Some(template_dir) = &ctx.config.wiki_template_dir {
+        let dir_shown = template_dir.value.display().to_string();
+        match crate::publish::Templates::load(Some(&template_dir.value)) {
+            Err(e) => problems.push(Problem {
+                path: dir_shown,
+                message: e.to_string(),
+            }),
+            Ok(templates) => match crate::publish::check::template_problems(&templates) {
+                Err(e) => problems.push(Problem {
+                    path: dir_shown,
+                    message: e.to_string(),
+                }),
+                Ok(found) => problems.extend(found.into_iter().map(|p| Problem {
+                    path: template_dir.value.join(p.template).display().to_string(),
+                    message: format!("on the page {:?}, {}", p.page, p.message),
+                })),
+            },
+        }
     }
     if ctx.json {
         print_json(&serde_json::json!({ "ok": problems.is_empty(), "problems": problems }));

@@ -4,6 +4,7 @@
 //! API, `git_wiki` with git push), recording what was written (`state`).
 //! The command line only calls [`publish`] and prints its [`PublishReport`].
 
+pub mod check;
 pub mod git_wiki;
 pub mod gitea_target;
 pub mod plan;
@@ -235,8 +236,13 @@ pub fn gitea_wiki_url(base_url: &str, repo: &RepoRef) -> String {
 }
 
 /// Every learning as the view sees it, rendered with the policy's wiki
-/// layout and the configured templates.
-pub fn render_dir(dir: &LearningsDir, config: &Config) -> Result<Site, PublishError> {
+/// layout and the configured templates; learnings the target published
+/// before and no longer trusts get a retraction notice instead.
+pub fn render_dir(
+    dir: &LearningsDir,
+    config: &Config,
+    published: &state::TargetState,
+) -> Result<Site, PublishError> {
     let view = crate::view::load(dir, config);
     for p in &view.problems {
         tracing::warn!(path = %p.path, problem = %p.message, "left out of publishing");
@@ -250,7 +256,9 @@ pub fn render_dir(dir: &LearningsDir, config: &Config) -> Result<Site, PublishEr
     let template_dir: Option<PathBuf> = config.wiki_template_dir.as_ref().map(|s| s.value.clone());
     let templates = Templates::load(template_dir.as_deref())?;
     let learnings: Vec<_> = view.learnings.into_iter().map(|l| l.learning).collect();
-    render_site(&learnings, &policy.wiki, &templates)
+    let mut site = render_site(&learnings, &policy.wiki, &templates)?;
+    render::add_retractions(&mut site, &learnings, published, &templates)?;
+    Ok(site)
 }
 
 /// Publishes the learnings dir to the chosen target. `progress(done, total)`
@@ -286,13 +294,21 @@ pub fn publish(
         Target::Gitea => None,
     };
 
-    let site = render_dir(dir, config)?;
     let state_path = state::path(&dir.state_dir());
     let mut all = state::PublishState::load(&state_path).map_err(PublishError::State)?;
+    let target_key = match (&gitea, &git_url) {
+        (Some((url, repo, _)), _) => format!("gitea {} {repo}", url.trim().trim_end_matches('/')),
+        (None, Some(url)) => format!("git-wiki {url}"),
+        (None, None) => return Err(PublishError::Other("no publish target".into())),
+    };
+    let site = render_dir(
+        dir,
+        config,
+        &all.targets.get(&target_key).cloned().unwrap_or_default(),
+    )?;
 
-    let (target_key, wiki_url, result) = match (gitea, git_url) {
+    let (wiki_url, result) = match (gitea, git_url) {
         (Some((url, repo, token)), _) => {
-            let target_key = format!("gitea {} {repo}", url.trim().trim_end_matches('/'));
             let wiki_url = gitea_wiki_url(&url, &repo);
             let client = GiteaClient::new(&url, repo, Some(token), options.client.clone())?;
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -322,10 +338,9 @@ pub fn publish(
                 ))
             };
             all.targets.insert(target_key.clone(), target_state);
-            (target_key, wiki_url, result)
+            (wiki_url, result)
         }
         (None, Some(url)) => {
-            let target_key = format!("git-wiki {url}");
             let wiki = git_wiki::GitWiki {
                 url: url.clone(),
                 branch: config.wiki_branch.as_ref().map(|s| s.value.clone()),
@@ -334,7 +349,7 @@ pub fn publish(
             let target_state = all.target(&target_key);
             let result =
                 git_wiki::publish(&wiki, &site, target_state, options.dry_run, options.force);
-            (target_key, url, result)
+            (url, result)
         }
         (None, None) => return Err(PublishError::Other("no publish target".into())),
     };

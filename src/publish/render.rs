@@ -457,6 +457,65 @@ pub fn render_site(
     Ok(site)
 }
 
+/// Why a learning that had a page is no longer published, for its notice.
+pub fn retraction_reason(learning: &Learning) -> String {
+    if learning.suggestion_status == SuggestionStatus::Rejected {
+        return "a maintainer rejected it in review.".into();
+    }
+    let q = &learning.quality;
+    match (learning.trust_level, q.success_rate) {
+        (TrustLevel::L0, _) => "it no longer carries a correction.".into(),
+        (_, Some(rate)) => format!(
+            "its evidence no longer supports it: agents found it effective {} of the time.",
+            percent(Some(rate))
+        ),
+        _ => "its evidence no longer supports it.".into(),
+    }
+}
+
+/// Adds a retraction notice for every learning the target's state says has
+/// a page and that is still in the repository but no longer publishable
+/// (demoted or rejected), in place of its page, under the same title, so a
+/// link to it says why instead of breaking. A learning that is gone gets
+/// no notice: its page is deleted.
+pub fn add_retractions(
+    site: &mut Site,
+    learnings: &[Learning],
+    published: &super::state::TargetState,
+    templates: &Templates,
+) -> Result<(), PublishError> {
+    let taken: HashSet<String> = site.pages.iter().map(|p| p.title.clone()).collect();
+    let held: HashSet<&str> = site.withheld.iter().map(|w| w.key.as_str()).collect();
+    let mut notices = Vec::new();
+    for l in learnings {
+        let Some(record) = published.pages.get(&l.id) else {
+            continue;
+        };
+        if is_publishable(l) || held.contains(l.id.as_str()) || taken.contains(&record.title) {
+            continue;
+        }
+        let content = templates.render(
+            templates::RETRACTION,
+            json!({
+                "title": escape_inline(&record.title),
+                "id": l.id,
+                "reason": escape_inline(&retraction_reason(l)),
+            }),
+        )?;
+        let content = sanitize_markdown(&content);
+        if secret_kinds(&[&record.title, &content]).is_none() {
+            notices.push(Page::new(
+                l.id.clone(),
+                PageKind::Learning,
+                record.title.clone(),
+                content,
+            ));
+        }
+    }
+    site.pages.extend(notices);
+    Ok(())
+}
+
 /// The publish-state key of an index page.
 pub fn index_key(title: &str) -> String {
     format!("index:{title}")

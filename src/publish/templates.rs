@@ -8,12 +8,13 @@ use serde::Serialize;
 use std::path::Path;
 
 /// Template file names and their built-in text.
-pub const DEFAULTS: [(&str, &str); 5] = [
+pub const DEFAULTS: [(&str, &str); 6] = [
     (LEARNING, include_str!("../../templates/learning.md")),
     (HOME, include_str!("../../templates/home.md")),
     (TRUST, include_str!("../../templates/trust.md")),
     (KEYWORD, include_str!("../../templates/keyword.md")),
     (SIDEBAR, include_str!("../../templates/sidebar.md")),
+    (RETRACTION, include_str!("../../templates/retraction.md")),
 ];
 
 pub const LEARNING: &str = "learning.md";
@@ -21,6 +22,8 @@ pub const HOME: &str = "home.md";
 pub const TRUST: &str = "trust.md";
 pub const KEYWORD: &str = "keyword.md";
 pub const SIDEBAR: &str = "sidebar.md";
+/// The page that replaces a learning's page once it is no longer trusted.
+pub const RETRACTION: &str = "retraction.md";
 
 /// A loaded set of templates, ready to render.
 pub struct Templates {

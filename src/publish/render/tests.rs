@@ -217,3 +217,148 @@ fn a_user_template_dir_replaces_templates_by_name() {
     let err = Templates::load(Some(dir.path())).expect_err("syntax error");
     assert!(err.to_string().contains("home.md"), "{err}");
 }
+
+/// Every page the built-in templates make, as a CommonMark + GFM renderer
+/// (Gitea's) shows it: the headings that should be, one body row in the
+/// quality table, no paragraph turned into a heading, links where they belong.
+#[test]
+fn every_page_kind_renders_the_structure_a_reader_expects() {
+    use crate::publish::check::{outline, sample_learnings, template_problems};
+    let templates = Templates::builtin();
+    assert_eq!(template_problems(&templates).expect("render"), []);
+    let learnings = sample_learnings();
+    let mut s = render_site(&learnings, &WikiPolicy::default(), &templates).expect("render");
+    let mut published = crate::publish::state::TargetState::default();
+    published.pages.insert(
+        learnings[2].id.clone(),
+        crate::publish::state::PageRecord {
+            title: "Learning: No longer trusted".into(),
+            sub_url: "Learning-No-longer-trusted".into(),
+            ..Default::default()
+        },
+    );
+    add_retractions(&mut s, &learnings, &published, &templates).expect("retract");
+    let h = |l: u8, t: &str| (l, t.to_string());
+
+    // A learning with every optional field.
+    let full = outline(&page(&s, &learnings[0].id).content);
+    assert_eq!(
+        full.headings,
+        [
+            h(1, "Learning: Use --force-with-lease instead of --force"),
+            h(2, "Original command"),
+            h(2, "Error"),
+            h(2, "Correction"),
+            h(2, "Details"),
+        ]
+    );
+    assert_eq!(full.tables.len(), 1);
+    assert_eq!(full.tables[0].header.len(), 5);
+    assert_eq!(full.tables[0].rows.len(), 1, "{:?}", full.tables);
+    assert_eq!(full.tables[0].rows[0][0], "5");
+    assert_eq!(full.rules, 1, "the footer rule stays a rule");
+    let keyword_links: Vec<&str> = full.links.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(keyword_links, ["git", "push"]);
+    assert_eq!(
+        full.lists.len(),
+        1,
+        "the correction's list: {:?}",
+        full.lists
+    );
+
+    // A learning with none: no empty sections, the footer still a rule.
+    let bare = outline(&page(&s, &learnings[1].id).content);
+    assert_eq!(
+        bare.headings,
+        [h(1, "Learning: Quote globs"), h(2, "Correction")]
+    );
+    assert_eq!(bare.tables[0].rows.len(), 1);
+    assert_eq!(bare.rules, 1);
+
+    // Home: one row per level plus the total, then its sections.
+    let home = outline(&page(&s, &index_key(HOME_TITLE)).content);
+    assert_eq!(
+        home.headings,
+        [h(1, "Home"), h(2, "Newest"), h(2, "Keywords")]
+    );
+    assert_eq!(home.tables.len(), 1);
+    assert_eq!(home.tables[0].rows.len(), 3, "{:?}", home.tables);
+    assert_eq!(home.lists[0].len(), 2);
+
+    // Trust pages: a row per learning at that level, then the link home.
+    for (level, rows) in [(TrustLevel::L2, 1), (TrustLevel::L3, 1)] {
+        let o = outline(&page(&s, &index_key(&trust_page_title(level))).content);
+        assert_eq!(o.headings.len(), 1);
+        assert_eq!(o.tables[0].rows.len(), rows, "{level}: {:?}", o.tables);
+        assert_eq!(
+            o.links.last().map(|(t, d)| (t.as_str(), d.as_str())),
+            Some(("Home", "Home"))
+        );
+    }
+
+    // Keyword pages and the sidebar: lists that end before what follows.
+    let git = outline(&page(&s, &index_key(&keyword_page_title("git"))).content);
+    assert_eq!(
+        git.lists,
+        [vec![
+            "Learning: Quote globs (L2)".to_string(),
+            "Learning: Use --force-with-lease instead of --force (L3)".to_string(),
+        ]]
+    );
+    assert_eq!(git.links.last().map(|(t, _)| t.as_str()), Some("Home"));
+    let side = outline(&page(&s, &index_key(SIDEBAR_TITLE)).content);
+    assert_eq!(side.lists.len(), 2, "{side:?}");
+    assert_eq!(side.lists[0].len(), 2);
+    assert!(side.lists[1].iter().all(|item| !item.contains("Keywords")));
+
+    // The retraction notice takes the page's old title and says why.
+    let gone = page(&s, &learnings[2].id);
+    assert_eq!(gone.title, "Learning: No longer trusted");
+    let o = outline(&gone.content);
+    assert_eq!(o.headings, [h(1, "Learning: No longer trusted")]);
+    assert!(
+        gone.content.contains("effective 20% of the time"),
+        "{}",
+        gone.content
+    );
+
+    // A trust page with no learning says so, and still ends with the link home.
+    let only_l2 =
+        render_site(&learnings[1..2], &WikiPolicy::default(), &templates).expect("render");
+    let empty = outline(&page(&only_l2, &index_key(&trust_page_title(TrustLevel::L3))).content);
+    assert!(
+        empty.tables.is_empty() && empty.glued.is_empty(),
+        "{empty:?}"
+    );
+}
+
+/// The defects the old templates had, so the check is known to catch them.
+#[test]
+fn the_template_check_names_glued_blocks() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("trust.md"),
+        "# {{ title }}\n\n| a |\n|---|\n{% for l in learnings %}| {{ l.title }} |\n{% endfor %}[Home](Home)\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("learning.md"),
+        "# {{ title }}\n\n{{ correction }}\n---\nfooter\n",
+    )
+    .expect("write");
+    let templates = Templates::load(Some(dir.path())).expect("load");
+    let problems = crate::publish::check::template_problems(&templates).expect("render");
+    let text = format!("{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.template == "trust.md" && p.message.contains("after a table became a row")),
+        "{text}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.template == "learning.md" && p.message.contains("became a heading")),
+        "{text}"
+    );
+}
