@@ -785,3 +785,40 @@ fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot(
     sync(&sb);
     assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
 }
+
+#[test]
+fn opencode_payloads_spread_into_one_object_are_captured_like_our_plugins() {
+    // A user switching from terraphim's opencode integration: its payloads
+    // put opencode's two hook arguments side by side in one object.
+    let sb = Sandbox::new();
+    init(&sb);
+    capture_quiet(&sb, &fixture("opencode_spread_failure.json"));
+    capture_quiet(&sb, &fixture("opencode_spread_metadata_only.json"));
+    for format in [&["--format", "opencode"][..], &[]] {
+        let out = capture_with(&sb, format, &fixture("opencode_spread_before.json"));
+        assert!(out.status.success());
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    sync(&sb);
+    let items = learnings(&sb);
+    assert_eq!(items.len(), 2, "{items:#?}");
+    let docker = by_command(&items, "docker compose up -d db");
+    assert_eq!(docker["capture_agent"], "opencode");
+    assert_eq!(docker["trust_level"], "L0");
+    assert!(
+        docker["error_context"]
+            .as_str()
+            .is_some_and(|e| e.contains("port is already allocated")),
+        "{docker:#}"
+    );
+    let make = by_command(&items, "make release");
+    assert!(
+        make["error_context"]
+            .as_str()
+            .is_some_and(|e| e.contains("No rule to make target"))
+    );
+}

@@ -188,6 +188,44 @@ fn opencode_plugin_payloads_read_metadata_exit() {
 }
 
 #[test]
+fn opencode_hook_arguments_spread_into_one_object_are_read_too() {
+    // The shape terraphim's opencode integration (and others) send: the
+    // `input` keys beside `title`, `output` as text and `metadata.exit`.
+    for format in [Format::Auto, Format::Opencode] {
+        let bytes = fixture("opencode_spread_failure.json");
+        let ev = parse(&bytes, format, None).ok().flatten().expect("event");
+        assert_eq!(ev.agent, AgentKind::Opencode);
+        assert_eq!(ev.event, HookEvent::PostToolUse);
+        assert_eq!(ev.outcome, Outcome::Failure { exit_code: Some(1) });
+        assert_eq!(s(&ev.command), Some("docker compose up -d db"));
+        assert_eq!(s(&ev.session_id), Some("ses_7a1b2c3d4e5fAbCdEfGhIjKl"));
+        assert_eq!(s(&ev.tool_use_id), Some("call_01K2M3N4P5Q6R7S8T9U0V1W2"));
+        assert!(ev.output_text().contains("port is already allocated"));
+    }
+    let ok_bytes = fixture("opencode_spread_success.json");
+    let ok = parsed(&ok_bytes);
+    assert_eq!(ok.outcome, Outcome::Success);
+    // Only `metadata` (opencode's bash tool reports exit and output there).
+    let meta_bytes = fixture("opencode_spread_metadata_only.json");
+    let meta = parsed(&meta_bytes);
+    assert_eq!(meta.outcome, Outcome::Failure { exit_code: Some(2) });
+    assert!(meta.output_text().contains("No rule to make target"));
+    // The spread `tool.execute.before` hook: the call and its args only.
+    let before_bytes = fixture("opencode_spread_before.json");
+    let before = parsed(&before_bytes);
+    assert_eq!(before.event, HookEvent::PreToolUse);
+    assert_eq!(s(&before.command), Some("git push -f origin main"));
+    assert_eq!(before.outcome, Outcome::Unknown);
+    // A non-shell tool in the spread shape is ignored, as in the nested one.
+    let read = br#"{"tool":"read","sessionID":"s","callID":"c","args":{"filePath":"/x"},"output":"...","metadata":{}}"#;
+    assert!(parse(read, Format::Auto, None).ok().flatten().is_none());
+    // Claude's own shape is not mistaken for it.
+    let claude_bytes = fixture("claude_post_tool_use_failure.json");
+    let claude = parsed(&claude_bytes);
+    assert_eq!(claude.agent, AgentKind::Claude);
+}
+
+#[test]
 fn codex_post_tool_use_string_response_has_unknown_outcome() {
     let bytes = fixture("codex_post_tool_use.json");
     let ev = parsed(&bytes);

@@ -26,7 +26,11 @@
 //! * **opencode** (our plugin `hooks/opencode/learnsync.js`, see
 //!   [`OPENCODE_PAYLOAD_DOC`]): `{"source":"opencode","hook":"tool.execute.after",
 //!   "cwd", "input":{tool,sessionID,callID,args:{command}},
-//!   "output":{title,output,metadata:{exit}}}`.
+//!   "output":{title,output,metadata:{exit}}}`; and opencode's two hook
+//!   arguments spread into one object, as other integrations (terraphim's)
+//!   send them: `{"tool","sessionID","callID","args":{"command"},"title",
+//!   "output":"<text>","metadata":{"exit"}}` (no `output`/`metadata`: the
+//!   `tool.execute.before` hook).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -367,7 +371,10 @@ enum Shape {
 }
 
 fn sniff(raw: &Raw<'_>) -> Option<Shape> {
-    if raw.source.as_deref() == Some("opencode") || raw.oc_input.is_some() {
+    if raw.source.as_deref() == Some("opencode")
+        || raw.oc_input.is_some()
+        || raw.is_spread_opencode()
+    {
         return Some(Shape::Opencode);
     }
     if raw.is_codex_notify() {
@@ -592,30 +599,46 @@ fn codex_exit_header(text: &str) -> Option<i64> {
     None
 }
 
+/// Both opencode shapes: our plugin's `{"input":{…},"output":{…}}`, and the
+/// hook's two arguments spread into one object (`tool`, `sessionID`,
+/// `callID`, `args`, `title`, `output` as text, `metadata.exit`).
 fn opencode<'a>(raw: Raw<'a>, event_override: Option<HookEvent>) -> Option<ToolEvent<'a>> {
-    let input = raw.oc_input?.0;
+    let spread = raw.oc_input.is_none();
+    let (tool, session_id, call_id, args) = match raw.oc_input {
+        Some(Lenient(input)) => (input.tool, input.session_id, input.call_id, input.args),
+        None => (raw.tool, raw.oc_session_id, raw.oc_call_id, raw.oc_args),
+    };
+    let (output, meta) = match raw.oc_output {
+        Some(StringOr::Object(out)) => (out.output, out.metadata.or(raw.oc_metadata)),
+        Some(StringOr::Text(text)) => (Text(Some(text)), raw.oc_metadata),
+        Some(StringOr::Other) | None => (Text(None), raw.oc_metadata),
+    };
+    let has_result = output.is_some() || meta.is_some();
     let event = match event_override {
         Some(e) => e,
         None => match raw.hook.as_deref() {
-            None | Some("tool.execute.after") => HookEvent::PostToolUse,
+            Some("tool.execute.after") => HookEvent::PostToolUse,
             Some("tool.execute.before") => HookEvent::PreToolUse,
+            // The spread `before` hook has only the call and its args.
+            None if !has_result && spread => HookEvent::PreToolUse,
+            None => HookEvent::PostToolUse,
             Some(_) => return None,
         },
     };
-    if !input.tool.0.as_deref().is_some_and(is_shell_tool) {
+    if !tool.0.as_deref().is_some_and(is_shell_tool) {
         return None;
     }
-    let command = input.args.and_then(|a| a.0.command.0);
+    let command = args.and_then(|a| a.0.command.0);
     command.as_ref()?;
     let mut ev = ToolEvent {
         agent: AgentKind::Opencode,
         event,
-        session_id: input.session_id.0,
+        session_id: session_id.0,
         cwd: raw.cwd.0,
         turn_id: None,
-        tool_use_id: input.call_id.0,
+        tool_use_id: call_id.0,
         transcript_path: None,
-        tool_name: input.tool.0,
+        tool_name: tool.0,
         command,
         outcome: Outcome::Unknown,
         stdout: None,
@@ -624,13 +647,13 @@ fn opencode<'a>(raw: Raw<'a>, event_override: Option<HookEvent>) -> Option<ToolE
         prompt: None,
         interrupted: false,
     };
-    if let Some(Lenient(out)) = raw.oc_output {
-        let meta = out.metadata.map(|m| m.0).unwrap_or_default();
+    if has_result {
+        let meta = meta.map(|m| m.0).unwrap_or_default();
         let code = meta.exit.0.or(meta.exit_code_camel.0).or(meta.exit_code.0);
         if event != HookEvent::PreToolUse {
             ev.outcome = Outcome::from_exit(code);
         }
-        ev.stdout = out.output.0.or(meta.output.0);
+        ev.stdout = output.0.or(meta.output.0);
     }
     Some(ev)
 }
@@ -681,10 +704,30 @@ struct Raw<'a> {
     #[serde(borrow, default, rename = "input")]
     oc_input: Option<Lenient<OcInput<'a>>>,
     #[serde(borrow, default, rename = "output")]
-    oc_output: Option<Lenient<OcOutput<'a>>>,
+    oc_output: Option<StringOr<'a, OcOutput<'a>>>,
+    // opencode's two hook arguments spread into one object, the shape other
+    // integrations (terraphim's among them) send: the `input` keys beside
+    // `title`, `output` (the text) and `metadata`.
+    #[serde(borrow, default)]
+    tool: Text<'a>,
+    #[serde(borrow, default, rename = "sessionID")]
+    oc_session_id: Text<'a>,
+    #[serde(borrow, default, rename = "callID")]
+    oc_call_id: Text<'a>,
+    #[serde(borrow, default, rename = "args")]
+    oc_args: Option<Lenient<ToolInput<'a>>>,
+    #[serde(borrow, default, rename = "metadata")]
+    oc_metadata: Option<Lenient<OcMeta<'a>>>,
 }
 
 impl Raw<'_> {
+    /// opencode's hook arguments spread into one object: `tool` with the
+    /// ids or args opencode passes beside it (Claude sends `tool_name`).
+    fn is_spread_opencode(&self) -> bool {
+        self.tool.is_some()
+            && (self.oc_call_id.is_some() || self.oc_session_id.is_some() || self.oc_args.is_some())
+    }
+
     fn is_codex_notify(&self) -> bool {
         self.kind.is_some()
             && (self.thread_id || self.kind.as_deref() == Some("agent-turn-complete"))
@@ -755,12 +798,16 @@ struct OcMeta<'a> {
     output: Text<'a>,
 }
 
-/// `tool_response`: Claude's object or Codex's plain string.
-enum ToolResponse<'a> {
+/// A field that is a string in some shapes and an object in others
+/// (`tool_response`: Claude's object or Codex's plain string; opencode's
+/// `output`: our plugin's object or the spread hook's plain string).
+enum StringOr<'a, T> {
     Text(Cow<'a, str>),
-    Object(ResponseObject<'a>),
+    Object(T),
     Other,
 }
+
+type ToolResponse<'a> = StringOr<'a, ResponseObject<'a>>;
 
 // --- lenient leaf types: a wrong JSON type reads as "absent", never an error.
 
@@ -984,51 +1031,50 @@ impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Lenient<T> {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for ToolResponse<'a> {
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StringOr<'a, T> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = ToolResponse<'a>;
+        struct V<'a, T>(PhantomData<(&'a (), T)>);
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for V<'a, T> {
+            type Value = StringOr<'a, T>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string or an object")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Text(Cow::Borrowed(v)))
+                Ok(StringOr::Text(Cow::Borrowed(v)))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Text(Cow::Owned(v.to_string())))
+                Ok(StringOr::Text(Cow::Owned(v.to_string())))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Text(Cow::Owned(v)))
+                Ok(StringOr::Text(Cow::Owned(v)))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                ResponseObject::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(ToolResponse::Object)
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(StringOr::Object)
             }
             fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
                 d.deserialize_any(self)
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
             fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
             fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
             fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(ToolResponse::Other)
+                Ok(StringOr::Other)
             }
         }
         d.deserialize_any(V(PhantomData))
