@@ -9,6 +9,7 @@ pub mod config;
 pub mod event;
 pub mod fault;
 pub mod gitea;
+pub mod health;
 pub mod hooks;
 pub mod learning;
 pub mod merge;

@@ -16,6 +16,10 @@ pub enum SetupError {
     Config(#[from] crate::config::ConfigError),
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+    #[error("{0}")]
+    Busy(#[from] crate::store::LockError),
+    #[error("{0}")]
+    GitLockHeld(#[from] crate::repo::locks::Held),
     #[error(
         "{path} is already a git repository on branch {branch}; learnsync works on agents/{agent}"
     )]
@@ -76,6 +80,18 @@ pub fn init(
     let dir = LearningsDir::new(root);
     let state = dir.state_dir();
     std::fs::create_dir_all(state.join("inbox")).map_err(io(&state))?;
+    // Adopting commits like a sync does: not beside a running sync, and not
+    // over a lock a killed process left.
+    let _lock = crate::store::SyncLock::acquire(
+        &state.join("lock"),
+        std::time::Duration::from_secs(30),
+        "learnsync init",
+    )?;
+    crate::repo::locks::recover(
+        repo.git_dir(),
+        &state.join(crate::repo::locks::STALE_LOCKS_DIR),
+        std::time::Duration::from_secs(30),
+    )?;
     let config_path = state.join("config.yaml");
     let existing = std::fs::read_to_string(&config_path).unwrap_or_default();
     FileConfig::parse(&existing).map_err(|message| SetupError::Io {

@@ -37,7 +37,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         watcher: std::env::current_exe().ok(),
     };
     let report = crate::sync::run(&ctx.config, &options).map_err(|e| match e {
-        SyncError::Busy(_) => CliError::new(exit::BUSY, e.to_string()),
+        SyncError::Busy(_) | SyncError::GitLockHeld(_) => CliError::new(exit::BUSY, e.to_string()),
         other => CliError::failure(other.to_string()),
     })?;
     let dir = ctx.dir();
@@ -79,6 +79,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         if report.recovered {
             ctx.say("Finished an interrupted sync cycle.");
+        }
+        for lock in &report.stale_locks {
+            ctx.say(format!(
+                "Moved aside {lock}, a git lock left by a process that died (kept under .git/learnsync/stale-locks/)."
+            ));
         }
     }
     for r in &report.remotes {

@@ -1,6 +1,7 @@
 //! The git edge: the learnings dir as a repository, through gix. Reading
 //! trees and blobs, writing commits, moving refs; no domain rules here.
 
+pub mod locks;
 mod remote;
 mod tree_write;
 mod worktree;
@@ -188,12 +189,54 @@ impl Repo {
     pub fn open(root: &Path) -> Result<Repo> {
         let git =
             gix::open(root).map_err(fail(format!("open git repository {}", root.display())))?;
+        Repo::wrap(git, root)
+    }
+
+    /// Ref writes wait (a bounded time) for a ref lock a live git holds
+    /// instead of failing at once, as git's own `core.filesRefLockTimeout`
+    /// does; set in memory only.
+    fn wrap(mut git: gix::Repository, root: &Path) -> Result<Repo> {
+        use gix::config::tree::{Core, Key};
+        let millis = locks::IN_CYCLE_WAIT.as_millis().to_string();
+        let mut config = git.config_snapshot_mut();
+        for key in [
+            &Core::FILES_REF_LOCK_TIMEOUT as &dyn Key,
+            &Core::PACKED_REFS_TIMEOUT,
+        ] {
+            config
+                .set_value(key, millis.as_str())
+                .map_err(fail(format!("set {}", key.name())))?;
+        }
+        config.commit().map_err(fail("apply the lock timeouts"))?;
         Ok(Repo {
             git,
             root: root.to_path_buf(),
             trees: RefCell::default(),
             blobs: RefCell::default(),
         })
+    }
+
+    /// A ref write that failed: when a lock is what stopped it, the error
+    /// says whose it is and what to do, as for the index.
+    fn ref_failure<E: std::fmt::Display>(
+        &self,
+        action: &'static str,
+    ) -> impl FnOnce(E) -> GitError + '_ {
+        move |e| {
+            let held = locks::scan(self.git_dir())
+                .into_iter()
+                .find(|l| l.path.file_name().is_some_and(|n| n != "index.lock"));
+            match held {
+                Some(lock) => GitError {
+                    action: action.into(),
+                    message: format!(
+                        "{e}: {}",
+                        locks::held_now(self.git_dir(), &lock.path, locks::IN_CYCLE_WAIT)
+                    ),
+                },
+                None => fail(action)(e),
+            }
+        }
     }
 
     /// Creates a repository at `root` (or opens the one there) and points an
@@ -204,12 +247,7 @@ impl Repo {
         } else {
             gix::init(root).map_err(fail(format!("create git repository {}", root.display())))?
         };
-        let repo = Repo {
-            git,
-            root: root.to_path_buf(),
-            trees: RefCell::default(),
-            blobs: RefCell::default(),
-        };
+        let repo = Repo::wrap(git, root)?;
         if repo.head_commit()?.is_none() {
             repo.set_head_symbolic(branch)?;
         }
@@ -573,7 +611,7 @@ impl Repo {
                 }],
                 Some(sig.to_ref(&mut buf)),
             )
-            .map_err(fail("move HEAD"))?;
+            .map_err(self.ref_failure("move HEAD"))?;
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! The work tree and index: what changed since the last commit (a stat-first
 //! status like git's), and bringing index and files in line with a tree.
 
-use super::{Repo, Result, fail};
+use super::{GitError, Repo, Result, fail};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::index::entry::Stat;
@@ -210,8 +210,30 @@ impl Repo {
                 index.entries_mut()[i].stat = stat;
             }
         }
+        // The index lock is taken here, not by `File::write` (which fails at
+        // once): a user's git may hold it for a moment.
+        let lock = gix::lock::File::acquire_to_update_resource(
+            index.path(),
+            gix::lock::acquire::Fail::AfterDurationWithBackoff(super::locks::IN_CYCLE_WAIT),
+            None,
+        )
+        .map_err(|e| {
+            let lock = index.path().with_extension("lock");
+            GitError {
+                action: "write the index".into(),
+                message: format!(
+                    "{e}: {}",
+                    super::locks::held_now(self.git_dir(), &lock, super::locks::IN_CYCLE_WAIT)
+                ),
+            }
+        })?;
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
         index
-            .write(Default::default())
+            .write_to(&mut out, Default::default())
+            .map_err(fail("write the index"))?;
+        out.into_inner()
+            .map_err(|e| fail("write the index")(e.into_error()))?
+            .commit()
             .map_err(fail("write the index"))?;
         Ok(())
     }

@@ -13,7 +13,11 @@ pub struct SyncLock {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("another learnsync holds the lock on {path} ({holder}); waited {waited}s")]
+    #[error(
+        "another learnsync holds the lock on {path} ({holder}); waited {waited}s. \
+         It is released when that process ends (the OS frees it even if it is killed): \
+         let it finish, or wait longer with --wait SECS"
+    )]
     Busy {
         path: String,
         holder: String,

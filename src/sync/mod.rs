@@ -17,6 +17,9 @@ use crate::store::{LearningsDir, LockError, Problem, SyncLock};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+/// The marker a cycle writes before moving its branch (under the state dir).
+pub const CYCLE_MARKER: &str = "cycle-in-progress.json";
+
 /// Where a cycle spends its time, for operators: each step's wall time is
 /// logged at debug level under the `learnsync::timing` target
 /// (`LEARNSYNC_LOG=learnsync::timing=debug learnsync sync`).
@@ -90,6 +93,9 @@ pub struct SyncReport {
     pub redacted: Vec<String>,
     pub problems: Vec<Problem>,
     pub recovered: bool,
+    /// Git lock files a killed process had left, moved aside before the
+    /// cycle (to `.git/learnsync/stale-locks/`).
+    pub stale_locks: Vec<String>,
     /// Work-tree files the commit step looked at: all of them, or only what
     /// the watcher reported changed.
     pub scanned_files: usize,
@@ -101,6 +107,9 @@ pub struct SyncReport {
 pub enum SyncError {
     #[error("{0}")]
     Busy(LockError),
+    /// A live git command holds one of the repository's lock files.
+    #[error("{0}")]
+    GitLockHeld(#[from] crate::repo::locks::Held),
     #[error("{0}")]
     Lock(LockError),
     #[error("{0}")]
@@ -137,6 +146,13 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         "learnsync sync",
     )?;
     let repo = Repo::open(&dir.root)?.with_identity(&config.identity())?;
+    // A process killed mid-write (this one last time, or a user's git)
+    // leaves git lock files that would fail every later write.
+    let stale_locks = crate::repo::locks::recover(
+        repo.git_dir(),
+        &dir.state_dir().join(crate::repo::locks::STALE_LOCKS_DIR),
+        options.wait,
+    )?;
     let home = &config.home_agent.value;
     match repo.head_branch()? {
         Some(b) if b == format!("agents/{home}") => {}
@@ -153,6 +169,11 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     }
     let start = repo.head_commit()?;
     let mut report = SyncReport {
+        stale_locks: stale_locks
+            .moved
+            .into_iter()
+            .map(|(lock, _)| lock)
+            .collect(),
         recovered: recover::finish_interrupted(&repo, &dir)?,
         ..SyncReport::default()
     };

@@ -13,7 +13,7 @@ pub(super) struct Marker {
 }
 
 fn marker_path(dir: &LearningsDir) -> std::path::PathBuf {
-    dir.state_dir().join("cycle-in-progress.json")
+    dir.state_dir().join(super::CYCLE_MARKER)
 }
 
 pub(super) fn begin(dir: &LearningsDir, marker: &Marker) -> Result<()> {

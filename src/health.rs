@@ -1,0 +1,117 @@
+//! Everything `learnsync doctor` reports, found without changing anything:
+//! unreadable learnings and event lines, set-aside inbox files, the branch,
+//! the git binary sync needs, git lock files (live or left by a dead
+//! process), an interrupted cycle, and wiki templates whose pages would not
+//! render as meant. The command line only prints what this returns.
+
+use crate::config::Config;
+use crate::repo::Repo;
+use crate::repo::locks::{self, Holder};
+use crate::store::{LearningsDir, LockError, Problem, SyncLock};
+use std::time::Duration;
+
+/// Every problem found in `dir`.
+pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate::repo::GitError> {
+    let mut problems: Vec<Problem> = crate::view::load(dir, config).problems;
+    let repo = Repo::open(&dir.root)?;
+    let want = format!("agents/{}", config.home_agent.value);
+    match repo.head_branch()? {
+        Some(b) if b == want => {}
+        other => problems.push(Problem {
+            path: "HEAD".into(),
+            message: format!(
+                "on {}, expected {want}",
+                other.unwrap_or_else(|| "a detached HEAD".into())
+            ),
+        }),
+    }
+    if let Ok(rejected) = std::fs::read_dir(dir.state_dir().join("inbox-rejected")) {
+        for entry in rejected.flatten() {
+            problems.push(Problem {
+                path: entry.path().display().to_string(),
+                message: "an inbox file that could not be read was set aside here".into(),
+            });
+        }
+    }
+    if let Err(message) = crate::repo::check_git_binary() {
+        problems.push(Problem {
+            path: "git".into(),
+            message,
+        });
+    }
+    problems.extend(cycle_and_locks(dir, &repo));
+    problems.extend(templates(config));
+    Ok(problems)
+}
+
+/// Git lock files and an interrupted cycle, said as they are: who holds a
+/// lock, and what the next sync will do about it.
+fn cycle_and_locks(dir: &LearningsDir, repo: &Repo) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    // A sync running now explains its own locks and marker.
+    let running = match SyncLock::acquire(
+        &dir.state_dir().join("lock"),
+        Duration::ZERO,
+        "learnsync doctor",
+    ) {
+        Ok(_released_at_once) => None,
+        Err(LockError::Busy { holder, .. }) => Some(holder),
+        Err(_) => None,
+    };
+    for lock in locks::scan(repo.git_dir()) {
+        let message = match &lock.holder {
+            Holder::Process { .. } => format!(
+                "held by {}, working in this repository now; sync waits for it (up to lock_wait_secs), so nothing to do unless it stays",
+                lock.holder.describe()
+            ),
+            Holder::Nobody => "a git lock left by a process that died (nothing holds it); the next `learnsync sync` moves it aside to .git/learnsync/stale-locks/ and carries on".into(),
+            Holder::Unknown { age } if lock.holder.is_live() => format!(
+                "a git lock {}s old and this system cannot say who holds it; sync waits for it, and treats it as stale after {} minutes; if no git command is running here, delete it",
+                age.as_secs(),
+                locks::STALE_AFTER.as_secs() / 60
+            ),
+            Holder::Unknown { .. } => format!(
+                "a git lock older than {} minutes; the next `learnsync sync` takes it as left by a process that died and moves it aside",
+                locks::STALE_AFTER.as_secs() / 60
+            ),
+        };
+        problems.push(Problem {
+            path: lock.path.display().to_string(),
+            message,
+        });
+    }
+    let marker = dir.state_dir().join(crate::sync::CYCLE_MARKER);
+    if marker.exists() {
+        problems.push(Problem {
+            path: marker.display().to_string(),
+            message: match running {
+                Some(holder) => format!("a sync cycle is running now ({holder})"),
+                None => "a sync cycle was interrupted; the next `learnsync sync` moves aside any lock it left and finishes it (or rolls it back if its branch never moved)".into(),
+            },
+        });
+    }
+    problems
+}
+
+/// A user template dir whose pages would not render as meant.
+fn templates(config: &Config) -> Vec<Problem> {
+    let Some(template_dir) = &config.wiki_template_dir else {
+        return Vec::new();
+    };
+    let dir_shown = template_dir.value.display().to_string();
+    let loaded = crate::publish::Templates::load(Some(&template_dir.value))
+        .and_then(|t| crate::publish::check::template_problems(&t));
+    match loaded {
+        Err(e) => vec![Problem {
+            path: dir_shown,
+            message: e.to_string(),
+        }],
+        Ok(found) => found
+            .into_iter()
+            .map(|p| Problem {
+                path: template_dir.value.join(p.template).display().to_string(),
+                message: format!("on the page {:?}, {}", p.page, p.message),
+            })
+            .collect(),
+    }
+}
