@@ -110,6 +110,33 @@ fn peer_push(peer: &Machine) {
     peer.git(&["push", "-q", "hub", "agents/b"]);
 }
 
+/// How long each step of an undisturbed cycle took, in the order the
+/// cycle logs them (`LEARNSYNC_LOG=learnsync::timing=debug`).
+fn step_times(victim: &Machine) -> Vec<Duration> {
+    let out = victim
+        .cmd(&["sync", "--wait", "60"])
+        .env("LEARNSYNC_LOG", "learnsync::timing=debug")
+        .output()
+        .expect("sync");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| {
+            l.strip_suffix(" ms")?
+                .rsplit(": ")
+                .next()?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map(|ms| Duration::from_secs_f64(ms / 1e3))
+        .collect()
+}
+
 /// A failing Claude Code payload whose command is unique.
 fn failure(n: u64) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({
@@ -210,10 +237,10 @@ fn run_with_seed(seed: u64, kills: u64) {
     // How long an undisturbed cycle of this shape takes, to kill across it.
     grow(&peer, &mut rng, &mut n, 20, 200, &mut known);
     peer_push(&peer);
-    let t0 = Instant::now();
-    sync_ok(&victim, "an undisturbed sync", seed);
-    let cycle = t0.elapsed().max(Duration::from_millis(50));
+    let steps = step_times(&victim);
+    assert!(steps.len() >= 8, "the cycle's steps: {steps:?}");
     let mut kills_done = 0;
+    let (mut stale_locks, mut interrupted) = (0, 0);
     for round in 0..kills {
         // The victim has every learning up to here (it synced since).
         let victim_has = known.clone();
@@ -232,23 +259,56 @@ fn run_with_seed(seed: u64, kills: u64) {
                 writer(&m, &known, &ledger, &stop, writer_seed)
             })
         };
-        // Kill somewhere in the whole length of a cycle, a little past it too.
-        let delay = Duration::from_micros(rng.below(cycle.as_micros() as u64 * 12 / 10));
-        let mut child = victim.cmd(&["sync", "--wait", "60"]).spawn().expect("sync");
+        // Kill inside a step chosen at random (every step as likely, the
+        // short ones too): after the step before it logged its end, at a
+        // random point of the time it took in an undisturbed cycle.
+        let k = rng.below(steps.len() as u64) as usize;
+        let delay = Duration::from_micros(rng.below(steps[k].as_micros() as u64 + 1));
+        let mut child = victim
+            .cmd(&["sync", "--wait", "60"])
+            .env("LEARNSYNC_LOG", "learnsync::timing=debug")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("sync");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr");
+        let reader = std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut seen = 0;
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if line.contains(" ms") {
+                    seen += 1;
+                    if seen == k {
+                        let _ = tx.send(());
+                    }
+                }
+            }
+        });
+        let reached = k == 0 || rx.recv_timeout(Duration::from_secs(60)).is_ok();
         std::thread::sleep(delay);
-        if child.try_wait().expect("poll").is_none() {
+        if reached && child.try_wait().expect("poll").is_none() {
             kills_done += 1;
         }
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
+        let _ = reader.join();
         stop.store(true, Ordering::SeqCst);
         handle.join().expect("writer");
-        sync_ok(
+        let report = sync_ok(
             &victim,
             &format!("the sync after kill {round} ({delay:?})"),
             seed,
         );
+        stale_locks += report["stale_locks"].as_array().map_or(0, Vec::len);
+        interrupted += usize::from(report["recovered"] == true);
     }
+    println!(
+        "kill test: {kills_done} syncs killed mid-cycle; the next ones moved {stale_locks} stale lock(s) aside and finished {interrupted} interrupted cycle(s)"
+    );
     assert!(
         kills_done >= kills / 2,
         "only {kills_done} of {kills} syncs were still running when killed (seed {seed})"
