@@ -1529,3 +1529,32 @@ async fn the_hub_is_a_sync_remote_and_a_merged_review_reaches_the_learnings_dir(
     let synced = std::fs::read_to_string(machine.dir.join(&path)).expect("review file synced");
     assert_eq!(synced, review);
 }
+
+#[tokio::test]
+async fn review_errors_never_carry_the_token() {
+    let (server, _) = hub();
+    let bot = client(&server, BOT_TOKEN);
+    // A proxy error page that echoes the request's Authorization header.
+    server.inject(
+        FaultRule::next(
+            9,
+            Fault::Body {
+                status: 502,
+                body: format!("bad gateway; you sent: token {BOT_TOKEN}"),
+            },
+        )
+        .on_path("/pulls"),
+    );
+    let err = bot
+        .list_pulls(&PullFilter::default())
+        .await
+        .expect_err("502 echo");
+    let text = format!("{err} {err:?}");
+    assert!(
+        text.contains("[REDACTED]") && !text.contains(BOT_TOKEN),
+        "{text}"
+    );
+    let err = bot.create_comment(1, "x").await.expect_err("no such issue");
+    assert!(!format!("{err:?}").contains(BOT_TOKEN));
+    assert!(!format!("{bot:?}").contains(BOT_TOKEN));
+}

@@ -9,7 +9,7 @@
 //! pushes.
 
 use super::hub_git::ZERO_SHA;
-use super::store::{Protection, User, first_matching};
+use super::store::{Protection, User};
 
 /// The environment variable naming the user behind a path push.
 pub const PUSHER_ENV: &str = "GITEA_TEST_PUSHER";
@@ -141,9 +141,4 @@ pub fn parse_spool(text: &str) -> Vec<PushedRef> {
             })
         })
         .collect()
-}
-
-/// Whether `rules` protect `branch` at all (`IsBranchProtected`).
-pub fn is_protected(rules: &[Protection], branch: &str) -> bool {
-    first_matching(rules, branch).is_some()
 }

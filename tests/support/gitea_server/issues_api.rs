@@ -479,6 +479,7 @@ impl State {
     /// else's comment without write; 204 for an event that has no text.
     fn edit_comment(&mut self, id: i64, req: &Request, caller: &Caller) -> Reply {
         self.require_not_archived()?;
+        self.require_token(caller)?;
         let form: CommentForm = self.body(req)?;
         if form.body.is_empty() {
             return Err(self.error(422, "[Body]: Required"));
