@@ -1,5 +1,6 @@
 //! The HTTP side of the Gitea client: base URL, auth header, timeouts, retries
-//! and error mapping. Endpoint methods live in `wiki.rs` and `repo.rs`.
+//! (and which writes may be resent) and error mapping. Endpoint methods live
+//! beside it by concern (`wiki.rs`, `repo.rs`, `pulls.rs`, ...).
 
 use std::fmt;
 use std::time::{Duration, SystemTime};
@@ -98,6 +99,20 @@ impl fmt::Debug for GiteaClient {
     }
 }
 
+/// Whether a failed request may be sent again.
+///
+/// Retrying is safe for reads, for writes that set a state (PATCH, PUT,
+/// DELETE) and for creates whose repeat Gitea refuses in a way the caller
+/// recognises (a wiki page: 400; a pull: 409; a file: 422). Other creates
+/// (an issue, a comment, a label) would be made twice if the first attempt
+/// landed, so they are resent only when it surely did not reach Gitea: the
+/// connection was never made, or a proxy answered 408, 429 or 503.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resend {
+    Always,
+    IfNotSent,
+}
+
 /// A successful (or explicitly accepted) HTTP answer.
 #[derive(Debug)]
 pub(crate) struct Reply {
@@ -166,6 +181,13 @@ impl GiteaClient {
         format!("/repos/{}/{}{rest}", self.repo.owner, self.repo.name)
     }
 
+    /// `/repos/{owner}/{repo}/{prefix}/{escaped}`, for wildcard parameters
+    /// (a branch `review/x`, a file `reviews/x.yaml`) whose slashes are path
+    /// separators and whose other characters must be percent-escaped.
+    pub(crate) fn repo_path_with(&self, prefix: &str, tail: &str) -> Result<String, GiteaError> {
+        Ok(self.repo_path(&format!("/{prefix}/{}", escape_path(tail)?)))
+    }
+
     pub(crate) fn redact(&self, text: &str) -> String {
         redact(text, self.token.as_ref())
     }
@@ -180,6 +202,20 @@ impl GiteaClient {
         query: &[(&str, String)],
         body: Option<&B>,
         accept: &[u16],
+    ) -> Result<Reply, GiteaError> {
+        self.send_with(method, path, query, body, accept, Resend::Always)
+            .await
+    }
+
+    /// [`GiteaClient::send`] with an explicit [`Resend`] policy.
+    pub(crate) async fn send_with<B: Serialize + ?Sized>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&B>,
+        accept: &[u16],
+        resend: Resend,
     ) -> Result<Reply, GiteaError> {
         let body = match body {
             Some(b) => Some(serde_json::to_vec(b).map_err(|e| {
@@ -204,11 +240,20 @@ impl GiteaClient {
         let url = reqwest::Url::parse(&url)
             .map_err(|e| GiteaError::Invalid(format!("bad request URL for {path}: {e}")))?;
         retry::run(&self.retry, |attempt| {
-            self.attempt(&method, &url, path, body.as_deref(), accept, attempt)
+            self.attempt(
+                &method,
+                &url,
+                path,
+                body.as_deref(),
+                accept,
+                resend,
+                attempt,
+            )
         })
         .await
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
         method: &Method,
@@ -216,6 +261,7 @@ impl GiteaClient {
         path: &str,
         body: Option<&[u8]>,
         accept: &[u16],
+        resend: Resend,
         attempt: u32,
     ) -> Attempt<Reply, GiteaError> {
         tracing::debug!(%method, endpoint = path, attempt, "gitea request");
@@ -240,8 +286,12 @@ impl GiteaClient {
         let response = match request.send().await {
             Ok(response) => response,
             Err(e) => {
+                let error = self.transport_error(method, path, &e);
+                if resend == Resend::IfNotSent && !e.is_connect() {
+                    return Attempt::Fail(error);
+                }
                 return Attempt::Retry {
-                    error: self.transport_error(method, path, &e),
+                    error,
                     retry_after: None,
                 };
             }
@@ -260,8 +310,12 @@ impl GiteaClient {
         let body = match response.bytes().await {
             Ok(bytes) => bytes.to_vec(),
             Err(e) => {
+                let error = self.transport_error(method, path, &e);
+                if resend == Resend::IfNotSent {
+                    return Attempt::Fail(error);
+                }
                 return Attempt::Retry {
-                    error: self.transport_error(method, path, &e),
+                    error,
                     retry_after: None,
                 };
             }
@@ -275,7 +329,12 @@ impl GiteaClient {
             });
         }
         let error = self.status_error(method, path, status, &body);
-        if retry::is_retryable_status(status.as_u16()) {
+        let resendable = match resend {
+            Resend::Always => retry::is_retryable_status(status.as_u16()),
+            // Answers a proxy gives without passing the request on.
+            Resend::IfNotSent => matches!(status.as_u16(), 408 | 429 | 503),
+        };
+        if resendable {
             tracing::warn!(%method, endpoint = path, attempt, status = status.as_u16(), "transient Gitea failure");
             Attempt::Retry { error, retry_after }
         } else {
@@ -298,6 +357,7 @@ impl GiteaClient {
             endpoint: path.to_string(),
             message,
             timeout: error.is_timeout(),
+            connect: error.is_connect(),
         }
     }
 
@@ -344,9 +404,71 @@ impl GiteaClient {
     }
 }
 
+/// Percent-escapes each `/`-separated segment of `path` (RFC 3986
+/// unreserved characters stay); empty, `.` and `..` segments are refused,
+/// since a router would collapse them into another path.
+pub(crate) fn escape_path(path: &str) -> Result<String, GiteaError> {
+    let mut out = String::with_capacity(path.len());
+    for (i, segment) in path.split('/').enumerate() {
+        if segment.is_empty() || segment == "." || segment == ".." {
+            return Err(GiteaError::Invalid(format!(
+                "{path:?} is not a usable branch or file path (empty, `.` or `..` segment)"
+            )));
+        }
+        if i > 0 {
+            out.push('/');
+        }
+        for &byte in segment.as_bytes() {
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                out.push(byte as char);
+            } else {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Percent-escapes `text` as one path segment (a `/` becomes `%2F`).
+pub(crate) fn escape_segment(text: &str) -> Result<String, GiteaError> {
+    if text.is_empty() || text == "." || text == ".." {
+        return Err(GiteaError::Invalid(format!(
+            "{text:?} cannot be a path segment"
+        )));
+    }
+    Ok(text
+        .bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                (byte as char).to_string()
+            } else {
+                format!("%{byte:02X}")
+            }
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_escaped_segment_by_segment() {
+        assert_eq!(escape_segment("release/*").expect("ok"), "release%2F%2A");
+        assert!(escape_segment("..").is_err());
+        assert_eq!(
+            escape_path("review/learning-1").expect("ok"),
+            "review/learning-1"
+        );
+        assert_eq!(
+            escape_path("reviews/a b+c#?.yaml").expect("ok"),
+            "reviews/a%20b%2Bc%23%3F.yaml"
+        );
+        assert_eq!(escape_path("café").expect("ok"), "caf%C3%A9");
+        for bad in ["", "/x", "x/", "a//b", "a/./b", "../x"] {
+            assert!(escape_path(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn repo_ref_parses_only_plain_names() {

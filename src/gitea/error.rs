@@ -23,6 +23,8 @@ pub enum GiteaError {
         endpoint: String,
         message: String,
         timeout: bool,
+        /// The connection was never made, so the request did not land.
+        connect: bool,
     },
     /// A success status with a body that is not what the API documents.
     #[error("Gitea's answer to {method} {endpoint} could not be read: {message}")]
@@ -44,8 +46,16 @@ fn status_hint(status: u16) -> &'static str {
         401 => {
             " (the token is missing or not valid: set GITEA_TOKEN or the configured token source)"
         }
-        403 => " (the token lacks the write:repository scope, or its user may not write this wiki)",
-        404 => " (no such repository, page, or the wiki is disabled or empty)",
+        403 => {
+            " (the token lacks a scope the call needs — write:repository, write:issue or read:user — or its user lacks the permission)"
+        }
+        404 => {
+            " (no such repository, page, issue, pull, branch or file, or the wiki is disabled or empty)"
+        }
+        405 => " (Gitea refused the merge: see its message)",
+        409 => " (a conflict: an open pull for this branch exists, or the head moved)",
+        412 => " (a precondition failed: the pull is merged, or open dependencies block closing)",
+        422 => " (Gitea refused the content: see its message)",
         423 => " (the repository is archived)",
         _ => "",
     }
@@ -73,6 +83,44 @@ impl GiteaError {
     /// 401 or 403: the credentials are the problem, not the request.
     pub fn is_auth(&self) -> bool {
         matches!(self.status(), Some(401 | 403))
+    }
+
+    /// 409: Gitea's "already exists" for a pull with the same head and base,
+    /// or a merge whose head moved.
+    pub fn is_conflict(&self) -> bool {
+        self.status() == Some(409)
+    }
+
+    /// 422: Gitea refused the content (a `new_branch` that exists, a file that
+    /// exists, a stale `sha`, head == base, a bad label colour, ...).
+    pub fn is_unprocessable(&self) -> bool {
+        self.status() == Some(422)
+    }
+
+    /// 405: a merge Gitea will not do (no permission, already merged,
+    /// conflicts, missing approvals).
+    pub fn is_merge_refused(&self) -> bool {
+        self.status() == Some(405)
+    }
+
+    /// 412: a state change refused (the pull is merged, open dependencies).
+    pub fn is_precondition_failed(&self) -> bool {
+        self.status() == Some(412)
+    }
+
+    /// A write that failed in a way that does not prove it did not land: a
+    /// 5xx answer, or a connection that broke after the request was sent.
+    /// Whoever retries it must look first.
+    pub fn may_have_landed(&self) -> bool {
+        match self {
+            GiteaError::Status { method, status, .. } => {
+                method != "GET" && (500..=599).contains(status)
+            }
+            GiteaError::Transport {
+                method, connect, ..
+            } => method != "GET" && !connect,
+            _ => false,
+        }
     }
 }
 

@@ -136,6 +136,11 @@ pub struct Repository {
     pub private: bool,
     #[serde(default)]
     pub empty: bool,
+    #[serde(default)]
+    pub owner: Option<super::review_model::User>,
+    /// The caller's rights (Gitea fills it for the token's user).
+    #[serde(default)]
+    pub permissions: Option<super::review_model::Permission>,
 }
 
 impl Repository {

@@ -28,11 +28,32 @@ impl Request {
 
     /// A query parameter, percent-decoded.
     pub fn query(&self, key: &str) -> Option<String> {
-        let (_, query) = self.target.split_once('?')?;
-        query.split('&').find_map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (k == key).then(|| learnsync::gitea::page_name::query_unescape(v).unwrap_or_default())
-        })
+        self.query_all(key).into_iter().next()
+    }
+
+    /// Every value of a repeated query parameter (`labels=1&labels=2`).
+    pub fn query_all(&self, key: &str) -> Vec<String> {
+        self.query_pairs()
+            .into_iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// The whole query, decoded, in order.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        let Some((_, query)) = self.target.split_once('?') else {
+            return Vec::new();
+        };
+        let decode = |t: &str| learnsync::gitea::page_name::query_unescape(t).unwrap_or_default();
+        query
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                (decode(k), decode(v))
+            })
+            .collect()
     }
 }
 
@@ -172,6 +193,8 @@ fn reason(status: u16) -> &'static str {
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        409 => "Conflict",
+        412 => "Precondition Failed",
         422 => "Unprocessable Entity",
         423 => "Locked",
         429 => "Too Many Requests",

@@ -1,16 +1,33 @@
-//! A Gitea-compatible test server: the wiki API of Gitea v1.25.4 over a real
-//! bare git repo, with request recording and per-test fault injection.
+//! A Gitea-compatible test server: Gitea v1.25.4's wiki API over a real bare
+//! wiki repo, and the review API (contents, branches, branch protection,
+//! pulls and merges, issues, comments, labels, timeline, users and
+//! permissions) over a real bare hub repo that tests use as a git remote by
+//! path; with request recording and per-test fault injection.
 //!
 //! ```ignore
 //! let server = GiteaServer::start();
+//! server.seed_branch("main", &[("README.md", b"hub\n")], "init");
+//! server.protect(Protection::new("main").merge_whitelist(&[MAINTAINER]));
 //! server.inject(FaultRule::next(1, Fault::status(503).retry_after("1")).on_method("POST"));
-//! // ... point a GiteaClient at server.url(), repo server.repo_ref(), token WRITE_TOKEN
+//! // ... point a GiteaClient at server.url(), repo server.repo_ref(), token BOT_TOKEN;
+//! // `git clone server.repo_git_path()` works too, with the protection enforced.
 //! assert_eq!(server.writes().len(), 2);
 //! ```
+//!
+//! Each Gitea quirk is encoded where it is handled, with the Gitea source
+//! file it comes from (API-NOTES.md beside the swagger has the rest).
 #![allow(dead_code)]
 
 mod api;
+mod hooks;
 mod http;
+mod hub_git;
+mod issues_api;
+mod json;
+mod pulls_api;
+mod repo_api;
+mod store;
+mod wiki_api;
 mod wiki_git;
 
 use std::collections::{BTreeMap, HashMap};
@@ -22,20 +39,33 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+pub use hooks::PUSHER_ENV;
 pub use http::{Request, Response};
+use hub_git::{HubRepo, Sig};
+pub use store::{Access, Protection};
+use store::{Comment, Issue, Label, Token, User};
 use wiki_git::{Ident, WikiRepo};
 
-/// A token with `write:repository` (implies read).
+/// The bot's token with only `write:repository` (implies read): enough for
+/// the wiki, not for issues.
 pub const WRITE_TOKEN: &str = "3f2a9c1e5b7d4f6a8c0e2b4d6f8a1c3e5b7d9f0a";
-/// A token with only `read:repository`.
+/// The bot's token with only `read:repository`.
 pub const READ_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c";
+/// The bot's review token: `write:repository`, `write:issue`, `read:user`
+/// (API-NOTES §d's recommendation). The bot has write access, not admin.
+pub const BOT_TOKEN: &str = "b07b07b07b07b07b07b07b07b07b07b07b07b07b";
+/// A repo admin's token with the same scopes.
+pub const MAINTAINER_TOKEN: &str = "a11a11a11a11a11a11a11a11a11a11a11a11a11a";
+/// A reader's token with the same scopes; the user only has read access.
+pub const READER_TOKEN: &str = "ead0ead0ead0ead0ead0ead0ead0ead0ead0ead0";
 
-/// A token's scope on the repository category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Read,
-    Write,
-}
+/// The maintainer: repo admin (a collaborator with admin rights).
+pub const MAINTAINER: &str = "maintainer";
+/// A user with read access only.
+pub const READER: &str = "reader";
+
+/// The scopes of `BOT_TOKEN`, `MAINTAINER_TOKEN` and `READER_TOKEN`.
+pub const REVIEW_SCOPES: &[&str] = &["write:repository", "write:issue", "read:user"];
 
 /// The one repository the server hosts, and server-wide settings.
 #[derive(Debug, Clone)]
@@ -47,9 +77,18 @@ pub struct ServerConfig {
     pub private: bool,
     /// `DefaultWikiBranch`; `main` for repos created on 1.22+.
     pub wiki_branch: String,
-    /// The user the tokens belong to; author and committer of API writes.
+    /// The bot: owner of the tokens above (but the maintainer's and
+    /// reader's), author and committer of its API writes.
     pub api_user: String,
     pub version: String,
+    /// The hub repo's default branch.
+    pub default_branch: String,
+    /// Who a path push is by when `GITEA_TEST_PUSHER` is unset; `None`: the bot.
+    pub default_pusher: Option<String>,
+    /// `[api] MAX_RESPONSE_ITEMS`.
+    pub max_response_items: i64,
+    /// `[api] DEFAULT_PAGING_NUM`.
+    pub default_paging_num: i64,
 }
 
 impl Default for ServerConfig {
@@ -63,6 +102,10 @@ impl Default for ServerConfig {
             wiki_branch: "main".into(),
             api_user: "learnsync-bot".into(),
             version: "1.25.4".into(),
+            default_branch: "main".into(),
+            default_pusher: None,
+            max_response_items: 50,
+            default_paging_num: 30,
         }
     }
 }
@@ -228,10 +271,82 @@ impl Recorded {
 struct State {
     config: ServerConfig,
     base_url: String,
-    tokens: HashMap<String, Scope>,
+    tokens: HashMap<String, Token>,
+    users: Vec<User>,
     faults: Vec<FaultRule>,
     log: Vec<Recorded>,
     wiki: WikiRepo,
+    hub: HubRepo,
+    /// Where the hub's post-receive hook appends accepted pushes.
+    spool: PathBuf,
+    labels: Vec<Label>,
+    /// Issues and pulls, by index (one number space).
+    issues: Vec<Issue>,
+    /// Comments and timeline events of every issue, in creation order.
+    comments: Vec<Comment>,
+    protections: Vec<store::Protection>,
+    /// (issue index, user) of each approving review.
+    approvals: Vec<(i64, String)>,
+    /// One counter for every database id (issues, pulls, comments, labels),
+    /// so no two kinds of id coincide by accident.
+    next_id: i64,
+    /// The signed-in caller of the request being handled.
+    doer: Option<String>,
+}
+
+impl State {
+    fn new_id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn user(&self, login: &str) -> Option<&User> {
+        self.users
+            .iter()
+            .find(|u| u.login.eq_ignore_ascii_case(login))
+    }
+
+    fn default_pusher(&self) -> String {
+        self.config
+            .default_pusher
+            .clone()
+            .unwrap_or_else(|| self.config.api_user.clone())
+    }
+
+    /// Rewrites the hub's hooks after users or protection rules changed.
+    fn write_hooks(&self) {
+        let pre = hooks::pre_receive(
+            &self.protections,
+            &self.users,
+            &self.default_pusher(),
+            &self.config.default_branch,
+        );
+        let post = hooks::post_receive(&self.spool, &self.default_pusher());
+        if let Err(e) = self
+            .hub
+            .write_hook("pre-receive", &pre)
+            .and_then(|_| self.hub.write_hook("post-receive", &post))
+        {
+            panic!("cannot install the hub's hooks: {e}");
+        }
+    }
+
+    /// The signature of a user's commit made now.
+    fn sig(&self, login: &str, when: i64) -> Sig {
+        let (name, email) = match self.user(login) {
+            Some(u) => (u.git_name().to_string(), u.email()),
+            None => (login.to_string(), format!("{login}@noreply.localhost")),
+        };
+        Sig { name, email, when }
+    }
+}
+
+/// Seconds since the epoch, the resolution Gitea stores times in.
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 /// The running server. Dropping it stops the thread and deletes its files.
@@ -249,8 +364,20 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+fn git_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_AUTHOR_NAME", "A Person")
+        .env("GIT_AUTHOR_EMAIL", "person@example.com")
+        .env("GIT_COMMITTER_NAME", "A Person")
+        .env("GIT_COMMITTER_EMAIL", "person@example.com")
+}
+
 impl GiteaServer {
-    /// Starts with `acme/docs`, wiki enabled and empty, WRITE_TOKEN and READ_TOKEN.
+    /// Starts with `acme/docs`: wiki enabled and empty, an empty hub repo
+    /// (push a `main` or call `seed_branch`), users `acme` (owner), the bot
+    /// (write), `maintainer` (admin) and `reader` (read), and the tokens above.
     pub fn start() -> Self {
         Self::start_with(ServerConfig::default())
     }
@@ -264,24 +391,77 @@ impl GiteaServer {
         let url = format!("http://{}", listener.local_addr().expect("local addr"));
         let scratch = dir.path().join("scratch");
         std::fs::create_dir_all(&scratch).expect("scratch dir");
+        let lower = config.repo.to_lowercase();
         let wiki = WikiRepo::new(
-            dir.path()
-                .join(format!("{}.wiki.git", config.repo.to_lowercase())),
+            dir.path().join(format!("{lower}.wiki.git")),
             &config.wiki_branch,
-            scratch,
+            scratch.clone(),
         );
+        let hub = HubRepo::create(
+            dir.path().join(format!("{lower}.git")),
+            &config.default_branch,
+            scratch,
+        )
+        .expect("hub repo");
+        let created = 1_768_903_200; // 2026-01-20T10:00:00Z
+        let user = |id: i64, login: &str, access: Access| User {
+            id,
+            login: login.to_string(),
+            full_name: String::new(),
+            site_admin: false,
+            access,
+            created,
+        };
+        let users = vec![
+            user(1, &config.owner, Access::Owner),
+            user(2, &config.api_user, Access::Write),
+            user(3, MAINTAINER, Access::Admin),
+            user(4, READER, Access::Read),
+        ];
+        let token = |user: &str, scopes: &[&str]| Token {
+            user: user.to_string(),
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        };
         let tokens = HashMap::from([
-            (WRITE_TOKEN.to_string(), Scope::Write),
-            (READ_TOKEN.to_string(), Scope::Read),
+            (
+                WRITE_TOKEN.to_string(),
+                token(&config.api_user, &["write:repository"]),
+            ),
+            (
+                READ_TOKEN.to_string(),
+                token(&config.api_user, &["read:repository"]),
+            ),
+            (
+                BOT_TOKEN.to_string(),
+                token(&config.api_user, REVIEW_SCOPES),
+            ),
+            (
+                MAINTAINER_TOKEN.to_string(),
+                token(MAINTAINER, REVIEW_SCOPES),
+            ),
+            (READER_TOKEN.to_string(), token(READER, REVIEW_SCOPES)),
         ]);
-        let state = Arc::new(Mutex::new(State {
+        let spool = dir.path().join("post-receive.spool");
+        let state = State {
             config,
             base_url: url.clone(),
             tokens,
+            users,
             faults: Vec::new(),
             log: Vec::new(),
             wiki,
-        }));
+            hub,
+            spool,
+            labels: Vec::new(),
+            issues: Vec::new(),
+            comments: Vec::new(),
+            protections: Vec::new(),
+            approvals: Vec::new(),
+            next_id: 100,
+            doer: None,
+        };
+        state.write_hooks();
+        let state = Arc::new(Mutex::new(state));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let state = Arc::clone(&state);
@@ -308,13 +488,67 @@ impl GiteaServer {
         format!("{}/{}", s.config.owner, s.config.repo)
     }
 
-    pub fn add_token(&self, token: &str, scope: Scope) {
-        lock(&self.state).tokens.insert(token.to_string(), scope);
+    /// The bot's login (`ServerConfig::api_user`).
+    pub fn bot(&self) -> String {
+        lock(&self.state).config.api_user.clone()
+    }
+
+    /// A token for `user` with these scopes (`write:issue`, `read:user`, `all`, ...).
+    pub fn add_token(&self, token: &str, user: &str, scopes: &[&str]) {
+        lock(&self.state).tokens.insert(
+            token.to_string(),
+            Token {
+                user: user.to_string(),
+                scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            },
+        );
+    }
+
+    /// Adds a user (or changes an existing one's access to the repository).
+    pub fn set_access(&self, login: &str, access: Access) {
+        let mut s = lock(&self.state);
+        if let Some(user) = s
+            .users
+            .iter_mut()
+            .find(|u| u.login.eq_ignore_ascii_case(login))
+        {
+            user.access = access;
+        } else {
+            let id = s.users.len() as i64 + 1;
+            s.users.push(User {
+                id,
+                login: login.to_string(),
+                full_name: String::new(),
+                site_admin: false,
+                access,
+                created: now(),
+            });
+        }
+        s.write_hooks();
     }
 
     /// Changes the repository settings (wiki on/off, archived, private).
     pub fn configure(&self, change: impl FnOnce(&mut ServerConfig)) {
-        change(&mut lock(&self.state).config);
+        let mut s = lock(&self.state);
+        change(&mut s.config);
+        s.write_hooks();
+    }
+
+    /// Adds (or replaces, by rule name) a branch protection rule; the hub's
+    /// pre-receive hook enforces it on pushes from then on.
+    pub fn protect(&self, rule: Protection) {
+        let mut s = lock(&self.state);
+        let mut rule = rule;
+        rule.created = now();
+        s.protections.retain(|r| r.rule_name != rule.rule_name);
+        s.protections.push(rule);
+        s.write_hooks();
+    }
+
+    pub fn unprotect(&self, rule_name: &str) {
+        let mut s = lock(&self.state);
+        s.protections.retain(|r| r.rule_name != rule_name);
+        s.write_hooks();
     }
 
     /// Adds a fault rule; rules are tried in the order they were added.
@@ -402,7 +636,121 @@ impl GiteaServer {
             .expect("person's commit to the wiki")
     }
 
-    /// The server's temp dir (holds the wiki repo).
+    /// The hub repository (`<tmp>/<repo>.git`), a bare repo to use as a git
+    /// remote by path. Its hooks enforce branch protection on pushes.
+    pub fn repo_git_path(&self) -> PathBuf {
+        lock(&self.state).hub.path().to_path_buf()
+    }
+
+    /// Commits `files` on top of `branch` (creating it) as the repo owner,
+    /// through plumbing: no hooks, no protection, no events — test setup, like
+    /// a repository imported with history. Returns the new tip.
+    pub fn seed_branch(&self, branch: &str, files: &[(&str, &[u8])], message: &str) -> String {
+        let s = lock(&self.state);
+        let parent = s.hub.branch(branch);
+        let changes: Vec<(String, Option<Vec<u8>>)> = files
+            .iter()
+            .map(|(p, b)| (p.to_string(), Some(b.to_vec())))
+            .collect();
+        let tree = s
+            .hub
+            .tree_with(parent.as_deref(), &changes)
+            .expect("seed tree");
+        let who = s.sig(&s.config.owner, now());
+        let parents: Vec<&str> = parent.iter().map(String::as_str).collect();
+        let sha = s
+            .hub
+            .commit_tree(&tree, &parents, message, &who, &who)
+            .expect("seed commit");
+        s.hub
+            .update_ref(&format!("refs/heads/{branch}"), &sha, parent.as_deref())
+            .expect("seed ref");
+        sha
+    }
+
+    /// The tip of a hub branch.
+    pub fn branch_sha(&self, branch: &str) -> Option<String> {
+        lock(&self.state).hub.branch(branch)
+    }
+
+    /// A file on a hub branch.
+    pub fn hub_file(&self, branch: &str, path: &str) -> Option<Vec<u8>> {
+        let s = lock(&self.state);
+        let tip = s.hub.branch(branch)?;
+        s.hub.read(&tip, path)
+    }
+
+    /// Runs `git <args>` in the bare hub repo and returns its stdout
+    /// (`server.hub_git(&["log", "--format=%P", "-1", "main"])`).
+    pub fn hub_git(&self, args: &[&str]) -> String {
+        let path = self.repo_git_path();
+        let out = git_env(&mut Command::new("git"))
+            .arg("--git-dir")
+            .arg(&path)
+            .args(args)
+            .output()
+            .expect("run git in the hub");
+        assert!(
+            out.status.success(),
+            "git {args:?} in the hub: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// `git push --delete <branch>` to the hub by path, as `pusher`, from a
+    /// scratch clone: the hooks run, and what Gitea's post-receive does for a
+    /// deleted branch (close its open pulls, note the deletion) happens.
+    /// `Err` holds git's stderr when the push is refused.
+    pub fn delete_branch_by_push(&self, branch: &str, pusher: &str) -> Result<(), String> {
+        let hub = self.repo_git_path();
+        // `git push` needs a repository to run in; deleting a remote ref needs
+        // no objects, so an empty scratch repo will do.
+        let scratch = self.dir.path().join("scratch").join("pusher.git");
+        if !scratch.exists() {
+            let out = git_env(&mut Command::new("git"))
+                .args(["init", "--bare", "-q"])
+                .arg(&scratch)
+                .output()
+                .map_err(|e| format!("git init: {e}"))?;
+            if !out.status.success() {
+                return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+            }
+        }
+        let out = git_env(&mut Command::new("git"))
+            .arg("--git-dir")
+            .arg(&scratch)
+            .args(["push", "-q"])
+            .arg(&hub)
+            .arg("--delete")
+            .arg(branch)
+            .env(PUSHER_ENV, pusher)
+            .output()
+            .map_err(|e| format!("run git push: {e}"))?;
+        self.process_pushes();
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// Applies pushes the hub's post-receive hook spooled (the server also
+    /// does this before answering each request).
+    pub fn process_pushes(&self) {
+        lock(&self.state).drain_pushes();
+    }
+
+    /// An approving review of pull `index` by `user` (Gitea's review UI or
+    /// `POST .../reviews`, which the server does not serve).
+    pub fn approve(&self, index: i64, user: &str) {
+        let mut s = lock(&self.state);
+        s.approvals.push((index, user.to_string()));
+        let at = now();
+        s.add_comment(index, store::CommentKind::Review, user, "", at);
+    }
+
+    /// The server's temp dir (holds the wiki and hub repos).
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
