@@ -190,17 +190,20 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     let dry = w.publish_ok(&["--dry-run"]);
     assert_eq!(w.server.writes().len(), writes, "dry run wrote");
     assert!(
-        dry.contains("delete    Learning: Clear the cargo cache"),
+        dry.contains("update    Learning: Clear the cargo cache"),
         "{dry}"
     );
     let report = json(&w.publish_ok(&["--json"]));
     assert_eq!(
-        report["counts"]["deleted"], 2,
-        "page and its keyword index: {report:#}"
+        report["counts"]["deleted"], 1,
+        "its keyword index goes: {report:#}"
     );
-    expected.remove(&title_to_git_path("Learning: Clear the cargo cache"));
     expected.remove(&title_to_git_path("Keyword cargo"));
     assert_eq!(w.files(), expected);
+    // The demoted learning's page is a retraction notice now, not the lesson.
+    let notice = w.page("Learning: Clear the cargo cache");
+    assert!(notice.contains("> **Retracted:** its evidence no longer supports it"), "{notice}");
+    assert!(!notice.contains("## Correction"), "{notice}");
     assert!(w.page("Home").contains("| **Total** | 2 |"));
 
     // A person edits a page on the wiki: the next publish leaves it alone and says so.

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// splitmix64: small, seeded, good enough to pick delays and shapes.
 struct Rng(u64);
@@ -229,7 +229,7 @@ fn run_with_seed(seed: u64, kills: u64) {
     let mut n = 0;
     let mut known = Vec::new();
     // Big enough that every step of a cycle takes measurable time.
-    grow(&peer, &mut rng, &mut n, 800, 8_000, &mut known);
+    grow(&peer, &mut rng, &mut n, 500, 5_000, &mut known);
     sync_ok(&peer, "the peer's first sync", seed);
     sync_ok(&victim, "the victim's first sync", seed);
 

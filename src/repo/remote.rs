@@ -173,6 +173,12 @@ impl Repo {
         } else if text.contains("[rejected]")
             || text.contains("non-fast-forward")
             || text.contains("fetch first")
+            // The remote moved (or was moving) the ref under us: another
+            // push of the same branch got there first — a sibling clone, or
+            // the `git push` a killed sync left running. Fetch and retry.
+            || text.contains("failed to update ref")
+            || text.contains("cannot lock ref")
+            || text.contains("failed to lock")
         {
             PushOutcome::Rejected(summary)
         } else {

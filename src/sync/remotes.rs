@@ -110,6 +110,12 @@ pub fn exchange(
                             "push to {} rejected, fetching and merging first: {why}",
                             r.name
                         );
+                        if why.contains("lock") {
+                            // Give the other push a moment to finish.
+                            std::thread::sleep(std::time::Duration::from_millis(
+                                200 * u64::from(attempt),
+                            ));
+                        }
                         match repo.fetch(&r.name, token.as_ref()) {
                             Ok(()) => {
                                 let heads = repo.tracking_refs(&r.name)?;
