@@ -335,7 +335,7 @@ impl Config {
             None => FileConfig::default(),
         };
         let dir = Self::resolve_dir(flags, env, &user);
-        let repo = FileConfig::load(&dir.value.join(".git").join("learnsync").join("config.yaml"))?;
+        let repo = FileConfig::load(&crate::store::StateDir::of(&dir.value).config())?;
         Self::resolve(flags, env, dir, &repo, &user)
     }
 

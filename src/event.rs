@@ -181,6 +181,29 @@ pub fn union(versions: &[&str]) -> String {
     out
 }
 
+/// The learning an events line is about, read without parsing the line:
+/// the value of its `"learning":"…"` pair when written as learnsync writes
+/// it, else (other spacing, escapes) from a full parse. Only a hint: the
+/// lines found are parsed and checked in full before they count.
+pub fn learning_of(line: &str) -> Option<std::borrow::Cow<'_, str>> {
+    const KEY: &str = "\"learning\":\"";
+    if let Some(at) = line.find(KEY) {
+        let rest = &line[at + KEY.len()..];
+        if let Some(end) = rest.find('"')
+            && !rest[..end].contains('\\')
+        {
+            return Some(std::borrow::Cow::Borrowed(&rest[..end]));
+        }
+    }
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    Event::parse_line(trimmed)
+        .ok()
+        .map(|e| std::borrow::Cow::Owned(e.learning))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
             ),
         }),
     }
-    if let Ok(rejected) = std::fs::read_dir(dir.state_dir().join("inbox-rejected")) {
+    if let Ok(rejected) = std::fs::read_dir(dir.state().inbox_rejected()) {
         for entry in rejected.flatten() {
             problems.push(Problem {
                 path: entry.path().display().to_string(),
@@ -49,15 +49,12 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
 fn cycle_and_locks(dir: &LearningsDir, repo: &Repo) -> Vec<Problem> {
     let mut problems = Vec::new();
     // A sync running now explains its own locks and marker.
-    let running = match SyncLock::acquire(
-        &dir.state_dir().join("lock"),
-        Duration::ZERO,
-        "learnsync doctor",
-    ) {
-        Ok(_released_at_once) => None,
-        Err(LockError::Busy { holder, .. }) => Some(holder),
-        Err(_) => None,
-    };
+    let running =
+        match SyncLock::acquire(&dir.state().sync_lock(), Duration::ZERO, "learnsync doctor") {
+            Ok(_released_at_once) => None,
+            Err(LockError::Busy { holder, .. }) => Some(holder),
+            Err(_) => None,
+        };
     for lock in locks::scan(repo.git_dir()) {
         let message = match &lock.holder {
             Holder::Process { .. } => format!(
@@ -80,7 +77,7 @@ fn cycle_and_locks(dir: &LearningsDir, repo: &Repo) -> Vec<Problem> {
             message,
         });
     }
-    let marker = dir.state_dir().join(crate::sync::CYCLE_MARKER);
+    let marker = dir.state().cycle_marker();
     if marker.exists() {
         problems.push(Problem {
             path: marker.display().to_string(),

@@ -229,6 +229,43 @@ impl Learning {
         from_mapping(map, body)
     }
 
+    /// Parses the file at repository path `rel` (`<agent>/<id>.md`, a
+    /// terraphim `shared/` copy, or anything else), checking that its folder
+    /// and file name agree with its `agent_id` and `id`: the one parser for
+    /// a learning whose path is known. The error is a sentence for a person.
+    pub fn parse_at(rel: &str, bytes: &[u8]) -> Result<Learning, String> {
+        let learning = Learning::parse(bytes).map_err(|e| e.to_string())?;
+        if let paths::RepoPath::Learning { agent, id } = paths::classify(rel) {
+            if learning.agent_id != agent {
+                return Err(format!(
+                    "agent_id `{}` does not match its folder `{agent}`",
+                    learning.agent_id
+                ));
+            }
+            if learning.id != id {
+                return Err(format!(
+                    "id `{}` does not match its file name `{id}.md`",
+                    learning.id
+                ));
+            }
+        }
+        Ok(learning)
+    }
+
+    /// Redacts every text field; true when anything was replaced. How a
+    /// learning is made safe before it is written anywhere (§3).
+    pub fn redact(&mut self) -> bool {
+        let mut hit = false;
+        self.map_text(|s| match crate::redact::redact(s) {
+            std::borrow::Cow::Owned(clean) => {
+                hit = true;
+                Some(clean)
+            }
+            std::borrow::Cow::Borrowed(_) => None,
+        });
+        hit
+    }
+
     /// The canonical bytes (§3): fixed key order, UTC seconds, `\n` endings.
     pub fn to_markdown(&self) -> String {
         let mut out = String::with_capacity(1024 + self.body.len());
@@ -400,6 +437,22 @@ impl Learning {
         }
         for k in self.keywords.iter_mut() {
             apply(k);
+        }
+    }
+}
+
+/// Last writer wins by `updated_at`; ties go to the byte-wise greater
+/// content serialisation, so the winner is the same whoever decides (§6).
+pub fn newer<'a>(a: &'a Learning, b: &'a Learning) -> &'a Learning {
+    match a.updated_at.cmp(&b.updated_at) {
+        std::cmp::Ordering::Greater => a,
+        std::cmp::Ordering::Less => b,
+        std::cmp::Ordering::Equal => {
+            if a.content_bytes() >= b.content_bytes() {
+                a
+            } else {
+                b
+            }
         }
     }
 }

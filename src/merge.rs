@@ -68,7 +68,7 @@ fn merge_events(ours: Option<&[u8]>, theirs: Option<&[u8]>) -> Merged {
 }
 
 fn parse(path: &str, bytes: &[u8]) -> Option<Learning> {
-    crate::store::LearningsDir::parse_at(path, bytes).ok()
+    Learning::parse_at(path, bytes).ok()
 }
 
 /// A learning "changed" when its content (derived fields left out) did.
@@ -93,7 +93,7 @@ fn merge_learning(
                 Merged::take(Some(o.max(t)))
             }
             (Some(lo), Some(lt)) => {
-                let winner = crate::sync::newer(&lo, &lt);
+                let winner = crate::learning::newer(&lo, &lt);
                 Merged {
                     result: Some(winner.to_markdown().into_bytes()),
                     kept: Vec::new(),

@@ -1,6 +1,7 @@
 //! The shared policy in `.learnsync/policy.yaml` (committed, same on every
 //! clone): trust thresholds, reviewers, and wiki layout.
 
+use crate::problem::Problem;
 use serde::{Deserialize, Serialize};
 
 /// Repository path of the policy file.
@@ -61,6 +62,25 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// The one policy reader: the policy a file's text (`None`: no file)
+    /// says, and the problem when it does not parse. The defaults are used
+    /// then, and every command that reads the policy reports the problem the
+    /// same way (`list`, `status` and `doctor` list it, `sync` reports it,
+    /// `publish` warns), so a typo is never an invisible default.
+    pub fn read(text: Option<&str>) -> (Policy, Option<Problem>) {
+        match text.map(Policy::parse) {
+            None => (Policy::default(), None),
+            Some(Ok(policy)) => (policy, None),
+            Some(Err(e)) => (
+                Policy::default(),
+                Some(Problem::new(
+                    POLICY_PATH,
+                    format!("{e}; the default policy is used until it is fixed"),
+                )),
+            ),
+        }
+    }
+
     /// Parses policy text; the error names the key and what was expected.
     pub fn parse(text: &str) -> Result<Self, String> {
         if text.trim().is_empty() {

@@ -78,21 +78,21 @@ pub fn init(
     }
 
     let dir = LearningsDir::new(root);
-    let state = dir.state_dir();
-    std::fs::create_dir_all(state.join("inbox")).map_err(io(&state))?;
+    let state = dir.state();
+    std::fs::create_dir_all(state.inbox()).map_err(io(state.path()))?;
     // Adopting commits like a sync does: not beside a running sync, and not
     // over a lock a killed process left.
     let _lock = crate::store::SyncLock::acquire(
-        &state.join("lock"),
+        &state.sync_lock(),
         std::time::Duration::from_secs(30),
         "learnsync init",
     )?;
     crate::repo::locks::recover(
         repo.git_dir(),
-        &state.join(crate::repo::locks::STALE_LOCKS_DIR),
+        &state.stale_locks(),
         std::time::Duration::from_secs(30),
     )?;
-    let config_path = state.join("config.yaml");
+    let config_path = state.config();
     let existing = std::fs::read_to_string(&config_path).unwrap_or_default();
     FileConfig::parse(&existing).map_err(|message| SetupError::Io {
         path: config_path.display().to_string(),

@@ -6,7 +6,6 @@ use crate::config::Config;
 use crate::event::Event;
 use crate::policy::{POLICY_PATH, Policy};
 use crate::repo::Repo;
-use crate::review::Review;
 use crate::store::{InboxPayload, LearningsDir, Loaded, Problem};
 use crate::trust;
 use std::collections::HashMap;
@@ -40,7 +39,7 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         match item.payload {
             Ok(InboxPayload::Learning(l)) => match by_id.get(&l.id) {
                 Some(&i) => {
-                    let winner = crate::sync::newer(&learnings[i].learning, &l).clone();
+                    let winner = crate::learning::newer(&learnings[i].learning, &l).clone();
                     learnings[i] = Loaded {
                         path,
                         learning: winner,
@@ -60,20 +59,18 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
             Err(message) => problems.push(Problem { path, message }),
         }
     }
-    let policy = std::fs::read_to_string(dir.root.join(POLICY_PATH))
-        .ok()
-        .and_then(|t| match Policy::parse(&t) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                problems.push(Problem {
-                    path: POLICY_PATH.into(),
-                    message: e,
-                });
-                None
-            }
-        })
+    let (policy, policy_problem) = Policy::read(
+        std::fs::read_to_string(dir.root.join(POLICY_PATH))
+            .ok()
+            .as_deref(),
+    );
+    problems.extend(policy_problem);
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let main = Repo::open(&dir.root)
+        .and_then(|repo| crate::hub::read(&repo, hub, None))
         .unwrap_or_default();
-    let reviews = hub_reviews(dir, config);
+    problems.extend(main.problems);
+    let reviews = main.reviews;
     let mut grouped: HashMap<&str, Vec<&Event>> = HashMap::new();
     for e in &events {
         grouped.entry(e.learning.as_str()).or_default().push(e);
@@ -89,12 +86,4 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         learnings,
         problems,
     }
-}
-
-/// Review records on the hub's `main` (the only ones that count).
-fn hub_reviews(dir: &LearningsDir, config: &Config) -> HashMap<String, Review> {
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
-    Repo::open(&dir.root)
-        .and_then(|repo| crate::sync::hub_reviews(&repo, hub, None))
-        .unwrap_or_default()
 }

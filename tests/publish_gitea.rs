@@ -202,7 +202,10 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     assert_eq!(w.files(), expected);
     // The demoted learning's page is a retraction notice now, not the lesson.
     let notice = w.page("Learning: Clear the cargo cache");
-    assert!(notice.contains("> **Retracted:** its evidence no longer supports it"), "{notice}");
+    assert!(
+        notice.contains("> **Retracted:** its evidence no longer supports it"),
+        "{notice}"
+    );
     assert!(!notice.contains("## Correction"), "{notice}");
     assert!(w.page("Home").contains("| **Total** | 2 |"));
 

@@ -198,7 +198,7 @@ pub fn failure_learning(
         l.extra
             .push(("exit_code".into(), Value::Number(i64::from(code).into())));
     }
-    crate::sync::redact_learning(&mut l);
+    l.redact();
     let key = failure_key(&l)?;
     Some((l, key))
 }
@@ -322,7 +322,7 @@ pub fn with_correction(mut l: Learning, correction: &str, now: Timestamp) -> Lea
         l.kind = Some("correction".into());
     }
     l.updated_at = now.max(Timestamp::from_unix(l.updated_at.unix() + 1));
-    crate::sync::redact_learning(&mut l);
+    l.redact();
     l
 }
 

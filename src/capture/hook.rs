@@ -6,7 +6,7 @@
 //! failure in its session stats two paths and returns; the YAML config is
 //! loaded only when a learning or event is about to be written.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::decide::{self, FailureKey, FixMatch};
 use super::index::{self, CaptureIndex};
@@ -15,7 +15,7 @@ use super::session::{self, PendingFailure, SessionState};
 use crate::config::{Config, Env, FileConfig, Flags};
 use crate::event::{self, Event};
 use crate::learning::Learning;
-use crate::store::LearningsDir;
+use crate::store::{LearningsDir, StateDir};
 use crate::timestamp::Timestamp;
 
 /// Where a capture runs: the command-line flags and environment, from which
@@ -123,7 +123,7 @@ fn on_success(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
         return Ok(Handled::Ignored("a success outside a session"));
     };
     let dir = initialised(setup)?;
-    let state_dir = dir.state_dir();
+    let state_dir = dir.state();
     let session_file = session::session_path(&state_dir, session_id);
     let Some(mut state) = SessionState::load(&session_file) else {
         return Ok(Handled::Ignored("a success with no pending failure"));
@@ -172,7 +172,7 @@ fn read_learning(dir: &LearningsDir, f: &PendingFailure) -> Option<Learning> {
         .or_else(|| {
             let rel = crate::paths::learning_path(&f.agent, &f.id).ok()?;
             let bytes = std::fs::read(dir.root.join(&rel)).ok()?;
-            LearningsDir::parse_at(&rel, &bytes).ok()
+            Learning::parse_at(&rel, &bytes).ok()
         })
         .or_else(|| newest_in_inbox(dir, &f.id))
 }
@@ -214,7 +214,7 @@ fn attach_correction(
     dir.inbox()
         .write_learning(&fixed)
         .map_err(write_err("the inbox"))?;
-    index::append(&dir.state_dir(), &fixed);
+    index::append(&dir.state(), &fixed);
     Ok(Handled::Corrected { id: fixed.id })
 }
 
@@ -231,9 +231,8 @@ fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
     else {
         return Ok(Handled::Ignored("the command matches an ignore pattern"));
     };
-    let state_dir = dir.state_dir();
-    let index_path = index::path(&state_dir);
-    let idx = CaptureIndex::load_failures(&index_path);
+    let state_dir = dir.state();
+    let idx = CaptureIndex::load_failures(&state_dir);
     let (handled, pending) = match idx.recurrence(&key) {
         Some(known) => {
             let e = Event::new(&known.id, agent, event::Outcome::Recurred, now);
@@ -285,7 +284,7 @@ fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
 }
 
 fn remember(
-    state_dir: &Path,
+    state_dir: &StateDir,
     session_id: &str,
     pending: PendingFailure,
     now: Timestamp,
@@ -312,7 +311,7 @@ fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
         return Ok(Handled::Ignored("the prompt gives no correction"));
     };
     let dir = initialised(setup)?;
-    let state_dir = dir.state_dir();
+    let state_dir = dir.state();
     let now = now_secs();
     if let Some(session_id) = ev.session_id.as_deref() {
         let file = session::session_path(&state_dir, session_id);
@@ -355,8 +354,8 @@ fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String>
         return Ok(Handled::Ignored("a pre-tool event without a command"));
     };
     let dir = initialised(setup)?;
-    let state_dir = dir.state_dir();
-    let idx = CaptureIndex::load_advice(&index::path(&state_dir));
+    let state_dir = dir.state();
+    let idx = CaptureIndex::load_advice(&state_dir);
     let Some(advice) = idx.advice_for(command) else {
         return Ok(Handled::Ignored("no learning about this command"));
     };

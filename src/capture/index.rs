@@ -17,15 +17,8 @@ use std::path::{Path, PathBuf};
 use super::decide::{self, FailureKey};
 use super::shell;
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
+use crate::store::StateDir;
 
-const FILE: &str = "capture-index.json";
-/// The advice (L1+ commands and patterns) lives in its own, smaller file:
-/// `PreToolUse` fires before every shell command and reads only this one.
-const ADVICE_FILE: &str = "capture-advice.json";
-/// What captures added since the snapshot, one JSON [`CaptureIndex`] per line.
-const LOG_FILE: &str = "capture-log.jsonl";
-/// The log a `sync` is folding into a new snapshot.
-const FOLDING_FILE: &str = "capture-log.folding.jsonl";
 const VERSION: u32 = 2;
 
 /// A learning a failure was filed under.
@@ -72,10 +65,6 @@ pub struct CaptureIndex {
     pub forget: Vec<String>,
 }
 
-pub fn path(state_dir: &Path) -> PathBuf {
-    state_dir.join(FILE)
-}
-
 fn failure_key_string(key: &FailureKey) -> String {
     format!("{}\u{1f}{}", key.normalised, key.signature)
 }
@@ -83,30 +72,30 @@ fn failure_key_string(key: &FailureKey) -> String {
 impl CaptureIndex {
     /// Reads the whole index (failures and advice) with what captures
     /// appended since; missing or unreadable (or another version) is empty.
-    pub fn load(path: &Path) -> CaptureIndex {
-        let mut index = read_snapshot(path).unwrap_or_default();
-        index.apply_log(&path.with_file_name(LOG_FILE));
+    pub fn load(state: &StateDir) -> CaptureIndex {
+        let mut index = read_snapshot(state).unwrap_or_default();
+        index.apply_log(&state.capture_log());
         index
     }
 
     /// Reads the failures alone, with what captures appended since: what a
     /// failed command needs to know whether it recurs.
-    pub fn load_failures(path: &Path) -> CaptureIndex {
-        let mut index = read_part(path);
-        index.apply_log(&path.with_file_name(LOG_FILE));
+    pub fn load_failures(state: &StateDir) -> CaptureIndex {
+        let mut index = read_part(&state.capture_index());
+        index.apply_log(&state.capture_log());
         index
     }
 
     /// Reads only the advice: what a pre-tool check needs.
-    pub fn load_advice(path: &Path) -> CaptureIndex {
-        let mut index = read_part(&path.with_file_name(ADVICE_FILE));
-        index.apply_log(&path.with_file_name(LOG_FILE));
+    pub fn load_advice(state: &StateDir) -> CaptureIndex {
+        let mut index = read_part(&state.capture_advice());
+        index.apply_log(&state.capture_log());
         index
     }
 
     /// Writes a snapshot (both files). Advice first: a reader that finds the
     /// failures file finds both.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub fn save(&self, state: &StateDir) -> std::io::Result<()> {
         let failures = CaptureIndex {
             version: VERSION,
             failures: self.failures.clone(),
@@ -118,8 +107,8 @@ impl CaptureIndex {
             patterns: self.patterns.clone(),
             ..CaptureIndex::default()
         };
-        write_part(&path.with_file_name(ADVICE_FILE), &advice)?;
-        write_part(path, &failures)
+        write_part(&state.capture_advice(), &advice)?;
+        write_part(&state.capture_index(), &failures)
     }
 
     /// Adds what another index holds (a log line) on top of this one, after
@@ -280,9 +269,9 @@ impl CaptureIndex {
 
 /// The snapshot a sync wrote (both files, no log); `None` when either part
 /// is missing, unreadable or of another version.
-fn read_snapshot(path: &Path) -> Option<CaptureIndex> {
-    let failures = read_part(path);
-    let advice = read_part(&path.with_file_name(ADVICE_FILE));
+fn read_snapshot(state: &StateDir) -> Option<CaptureIndex> {
+    let failures = read_part(&state.capture_index());
+    let advice = read_part(&state.capture_advice());
     (failures.version == VERSION && advice.version == VERSION).then_some(CaptureIndex {
         version: VERSION,
         failures: failures.failures,
@@ -321,7 +310,7 @@ fn read_log(log: &Path) -> Vec<CaptureIndex> {
 
 /// Files one learning a capture just wrote (its failure key, and its advice
 /// when it is L1+) by appending one line to the log. Best effort.
-pub fn append(state_dir: &Path, l: &Learning) {
+pub fn append(state: &StateDir, l: &Learning) {
     let delta = CaptureIndex::build([l]);
     if delta.is_empty() {
         return;
@@ -330,7 +319,7 @@ pub fn append(state_dir: &Path, l: &Learning) {
         .map_err(std::io::Error::other)
         .and_then(|mut line| {
             line.push(b'\n');
-            crate::store::append_line(&state_dir.join(LOG_FILE), &line)
+            crate::store::append_line(&state.capture_log(), &line)
         });
     if let Err(e) = result {
         tracing::debug!("capture index not updated: {e}");
@@ -355,7 +344,7 @@ fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
 
 /// True when the dir has a capture index to update.
 pub fn exists(dir: &crate::store::LearningsDir) -> bool {
-    path(&dir.state_dir()).is_file()
+    dir.state().capture_index().is_file()
 }
 
 /// Rebuilds the index from the dir's current view: what `sync` calls when
@@ -363,11 +352,11 @@ pub fn exists(dir: &crate::store::LearningsDir) -> bool {
 /// index in place.
 pub fn refresh(config: &crate::config::Config) {
     let dir = crate::store::LearningsDir::new(config.dir.value.clone());
-    let state_dir = dir.state_dir();
-    let folding = start_folding(&state_dir);
+    let state = dir.state();
+    let folding = start_folding(&state);
     let view = crate::view::load(&dir, config);
     let index = CaptureIndex::build(view.learnings.iter().map(|l| &l.learning));
-    finish_folding(&state_dir, &folding, &index);
+    finish_folding(&state, &folding, &index);
 }
 
 /// Brings the index up to date with the learning files a sync changed
@@ -380,7 +369,7 @@ pub fn refresh(config: &crate::config::Config) {
 /// [`refresh`] when there is no readable snapshot.
 pub fn update(config: &crate::config::Config, changed: &[String]) {
     let dir = crate::store::LearningsDir::new(config.dir.value.clone());
-    let state_dir = dir.state_dir();
+    let state = dir.state();
     let mut forget = std::collections::BTreeSet::new();
     let mut learnings = Vec::new();
     for rel in changed {
@@ -390,7 +379,7 @@ pub fn update(config: &crate::config::Config, changed: &[String]) {
         forget.insert(id.to_string());
         let parsed = std::fs::read(dir.root.join(rel))
             .ok()
-            .and_then(|bytes| crate::store::LearningsDir::parse_at(rel, &bytes).ok());
+            .and_then(|bytes| Learning::parse_at(rel, &bytes).ok());
         learnings.extend(parsed);
     }
     if forget.is_empty() {
@@ -398,30 +387,30 @@ pub fn update(config: &crate::config::Config, changed: &[String]) {
     }
     let mut delta = CaptureIndex::build(&learnings);
     delta.forget = forget.into_iter().collect();
-    let size = |name: &str| std::fs::metadata(state_dir.join(name)).map_or(0, |m| m.len());
-    let snapshot = size(FILE) + size(ADVICE_FILE);
+    let size = |path: PathBuf| std::fs::metadata(path).map_or(0, |m| m.len());
+    let snapshot = size(state.capture_index()) + size(state.capture_advice());
     let line = serde_json::to_vec(&delta).map(|mut l| {
         l.push(b'\n');
         l
     });
     if snapshot > 0
         && let Ok(line) = &line
-        && !should_fold(size(LOG_FILE) + line.len() as u64, snapshot)
+        && !should_fold(size(state.capture_log()) + line.len() as u64, snapshot)
     {
-        match crate::store::append_line(&state_dir.join(LOG_FILE), line) {
+        match crate::store::append_line(&state.capture_log(), line) {
             Ok(()) => return,
             Err(e) => tracing::debug!("capture log not appended ({e}); folding instead"),
         }
     }
-    let Some(mut index) = read_snapshot(&path(&state_dir)) else {
+    let Some(mut index) = read_snapshot(&state) else {
         refresh(config);
         return;
     };
-    let folding = start_folding(&state_dir);
+    let folding = start_folding(&state);
     // The whole log goes into the snapshot: nothing of it is kept.
     index.apply_log(&folding);
     index.merge(delta);
-    match index.save(&path(&state_dir)) {
+    match index.save(&state) {
         Ok(()) => {
             let _ = std::fs::remove_file(&folding);
         }
@@ -440,9 +429,9 @@ fn should_fold(log: u64, snapshot: u64) -> bool {
 /// with the live log (newer) appended after it, so no line is replayed on
 /// top of what came later. (A capture appending between the read and the
 /// removal of the live log loses its line: a missed match, never more.)
-fn start_folding(state_dir: &Path) -> PathBuf {
-    let folding = state_dir.join(FOLDING_FILE);
-    let log = state_dir.join(LOG_FILE);
+fn start_folding(state: &StateDir) -> PathBuf {
+    let folding = state.capture_folding();
+    let log = state.capture_log();
     if !folding.exists() {
         let _ = std::fs::rename(&log, &folding);
         return folding;
@@ -463,8 +452,8 @@ fn start_folding(state_dir: &Path) -> PathBuf {
 /// Saves the new snapshot, appends back what the moved-aside log holds about
 /// learnings the snapshot does not have yet (written after the sync took
 /// the inbox), and drops the moved log.
-fn finish_folding(state_dir: &Path, folding: &Path, index: &CaptureIndex) {
-    if let Err(e) = index.save(&path(state_dir)) {
+fn finish_folding(state: &StateDir, folding: &Path, index: &CaptureIndex) {
+    if let Err(e) = index.save(state) {
         tracing::warn!("could not refresh the capture index: {e}");
         return;
     }
@@ -481,7 +470,7 @@ fn finish_folding(state_dir: &Path, folding: &Path, index: &CaptureIndex) {
         }
     }
     if !kept.is_empty()
-        && let Err(e) = crate::store::append_line(&state_dir.join(LOG_FILE), &kept)
+        && let Err(e) = crate::store::append_line(&state.capture_log(), &kept)
     {
         tracing::warn!("could not keep the capture log: {e}");
         return;
@@ -539,13 +528,13 @@ mod tests {
     #[test]
     fn the_index_survives_a_round_trip_through_its_file() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let p = path(tmp.path());
+        let p = StateDir::at(tmp.path());
         let l = learning("git push -f", Some("git push --force-with-lease"));
         let index = CaptureIndex::build([&l]);
         index.save(&p).expect("save");
         assert_eq!(CaptureIndex::load(&p), index);
         assert_eq!(
-            CaptureIndex::load(&tmp.path().join("elsewhere").join(FILE)),
+            CaptureIndex::load(&StateDir::at(tmp.path().join("elsewhere"))),
             CaptureIndex::default()
         );
         // The pre-tool check reads the advice alone.
@@ -557,7 +546,7 @@ mod tests {
     #[test]
     fn a_log_line_forgets_what_came_before_it_and_nothing_after() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let p = path(tmp.path());
+        let p = StateDir::at(tmp.path());
         let mut x = learning("git push -f", Some("git push --force-with-lease"));
         x.id = "learning-x".into();
         let mut y = learning("make deploy", Some("make release"));
@@ -579,7 +568,7 @@ mod tests {
             log.extend(serde_json::to_vec(l).expect("json"));
             log.push(b'\n');
         }
-        std::fs::write(tmp.path().join(LOG_FILE), log).expect("log");
+        std::fs::write(p.capture_log(), log).expect("log");
         let index = CaptureIndex::load(&p);
         assert!(index.advice_for("make deploy").is_none(), "y forgotten");
         assert!(
@@ -595,6 +584,7 @@ mod tests {
     #[test]
     fn a_fold_after_an_interrupted_one_keeps_the_live_log_after_the_old() {
         let tmp = tempfile::tempdir().expect("tmp");
+        let state = StateDir::at(tmp.path());
         let mut x = learning("git push -f", Some("git push --force-with-lease"));
         x.id = "learning-x".into();
         let line = |i: &CaptureIndex| {
@@ -605,20 +595,16 @@ mod tests {
         let mut x1 = x.clone();
         x1.original_command = Some("git push --force".into());
         // Left aside by a fold that died: an old capture of x.
-        std::fs::write(
-            tmp.path().join(FOLDING_FILE),
-            line(&CaptureIndex::build([&x])),
-        )
-        .expect("folding");
+        std::fs::write(state.capture_folding(), line(&CaptureIndex::build([&x]))).expect("folding");
         // The live log, newer: a sync moved x to a new command; then a torn line.
         let mut live = line(&CaptureIndex {
             forget: vec!["learning-x".into()],
             ..CaptureIndex::build([&x1])
         });
         live.extend_from_slice(b"{\"version\":2,\"fail");
-        std::fs::write(tmp.path().join(LOG_FILE), live).expect("log");
-        let folding = start_folding(tmp.path());
-        assert!(!tmp.path().join(LOG_FILE).exists());
+        std::fs::write(state.capture_log(), live).expect("log");
+        let folding = start_folding(&state);
+        assert!(!state.capture_log().exists());
         let mut index = CaptureIndex {
             version: VERSION,
             ..CaptureIndex::default()

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use crate::store::StateDir;
+
 /// Failures remembered per session; older ones are forgotten first.
 const MAX_FAILURES: usize = 16;
 /// A log longer than this is rewritten as its folded state.
@@ -142,7 +144,7 @@ fn append(path: &Path, line: &Line) -> std::io::Result<()> {
 
 /// The file for a session id. Ids that are not safe file names (or are very
 /// long) are replaced by a hash of themselves.
-pub fn session_path(state_dir: &Path, session_id: &str) -> PathBuf {
+pub fn session_path(state: &StateDir, session_id: &str) -> PathBuf {
     let name = if crate::paths::validate_id(session_id).is_ok() && session_id.len() <= 80 {
         session_id.to_string()
     } else {
@@ -150,16 +152,12 @@ pub fn session_path(state_dir: &Path, session_id: &str) -> PathBuf {
         let digest = sha2::Sha256::digest(session_id.as_bytes());
         format!("h-{}", hex::encode(&digest[..16]))
     };
-    sessions_dir(state_dir).join(format!("{name}.jsonl"))
-}
-
-pub fn sessions_dir(state_dir: &Path) -> PathBuf {
-    state_dir.join("sessions")
+    state.sessions().join(format!("{name}.jsonl"))
 }
 
 /// Removes session files not touched for [`MAX_AGE`]. Best effort.
-pub fn prune(state_dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(sessions_dir(state_dir)) else {
+pub fn prune(state: &StateDir) {
+    let Ok(entries) = std::fs::read_dir(state.sessions()) else {
         return;
     };
     let now = SystemTime::now();
@@ -216,10 +214,10 @@ mod tests {
 
     #[test]
     fn session_ids_never_escape_the_sessions_dir() {
-        let state = Path::new("/x/.git/learnsync");
+        let state = &StateDir::at("/x/.git/learnsync");
         for id in ["../../etc/passwd", "a/b", "", ".", &"x".repeat(300)] {
             let p = session_path(state, id);
-            assert_eq!(p.parent(), Some(sessions_dir(state).as_path()), "{id:?}");
+            assert_eq!(p.parent(), Some(state.sessions().as_path()), "{id:?}");
         }
         assert!(session_path(state, "ses_7a1b").ends_with("ses_7a1b.jsonl"));
     }
@@ -227,7 +225,7 @@ mod tests {
     #[test]
     fn the_log_folds_failures_and_dones_and_compacts_when_long() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let path = session_path(tmp.path(), "s1");
+        let path = session_path(&StateDir::at(tmp.path()), "s1");
         assert_eq!(SessionState::load(&path), None);
         let state = SessionState::default();
         state

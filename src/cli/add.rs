@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .map(|b| if b.ends_with('\n') { b } else { b + "\n" })
         .unwrap_or_default();
     l.trust_level = crate::learning::TrustLevel::L1;
-    if crate::sync::redact_learning(&mut l) {
+    if l.redact() {
         eprintln!("learnsync: warning: secrets in the learning were redacted");
     }
     dir.inbox().write_learning(&l)?;

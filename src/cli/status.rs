@@ -23,7 +23,7 @@ pub fn run(ctx: &Context) -> CliResult {
             .or_default() += 1;
     }
     let inbox = dir.inbox().items().len();
-    let last_sync: serde_json::Value = std::fs::read(dir.state_dir().join("last-sync.json"))
+    let last_sync: serde_json::Value = std::fs::read(dir.state().last_sync())
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(serde_json::Value::Null);

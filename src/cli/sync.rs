@@ -42,7 +42,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     })?;
     let dir = ctx.dir();
     let _ = crate::store::atomic_write(
-        &dir.state_dir().join("last-sync.json"),
+        &dir.state().last_sync(),
         serde_json::to_string(&serde_json::json!({
             "at": crate::timestamp::Timestamp::now().to_string(),
             "report": &report,

@@ -247,12 +247,12 @@ pub fn render_dir(
     for p in &view.problems {
         tracing::warn!(path = %p.path, problem = %p.message, "left out of publishing");
     }
-    let policy = match std::fs::read_to_string(dir.root.join(POLICY_PATH)) {
-        Ok(text) => {
-            Policy::parse(&text).map_err(|e| PublishError::Other(format!("{POLICY_PATH}: {e}")))?
-        }
-        Err(_) => Policy::default(),
-    };
+    // The view already reported a problem with the policy (as a warning above).
+    let (policy, _) = Policy::read(
+        std::fs::read_to_string(dir.root.join(POLICY_PATH))
+            .ok()
+            .as_deref(),
+    );
     let template_dir: Option<PathBuf> = config.wiki_template_dir.as_ref().map(|s| s.value.clone());
     let templates = Templates::load(template_dir.as_deref())?;
     let learnings: Vec<_> = view.learnings.into_iter().map(|l| l.learning).collect();
@@ -294,7 +294,7 @@ pub fn publish(
         Target::Gitea => None,
     };
 
-    let state_path = state::path(&dir.state_dir());
+    let state_path = dir.state().publish_state();
     let mut all = state::PublishState::load(&state_path).map_err(PublishError::State)?;
     let target_key = match (&gitea, &git_url) {
         (Some((url, repo, _)), _) => format!("gitea {} {repo}", url.trim().trim_end_matches('/')),

@@ -5,10 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// File name under `.git/learnsync/`.
-pub const STATE_FILE: &str = "publish-state.json";
 /// Unconfirmed writes remembered per page; older ones are forgotten.
 const MAX_ATTEMPTED: usize = 8;
 
@@ -66,11 +64,6 @@ fn version() -> u32 {
     1
 }
 
-/// Where the state of the learnings dir whose state dir is `state_dir` lives.
-pub fn path(state_dir: &Path) -> PathBuf {
-    state_dir.join(STATE_FILE)
-}
-
 impl PublishState {
     /// Reads the state; a missing file is an empty state. A corrupt file is
     /// an error rather than a silent reset, which would look like a lost state.
@@ -115,7 +108,7 @@ mod tests {
     #[test]
     fn state_round_trips_and_a_missing_file_is_empty() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let file = path(dir.path());
+        let file = crate::store::StateDir::at(dir.path()).publish_state();
         assert_eq!(PublishState::load(&file).expect("empty").targets.len(), 0);
         let mut state = PublishState::load(&file).expect("empty");
         let record = state

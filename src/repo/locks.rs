@@ -18,8 +18,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-/// Where stale locks go, under the state dir.
-pub const STALE_LOCKS_DIR: &str = "stale-locks";
 /// Without `/proc`, a lock this old is taken as left by a dead process.
 pub const STALE_AFTER: Duration = Duration::from_secs(600);
 /// Moved-aside locks kept; older ones are deleted (they only ever held a

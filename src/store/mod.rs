@@ -3,9 +3,13 @@
 
 mod inbox;
 mod lock;
+mod state;
 
 pub use inbox::{Inbox, InboxItem, InboxPayload};
 pub use lock::{LockError, SyncLock};
+pub use state::StateDir;
+
+pub use crate::problem::Problem;
 
 use crate::event::{self, Event};
 use crate::learning::Learning;
@@ -77,13 +81,6 @@ fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<(
     result
 }
 
-/// Something wrong with one file, said for a person.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
-    pub path: String,
-    pub message: String,
-}
-
 /// A learning read from the work tree or the inbox.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -111,37 +108,17 @@ impl LearningsDir {
         LearningsDir { root: root.into() }
     }
 
-    pub fn state_dir(&self) -> PathBuf {
-        self.root.join(".git").join("learnsync")
+    /// Its local state, `.git/learnsync/`.
+    pub fn state(&self) -> StateDir {
+        StateDir::of(&self.root)
     }
 
     pub fn inbox(&self) -> Inbox {
-        Inbox::new(self.state_dir().join("inbox"))
+        Inbox::new(self.state().inbox())
     }
 
     pub fn is_initialised(&self) -> bool {
         self.root.join(".git").is_dir()
-    }
-
-    /// Parses one file's bytes as the learning at `rel`, checking that the
-    /// file name and folder agree with the frontmatter.
-    pub fn parse_at(rel: &str, bytes: &[u8]) -> Result<Learning, String> {
-        let learning = Learning::parse(bytes).map_err(|e| e.to_string())?;
-        if let RepoPath::Learning { agent, id } = paths::classify(rel) {
-            if learning.agent_id != agent {
-                return Err(format!(
-                    "agent_id `{}` does not match its folder `{agent}`",
-                    learning.agent_id
-                ));
-            }
-            if learning.id != id {
-                return Err(format!(
-                    "id `{}` does not match its file name `{id}.md`",
-                    learning.id
-                ));
-            }
-        }
-        Ok(learning)
     }
 
     /// Reads every learning file in the work tree (`<agent>/<id>.md`, and
@@ -204,7 +181,7 @@ impl LearningsDir {
         for rel in shared {
             match std::fs::read(self.root.join(&rel))
                 .map_err(|e| e.to_string())
-                .and_then(|b| Self::parse_at(&rel, &b))
+                .and_then(|b| Learning::parse_at(&rel, &b))
             {
                 Ok(learning) if !ids.contains(&learning.id) => {
                     ids.insert(learning.id.clone());
@@ -279,7 +256,7 @@ fn parse_parallel(root: &Path, files: &[String]) -> Vec<Result<Learning, String>
             return Err(crate::learning::ParseError::TooLarge(meta.len() as usize).to_string());
         }
         let bytes = std::fs::read(&full).map_err(|e| e.to_string())?;
-        LearningsDir::parse_at(rel, &bytes)
+        Learning::parse_at(rel, &bytes)
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -52,35 +52,6 @@ impl CommitOutcome {
     }
 }
 
-/// Redacts every text field; true when anything was replaced.
-pub fn redact_learning(learning: &mut Learning) -> bool {
-    let mut hit = false;
-    learning.map_text(|s| match redact::redact(s) {
-        std::borrow::Cow::Owned(clean) => {
-            hit = true;
-            Some(clean)
-        }
-        std::borrow::Cow::Borrowed(_) => None,
-    });
-    hit
-}
-
-/// Last writer wins by `updated_at`; ties go to the byte-wise greater
-/// content serialisation, so the winner is the same whoever decides (§6).
-pub fn newer<'a>(a: &'a Learning, b: &'a Learning) -> &'a Learning {
-    match a.updated_at.cmp(&b.updated_at) {
-        std::cmp::Ordering::Greater => a,
-        std::cmp::Ordering::Less => b,
-        std::cmp::Ordering::Equal => {
-            if a.content_bytes() >= b.content_bytes() {
-                a
-            } else {
-                b
-            }
-        }
-    }
-}
-
 /// The pending state of one path during the step.
 struct Pending {
     bytes: Vec<u8>,
@@ -128,9 +99,9 @@ pub fn commit_local(
             continue;
         };
         match paths::classify(rel) {
-            RepoPath::Learning { .. } => match LearningsDir::parse_at(rel, &bytes) {
+            RepoPath::Learning { .. } => match Learning::parse_at(rel, &bytes) {
                 Ok(mut learning) => {
-                    if redact_learning(&mut learning) {
+                    if learning.redact() {
                         out.redacted.push(rel.clone());
                     }
                     touched_ids.insert(learning.id.clone());
@@ -187,17 +158,17 @@ pub fn commit_local(
                 let Ok(rel) = paths::learning_path(&incoming.agent_id, &incoming.id) else {
                     continue;
                 };
-                if redact_learning(&mut incoming) {
+                if incoming.redact() {
                     out.redacted.push(rel.clone());
                 }
                 let current = match learnings.get(&incoming.id) {
                     Some((_, l)) => Some(l.clone()),
                     None => repo
                         .blob_at(head_tree, &rel)?
-                        .and_then(|b| LearningsDir::parse_at(&rel, &b).ok()),
+                        .and_then(|b| Learning::parse_at(&rel, &b).ok()),
                 };
                 let winner = match &current {
-                    Some(c) => newer(c, &incoming).clone(),
+                    Some(c) => crate::learning::newer(c, &incoming).clone(),
                     None => *incoming,
                 };
                 if current.is_none()
@@ -265,7 +236,7 @@ pub fn commit_local(
     // Recompute derived state for every learning whose file or events moved.
     if !touched_ids.is_empty() {
         let policy = match pending.get(POLICY_PATH) {
-            Some(p) => Policy::parse(&String::from_utf8_lossy(&p.bytes)).unwrap_or_default(),
+            Some(p) => Policy::read(Some(&String::from_utf8_lossy(&p.bytes))).0,
             None => derive::policy_in(repo, head_tree)?,
         };
         let mut index = EventIndex::kept(dir);
@@ -277,7 +248,7 @@ pub fn commit_local(
         }
         let events = index.for_ids(&touched_ids)?;
         let hub = config.hub.as_ref().map(|h| h.value.as_str());
-        let reviews = derive::hub_reviews(repo, hub, Some(&touched_ids))?;
+        let reviews = crate::hub::read(repo, hub, Some(&touched_ids))?.reviews;
         for id in &touched_ids {
             if !learnings.contains_key(id) {
                 match derive::find_learning(repo, head_tree, id)? {
@@ -476,7 +447,7 @@ fn derived_fixes(
                 continue;
             }
             let bytes = repo.read_blob(entry.id)?;
-            if let Ok(learning) = LearningsDir::parse_at(&rel, &bytes) {
+            if let Ok(learning) = Learning::parse_at(&rel, &bytes) {
                 files.push((rel, learning, bytes));
             }
         }
@@ -490,7 +461,7 @@ fn derived_fixes(
     index.ensure(repo, tree)?;
     let events = index.for_ids(&ids)?;
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
-    let reviews = derive::hub_reviews(repo, hub, Some(&ids))?;
+    let reviews = crate::hub::read(repo, hub, Some(&ids))?.reviews;
     let mut fixes = Vec::new();
     for (rel, mut learning, bytes) in files {
         let mine: Vec<&Event> = events
@@ -546,7 +517,7 @@ fn remove_consumed(paths: &[PathBuf]) {
 
 /// Moves an unreadable inbox file aside (never deleted) and says where.
 fn quarantine(dir: &LearningsDir, path: &std::path::Path) -> PathBuf {
-    let target_dir = dir.state_dir().join("inbox-rejected");
+    let target_dir = dir.state().inbox_rejected();
     let _ = std::fs::create_dir_all(&target_dir);
     let target = target_dir.join(path.file_name().unwrap_or_default());
     match std::fs::rename(path, &target) {

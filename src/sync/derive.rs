@@ -5,12 +5,11 @@
 
 use super::LevelChange;
 use super::event_store::{self, EventStore};
-use crate::event::Event;
+use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
 use crate::policy::{POLICY_PATH, Policy};
 use crate::repo::{Change, Repo, Result};
-use crate::review::Review;
 use crate::store::LearningsDir;
 use crate::trust;
 use gix::ObjectId;
@@ -40,7 +39,7 @@ enum Source {
 
 /// Where the events index of a learnings dir is kept (a cache).
 fn kept_path(dir: &LearningsDir) -> PathBuf {
-    dir.state_dir().join("events.redb")
+    dir.state().events_index()
 }
 
 impl EventIndex {
@@ -105,7 +104,7 @@ impl EventIndex {
         for (path, text) in &self.overlay {
             for line in text.as_deref().unwrap_or_default().lines() {
                 let line = line.trim();
-                if let Some(id) = learning_of(line).filter(|id| ids.contains(id.as_ref())) {
+                if let Some(id) = event::learning_of(line).filter(|id| ids.contains(id.as_ref())) {
                     pairs
                         .entry(id.into_owned())
                         .or_default()
@@ -171,7 +170,7 @@ impl MemIndex {
         let mut start = 0;
         for line in text.split_inclusive('\n') {
             let end = start + line.len();
-            if let Some(learning) = learning_of(line) {
+            if let Some(learning) = event::learning_of(line) {
                 let lines = match self.lines_of.get_mut(learning.as_ref()) {
                     Some(lines) => lines,
                     None => self.lines_of.entry(learning.to_string()).or_default(),
@@ -201,29 +200,6 @@ impl MemIndex {
     }
 }
 
-/// The learning an events line is about, read without parsing the line:
-/// the value of its `"learning":"…"` pair when written as learnsync writes
-/// it, else (other spacing, escapes) from a full parse. Only a hint: the
-/// lines found are parsed and checked in full before they count.
-pub(super) fn learning_of(line: &str) -> Option<std::borrow::Cow<'_, str>> {
-    const KEY: &str = "\"learning\":\"";
-    if let Some(at) = line.find(KEY) {
-        let rest = &line[at + KEY.len()..];
-        if let Some(end) = rest.find('"')
-            && !rest[..end].contains('\\')
-        {
-            return Some(std::borrow::Cow::Borrowed(&rest[..end]));
-        }
-    }
-    let trimmed = line.trim();
-    if trimmed.is_empty() {
-        return None;
-    }
-    Event::parse_line(trimmed)
-        .ok()
-        .map(|e| std::borrow::Cow::Owned(e.learning))
-}
-
 /// Learning ids named by lines of `new` that are not in `old`.
 pub fn ids_of_new_lines(old: &str, new: &str) -> BTreeSet<String> {
     let before: std::collections::HashSet<&str> = old.lines().collect();
@@ -234,49 +210,13 @@ pub fn ids_of_new_lines(old: &str, new: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Review records on the hub's `main`: the only ones that count (§5).
-pub fn hub_reviews(
-    repo: &Repo,
-    hub: Option<&str>,
-    only: Option<&BTreeSet<String>>,
-) -> Result<HashMap<String, Review>> {
-    let mut out = HashMap::new();
-    let Some(hub) = hub else { return Ok(out) };
-    let Some(main) = repo.ref_commit(&format!("refs/remotes/{hub}/main"))? else {
-        return Ok(out);
-    };
-    let tree = repo.commit_tree(main)?;
-    let ids: Vec<String> = match only {
-        Some(ids) => ids.iter().cloned().collect(),
-        None => match repo.subtree(tree, "reviews")? {
-            Some(reviews) => repo
-                .tree(reviews)?
-                .entries
-                .iter()
-                .filter_map(|e| e.name.strip_suffix(".yaml").map(str::to_string))
-                .collect(),
-            None => Vec::new(),
-        },
-    };
-    for id in ids {
-        let Ok(rel) = paths::review_path(&id) else {
-            continue;
-        };
-        if let Some(bytes) = repo.blob_at(tree, &rel)?
-            && let Ok(review) = Review::parse(&String::from_utf8_lossy(&bytes))
-        {
-            out.insert(id, review);
-        }
-    }
-    Ok(out)
-}
-
 /// The policy in a tree (defaults when absent or invalid).
 pub fn policy_in(repo: &Repo, tree: ObjectId) -> Result<Policy> {
-    Ok(repo
+    let text = repo
         .blob_at(tree, POLICY_PATH)?
-        .and_then(|b| Policy::parse(&String::from_utf8_lossy(&b)).ok())
-        .unwrap_or_default())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    // A problem with it is reported once per cycle (`sync::run`).
+    Ok(Policy::read(text.as_deref()).0)
 }
 
 /// Finds the learning file of `id` in a tree by looking in every agent folder.
@@ -294,7 +234,7 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
         let Ok(rel) = paths::learning_path(&folder.name, id) else {
             continue;
         };
-        if let Ok(l) = LearningsDir::parse_at(&rel, &repo.read_blob(entry.id)?) {
+        if let Ok(l) = Learning::parse_at(&rel, &repo.read_blob(entry.id)?) {
             return Ok(Some((rel, l)));
         }
     }
@@ -318,7 +258,7 @@ pub fn recompute(
         return Ok((changes, levels));
     }
     let policy = policy_in(repo, tree)?;
-    let reviews = hub_reviews(repo, hub, Some(ids))?;
+    let reviews = crate::hub::read(repo, hub, Some(ids))?.reviews;
     let events = index.for_ids(ids)?;
     for id in ids {
         let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {

@@ -280,7 +280,7 @@ fn lines(text: &str) -> HashSet<&str> {
 }
 
 fn learning_of(line: &str) -> Option<String> {
-    super::derive::learning_of(line).map(std::borrow::Cow::into_owned)
+    crate::event::learning_of(line).map(std::borrow::Cow::into_owned)
 }
 
 fn push_line(value: &mut Vec<u8>, path: &str, line: &str) {

@@ -8,17 +8,13 @@ mod merge;
 mod recover;
 mod remotes;
 
-pub use commit::{CommitOutcome, commit_as_is, commit_local, newer, redact_learning};
-pub use derive::hub_reviews;
+pub use commit::{CommitOutcome, commit_as_is, commit_local};
 
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
 use crate::store::{LearningsDir, LockError, Problem, SyncLock};
 use serde::Serialize;
 use std::time::{Duration, Instant};
-
-/// The marker a cycle writes before moving its branch (under the state dir).
-pub const CYCLE_MARKER: &str = "cycle-in-progress.json";
 
 /// Where a cycle spends its time, for operators: each step's wall time is
 /// logged at debug level under the `learnsync::timing` target
@@ -140,19 +136,12 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     if !dir.is_initialised() {
         return Err(SyncError::NotInitialised(dir.root.display().to_string()));
     }
-    let _lock = SyncLock::acquire(
-        &dir.state_dir().join("lock"),
-        options.wait,
-        "learnsync sync",
-    )?;
+    let _lock = SyncLock::acquire(&dir.state().sync_lock(), options.wait, "learnsync sync")?;
     let repo = Repo::open(&dir.root)?.with_identity(&config.identity())?;
     // A process killed mid-write (this one last time, or a user's git)
     // leaves git lock files that would fail every later write.
-    let stale_locks = crate::repo::locks::recover(
-        repo.git_dir(),
-        &dir.state_dir().join(crate::repo::locks::STALE_LOCKS_DIR),
-        options.wait,
-    )?;
+    let stale_locks =
+        crate::repo::locks::recover(repo.git_dir(), &dir.state().stale_locks(), options.wait)?;
     let home = &config.home_agent.value;
     match repo.head_branch()? {
         Some(b) if b == format!("agents/{home}") => {}
@@ -195,6 +184,19 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     outcome.fill(&mut report);
     remotes::exchange(&repo, &dir, config, options, &mut report)?;
     lap.done("fetch, merge, recompute, push (all remotes)");
+    // What the cycle computed with and could not use, said once.
+    if let Some(head) = repo.head_commit()? {
+        let text = repo
+            .blob_at(repo.commit_tree(head)?, crate::policy::POLICY_PATH)?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        report
+            .problems
+            .extend(crate::policy::Policy::read(text.as_deref()).1);
+    }
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    report
+        .problems
+        .extend(crate::hub::read(&repo, hub, None)?.problems);
     // The capture hook's lookup index follows the tree: built once, then
     // updated from the paths this cycle changed, so its cost follows them.
     let end = repo.head_commit()?;

@@ -13,7 +13,7 @@ pub(super) struct Marker {
 }
 
 fn marker_path(dir: &LearningsDir) -> std::path::PathBuf {
-    dir.state_dir().join(super::CYCLE_MARKER)
+    dir.state().cycle_marker()
 }
 
 pub(super) fn begin(dir: &LearningsDir, marker: &Marker) -> Result<()> {

@@ -54,7 +54,7 @@ pub struct Answer {
 /// the user). `None` when neither fits.
 pub fn socket_path(root: &Path) -> Option<PathBuf> {
     const MAX: usize = 100;
-    let local = root.join(".git").join("learnsync").join("watch.sock");
+    let local = crate::store::StateDir::of(root).watch_socket();
     if local.as_os_str().len() < MAX {
         return Some(local);
     }
@@ -68,7 +68,7 @@ pub fn socket_path(root: &Path) -> Option<PathBuf> {
 }
 
 fn token_file(root: &Path) -> PathBuf {
-    root.join(".git").join("learnsync").join("watch-token")
+    crate::store::StateDir::of(root).watch_token()
 }
 
 /// The token of the last complete scan, if any.

@@ -18,7 +18,6 @@ const MAX_CHANGES: usize = 200_000;
 const COOKIE_WAIT: Duration = Duration::from_secs(2);
 /// A watcher nobody asked for this long exits.
 const IDLE_EXIT: Duration = Duration::from_secs(24 * 60 * 60);
-const COOKIE_DIR: &str = "watch-cookies";
 /// How often the watcher checks that its dir is still there.
 const HOUSEKEEPING: Duration = Duration::from_secs(2);
 
@@ -64,13 +63,13 @@ fn lock(shared: &Shared) -> MutexGuard<'_, State> {
 /// a question (only `learnsync watch` calls this). Returns at once when
 /// another watcher already serves this dir.
 pub fn serve(root: &Path) -> std::io::Result<()> {
-    let state_dir = root.join(".git").join("learnsync");
-    std::fs::create_dir_all(&state_dir)?;
+    let state = crate::store::StateDir::of(root);
+    std::fs::create_dir_all(state.path())?;
     let mut lock_file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(state_dir.join("watch.lock"))?;
+        .open(state.watch_lock())?;
     if lock_file.try_lock().is_err() {
         return Ok(()); // another watcher is serving this dir
     }
@@ -82,7 +81,7 @@ pub fn serve(root: &Path) -> std::io::Result<()> {
     })?;
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)?;
-    let cookie_dir = state_dir.join(COOKIE_DIR);
+    let cookie_dir = state.watch_cookies();
     let _ = std::fs::remove_dir_all(&cookie_dir);
     std::fs::create_dir_all(&cookie_dir)?;
 
