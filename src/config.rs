@@ -1,8 +1,14 @@
 //! Configuration with the precedence of DESIGN.md §10: flags, environment,
 //! `.git/learnsync/config.yaml`, `~/.config/learnsync/config.yaml`, defaults.
-//! Every value remembers where it came from, for `learnsync config`.
+//!
+//! One table, [`KEYS`], says for every key its place in the files, its
+//! environment variable, its default, its type and whether it is secret; it
+//! drives reading the files (an unknown key is an error naming it), the
+//! resolution, and `learnsync config`'s rows. Adding a key is a table row
+//! and a typed field. Every value remembers where it came from.
 
-use serde::Deserialize;
+use serde_norway::Value;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -35,26 +41,134 @@ pub struct Sourced<T> {
     pub source: Source,
 }
 
-/// One config file's contents; every key optional.
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FileConfig {
-    pub agent: Option<String>,
-    pub hub: Option<String>,
-    pub remotes: Option<Vec<RemoteConfig>>,
-    pub gitea: Option<GiteaConfig>,
-    pub wiki: Option<WikiConfig>,
-    pub schedule: Option<ScheduleConfig>,
-    pub capture: Option<CaptureConfig>,
-    pub author: Option<AuthorConfig>,
-    pub lock_wait_secs: Option<u64>,
-    /// Whether `sync` uses (and starts) the work-tree watcher.
-    pub watch: Option<WatchMode>,
+/// What a key's value must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Text,
+    Agent,
+    Path,
+    Count,
+    Bool,
+    List,
+    Cron,
+    Watch,
+    Remotes,
 }
 
+impl Type {
+    fn expected(self) -> &'static str {
+        match self {
+            Type::Text => "a string",
+            Type::Agent => "an agent name (letters, digits, '_', '.', '-')",
+            Type::Path => "a path",
+            Type::Count => "a whole number",
+            Type::Bool => "true or false",
+            Type::List => "a list of strings",
+            Type::Cron => "a schedule (a crontab line, or `off`)",
+            Type::Watch => "one of auto, on, off",
+            Type::Remotes => "a list of {name, fetch, push}",
+        }
+    }
+}
+
+/// One configuration key.
+#[derive(Debug)]
+pub struct Key {
+    /// Its dotted place in the YAML files (`gitea.url`).
+    pub name: &'static str,
+    /// Its environment variable, if it has one.
+    pub env: Option<&'static str>,
+    /// Only from the environment, never from a file (the token).
+    pub env_only: bool,
+    pub ty: Type,
+    /// Its default as `learnsync config` shows it.
+    pub default: Option<&'static str>,
+    /// Shown as "(set, not shown)".
+    pub secret: bool,
+}
+
+const fn key(name: &'static str, ty: Type) -> Key {
+    Key {
+        name,
+        env: None,
+        env_only: false,
+        ty,
+        default: None,
+        secret: false,
+    }
+}
+
+impl Key {
+    const fn env(mut self, var: &'static str) -> Key {
+        self.env = Some(var);
+        self
+    }
+    const fn default(mut self, value: &'static str) -> Key {
+        self.default = Some(value);
+        self
+    }
+    const fn secret(mut self) -> Key {
+        self.secret = true;
+        self
+    }
+    const fn env_only(mut self) -> Key {
+        self.env_only = true;
+        self
+    }
+}
+
+pub const AGENT: Key = key("agent", Type::Agent).env("LEARNSYNC_AGENT");
+pub const HUB: Key = key("hub", Type::Text);
+pub const REMOTES: Key = key("remotes", Type::Remotes);
+pub const GITEA_URL: Key = key("gitea.url", Type::Text).env("LEARNSYNC_GITEA_URL");
+pub const GITEA_REPO: Key = key("gitea.repo", Type::Text).env("LEARNSYNC_GITEA_REPO");
+pub const GITEA_TOKEN: Key = key("gitea.token", Type::Text)
+    .env("GITEA_TOKEN")
+    .env_only()
+    .secret();
+pub const GITEA_TOKEN_FILE: Key = key("gitea.token_file", Type::Path);
+pub const GITEA_TOKEN_COMMAND: Key = key("gitea.token_command", Type::Text).secret();
+pub const WIKI_GIT_URL: Key = key("wiki.git_url", Type::Text);
+pub const WIKI_BRANCH: Key = key("wiki.branch", Type::Text);
+pub const WIKI_TEMPLATE_DIR: Key = key("wiki.template_dir", Type::Path);
+pub const SCHEDULE_SYNC: Key = key("schedule.sync", Type::Cron).default("*/5 * * * *");
+pub const SCHEDULE_PUBLISH: Key = key("schedule.publish", Type::Cron).default("0 * * * *");
+pub const SCHEDULE_REVIEW: Key = key("schedule.review", Type::Cron).default("30 * * * *");
+pub const CAPTURE_IGNORE: Key = key("capture.ignore", Type::List);
+pub const AUTHOR_NAME: Key = key("author.name", Type::Text);
+pub const AUTHOR_EMAIL: Key = key("author.email", Type::Text);
+pub const LOCK_WAIT_SECS: Key = key("lock_wait_secs", Type::Count).default("30");
+pub const WATCH: Key = key("watch", Type::Watch).default("auto");
+pub const REVIEW_MAX_OPEN: Key = key("review.max_open", Type::Count).default("10");
+pub const REVIEW_MAX_NEW_PER_RUN: Key = key("review.max_new_per_run", Type::Count).default("5");
+
+/// Every key, in the order `learnsync config` lists them.
+pub const KEYS: &[&Key] = &[
+    &AGENT,
+    &HUB,
+    &REMOTES,
+    &GITEA_URL,
+    &GITEA_REPO,
+    &GITEA_TOKEN,
+    &GITEA_TOKEN_FILE,
+    &GITEA_TOKEN_COMMAND,
+    &WIKI_GIT_URL,
+    &WIKI_BRANCH,
+    &WIKI_TEMPLATE_DIR,
+    &SCHEDULE_SYNC,
+    &SCHEDULE_PUBLISH,
+    &SCHEDULE_REVIEW,
+    &CAPTURE_IGNORE,
+    &AUTHOR_NAME,
+    &AUTHOR_EMAIL,
+    &LOCK_WAIT_SECS,
+    &WATCH,
+    &REVIEW_MAX_OPEN,
+    &REVIEW_MAX_NEW_PER_RUN,
+];
+
 /// When `sync` asks a watcher what changed instead of scanning the tree.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WatchMode {
     /// Use one when running; start one once the tree has
     /// [`WATCH_AUTO_FILES`] files or more.
@@ -65,78 +179,42 @@ pub enum WatchMode {
     Off,
 }
 
+impl crate::names::Named for WatchMode {
+    const ALL: &'static [Self] = &[WatchMode::Auto, WatchMode::On, WatchMode::Off];
+    fn as_str(self) -> &'static str {
+        match self {
+            WatchMode::Auto => "auto",
+            WatchMode::On => "on",
+            WatchMode::Off => "off",
+        }
+    }
+}
+
 /// Files in the work tree from which `watch: auto` starts a watcher.
 pub const WATCH_AUTO_FILES: usize = 10_000;
 
 impl std::fmt::Display for WatchMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            WatchMode::Auto => "auto",
-            WatchMode::On => "on",
-            WatchMode::Off => "off",
-        })
+        f.write_str(crate::names::Named::as_str(*self))
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// One remote to sync with.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RemoteConfig {
     pub name: String,
-    #[serde(default = "yes")]
     pub fetch: bool,
-    #[serde(default = "yes")]
     pub push: bool,
 }
 
-fn yes() -> bool {
-    true
-}
-
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct GiteaConfig {
-    pub url: Option<String>,
-    /// `owner/name`.
-    pub repo: Option<String>,
-    /// A file whose contents are the token (kept outside the learnings dir).
-    pub token_file: Option<PathBuf>,
-    /// A command whose standard output is the token.
-    pub token_command: Option<String>,
-}
-
-/// Publishing settings (`learnsync publish`, DESIGN.md §7).
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct WikiConfig {
-    /// The `<repo>.wiki.git` URL of the `git-wiki` target.
-    pub git_url: Option<String>,
-    /// The wiki branch to push (default: the remote's HEAD).
-    pub branch: Option<String>,
-    /// A dir whose templates replace the built-in ones by file name.
-    pub template_dir: Option<PathBuf>,
-}
-
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct ScheduleConfig {
-    pub sync: Option<String>,
-    pub publish: Option<String>,
-    pub review: Option<String>,
-}
-
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct CaptureConfig {
-    /// Commands whose failures are not learnings (`*` matches anything).
-    pub ignore: Option<Vec<String>>,
-}
-
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct AuthorConfig {
-    pub name: Option<String>,
-    pub email: Option<String>,
-}
+/// Commands whose failures are not learnings, unless `capture.ignore` says otherwise.
+pub const DEFAULT_IGNORE: [&str; 5] = [
+    "cargo test*",
+    "npm test*",
+    "yarn test*",
+    "pytest*",
+    "go test*",
+];
 
 /// A config file that cannot be used: names the file and the problem.
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +222,12 @@ pub struct AuthorConfig {
 pub struct ConfigError {
     pub path: String,
     pub message: String,
+}
+
+/// One config file's contents: its keys, by dotted name, as written.
+#[derive(Debug, Default, Clone)]
+pub struct FileConfig {
+    values: BTreeMap<&'static str, Value>,
 }
 
 impl FileConfig {
@@ -165,29 +249,128 @@ impl FileConfig {
         })
     }
 
+    /// Parses a file's text: every key must be in [`KEYS`] and of its type.
     pub fn parse(text: &str) -> Result<FileConfig, String> {
+        let mut out = FileConfig::default();
         if text.trim().is_empty() {
-            return Ok(FileConfig::default());
+            return Ok(out);
         }
-        let config: FileConfig = serde_norway::from_str(text).map_err(|e| e.to_string())?;
-        if let Some(agent) = &config.agent {
-            crate::paths::validate_agent(agent).map_err(|e| format!("agent: {e}"))?;
-        }
-        if let Some(schedule) = &config.schedule {
-            for (key, expr) in [
-                ("schedule.sync", &schedule.sync),
-                ("schedule.publish", &schedule.publish),
-                ("schedule.review", &schedule.review),
-            ] {
-                if let Some(expr) = expr {
-                    expr.parse::<cron::Schedule>().map_err(|e| {
-                        format!("{key}: {expr:?} is not a cron expression (sec min hour day month weekday): {e}")
-                    })?;
+        let doc: Value = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+        let Value::Mapping(top) = doc else {
+            return Err("expected a mapping of keys to values".into());
+        };
+        let mut leaves = Vec::new();
+        for (k, v) in top {
+            let k = k.as_str().unwrap_or_default().to_string();
+            let is_section = KEYS
+                .iter()
+                .any(|key| key.name.starts_with(&format!("{k}.")));
+            match v {
+                Value::Mapping(inner) if is_section => {
+                    for (ik, iv) in inner {
+                        leaves.push((format!("{k}.{}", ik.as_str().unwrap_or_default()), iv));
+                    }
                 }
+                other => leaves.push((k, other)),
             }
         }
-        Ok(config)
+        for (name, value) in leaves {
+            let Some(key) = KEYS.iter().find(|k| k.name == name && !k.env_only) else {
+                let known: Vec<&str> = KEYS
+                    .iter()
+                    .filter(|k| !k.env_only)
+                    .map(|k| k.name)
+                    .collect();
+                return Err(format!(
+                    "unknown key `{name}` (known keys: {})",
+                    known.join(", ")
+                ));
+            };
+            if value.is_null() {
+                continue;
+            }
+            check(key, &value)?;
+            out.values.insert(key.name, value);
+        }
+        Ok(out)
     }
+
+    fn get(&self, key: &Key) -> Option<&Value> {
+        self.values.get(key.name)
+    }
+}
+
+/// Whether `value` is of `key`'s type; the error names the key.
+fn check(key: &Key, value: &Value) -> Result<(), String> {
+    let bad = || {
+        format!(
+            "{}: expected {}, found {}",
+            key.name,
+            key.ty.expected(),
+            shown(value)
+        )
+    };
+    match key.ty {
+        Type::Text | Type::Path => value.as_str().map(|_| ()).ok_or_else(bad),
+        Type::Agent => {
+            let name = value.as_str().ok_or_else(bad)?;
+            crate::paths::validate_agent(name).map_err(|e| format!("{}: {e}", key.name))
+        }
+        Type::Count => value.as_u64().map(|_| ()).ok_or_else(bad),
+        Type::Bool => value.as_bool().map(|_| ()).ok_or_else(bad),
+        Type::List => match value {
+            Value::Sequence(items) if items.iter().all(|i| i.is_string()) => Ok(()),
+            _ => Err(bad()),
+        },
+        Type::Watch => {
+            let name = value.as_str().ok_or_else(bad)?;
+            <WatchMode as crate::names::Named>::from_name(name)
+                .map(|_| ())
+                .ok_or_else(bad)
+        }
+        Type::Cron => {
+            let expr = value.as_str().ok_or_else(bad)?;
+            crate::schedule::Schedule::parse(expr)
+                .map(|_| ())
+                .map_err(|e| format!("{}: {expr:?} is not a schedule: {e}", key.name))
+        }
+        Type::Remotes => {
+            let Value::Sequence(items) = value else {
+                return Err(bad());
+            };
+            for item in items {
+                let Value::Mapping(m) = item else {
+                    return Err(bad());
+                };
+                for (k, v) in m {
+                    match k.as_str() {
+                        Some("name") if v.is_string() => {}
+                        Some("fetch" | "push") if v.is_bool() => {}
+                        Some(other @ ("fetch" | "push")) => {
+                            return Err(format!("{}: `{other}` must be true or false", key.name));
+                        }
+                        Some(other) => {
+                            return Err(format!(
+                                "{}: unknown field `{other}` (expected name, fetch, push)",
+                                key.name
+                            ));
+                        }
+                        None => return Err(bad()),
+                    }
+                }
+                if m.get("name").and_then(Value::as_str).is_none() {
+                    return Err(format!("{}: every remote needs a `name`", key.name));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn shown(value: &Value) -> String {
+    serde_norway::to_string(value)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "something else".into())
 }
 
 /// Environment variables, read once, so tests can pass their own.
@@ -198,6 +381,9 @@ pub struct Env {
     pub agent: Option<String>,
     pub gitea_url: Option<String>,
     pub gitea_repo: Option<String>,
+    /// `GITEA_TOKEN` is set and not empty (the token itself is read, as a
+    /// secret, only when it is used).
+    pub gitea_token_set: bool,
     pub xdg_data_home: Option<String>,
     pub xdg_config_home: Option<String>,
     pub home: Option<String>,
@@ -213,11 +399,25 @@ impl Env {
             agent: get("LEARNSYNC_AGENT"),
             gitea_url: get("LEARNSYNC_GITEA_URL"),
             gitea_repo: get("LEARNSYNC_GITEA_REPO"),
+            gitea_token_set: std::env::var_os("GITEA_TOKEN").is_some_and(|v| !v.is_empty()),
             xdg_data_home: get("XDG_DATA_HOME"),
             xdg_config_home: get("XDG_CONFIG_HOME"),
             home: get("HOME"),
             hostname: get("HOSTNAME"),
         }
+    }
+
+    /// The value of a key's variable (`None`: unset or empty).
+    fn var(&self, var: &str) -> Option<Value> {
+        let text = match var {
+            "LEARNSYNC_AGENT" => self.agent.clone(),
+            "LEARNSYNC_GITEA_URL" => self.gitea_url.clone(),
+            "LEARNSYNC_GITEA_REPO" => self.gitea_repo.clone(),
+            // The secret never enters the table: only that it is there.
+            "GITEA_TOKEN" => self.gitea_token_set.then(String::new),
+            _ => None,
+        };
+        text.map(Value::String)
     }
 
     /// `~/.config/learnsync/config.yaml` (honouring `XDG_CONFIG_HOME`).
@@ -250,6 +450,8 @@ pub struct Config {
     pub remotes: Option<Sourced<Vec<RemoteConfig>>>,
     pub gitea_url: Option<Sourced<String>>,
     pub gitea_repo: Option<Sourced<String>>,
+    /// `GITEA_TOKEN` is set (and not empty).
+    pub gitea_token_env: bool,
     pub token_file: Option<Sourced<PathBuf>>,
     pub token_command: Option<Sourced<String>>,
     pub wiki_git_url: Option<Sourced<String>>,
@@ -263,36 +465,100 @@ pub struct Config {
     pub author_name: Option<Sourced<String>>,
     pub author_email: Option<Sourced<String>>,
     pub lock_wait_secs: Sourced<u64>,
+    pub review_max_open: Sourced<u64>,
+    pub review_max_new_per_run: Sourced<u64>,
+    /// Every key's effective value as text, for `learnsync config`.
+    rows: Vec<(String, String, String)>,
 }
 
-pub const DEFAULT_IGNORE: [&str; 5] = [
-    "cargo test*",
-    "npm test*",
-    "yarn test*",
-    "pytest*",
-    "go test*",
-];
+/// Resolves keys in precedence order, recording each for the rows.
+struct Resolver<'a> {
+    env: &'a Env,
+    repo: &'a FileConfig,
+    user: &'a FileConfig,
+    rows: Vec<(String, String, String)>,
+}
 
-/// The repo file's value, else the user file's.
-fn layered<T>(repo: Option<T>, user: Option<T>) -> Option<Sourced<T>> {
-    match (repo, user) {
-        (Some(value), _) => Some(Sourced {
-            value,
-            source: Source::RepoFile,
-        }),
-        (None, Some(value)) => Some(Sourced {
-            value,
-            source: Source::UserFile,
-        }),
-        (None, None) => None,
+impl Resolver<'_> {
+    /// The key's value from the first layer that has it (no default).
+    fn layered(&self, key: &Key) -> Option<Sourced<Value>> {
+        if let Some(value) = key.env.and_then(|var| self.env.var(var)) {
+            return Some(Sourced {
+                value,
+                source: Source::Env(key.env.unwrap_or_default()),
+            });
+        }
+        for (file, source) in [(self.repo, Source::RepoFile), (self.user, Source::UserFile)] {
+            if let Some(value) = file.get(key) {
+                return Some(Sourced {
+                    value: value.clone(),
+                    source,
+                });
+            }
+        }
+        None
     }
-}
 
-/// Picks the first present value in precedence order.
-fn pick<T: Clone>(candidates: [(Option<T>, Source); 4]) -> Option<Sourced<T>> {
-    candidates
-        .into_iter()
-        .find_map(|(v, source)| v.map(|value| Sourced { value, source }))
+    fn record(&mut self, key: &Key, shown: String, source: &Source) {
+        let shown = if key.secret && source != &Source::Default {
+            "(set, not shown)".to_string()
+        } else {
+            shown
+        };
+        self.rows
+            .push((key.name.to_string(), shown, source.to_string()));
+    }
+
+    fn text(&mut self, key: &Key) -> Option<Sourced<String>> {
+        let found = self.layered(key).and_then(|s| {
+            Some(Sourced {
+                value: s.value.as_str()?.to_string(),
+                source: s.source,
+            })
+        });
+        match &found {
+            Some(s) => self.record(key, s.value.clone(), &s.source.clone()),
+            None => self.record(key, "(unset)".into(), &Source::Default),
+        }
+        found
+    }
+
+    fn text_or_default(&mut self, key: &Key) -> Sourced<String> {
+        let found = self.layered(key).and_then(|s| {
+            Some(Sourced {
+                value: s.value.as_str()?.to_string(),
+                source: s.source,
+            })
+        });
+        let s = found.unwrap_or_else(|| Sourced {
+            value: key.default.unwrap_or_default().to_string(),
+            source: Source::Default,
+        });
+        self.record(key, s.value.clone(), &s.source.clone());
+        s
+    }
+
+    fn path(&mut self, key: &Key) -> Option<Sourced<PathBuf>> {
+        self.text(key).map(|s| Sourced {
+            value: PathBuf::from(s.value),
+            source: s.source,
+        })
+    }
+
+    fn count(&mut self, key: &Key) -> Sourced<u64> {
+        let found = self.layered(key).and_then(|s| {
+            Some(Sourced {
+                value: s.value.as_u64()?,
+                source: s.source,
+            })
+        });
+        let s = found.unwrap_or_else(|| Sourced {
+            value: key.default.and_then(|d| d.parse().ok()).unwrap_or_default(),
+            source: Source::Default,
+        });
+        self.record(key, s.value.to_string(), &s.source.clone());
+        s
+    }
 }
 
 impl Config {
@@ -346,103 +612,120 @@ impl Config {
         repo: &FileConfig,
         user: &FileConfig,
     ) -> Result<Config, ConfigError> {
-        let both = |f: &dyn Fn(&FileConfig) -> Option<String>| (f(repo), f(user));
-        let host = env
-            .hostname
-            .clone()
-            .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
-            .map(|h| sanitise_agent(h.trim()))
-            .filter(|h| !h.is_empty())
-            .unwrap_or_else(|| "agent".to_string());
-        let (ra, ua) = both(&|c| c.agent.clone());
         if let Some(agent) = &env.agent {
             crate::paths::validate_agent(agent).map_err(|e| ConfigError {
                 path: "LEARNSYNC_AGENT".into(),
                 message: e.to_string(),
             })?;
         }
-        let home_agent = pick([
-            (None, Source::Flag),
-            (env.agent.clone(), Source::Env("LEARNSYNC_AGENT")),
-            (ra, Source::RepoFile),
-            (ua, Source::UserFile),
-        ])
-        .unwrap_or(Sourced {
-            value: host,
+        let mut r = Resolver {
+            env,
+            repo,
+            user,
+            rows: vec![(
+                "dir".into(),
+                dir.value.display().to_string(),
+                dir.source.to_string(),
+            )],
+        };
+        let home_agent = r.text(&AGENT).unwrap_or_else(|| Sourced {
+            value: host_agent(env),
             source: Source::Default,
         });
+        if let Some(row) = r.rows.iter_mut().find(|row| row.0 == AGENT.name) {
+            *row = (
+                AGENT.name.into(),
+                home_agent.value.clone(),
+                home_agent.source.to_string(),
+            );
+        }
         let acting_agent = flags
             .agent
             .clone()
             .unwrap_or_else(|| home_agent.value.clone());
-
-        let file_pair = |f: &dyn Fn(&FileConfig) -> Option<String>| -> Option<Sourced<String>> {
-            layered(f(repo), f(user))
-        };
-        let with_env =
-            |var: &'static str, e: Option<String>, f: &dyn Fn(&FileConfig) -> Option<String>| {
-                let (r, u) = both(f);
-                pick([
-                    (None, Source::Flag),
-                    (e, Source::Env(var)),
-                    (r, Source::RepoFile),
-                    (u, Source::UserFile),
-                ])
-            };
-        let schedule = |f: &dyn Fn(&ScheduleConfig) -> Option<String>, default: &str| {
-            file_pair(&|c| c.schedule.as_ref().and_then(f)).unwrap_or(Sourced {
-                value: default.to_string(),
-                source: Source::Default,
+        let hub = r.text(&HUB);
+        let remotes = r.layered(&REMOTES).map(|s| Sourced {
+            value: remotes_of(&s.value),
+            source: s.source,
+        });
+        match &remotes {
+            Some(s) => {
+                let shown = s
+                    .value
+                    .iter()
+                    .map(|r| format!("{}(fetch={},push={})", r.name, r.fetch, r.push))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                r.record(&REMOTES, shown, &s.source.clone());
+            }
+            None => r.record(
+                &REMOTES,
+                "(every git remote, fetch and push)".into(),
+                &Source::Default,
+            ),
+        }
+        let gitea_url = r.text(&GITEA_URL);
+        let gitea_repo = r.text(&GITEA_REPO);
+        let gitea_token_env = r.text(&GITEA_TOKEN).is_some();
+        let token_file = r.path(&GITEA_TOKEN_FILE);
+        let token_command = r.text(&GITEA_TOKEN_COMMAND);
+        let wiki_git_url = r.text(&WIKI_GIT_URL);
+        let wiki_branch = r.text(&WIKI_BRANCH);
+        let wiki_template_dir = r.path(&WIKI_TEMPLATE_DIR);
+        let schedule_sync = r.text_or_default(&SCHEDULE_SYNC);
+        let schedule_publish = r.text_or_default(&SCHEDULE_PUBLISH);
+        let schedule_review = r.text_or_default(&SCHEDULE_REVIEW);
+        let capture_ignore = r
+            .layered(&CAPTURE_IGNORE)
+            .map(|s| Sourced {
+                value: strings(&s.value),
+                source: s.source,
             })
-        };
-        let remotes = layered(repo.remotes.clone(), user.remotes.clone());
-        let ignore = layered(
-            repo.capture.as_ref().and_then(|c| c.ignore.clone()),
-            user.capture.as_ref().and_then(|c| c.ignore.clone()),
-        )
-        .unwrap_or(Sourced {
-            value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
-            source: Source::Default,
-        });
-        let token_file = layered(
-            repo.gitea.as_ref().and_then(|g| g.token_file.clone()),
-            user.gitea.as_ref().and_then(|g| g.token_file.clone()),
+            .unwrap_or_else(|| Sourced {
+                value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
+                source: Source::Default,
+            });
+        r.record(
+            &CAPTURE_IGNORE,
+            capture_ignore.value.join(", "),
+            &capture_ignore.source.clone(),
         );
-        let lock_wait_secs = layered(repo.lock_wait_secs, user.lock_wait_secs).unwrap_or(Sourced {
-            value: 30,
-            source: Source::Default,
-        });
+        let author_name = r.text(&AUTHOR_NAME);
+        let author_email = r.text(&AUTHOR_EMAIL);
+        let lock_wait_secs = r.count(&LOCK_WAIT_SECS);
+        let watch_text = r.text_or_default(&WATCH);
+        let watch = Sourced {
+            value: <WatchMode as crate::names::Named>::from_name(&watch_text.value)
+                .unwrap_or(WatchMode::Auto),
+            source: watch_text.source,
+        };
+        let review_max_open = r.count(&REVIEW_MAX_OPEN);
+        let review_max_new_per_run = r.count(&REVIEW_MAX_NEW_PER_RUN);
         Ok(Config {
             dir,
-            acting_agent,
             home_agent,
-            hub: file_pair(&|c| c.hub.clone()),
+            acting_agent,
+            hub,
             remotes,
-            gitea_url: with_env("LEARNSYNC_GITEA_URL", env.gitea_url.clone(), &|c| {
-                c.gitea.as_ref().and_then(|g| g.url.clone())
-            }),
-            gitea_repo: with_env("LEARNSYNC_GITEA_REPO", env.gitea_repo.clone(), &|c| {
-                c.gitea.as_ref().and_then(|g| g.repo.clone())
-            }),
+            gitea_url,
+            gitea_repo,
+            gitea_token_env,
             token_file,
-            token_command: file_pair(&|c| c.gitea.as_ref().and_then(|g| g.token_command.clone())),
-            wiki_git_url: file_pair(&|c| c.wiki.as_ref().and_then(|w| w.git_url.clone())),
-            wiki_branch: file_pair(&|c| c.wiki.as_ref().and_then(|w| w.branch.clone())),
-            wiki_template_dir: layered(
-                repo.wiki.as_ref().and_then(|w| w.template_dir.clone()),
-                user.wiki.as_ref().and_then(|w| w.template_dir.clone()),
-            ),
-            schedule_sync: schedule(&|s| s.sync.clone(), "0 */5 * * * *"),
-            schedule_publish: schedule(&|s| s.publish.clone(), "0 0 * * * *"),
-            schedule_review: schedule(&|s| s.review.clone(), "0 30 * * * *"),
-            capture_ignore: ignore,
-            watch: layered(repo.watch, user.watch).unwrap_or(Sourced {
-                value: WatchMode::Auto,
-                source: Source::Default,
-            }),
-            author_name: file_pair(&|c| c.author.as_ref().and_then(|a| a.name.clone())),
-            author_email: file_pair(&|c| c.author.as_ref().and_then(|a| a.email.clone())),
+            token_command,
+            wiki_git_url,
+            wiki_branch,
+            wiki_template_dir,
+            schedule_sync,
+            schedule_publish,
+            schedule_review,
+            capture_ignore,
+            watch,
+            author_name,
+            author_email,
             lock_wait_secs,
+            review_max_open,
+            review_max_new_per_run,
+            rows: r.rows,
         })
     }
 
@@ -461,100 +744,48 @@ impl Config {
         }
     }
 
-    /// `(key, value, source)` rows for `learnsync config`; secrets masked.
+    /// `(key, value, source)` rows for `learnsync config`, in [`KEYS`]
+    /// order after `dir`; secrets masked.
     pub fn rows(&self) -> Vec<(String, String, String)> {
-        let mut rows = vec![
-            (
-                "dir".into(),
-                self.dir.value.display().to_string(),
-                self.dir.source.to_string(),
-            ),
-            (
-                "agent".into(),
-                self.home_agent.value.clone(),
-                self.home_agent.source.to_string(),
-            ),
-        ];
-        let mut opt = |key: &str, v: &Option<Sourced<String>>| match v {
-            Some(s) => rows.push((key.into(), s.value.clone(), s.source.to_string())),
-            None => rows.push((key.into(), "(unset)".into(), "default".into())),
-        };
-        opt("hub", &self.hub);
-        opt("gitea.url", &self.gitea_url);
-        opt("gitea.repo", &self.gitea_repo);
-        let token_command = self.token_command.as_ref().map(|s| Sourced {
-            value: "(set, not shown)".to_string(),
-            source: s.source.clone(),
-        });
-        opt("gitea.token_command", &token_command);
-        opt("wiki.git_url", &self.wiki_git_url);
-        opt("wiki.branch", &self.wiki_branch);
-        let template_dir = self.wiki_template_dir.as_ref().map(|s| Sourced {
-            value: s.value.display().to_string(),
-            source: s.source.clone(),
-        });
-        opt("wiki.template_dir", &template_dir);
-        opt("author.name", &self.author_name);
-        opt("author.email", &self.author_email);
-        rows.push((
-            "gitea.token_file".into(),
-            self.token_file
-                .as_ref()
-                .map_or("(unset)".into(), |s| s.value.display().to_string()),
-            self.token_file
-                .as_ref()
-                .map_or("default".into(), |s| s.source.to_string()),
-        ));
-        rows.push((
-            "gitea.token (GITEA_TOKEN)".into(),
-            if std::env::var_os("GITEA_TOKEN").is_some() {
-                "(set, not shown)"
-            } else {
-                "(unset)"
-            }
-            .into(),
-            "env GITEA_TOKEN".into(),
-        ));
-        match &self.remotes {
-            Some(r) => rows.push((
-                "remotes".into(),
-                r.value
-                    .iter()
-                    .map(|r| format!("{}(fetch={},push={})", r.name, r.fetch, r.push))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                r.source.to_string(),
-            )),
-            None => rows.push((
-                "remotes".into(),
-                "(every git remote, fetch and push)".into(),
-                "default".into(),
-            )),
-        }
-        for (key, s) in [
-            ("schedule.sync", &self.schedule_sync),
-            ("schedule.publish", &self.schedule_publish),
-            ("schedule.review", &self.schedule_review),
-        ] {
-            rows.push((key.into(), s.value.clone(), s.source.to_string()));
-        }
-        rows.push((
-            "capture.ignore".into(),
-            self.capture_ignore.value.join(", "),
-            self.capture_ignore.source.to_string(),
-        ));
-        rows.push((
-            "watch".into(),
-            self.watch.value.to_string(),
-            self.watch.source.to_string(),
-        ));
-        rows.push((
-            "lock_wait_secs".into(),
-            self.lock_wait_secs.value.to_string(),
-            self.lock_wait_secs.source.to_string(),
-        ));
-        rows
+        self.rows.clone()
     }
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    match value {
+        Value::Sequence(items) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn remotes_of(value: &Value) -> Vec<RemoteConfig> {
+    let Value::Sequence(items) = value else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            let flag = |k: &str| item.get(k).and_then(Value::as_bool).unwrap_or(true);
+            Some(RemoteConfig {
+                name: item.get("name")?.as_str()?.to_string(),
+                fetch: flag("fetch"),
+                push: flag("push"),
+            })
+        })
+        .collect()
+}
+
+/// The default home agent: the host name, made a valid agent name.
+fn host_agent(env: &Env) -> String {
+    env.hostname
+        .clone()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| sanitise_agent(h.trim()))
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "agent".to_string())
 }
 
 /// Turns a host name into a valid agent name.
@@ -656,9 +887,55 @@ mod tests {
             ("remotes:\n  - name: o\n    fetch: maybe\n", "fetch"),
             ("schedule:\n  sync: every minute\n", "schedule.sync"),
             ("agent: ../x\n", "agent"),
+            ("gitea:\n  token: abc\n", "gitea.token"),
+            ("lock_wait_secs: soon\n", "lock_wait_secs"),
+            ("watch: sometimes\n", "watch"),
         ] {
             let err = FileConfig::parse(text).expect_err(text);
             assert!(err.contains(want), "{text:?} -> {err}");
         }
+    }
+
+    #[test]
+    fn every_key_is_a_row_once_and_secrets_are_never_shown() {
+        let repo = FileConfig::parse("gitea:\n  token_command: pass show gitea\n").expect("valid");
+        let env = Env {
+            gitea_token_set: true,
+            ..Env::default()
+        };
+        let c = Config::resolve(
+            &Flags::default(),
+            &env,
+            dir(),
+            &repo,
+            &FileConfig::default(),
+        )
+        .expect("ok");
+        let rows = c.rows();
+        assert_eq!(rows.len(), KEYS.len() + 1, "{rows:?}");
+        for key in KEYS {
+            assert_eq!(
+                rows.iter().filter(|r| r.0 == key.name).count(),
+                1,
+                "{}",
+                key.name
+            );
+        }
+        let row = |name: &str| rows.iter().find(|r| r.0 == name).cloned().expect(name);
+        assert_eq!(row("gitea.token").1, "(set, not shown)");
+        assert_eq!(row("gitea.token").2, "env GITEA_TOKEN");
+        assert_eq!(row("gitea.token_command").1, "(set, not shown)");
+        assert!(!format!("{rows:?}").contains("pass show"));
+        assert_eq!(row("lock_wait_secs").1, "30");
+        // An empty GITEA_TOKEN is unset, as everywhere.
+        let c = Config::resolve(
+            &Flags::default(),
+            &Env::default(),
+            dir(),
+            &repo,
+            &FileConfig::default(),
+        )
+        .expect("ok");
+        assert!(!c.gitea_token_env);
     }
 }

@@ -21,24 +21,30 @@ pub enum Outcome {
     Recurred,
 }
 
-impl Outcome {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "applied" => Some(Outcome::Applied),
-            "effective" => Some(Outcome::Effective),
-            "ineffective" => Some(Outcome::Ineffective),
-            "recurred" => Some(Outcome::Recurred),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
+impl crate::names::Named for Outcome {
+    const ALL: &'static [Self] = &[
+        Outcome::Applied,
+        Outcome::Effective,
+        Outcome::Ineffective,
+        Outcome::Recurred,
+    ];
+    fn as_str(self) -> &'static str {
         match self {
             Outcome::Applied => "applied",
             Outcome::Effective => "effective",
             Outcome::Ineffective => "ineffective",
             Outcome::Recurred => "recurred",
         }
+    }
+}
+
+impl Outcome {
+    pub fn parse(s: &str) -> Option<Self> {
+        crate::names::Named::from_name(s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        crate::names::Named::as_str(self)
     }
 }
 

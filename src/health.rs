@@ -10,11 +10,55 @@ use crate::repo::locks::{self, Holder};
 use crate::store::{LearningsDir, LockError, Problem, SyncLock};
 use std::time::Duration;
 
+/// What `status` shows: where the dir is, its branch and head, learnings
+/// by trust level, the inbox, remotes, problems and the last sync.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Status {
+    pub dir: String,
+    pub agent: String,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub learnings: usize,
+    pub by_trust: std::collections::BTreeMap<String, usize>,
+    pub inbox: usize,
+    pub problems: usize,
+    pub remotes: Vec<String>,
+    pub last_sync: Option<crate::sync::LastSync>,
+}
+
+/// The dir's status, read without changing anything.
+pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo::GitError> {
+    let repo = Repo::open(&dir.root)?;
+    let view = crate::view::load(dir, config);
+    let mut by_trust: std::collections::BTreeMap<String, usize> =
+        <crate::learning::TrustLevel as crate::names::Named>::ALL
+            .iter()
+            .map(|l| (l.to_string(), 0))
+            .collect();
+    for l in &view.learnings {
+        *by_trust
+            .entry(l.learning.trust_level.to_string())
+            .or_default() += 1;
+    }
+    Ok(Status {
+        dir: dir.root.display().to_string(),
+        agent: config.home_agent.value.clone(),
+        branch: repo.head_branch()?,
+        head: repo.head_commit()?.map(|c| c.to_string()),
+        learnings: view.learnings.len(),
+        by_trust,
+        inbox: dir.inbox().items().len(),
+        problems: view.problems.len(),
+        remotes: repo.remote_names(),
+        last_sync: crate::sync::last(dir),
+    })
+}
+
 /// Every problem found in `dir`.
 pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate::repo::GitError> {
     let mut problems: Vec<Problem> = crate::view::load(dir, config).problems;
     let repo = Repo::open(&dir.root)?;
-    let want = format!("agents/{}", config.home_agent.value);
+    let want = crate::paths::agent_branch(&config.home_agent.value);
     match repo.head_branch()? {
         Some(b) if b == want => {}
         other => problems.push(Problem {

@@ -52,6 +52,62 @@ impl fmt::Display for TrustLevel {
     }
 }
 
+impl crate::names::Named for TrustLevel {
+    const ALL: &'static [Self] = &[
+        TrustLevel::L0,
+        TrustLevel::L1,
+        TrustLevel::L2,
+        TrustLevel::L3,
+    ];
+    fn as_str(self) -> &'static str {
+        TrustLevel::as_str(self)
+    }
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            TrustLevel::L0 => &["l0"],
+            TrustLevel::L1 => &["l1"],
+            TrustLevel::L2 => &["l2"],
+            TrustLevel::L3 => &["l3"],
+        }
+    }
+}
+
+/// What kind of lesson a learning is (§3 `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kind {
+    Workflow,
+    #[default]
+    Correction,
+    DebuggingPattern,
+    Gotcha,
+    Convention,
+}
+
+impl crate::names::Named for Kind {
+    const ALL: &'static [Self] = &[
+        Kind::Workflow,
+        Kind::Correction,
+        Kind::DebuggingPattern,
+        Kind::Gotcha,
+        Kind::Convention,
+    ];
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Workflow => "workflow",
+            Kind::Correction => "correction",
+            Kind::DebuggingPattern => "debugging_pattern",
+            Kind::Gotcha => "gotcha",
+            Kind::Convention => "convention",
+        }
+    }
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        crate::names::Named::as_str(self)
+    }
+}
+
 /// Review state of a learning as a suggestion (§5, §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SuggestionStatus {

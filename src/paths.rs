@@ -93,6 +93,11 @@ pub fn review_path(id: &str) -> Result<String, NameError> {
     Ok(format!("reviews/{id}.yaml"))
 }
 
+/// The branch a clone of `agent` commits on and pushes: `agents/<agent>`.
+pub fn agent_branch(agent: &str) -> String {
+    format!("agents/{agent}")
+}
+
 /// What a repository-relative path holds, recognised from its shape alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RepoPath<'a> {

@@ -64,7 +64,7 @@ pub fn init(
     }
     let had_files = std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_some());
     std::fs::create_dir_all(root).map_err(io(root))?;
-    let branch = format!("agents/{home}");
+    let branch = crate::paths::agent_branch(home);
     let repo = Repo::init(root, &branch)?;
     if let Some(current) = repo.head_branch()?
         && repo.head_commit()?.is_some()
@@ -134,6 +134,17 @@ pub fn init(
         redacted,
         adopted: had_files,
     })
+}
+
+/// Creates the configured learnings dir with the defaults when it does not
+/// exist yet (a first run on a fresh machine); true when it did so.
+pub fn ensure(config: &Config, flags: &Flags, env: &Env) -> Result<bool, SetupError> {
+    let root = &config.dir.value;
+    if root.exists() {
+        return Ok(false);
+    }
+    init(root, &config.home_agent.value, &[], None, flags, env)?;
+    Ok(true)
 }
 
 /// Sets a top-level `key: value` in a small YAML file, keeping other lines.

@@ -1,8 +1,9 @@
-//! `learnsync add`: a learning typed by a person (L1 once it has a
-//! correction); redacted, queued in the inbox, its id printed.
+//! `learnsync add`: a learning typed by a person; `crate::record::add`
+//! builds, redacts and queues it; this prints its id.
 
-use super::{CliResult, Context, exit};
-use crate::learning::Learning;
+use super::{CliError, CliResult, Context, exit, named};
+use crate::learning::Kind;
+use crate::record::{self, Manual};
 use crate::timestamp::Timestamp;
 
 #[derive(clap::Args, Debug)]
@@ -22,9 +23,9 @@ pub struct Args {
     /// A keyword (repeatable).
     #[arg(long = "keyword", value_name = "K", allow_hyphen_values = true)]
     keywords: Vec<String>,
-    /// workflow, correction, debugging_pattern, gotcha or convention.
-    #[arg(long, default_value = "correction", value_parser = ["workflow", "correction", "debugging_pattern", "gotcha", "convention"])]
-    kind: String,
+    /// What kind of lesson it is.
+    #[arg(long, default_value = "correction", value_parser = named::<Kind>())]
+    kind: Kind,
     /// Longer explanation (markdown).
     #[arg(long, allow_hyphen_values = true)]
     body: Option<String>,
@@ -32,22 +33,21 @@ pub struct Args {
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let dir = ctx.initialised_dir()?;
-    let agent = ctx.config.acting_agent.clone();
-    let mut l = Learning::new(Learning::new_id(), agent, args.title, Timestamp::now());
-    l.correction = Some(args.correction);
-    l.original_command = args.command;
-    l.error_context = args.error;
-    l.keywords = args.keywords;
-    l.kind = Some(args.kind);
-    l.body = args
-        .body
-        .map(|b| if b.ends_with('\n') { b } else { b + "\n" })
-        .unwrap_or_default();
-    l.trust_level = crate::learning::TrustLevel::L1;
-    if l.redact() {
+    let manual = Manual {
+        title: args.title,
+        correction: args.correction,
+        command: args.command,
+        error: args.error,
+        keywords: args.keywords,
+        kind: args.kind,
+        body: args.body,
+    };
+    let added = record::add(&dir, &ctx.config.acting_agent, manual, Timestamp::now())
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    if added.redacted {
         eprintln!("learnsync: warning: secrets in the learning were redacted");
     }
-    dir.inbox().write_learning(&l)?;
+    let l = &added.learning;
     if ctx.json {
         super::output::print_json(&serde_json::json!({ "id": l.id, "agent_id": l.agent_id }));
     } else {

@@ -1,8 +1,9 @@
-//! `learnsync apply ID --outcome …`: one event of evidence, queued in the
-//! inbox (the learning may still be in the inbox too).
+//! `learnsync apply ID --outcome …`: one event of evidence, queued by
+//! `crate::record::apply` (the learning may still be in the inbox too).
 
-use super::{CliError, CliResult, Context, exit};
-use crate::event::{Event, Outcome};
+use super::{CliError, CliResult, Context, exit, named};
+use crate::event::Outcome;
+use crate::record;
 use crate::timestamp::Timestamp;
 
 #[derive(clap::Args, Debug)]
@@ -10,29 +11,21 @@ pub struct Args {
     /// The learning's id.
     id: String,
     /// What happened.
-    #[arg(long, value_parser = ["applied", "effective", "ineffective", "recurred"])]
-    outcome: String,
+    #[arg(long, value_parser = named::<Outcome>())]
+    outcome: Outcome,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     crate::paths::validate_id(&args.id).map_err(|e| CliError::usage(e.to_string()))?;
     let dir = ctx.initialised_dir()?;
-    let outcome =
-        Outcome::parse(&args.outcome).ok_or_else(|| CliError::usage("unknown outcome"))?;
-    if !known(&dir, &args.id) {
-        return Err(CliError::failure(format!(
-            "no learning with id {} in {} (nor in its inbox)",
-            args.id,
-            dir.root.display()
-        )));
-    }
-    let event = Event::new(
-        &args.id,
+    let event = record::apply(
+        &dir,
         &ctx.config.acting_agent,
-        outcome,
+        &args.id,
+        args.outcome,
         Timestamp::now(),
-    );
-    dir.inbox().write_event(&event)?;
+    )
+    .map_err(|e| CliError::failure(e.to_string()))?;
     if ctx.json {
         super::output::print_json(&serde_json::json!({
             "id": event.id, "learning": event.learning, "agent": event.agent,
@@ -41,21 +34,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         ctx.say(format!(
             "Recorded {} for {} (by {}).",
-            outcome, args.id, event.agent
+            event.outcome, args.id, event.agent
         ));
     }
     Ok(exit::OK)
-}
-
-/// True when some agent folder or the inbox holds the id.
-fn known(dir: &crate::store::LearningsDir, id: &str) -> bool {
-    let in_tree = std::fs::read_dir(&dir.root).ok().is_some_and(|entries| {
-        entries
-            .flatten()
-            .any(|e| e.path().join(format!("{id}.md")).is_file())
-    });
-    in_tree
-        || dir.inbox().items().iter().any(|item| {
-            matches!(&item.payload, Ok(crate::store::InboxPayload::Learning(l)) if l.id == id)
-        })
 }

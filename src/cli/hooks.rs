@@ -1,10 +1,10 @@
 //! `learnsync hooks install|uninstall claude|opencode|codex [--project] [--dry-run]`:
-//! finds the agent's config file the way the agent does, prints the plan's
-//! diff, and applies it (with a backup) through `crate::hooks`.
+//! asks `crate::hooks` where the agent's config file is and for the plan,
+//! prints the plan's diff, and applies it (with a backup).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{CliError, CliResult, exit};
+use super::{CliError, CliResult, exit, named};
 use crate::hooks::{self, HookAgent, HookPlan, Scope};
 
 #[derive(clap::Args, Debug)]
@@ -23,9 +23,9 @@ enum Action {
 
 #[derive(clap::Args, Debug)]
 struct Target {
-    /// claude, opencode or codex.
-    #[arg(value_parser = ["claude", "opencode", "codex"])]
-    agent: String,
+    /// The agent whose configuration to change.
+    #[arg(id = "hook_agent", value_name = "AGENT", value_parser = named::<HookAgent>())]
+    agent: HookAgent,
     /// The project's config (in the current directory) instead of the user's.
     #[arg(long)]
     project: bool,
@@ -34,35 +34,12 @@ struct Target {
     dry_run: bool,
 }
 
-/// Where the agent itself looks for its user configuration: `CLAUDE_CONFIG_DIR`
-/// (else `~/.claude`), `XDG_CONFIG_HOME/opencode` (else `~/.config/opencode`),
-/// `CODEX_HOME` (else `~/.codex`).
-fn user_path(agent: HookAgent, home: &Path, var: impl Fn(&str) -> Option<String>) -> PathBuf {
-    match agent {
-        HookAgent::Claude => match var("CLAUDE_CONFIG_DIR") {
-            Some(d) => PathBuf::from(d).join("settings.json"),
-            None => hooks::target_path(agent, Scope::User, home, home),
-        },
-        HookAgent::Opencode => match var("XDG_CONFIG_HOME") {
-            Some(d) => PathBuf::from(d).join("opencode/plugins/learnsync.js"),
-            None => hooks::target_path(agent, Scope::User, home, home),
-        },
-        HookAgent::Codex => match var("CODEX_HOME") {
-            Some(d) => PathBuf::from(d).join("config.toml"),
-            None => hooks::target_path(agent, Scope::User, home, home),
-        },
-    }
-}
-
 pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
     let (install, target) = match args.action {
         Action::Install(t) => (true, t),
         Action::Uninstall(t) => (false, t),
     };
-    let agent: HookAgent = target
-        .agent
-        .parse()
-        .map_err(|e: hooks::HookError| CliError::usage(e.to_string()))?;
+    let agent = target.agent;
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let (scope, path) = if target.project {
         let project = std::env::current_dir()
@@ -75,7 +52,10 @@ pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
         let home = var("HOME").ok_or_else(|| {
             CliError::failure("HOME is not set; set it or use --project in the project directory")
         })?;
-        (Scope::User, user_path(agent, Path::new(&home), var))
+        (
+            Scope::User,
+            hooks::user_config_path(agent, Path::new(&home), var),
+        )
     };
     let plan = if install {
         let bin = std::env::current_exe()
@@ -139,34 +119,5 @@ fn report(plan: &HookPlan, install: bool, dry_run: bool, backup: Option<&Path>) 
     }
     for note in &plan.notes {
         println!("note: {note}");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn agent_homes_follow_the_variables_the_agents_read() {
-        let home = Path::new("/h");
-        let none = |_: &str| None;
-        assert_eq!(
-            user_path(HookAgent::Codex, home, none),
-            PathBuf::from("/h/.codex/config.toml")
-        );
-        let codex = |k: &str| (k == "CODEX_HOME").then(|| "/c".to_string());
-        assert_eq!(
-            user_path(HookAgent::Codex, home, codex),
-            PathBuf::from("/c/config.toml")
-        );
-        let xdg = |k: &str| (k == "XDG_CONFIG_HOME").then(|| "/x".to_string());
-        assert_eq!(
-            user_path(HookAgent::Opencode, home, xdg),
-            PathBuf::from("/x/opencode/plugins/learnsync.js")
-        );
-        assert_eq!(
-            user_path(HookAgent::Claude, home, none),
-            PathBuf::from("/h/.claude/settings.json")
-        );
     }
 }

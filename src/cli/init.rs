@@ -59,7 +59,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         super::output::print_json(&json!({
             "dir": root.display().to_string(),
             "agent": home,
-            "branch": format!("agents/{home}"),
+            "branch": crate::paths::agent_branch(&home),
             "commit": done.commit,
             "learnings": done.learnings,
             "problems": done.problems,

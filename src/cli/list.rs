@@ -2,27 +2,21 @@
 //! included, filtered by trust level or source agent.
 
 use super::output::{cell, learning_json, print_json};
-use super::{CliError, CliResult, Context, exit};
+use super::{CliResult, Context, exit, named};
 use crate::learning::TrustLevel;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Only this trust level (L0, L1, L2, L3).
-    #[arg(long, value_name = "LEVEL")]
-    trust: Option<String>,
+    /// Only this trust level.
+    #[arg(long, value_name = "LEVEL", value_parser = named::<TrustLevel>())]
+    trust: Option<TrustLevel>,
     /// Only learnings captured by this agent.
     #[arg(long, value_name = "AGENT")]
     from: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let trust =
-        match &args.trust {
-            Some(t) => Some(TrustLevel::parse(t).ok_or_else(|| {
-                CliError::usage(format!("--trust {t:?}: expected L0, L1, L2 or L3"))
-            })?),
-            None => None,
-        };
+    let trust = args.trust;
     let dir = ctx.initialised_dir()?;
     let view = crate::view::load(&dir, &ctx.config);
     for p in &view.problems {

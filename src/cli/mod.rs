@@ -130,6 +130,21 @@ failure_from!(
 
 pub type CliResult = Result<i32, CliError>;
 
+/// A flag value parser for a domain enum: its names (and aliases) are the
+/// possible values help lists, so flags follow the domain types.
+pub(crate) fn named<T: crate::names::Named + Clone>()
+-> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        T::ALL
+            .iter()
+            .map(|v| PossibleValue::new(v.as_str()).aliases(v.aliases().iter().copied())),
+    )
+    .try_map(|name: String| {
+        T::from_name(&name).ok_or_else(|| format!("{name:?} is not one of {}", T::choices()))
+    })
+}
+
 /// What every command gets: the parsed globals and the effective config.
 pub struct Context {
     pub json: bool,

@@ -19,15 +19,13 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let root = &ctx.config.dir.value;
-    if !root.exists() {
-        // A first run on a fresh machine: create the dir with the defaults.
-        let home = ctx.config.home_agent.value.clone();
-        crate::setup::init(root, &home, &[], None, &ctx.flags, &ctx.env)
-            .map_err(|e| CliError::failure(e.to_string()))?;
+    if crate::setup::ensure(&ctx.config, &ctx.flags, &ctx.env)
+        .map_err(|e| CliError::failure(e.to_string()))?
+    {
         ctx.say(format!(
-            "Created the learnings dir {} on agents/{home}.",
-            root.display()
+            "Created the learnings dir {} on agents/{}.",
+            ctx.config.dir.value.display(),
+            ctx.config.home_agent.value
         ));
     }
     let options = SyncOptions {
@@ -40,16 +38,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         SyncError::Busy(_) | SyncError::GitLockHeld(_) => CliError::new(exit::BUSY, e.to_string()),
         other => CliError::failure(other.to_string()),
     })?;
-    let dir = ctx.dir();
-    let _ = crate::store::atomic_write(
-        &dir.state().last_sync(),
-        serde_json::to_string(&serde_json::json!({
-            "at": crate::timestamp::Timestamp::now().to_string(),
-            "report": &report,
-        }))
-        .unwrap_or_default()
-        .as_bytes(),
-    );
     for p in &report.problems {
         eprintln!("learnsync: skipped {}: {}", p.path, p.message);
     }

@@ -33,8 +33,8 @@ impl TokenSource {
     /// The token source the configuration names (DESIGN §10): `GITEA_TOKEN`
     /// in the environment, else `gitea.token_file`, else `gitea.token_command`.
     pub fn from_config(config: &crate::config::Config) -> Option<TokenSource> {
-        if std::env::var_os("GITEA_TOKEN").is_some_and(|v| !v.is_empty()) {
-            return Some(TokenSource::Env("GITEA_TOKEN".to_string()));
+        if config.gitea_token_env {
+            return Some(TokenSource::Env(DEFAULT_TOKEN_ENV.to_string()));
         }
         if let Some(file) = &config.token_file {
             return Some(TokenSource::File(file.value.clone()));

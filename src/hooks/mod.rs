@@ -32,13 +32,26 @@ pub enum HookAgent {
     Codex,
 }
 
-impl HookAgent {
-    pub fn as_str(self) -> &'static str {
+impl crate::names::Named for HookAgent {
+    const ALL: &'static [Self] = &[HookAgent::Claude, HookAgent::Opencode, HookAgent::Codex];
+    fn as_str(self) -> &'static str {
         match self {
             HookAgent::Claude => "claude",
             HookAgent::Opencode => "opencode",
             HookAgent::Codex => "codex",
         }
+    }
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            HookAgent::Claude => &["claude-code"],
+            _ => &[],
+        }
+    }
+}
+
+impl HookAgent {
+    pub fn as_str(self) -> &'static str {
+        crate::names::Named::as_str(self)
     }
 }
 
@@ -51,12 +64,8 @@ impl fmt::Display for HookAgent {
 impl FromStr for HookAgent {
     type Err = HookError;
     fn from_str(s: &str) -> Result<Self, HookError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "claude" | "claude-code" => Ok(HookAgent::Claude),
-            "opencode" => Ok(HookAgent::Opencode),
-            "codex" => Ok(HookAgent::Codex),
-            other => Err(HookError::UnknownAgent(other.to_string())),
-        }
+        let name = s.trim().to_ascii_lowercase();
+        crate::names::Named::from_name(&name).ok_or(HookError::UnknownAgent(name))
     }
 }
 
@@ -161,6 +170,30 @@ pub fn target_path(agent: HookAgent, scope: Scope, home_dir: &Path, project_dir:
         (HookAgent::Opencode, Scope::Project) => project_dir.join(".opencode/plugins/learnsync.js"),
         (HookAgent::Codex, Scope::User) => home_dir.join(".codex/config.toml"),
         (HookAgent::Codex, Scope::Project) => project_dir.join(".codex/config.toml"),
+    }
+}
+
+/// Where the agent itself looks for its user configuration: `CLAUDE_CONFIG_DIR`
+/// (else `~/.claude`), `XDG_CONFIG_HOME/opencode` (else `~/.config/opencode`),
+/// `CODEX_HOME` (else `~/.codex`).
+pub fn user_config_path(
+    agent: HookAgent,
+    home: &Path,
+    var: impl Fn(&str) -> Option<String>,
+) -> PathBuf {
+    match agent {
+        HookAgent::Claude => match var("CLAUDE_CONFIG_DIR") {
+            Some(d) => PathBuf::from(d).join("settings.json"),
+            None => target_path(agent, Scope::User, home, home),
+        },
+        HookAgent::Opencode => match var("XDG_CONFIG_HOME") {
+            Some(d) => PathBuf::from(d).join("opencode/plugins/learnsync.js"),
+            None => target_path(agent, Scope::User, home, home),
+        },
+        HookAgent::Codex => match var("CODEX_HOME") {
+            Some(d) => PathBuf::from(d).join("config.toml"),
+            None => target_path(agent, Scope::User, home, home),
+        },
     }
 }
 
@@ -349,4 +382,34 @@ pub(crate) fn is_our_command(command: &str) -> bool {
 /// The command an agent runs for a capture hook.
 pub(crate) fn capture_command(bin: &str, format: &str) -> String {
     format!("{} capture --format {format}", shell_quote(bin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn agent_homes_follow_the_variables_the_agents_read() {
+        let home = Path::new("/h");
+        let none = |_: &str| None;
+        assert_eq!(
+            user_config_path(HookAgent::Codex, home, none),
+            PathBuf::from("/h/.codex/config.toml")
+        );
+        let codex = |k: &str| (k == "CODEX_HOME").then(|| "/c".to_string());
+        assert_eq!(
+            user_config_path(HookAgent::Codex, home, codex),
+            PathBuf::from("/c/config.toml")
+        );
+        let xdg = |k: &str| (k == "XDG_CONFIG_HOME").then(|| "/x".to_string());
+        assert_eq!(
+            user_config_path(HookAgent::Opencode, home, xdg),
+            PathBuf::from("/x/opencode/plugins/learnsync.js")
+        );
+        assert_eq!(
+            user_config_path(HookAgent::Claude, home, none),
+            PathBuf::from("/h/.claude/settings.json")
+        );
+    }
 }

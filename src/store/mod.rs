@@ -113,6 +113,21 @@ impl LearningsDir {
         StateDir::of(&self.root)
     }
 
+    /// True when some agent folder of the work tree, or the inbox, holds
+    /// the learning `id`.
+    pub fn knows(&self, id: &str) -> bool {
+        let file = format!("{id}.md");
+        let in_tree = std::fs::read_dir(&self.root)
+            .ok()
+            .is_some_and(|entries| entries.flatten().any(|e| e.path().join(&file).is_file()));
+        in_tree
+            || self
+                .inbox()
+                .items()
+                .iter()
+                .any(|item| matches!(&item.payload, Ok(InboxPayload::Learning(l)) if l.id == id))
+    }
+
     pub fn inbox(&self) -> Inbox {
         Inbox::new(self.state().inbox())
     }

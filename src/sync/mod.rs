@@ -144,7 +144,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         crate::repo::locks::recover(repo.git_dir(), &dir.state().stale_locks(), options.wait)?;
     let home = &config.home_agent.value;
     match repo.head_branch()? {
-        Some(b) if b == format!("agents/{home}") => {}
+        Some(b) if b == crate::paths::agent_branch(home) => {}
         found => {
             return Err(SyncError::WrongBranch {
                 found: found.unwrap_or_else(|| "a detached HEAD".into()),
@@ -231,7 +231,35 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             }
         }
     }
+    save_last(&dir, &report);
     Ok(report)
+}
+
+/// The last cycle's report as `status` shows it (`.git/learnsync/last-sync.json`).
+#[derive(Debug, Clone, serde::Deserialize, Serialize)]
+pub struct LastSync {
+    pub at: String,
+    pub report: serde_json::Value,
+}
+
+/// Records a finished cycle's report for `status`. Best effort: losing it
+/// costs `status` one line.
+fn save_last(dir: &LearningsDir, report: &SyncReport) {
+    let last = serde_json::json!({
+        "at": crate::timestamp::Timestamp::now().to_string(),
+        "report": report,
+    });
+    if let Ok(bytes) = serde_json::to_vec(&last)
+        && let Err(e) = crate::store::atomic_write(&dir.state().last_sync(), &bytes)
+    {
+        tracing::debug!("last sync report not saved: {e}");
+    }
+}
+
+/// The last cycle's report, if one was recorded.
+pub fn last(dir: &LearningsDir) -> Option<LastSync> {
+    let bytes = std::fs::read(dir.state().last_sync()).ok()?;
+    serde_json::from_slice(&bytes).ok()
 }
 
 impl SyncReport {

@@ -81,7 +81,7 @@ pub fn exchange(
     }
 
     if options.push {
-        let branch = format!("agents/{}", config.home_agent.value);
+        let branch = crate::paths::agent_branch(&config.home_agent.value);
         for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
             if !r.push || !rep.errors.is_empty() {
                 continue;

@@ -1,0 +1,102 @@
+//! Recording by hand: a learning a person types (`add`) and one event of
+//! evidence (`apply`), queued in the inbox without waiting for the sync
+//! lock. What the CLI's `add` and `apply` (and any other front end) call.
+
+use crate::event::{Event, Outcome};
+use crate::learning::{Kind, Learning, TrustLevel};
+use crate::store::LearningsDir;
+use crate::timestamp::Timestamp;
+
+/// What a person says about a new learning.
+#[derive(Debug, Clone, Default)]
+pub struct Manual {
+    pub title: String,
+    pub correction: String,
+    pub command: Option<String>,
+    pub error: Option<String>,
+    pub keywords: Vec<String>,
+    pub kind: Kind,
+    pub body: Option<String>,
+}
+
+/// A learning queued by [`add`].
+#[derive(Debug)]
+pub struct Added {
+    pub learning: Learning,
+    /// Secrets were found in what was typed and replaced.
+    pub redacted: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("no learning with id {id} in {dir} (nor in its inbox)")]
+    Unknown { id: String, dir: String },
+    #[error("cannot write to the inbox {path}: {source}")]
+    Inbox {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Builds the learning `agent` typed (`source: manual`, L1 once it has a
+/// correction), redacts it, and queues it.
+pub fn add(
+    dir: &LearningsDir,
+    agent: &str,
+    manual: Manual,
+    now: Timestamp,
+) -> Result<Added, RecordError> {
+    let mut l = Learning::new(Learning::new_id(), agent.to_string(), manual.title, now);
+    l.correction = Some(manual.correction);
+    l.original_command = manual.command;
+    l.error_context = manual.error;
+    l.keywords = manual.keywords;
+    l.kind = Some(manual.kind.as_str().to_string());
+    l.body = manual
+        .body
+        .map(|b| if b.ends_with('\n') { b } else { b + "\n" })
+        .unwrap_or_default();
+    l.trust_level = if l.has_correction() {
+        TrustLevel::L1
+    } else {
+        TrustLevel::L0
+    };
+    let redacted = l.redact();
+    let inbox = dir.inbox();
+    inbox
+        .write_learning(&l)
+        .map_err(|source| RecordError::Inbox {
+            path: inbox.dir().display().to_string(),
+            source,
+        })?;
+    Ok(Added {
+        learning: l,
+        redacted,
+    })
+}
+
+/// Queues one event by `agent` about the learning `id`, which must exist in
+/// the work tree or the inbox.
+pub fn apply(
+    dir: &LearningsDir,
+    agent: &str,
+    id: &str,
+    outcome: Outcome,
+    now: Timestamp,
+) -> Result<Event, RecordError> {
+    if !dir.knows(id) {
+        return Err(RecordError::Unknown {
+            id: id.to_string(),
+            dir: dir.root.display().to_string(),
+        });
+    }
+    let event = Event::new(id, agent, outcome, now);
+    let inbox = dir.inbox();
+    inbox
+        .write_event(&event)
+        .map_err(|source| RecordError::Inbox {
+            path: inbox.dir().display().to_string(),
+            source,
+        })?;
+    Ok(event)
+}
