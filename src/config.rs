@@ -367,10 +367,9 @@ fn check(key: &Key, value: &Value) -> Result<(), String> {
     }
 }
 
+/// A value on one line, for a message.
 fn shown(value: &Value) -> String {
-    serde_norway::to_string(value)
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "something else".into())
+    serde_json::to_string(value).unwrap_or_else(|_| "something else".into())
 }
 
 /// Environment variables, read once, so tests can pass their own.
