@@ -3,8 +3,11 @@
 //! publish (requests; it must write nothing). Run: `cargo bench --bench publish`
 //! (`-- N` for another page count).
 
-#[path = "../tests/support/gitea_server/mod.rs"]
+#[path = "../tests/it/common/gitea_server/mod.rs"]
 mod gitea_server;
+#[path = "../tests/it/common/http.rs"]
+#[allow(dead_code)]
+mod http;
 
 use gitea_server::{GiteaServer, WRITE_TOKEN};
 use learnsync::gitea::{ClientOptions, GiteaClient, RepoRef};

@@ -1,35 +1,50 @@
 //! learnsync: git-native sync of AI coding agents' learnings.
 //!
-//! The library holds the model (learnings, events, trust), the codecs and the
-//! I/O edges (git, files, Gitea); `src/cli/` only translates for the user.
+//! The map (docs/architecture.md says more; `tests/it/layers.rs` holds the
+//! walls: a module imports only its own layer or lower ones, and no two
+//! modules import each other round a loop):
+//!
+//! | layer | modules | what they are |
+//! |---|---|---|
+//! | core | `paths` `timestamp` `yaml` `names` `problem` `redact` `learning` `event` `review` `policy` `trust` `merge` `schedule` `retry` `fault` | the formats and rules of DESIGN.md, pure: a learning and its codec, events, review records, policy, trust as a fold, the semantic merge of one file, the redactor, schedules |
+//! | edges | `repo` `store` `gitea` `config` `watch` | one kind of I/O each: git through gix (and the git binary for push), the learnings dir and its local state on disk, Gitea's REST API, configuration files and environment, the work-tree watcher |
+//! | workflows | `view` `hub` `record` `capture` `sync` `publish` `health` `init` `hooks` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, publishing, doctor and status, init, installing agent hooks |
+//! | command line | `cli` | parses, calls one workflow, prints; one file per command |
 
-pub mod capture;
-pub mod cli;
-pub mod config;
+// core
 pub mod event;
 pub mod fault;
-pub mod gitea;
-pub mod health;
-pub mod hooks;
-pub mod hub;
 pub mod learning;
 pub mod merge;
 pub mod names;
 pub mod paths;
 pub mod policy;
 pub mod problem;
-pub mod publish;
-pub mod record;
 pub mod redact;
-pub mod repo;
 pub mod retry;
 pub mod review;
 pub mod schedule;
-pub mod setup;
-pub mod store;
-pub mod sync;
 pub mod timestamp;
 pub mod trust;
-pub mod view;
-pub mod watch;
 pub mod yaml;
+
+// edges
+pub mod config;
+pub mod gitea;
+pub mod repo;
+pub mod store;
+pub mod watch;
+
+// workflows
+pub mod capture;
+pub mod health;
+pub mod hooks;
+pub mod hub;
+pub mod init;
+pub mod publish;
+pub mod record;
+pub mod sync;
+pub mod view;
+
+// the command line
+pub mod cli;

@@ -40,7 +40,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .clone()
         .unwrap_or_else(|| ctx.config.home_agent.value.clone());
     let root = ctx.config.dir.value.clone();
-    let done = crate::setup::init(
+    let done = crate::init::init(
         &root,
         &home,
         &remotes,

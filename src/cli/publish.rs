@@ -3,7 +3,7 @@
 //! 1 when nothing could be published or a setting is missing.
 
 use super::{CliError, CliResult, Context, exit};
-use crate::publish::{ActionKind, Outcome, PublishOptions, PublishReport, Target};
+use crate::publish::{ActionKind, PublishOptions, PublishReport, Target, WriteResult};
 use std::io::IsTerminal;
 
 /// Writes above which a progress bar is worth showing.
@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 page.note.as_deref().unwrap_or("left alone")
             );
         }
-        if let Outcome::Failed(reason) = &page.result {
+        if let WriteResult::Failed(reason) = &page.result {
             eprintln!(
                 "learnsync: failed to {} {}: {reason}",
                 page.action.as_str(),
@@ -106,7 +106,7 @@ fn print_human(ctx: &Context, report: &PublishReport) {
         for p in report
             .pages
             .iter()
-            .filter(|p| p.action.writes() && p.result == Outcome::Done)
+            .filter(|p| p.action.writes() && p.result == WriteResult::Done)
         {
             ctx.say(format!("  {:<9} {}", past_tense(p.action), p.title));
         }

@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    if crate::setup::ensure(&ctx.config, &ctx.flags, &ctx.env)
+    if crate::init::ensure(&ctx.config, &ctx.flags, &ctx.env)
         .map_err(|e| CliError::failure(e.to_string()))?
     {
         ctx.say(format!(

@@ -6,7 +6,7 @@
 use super::plan::{self, ActionKind, PublishPlan, RemotePage, RemoteWiki};
 use super::render::{Site, content_hash};
 use super::state::{PageRecord, TargetState};
-use super::{Outcome, PageOutcome, PublishError};
+use super::{PageOutcome, PublishError, WriteResult};
 use crate::gitea::page_name::{git_path_to_sub_url, sub_url_to_git_path, title_to_git_path};
 use crate::repo::Identity;
 use std::path::{Path, PathBuf};
@@ -182,7 +182,7 @@ pub fn publish(
         if let Err(e) = git(Some(&root), &["push", "--quiet", "origin", &refspec]) {
             for (outcome, action) in outcomes.iter_mut().zip(&plan.actions) {
                 if action.sends_request() {
-                    outcome.result = Outcome::Failed(e.to_string());
+                    outcome.result = WriteResult::Failed(e.to_string());
                 }
             }
             return Ok((plan, outcomes));
@@ -208,13 +208,13 @@ fn record(plan: &PublishPlan, site: &Site, state: &mut TargetState, outcomes: &m
                         attempted: Vec::new(),
                     },
                 );
-                outcome.result = Outcome::Done;
+                outcome.result = WriteResult::Done;
             }
             (ActionKind::Delete, _) => {
                 state.pages.remove(&action.key);
-                outcome.result = Outcome::Done;
+                outcome.result = WriteResult::Done;
             }
-            _ => outcome.result = Outcome::Done,
+            _ => outcome.result = WriteResult::Done,
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::plan::{self, ActionKind, PublishPlan, RemotePage, RemoteWiki};
 use super::render::{Site, content_hash};
 use super::state::{PageRecord, TargetState};
-use super::{Outcome, PageOutcome, PublishError};
+use super::{PageOutcome, PublishError, WriteResult};
 use crate::gitea::GiteaClient;
 use std::collections::HashMap;
 
@@ -75,7 +75,7 @@ pub async fn publish(
             && action.kind == ActionKind::Kept
         {
             outcome.result =
-                Outcome::Failed(format!("could not read the page to check it: {error}"));
+                WriteResult::Failed(format!("could not read the page to check it: {error}"));
             outcomes.push(outcome);
             continue;
         }
@@ -119,9 +119,9 @@ pub async fn publish(
                             last_commit: answer.last_commit_sha().map(str::to_string),
                             attempted: Vec::new(),
                         };
-                        Outcome::Done
+                        WriteResult::Done
                     }
-                    Err(e) => Outcome::Failed(e.to_string()),
+                    Err(e) => WriteResult::Failed(e.to_string()),
                 }
             }
             (ActionKind::Delete, _) if action.remote_present => {
@@ -129,14 +129,14 @@ pub async fn publish(
                 match client.delete_wiki_page(&action.sub_url).await {
                     Ok(_) => {
                         state.pages.remove(&action.key);
-                        Outcome::Done
+                        WriteResult::Done
                     }
-                    Err(e) => Outcome::Failed(e.to_string()),
+                    Err(e) => WriteResult::Failed(e.to_string()),
                 }
             }
             (ActionKind::Delete, _) => {
                 state.pages.remove(&action.key);
-                Outcome::Done
+                WriteResult::Done
             }
             (ActionKind::Unchanged, Some(page)) => {
                 if let Some(sha) = &action.adopt_commit {
@@ -151,9 +151,9 @@ pub async fn publish(
                         },
                     );
                 }
-                Outcome::Done
+                WriteResult::Done
             }
-            _ => Outcome::Done,
+            _ => WriteResult::Done,
         };
         if action.sends_request() {
             progress(done, total);

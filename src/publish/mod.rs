@@ -68,7 +68,7 @@ pub struct PublishOptions {
 /// What happened to one page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", content = "error", rename_all = "lowercase")]
-pub enum Outcome {
+pub enum WriteResult {
     /// Dry run, or not reached.
     Planned,
     Done,
@@ -83,7 +83,7 @@ pub struct PageOutcome {
     pub sub_url: String,
     pub action: ActionKind,
     #[serde(flatten)]
-    pub result: Outcome,
+    pub result: WriteResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -95,7 +95,7 @@ impl PageOutcome {
             title: action.title.clone(),
             sub_url: action.sub_url.clone(),
             action: action.kind,
-            result: Outcome::Planned,
+            result: WriteResult::Planned,
             note: action.note.clone(),
         }
     }
@@ -140,7 +140,7 @@ impl PublishReport {
             ..Counts::default()
         };
         for p in &pages {
-            if matches!(p.result, Outcome::Failed(_)) {
+            if matches!(p.result, WriteResult::Failed(_)) {
                 counts.failed += 1;
                 continue;
             }

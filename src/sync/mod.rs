@@ -4,7 +4,7 @@
 mod commit;
 mod derive;
 mod event_store;
-mod merge;
+mod heads;
 mod recover;
 mod remotes;
 
@@ -203,7 +203,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     match (start, end) {
         _ if !crate::capture::index::exists(&dir) => crate::capture::index::refresh(config),
         (Some(from), Some(to)) if from != to => {
-            crate::capture::index::update(config, &merge::changed_paths(&repo, from, to)?);
+            crate::capture::index::update(config, &heads::changed_paths(&repo, from, to)?);
         }
         (None, Some(_)) => crate::capture::index::refresh(config),
         _ => {}

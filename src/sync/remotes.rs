@@ -3,7 +3,7 @@
 //! the work tree along, and push `agents/<home>`, retrying a rejected push.
 
 use super::derive::EventIndex;
-use super::merge::{self, merge_head};
+use super::heads::{self, merge_head};
 use super::{MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
 use crate::config::{Config, RemoteConfig};
 use crate::repo::{PushOutcome, Repo};
@@ -198,11 +198,11 @@ fn merge_all(
     let old_tree = repo.commit_tree(start)?;
     let mut index = EventIndex::kept(dir);
     let (recomputed, levels) =
-        merge::recompute_after(repo, head, old_tree, &affected, &mut index, hub, &who)?;
+        heads::recompute_after(repo, head, old_tree, &affected, &mut index, hub, &who)?;
     head = recomputed.unwrap_or(head);
     lap.done("recompute the affected learnings");
     let new_tree = repo.commit_tree(head)?;
-    let diffs = merge::diff_trees(repo, old_tree, new_tree)?;
+    let diffs = heads::diff_trees(repo, old_tree, new_tree)?;
     lap.done("diff the merged tree");
     recover::begin(
         dir,

@@ -1,12 +1,10 @@
 //! `learnsync publish` end to end: the real binary, real git learnings, the
 //! Gitea-compatible test server, and the wiki checked in a real clone.
 
-mod common;
+use crate::common;
 // `common` loads the server's HTTP codec for its git smart-HTTP server; the
 // test server needs its own copy, so the module is loaded twice on purpose.
-#[allow(clippy::duplicate_mod)]
-#[path = "support/gitea_server/mod.rs"]
-mod gitea_server;
+use crate::common::gitea_server;
 
 use common::{Sandbox, json};
 use gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};

@@ -2,7 +2,7 @@
 //! `file://`, a `git daemon` on 127.0.0.1, clones fetching from each other,
 //! offline remotes, rejected pushes, the lock, forged trust from a peer.
 
-mod common;
+use crate::common;
 
 use common::{GitDaemon, Machine, assert_clean_and_sound, bare, json};
 use std::path::Path;

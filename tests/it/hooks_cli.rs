@@ -1,7 +1,7 @@
 //! `learnsync hooks install|uninstall` through the real binary, against a temp
 //! HOME holding an agent config with other settings in it.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, json};
 use serde_json::Value;

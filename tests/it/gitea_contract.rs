@@ -4,8 +4,7 @@
 //! route of the review API; and every field the client's models name is a
 //! property of the swagger definition they stand for.
 
-#[path = "support/gitea_server/mod.rs"]
-mod gitea_server;
+use crate::common::gitea_server;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! Seeded: a failure prints the seed; `LEARNSYNC_SEED=<n>` replays one schedule,
 //! `LEARNSYNC_SCHEDULES=<n>` changes how many run (default 200).
 
-mod common;
+use crate::common;
 
 use learnsync::config::{Config, Env, Flags};
 use learnsync::event::{Event, Outcome};
@@ -132,7 +132,7 @@ fn schedule(seed: u64) {
         })
         .collect();
     for c in &clones {
-        learnsync::setup::init(
+        learnsync::init::init(
             &c.dir,
             &c.agent,
             &[("hub".to_string(), hub.display().to_string())],

@@ -3,8 +3,8 @@
 
 use learnsync::redact::{contains_secret, findings, redact};
 
-const POSITIVES: &str = include_str!("fixtures/redact/positives.tsv");
-const NEGATIVES: &str = include_str!("fixtures/redact/negatives.txt");
+const POSITIVES: &str = include_str!("../fixtures/redact/positives.tsv");
+const NEGATIVES: &str = include_str!("../fixtures/redact/negatives.txt");
 
 /// Undoes the `\n`, `\t` and `\\` escapes that keep each sample on one line.
 fn unescape(s: &str) -> String {

@@ -20,7 +20,6 @@
 
 mod api;
 mod hooks;
-mod http;
 mod hub_git;
 mod issues_api;
 mod json;
@@ -39,6 +38,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use super::http;
 pub use hooks::PUSHER_ENV;
 pub use http::{Request, Response};
 use hub_git::{HubRepo, Sig};

@@ -2,7 +2,7 @@
 //! sync, list and show, checked with the real git CLI; terraphim adoption;
 //! bad input reported, never deleted or rewritten.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, assert_clean_and_sound, copy_tree, json};
 use std::path::Path;

@@ -3,8 +3,7 @@
 //! where the notes are silent) — checked with raw HTTP so the client cannot
 //! paper over them.
 
-#[path = "support/gitea_server/mod.rs"]
-mod gitea_server;
+use crate::common::gitea_server;
 
 use gitea_server::{
     BOT_TOKEN, GiteaServer, MAINTAINER_TOKEN, Protection, READER_TOKEN, WRITE_TOKEN,

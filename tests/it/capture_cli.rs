@@ -2,7 +2,7 @@
 //! of every format on stdin (or argv), into a real learnings dir, then `sync`
 //! and `list --json` to see what became of them.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, json};
 use serde_json::Value;

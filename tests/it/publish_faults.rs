@@ -3,12 +3,10 @@
 //! publishes converge to exactly the pages a fault-free publish makes, with
 //! no duplicate; and no token ever shows in any output, log or file.
 
-mod common;
+use crate::common;
 // `common` loads the server's HTTP codec for its git smart-HTTP server; the
 // test server needs its own copy, so the module is loaded twice on purpose.
-#[allow(clippy::duplicate_mod)]
-#[path = "support/gitea_server/mod.rs"]
-mod gitea_server;
+use crate::common::gitea_server;
 
 use gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};
 use learnsync::gitea::{ClientOptions, GiteaClient, RepoRef};
@@ -87,7 +85,7 @@ async fn run(
     .map_err(|e| e.to_string())?;
     let failed = outcomes
         .iter()
-        .filter(|o| matches!(o.result, learnsync::publish::Outcome::Failed(_)))
+        .filter(|o| matches!(o.result, learnsync::publish::WriteResult::Failed(_)))
         .count();
     Ok((plan.writes(), failed))
 }

@@ -8,7 +8,7 @@
 //! Seeded: `LEARNSYNC_KILL_SEED=<n>` replays one run, `LEARNSYNC_KILLS=<n>`
 //! sets the number of kills (default 50).
 
-mod common;
+use crate::common;
 
 use common::{Machine, bare, json};
 use learnsync::event::{Event, Outcome};

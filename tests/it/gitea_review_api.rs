@@ -3,13 +3,9 @@
 //! bare hub repo with `git`; retries and non-retries under injected faults;
 //! and the hub as a git remote for `learnsync sync`.
 
-#[path = "support/gitea_server/mod.rs"]
-mod gitea_server;
+use crate::common::gitea_server;
 
-// `common` (the CLI sandbox) and the server each include the small HTTP
-// reader in `support/gitea_server/http.rs`; the two copies never meet.
-#[allow(clippy::duplicate_mod)]
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -3,10 +3,9 @@
 
 #![allow(dead_code)]
 
-#[path = "../support/gitea_server/http.rs"]
-pub mod http;
-
 pub mod git_http;
+pub mod gitea_server;
+pub mod http;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,4 +1,4 @@
-//! Steps 3 and 4 of the cycle: merge a fetched head into ours with the
+//! Steps 3 and 4 of the cycle: merge each fetched head into ours with the
 //! semantic merge of `crate::merge`, as a real two-parent commit (or a
 //! fast-forward); then, once after the last merge, recompute the derived
 //! state of exactly the learnings the merges touched, as one commit on top.
@@ -161,7 +161,7 @@ pub fn three_way(
 
 /// What merging one head did.
 #[derive(Debug, Default)]
-pub struct Merged {
+pub struct HeadMerge {
     /// The new head; `None` when theirs was already contained in ours.
     pub head: Option<ObjectId>,
     pub fast_forward: bool,
@@ -183,10 +183,10 @@ pub fn merge_head(
     theirs: ObjectId,
     label: &str,
     who: &Identity,
-) -> Result<Merged> {
+) -> Result<HeadMerge> {
     let base = repo.merge_base(ours, theirs)?;
     if base == Some(theirs) {
-        return Ok(Merged::default());
+        return Ok(HeadMerge::default());
     }
     let ours_tree = repo.commit_tree(ours)?;
     let theirs_tree = repo.commit_tree(theirs)?;
@@ -227,7 +227,7 @@ pub fn merge_head(
             };
             note_affected(&d.path, o.as_deref(), t.as_deref(), &mut affected);
         }
-        return Ok(Merged {
+        return Ok(HeadMerge {
             head: Some(theirs),
             fast_forward: true,
             paths: diffs.into_iter().map(|d| d.path).collect(),
@@ -300,7 +300,7 @@ pub fn merge_head(
     paths.extend(conflicts_kept.iter().cloned());
     paths.sort();
     paths.dedup();
-    Ok(Merged {
+    Ok(HeadMerge {
         head: Some(head),
         fast_forward: false,
         paths,

@@ -2,7 +2,7 @@
 //! to a local bare `<repo>.wiki.git`, named exactly as Gitea names them;
 //! nothing changed means no new commit.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, git_in, json};
 use learnsync::gitea::page_name::title_to_git_path;

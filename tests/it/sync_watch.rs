@@ -3,7 +3,7 @@
 //! scanning the tree, and every kind of hand edit (in place, new folder,
 //! deletion, edits while no watcher ran) still reaches a commit.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, json};
 use std::io::Write;

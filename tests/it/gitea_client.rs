@@ -1,8 +1,7 @@
 //! The Gitea client against the Gitea-compatible test server: CRUD checked in a
 //! real clone of the wiki, Gitea's quirks, retries and faults, auth, no leaks.
 
-#[path = "support/gitea_server/mod.rs"]
-mod gitea_server;
+use crate::common::gitea_server;
 
 use std::process::Command;
 use std::sync::{Arc, Mutex};

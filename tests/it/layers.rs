@@ -1,0 +1,251 @@
+//! The walls between learnsync's layers (docs/architecture.md), read from
+//! the imports: core modules use only core modules, edges use core and
+//! other edges, workflows use anything but the command line, and no two
+//! top-level modules import each other (directly or round a loop). A new
+//! module must be given a layer here. The text is read, not compiled:
+//! `crate::x` paths (also inside `use crate::{…}` groups) outside
+//! `#[cfg(test)]` modules and `tests.rs` files count.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    Core,
+    Edge,
+    Workflow,
+    Cli,
+}
+
+/// Every top-level module of `src/lib.rs` and its layer.
+const LAYERS: &[(&str, Layer)] = &[
+    // Core: pure rules and formats, no I/O.
+    ("paths", Layer::Core),
+    ("timestamp", Layer::Core),
+    ("yaml", Layer::Core),
+    ("names", Layer::Core),
+    ("problem", Layer::Core),
+    ("redact", Layer::Core),
+    ("learning", Layer::Core),
+    ("event", Layer::Core),
+    ("review", Layer::Core),
+    ("policy", Layer::Core),
+    ("trust", Layer::Core),
+    ("merge", Layer::Core),
+    ("schedule", Layer::Core),
+    ("retry", Layer::Core),
+    ("fault", Layer::Core),
+    // Edges: one kind of I/O each.
+    ("repo", Layer::Edge),
+    ("store", Layer::Edge),
+    ("gitea", Layer::Edge),
+    ("config", Layer::Edge),
+    ("watch", Layer::Edge),
+    // Workflows: what a command does, over the edges.
+    ("view", Layer::Workflow),
+    ("hub", Layer::Workflow),
+    ("record", Layer::Workflow),
+    ("capture", Layer::Workflow),
+    ("sync", Layer::Workflow),
+    ("publish", Layer::Workflow),
+    ("health", Layer::Workflow),
+    ("init", Layer::Workflow),
+    ("hooks", Layer::Workflow),
+    ("search", Layer::Workflow),
+    ("reviewing", Layer::Workflow),
+    ("daemon", Layer::Workflow),
+    // The command line: parse, call, print.
+    ("cli", Layer::Cli),
+];
+
+fn layer(module: &str) -> Option<Layer> {
+    LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
+}
+
+/// The text of a file without its `#[cfg(test)] mod … { … }` blocks.
+fn without_tests(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        // Skip to the end of the item that follows: a `mod x;` or a braced block.
+        let Some(open) = after.find(['{', ';']) else {
+            return out;
+        };
+        if after.as_bytes()[open] == b';' {
+            rest = &after[open + 1..];
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = after.len();
+        for (i, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Top-level modules a text names through `crate::`.
+fn imports(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+    };
+    for (at, _) in text.match_indices("crate::") {
+        let rest = &text[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            for item in inner.split(',') {
+                let name = ident(item.trim());
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// module → the modules it imports, over every file of `src/`.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let first = rel
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .unwrap_or_default();
+        let module = first.trim_end_matches(".rs").to_string();
+        if module == "lib" || module == "main" || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let text = without_tests(&std::fs::read_to_string(&file).expect("read"));
+        let entry = graph.entry(module.clone()).or_default();
+        for target in imports(&text) {
+            if target != module {
+                entry.insert(target);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn every_module_has_a_layer_and_imports_only_its_own_or_lower_ones() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("lib.rs");
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';'))
+        .collect();
+    for module in &declared {
+        assert!(
+            layer(module).is_some(),
+            "src/lib.rs declares `{module}`, which has no layer in tests/layers.rs (and docs/architecture.md)"
+        );
+    }
+    let mut wrong = Vec::new();
+    for (module, targets) in graph() {
+        let Some(from) = layer(&module) else { continue };
+        for target in targets {
+            let Some(to) = layer(&target) else { continue };
+            let allowed = match from {
+                Layer::Core => to == Layer::Core,
+                Layer::Edge => to <= Layer::Edge,
+                Layer::Workflow => to <= Layer::Workflow,
+                Layer::Cli => true,
+            };
+            if !allowed {
+                wrong.push(format!("{module} ({from:?}) imports {target} ({to:?})"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_two_modules_import_each_other_round_a_loop() {
+    let graph = graph();
+    // Depth-first search for a back edge; report the loop found.
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        stack: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| n == node) {
+            let mut cycle = stack[at..].to_vec();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        stack.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, stack, done) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in graph.keys() {
+        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
+            panic!("an import loop between modules: {}", cycle.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_reader_sees_grouped_imports_and_skips_tests() {
+    let text = "use crate::{learning::Learning, paths};\nfn f() { crate::redact::redact(x); }\n#[cfg(test)]\nmod tests {\n    use crate::sync::run;\n    fn g() { if x { y } }\n}\nuse crate::event;\n";
+    let found = imports(&without_tests(text));
+    let want: BTreeSet<String> = ["learning", "paths", "redact", "event"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(found, want);
+}

@@ -1,0 +1,26 @@
+//! Every integration test, in one binary: one link of the crate instead of
+//! one per file (it was twenty), and one helper tree, `common/` (the
+//! `Sandbox` and `Machine` runners for the real binary, a `git daemon`, a
+//! smart-HTTP git server, and the Gitea-compatible server). One module per
+//! area: `<area>_<what>.rs`. Run one area with `cargo test --test it sync_`.
+
+mod common;
+
+mod capture_cli;
+mod capture_payload;
+mod cli_foundation;
+mod gitea_client;
+mod gitea_contract;
+mod gitea_review_api;
+mod gitea_server_quirks;
+mod hooks_cli;
+mod hooks_install;
+mod layers;
+mod publish_faults;
+mod publish_git_wiki;
+mod publish_gitea;
+mod redact_corpus;
+mod sync_convergence;
+mod sync_kill;
+mod sync_remotes;
+mod sync_watch;
