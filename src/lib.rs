@@ -19,6 +19,7 @@ pub mod redact;
 pub mod repo;
 pub mod retry;
 pub mod review;
+pub mod search;
 pub mod setup;
 pub mod store;
 pub mod sync;
