@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .project
         .or_else(super::suggest::cwd_project)
         .filter(|p| !p.is_empty());
-    let agent = ctx.config.home_agent.value.clone();
+    let agent = ctx.config.acting_agent.clone();
     let block = search::context_block(
         &dir,
         Some(&ctx.config),
@@ -35,7 +35,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             &serde_json::to_value(&block).map_err(|e| CliError::failure(e.to_string()))?,
         );
     } else {
-        print!("{}", block.markdown);
+        use std::io::Write;
+        let _ = std::io::stdout()
+            .lock()
+            .write_all(block.markdown.as_bytes());
     }
     Ok(exit::OK)
 }

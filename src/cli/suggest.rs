@@ -43,14 +43,24 @@ pub(super) fn hit_json(h: &Hit) -> Value {
     })
 }
 
-/// One hit for people: title, correction, and why it was chosen.
+/// One hit for people: title, correction, and why it was chosen. A closed
+/// pipe (`| head`) ends the output quietly.
 pub(super) fn print_hit(h: &Hit) {
+    use std::io::Write;
     let m = &h.meta;
-    println!("[{}] {}  ({})", m.trust, m.title, m.id);
-    println!("  correction: {}", m.correction);
     let mut why: Vec<String> = h.terms.clone();
     why.extend(h.concepts.iter().map(|c| format!("~{c}")));
-    println!("  matched: {}  score {:.3}", why.join(", "), h.score);
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "[{}] {}  ({})\n  correction: {}\n  matched: {}  score {:.3}",
+        m.trust,
+        m.title,
+        m.id,
+        m.correction,
+        why.join(", "),
+        h.score
+    );
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -60,7 +70,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     }
     let dir = ctx.initialised_dir()?;
     let project = args.project.or_else(cwd_project).filter(|p| !p.is_empty());
-    let agent = ctx.config.home_agent.value.clone();
+    let agent = ctx.config.acting_agent.clone();
     let req = Request {
         text: &text,
         agent: Some(&agent),

@@ -306,6 +306,9 @@ pub struct Matcher {
 pub struct Mention {
     pub concept: u32,
     pub count: u32,
+    /// Words in its longest matched stretch (one for `docker`, three for
+    /// `protected branch hook`).
+    pub words: u32,
 }
 
 impl Matcher {
@@ -349,17 +352,24 @@ impl Matcher {
         // Longest first, then leftmost: a greedy cover without overlaps.
         found.sort_by(|a, b| (b.1 - b.0).cmp(&(a.1 - a.0)).then(a.0.cmp(&b.0)));
         let mut taken: Vec<(usize, usize)> = Vec::new();
-        let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut counts: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
         for (s, e, c) in found {
             if taken.iter().any(|&(ts, te)| s < te && ts < e) {
                 continue;
             }
             taken.push((s, e));
-            *counts.entry(c).or_default() += 1;
+            let words = phrase[s..e].split(' ').count() as u32;
+            let entry = counts.entry(c).or_default();
+            entry.0 += 1;
+            entry.1 = entry.1.max(words);
         }
         counts
             .into_iter()
-            .map(|(concept, count)| Mention { concept, count })
+            .map(|(concept, (count, words))| Mention {
+                concept,
+                count,
+                words,
+            })
             .collect()
     }
 }
@@ -445,11 +455,13 @@ mod tests {
             vec![
                 Mention {
                     concept: idx("branch"),
-                    count: 1
+                    count: 1,
+                    words: 1,
                 },
                 Mention {
                     concept: idx("protected-branch"),
-                    count: 1
+                    count: 1,
+                    words: 4,
                 },
             ]
         );

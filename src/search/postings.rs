@@ -487,14 +487,20 @@ impl Source for Layered<'_> {
     fn live(&self) -> u32 {
         self.doc_slots().saturating_sub(self.dead.len() as u32)
     }
+    /// Dead learnings are left out, so a term's document frequency (and its
+    /// idf) counts only learnings that exist.
     fn postings(&self, term: &str) -> Vec<(u32, f32)> {
-        let mut out = self.base.postings(term);
         let offset = self.base.doc_slots();
+        let mut out = self.base.postings(term);
+        if !self.dead.is_empty() {
+            out.retain(|(d, _)| !self.dead.contains(d));
+        }
         out.extend(
             self.overlay
                 .postings(term)
                 .into_iter()
-                .map(|(d, f)| (d + offset, f)),
+                .map(|(d, f)| (d + offset, f))
+                .filter(|(d, _)| !self.dead.contains(d)),
         );
         out
     }

@@ -138,7 +138,18 @@ struct Unit {
     /// Counts in the maximum a learning could score (the text's own terms
     /// and concepts; neighbours and phrases are a bonus only).
     own: bool,
+    /// What matching it counts toward `min_units`: 1 for a word; 2 for a
+    /// concept named by several words (a team wrote them down as meaning one
+    /// thing); for a concept named by one word, 1 when it is rare and 0 when
+    /// common (then it counts only as that word).
+    counts: u32,
     label: Label,
+}
+
+/// A term in most learnings says nothing (and its postings cost the most).
+/// In a small dir every word is common, so there it is kept.
+fn common(df: usize, n: u32, t: &Tuning) -> bool {
+    n >= 100 && df as f32 > t.max_df_share * n as f32
 }
 
 fn idf(n: u32, df: usize) -> f32 {
@@ -156,19 +167,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     if units.is_empty() || maximum <= 0.0 {
         return Vec::new();
     }
-    // A KG concept is two words' worth of evidence: a team wrote it down as
-    // meaning one thing.
-    let strength = |u: &Unit| {
-        if matches!(u.label, Label::Concept(_)) {
-            2
-        } else {
-            1
-        }
-    };
     let own_units: u32 = units
         .iter()
-        .filter(|u| u.own && !u.postings.is_empty())
-        .map(strength)
+        .filter(|u| !u.postings.is_empty())
+        .map(|u| u.counts)
         .sum();
     let slots = source.doc_slots() as usize;
     let mut score = vec![0f32; slots];
@@ -183,21 +185,11 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             }
         }
     }
-    let own_mask: u64 = units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| u.own)
-        .fold(0, |m, (i, _)| m | (1u64 << i));
-    let double_mask: u64 = units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| u.own && matches!(u.label, Label::Concept(_)))
-        .fold(0, |m, (i, _)| m | (1u64 << i));
     let need = (t.min_units as u32).min(own_units).max(1);
     if own_units == 1
         && units
             .iter()
-            .filter(|u| u.own && !u.postings.is_empty())
+            .filter(|u| u.counts > 0 && !u.postings.is_empty())
             .all(|u| u.postings.len() as f32 > (t.single_df_share * n as f32).max(1.0))
     {
         return Vec::new();
@@ -206,9 +198,16 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let tables = source.tables();
     let mut hits: Vec<(u32, f32, f32)> = Vec::new();
     for (d, &s) in score.iter().enumerate() {
-        let evidence =
-            (matched[d] & own_mask).count_ones() + (matched[d] & double_mask).count_ones();
-        if s <= 0.0 || evidence < need {
+        if s <= 0.0 {
+            continue;
+        }
+        let evidence: u32 = units
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| matched[d] & (1u64 << i) != 0)
+            .map(|(_, u)| u.counts)
+            .sum();
+        if evidence < need {
             continue;
         }
         let relevance = (s / maximum).min(1.0);
@@ -301,7 +300,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             }
             continue;
         }
-        if postings.len() as f32 > t.max_df_share * n as f32 {
+        if common(postings.len(), n, t) {
             continue;
         }
         let w = idf(n, postings.len());
@@ -311,6 +310,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             idf: w,
             weight: 1.0,
             own: true,
+            counts: 1,
             label: Label::Word(word),
         });
     }
@@ -328,11 +328,18 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             if !postings.is_empty() {
                 let w = idf(n, postings.len());
                 maximum += t.concept * w;
+                // A rare concept named by one word is still telling.
+                let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
                 units.push(Unit {
                     postings,
                     idf: w,
                     weight: t.concept,
                     own: true,
+                    counts: match (m.words >= 2, rare) {
+                        (true, _) => 2,
+                        (false, true) => 1,
+                        (false, false) => 0,
+                    },
                     label: Label::Concept(c.name.clone()),
                 });
             }
@@ -358,6 +365,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                 postings,
                 weight: t.related * strength,
                 own: false,
+                counts: 0,
                 label: Label::Concept(c.name.clone()),
             });
         }
@@ -366,7 +374,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
     // strongest key a learning's command offers.
     for p in program_terms(text) {
         let postings = source.postings(&p);
-        if postings.is_empty() || postings.len() as f32 > t.max_df_share * n as f32 {
+        if postings.is_empty() || common(postings.len(), n, t) {
             continue;
         }
         let w = idf(n, postings.len());
@@ -376,6 +384,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             idf: w,
             weight: t.program,
             own: true,
+            counts: 1,
             label: Label::Word(p.trim_start_matches(super::postings::PROGRAM).to_string()),
         });
     }
@@ -396,6 +405,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                 postings,
                 weight: t.keyword,
                 own: false,
+                counts: 0,
                 label: Label::Concept(p),
             });
         }
