@@ -522,3 +522,32 @@ fn rejected_learnings_leave_suggestions_and_l3_leads_the_context() {
     assert!(!shown.contains(&rejected));
     assert_eq!(block["shown"][0]["trust"], "L3");
 }
+
+#[test]
+fn the_hook_helpers_answer_confidently_or_not_at_all() {
+    let sb = corpus();
+    let dir = learnsync::store::LearningsDir::new(sb.dir());
+    let block = learnsync::search::suggest_for_hook(
+        &dir,
+        "error: externally-managed-environment × This environment is externally managed",
+        Some("claude"),
+        None,
+    )
+    .expect("a confident match");
+    assert!(
+        block.contains("venv") && block.contains("Correction:"),
+        "{block}"
+    );
+    assert!(
+        learnsync::search::suggest_for_hook(
+            &dir,
+            "how do I bake sourdough bread",
+            Some("claude"),
+            None
+        )
+        .is_none()
+    );
+    let ctx = learnsync::search::context_block(&dir, None, Some("claude"), Some("shop"), 1000)
+        .expect("context");
+    assert!(ctx.markdown.chars().count() <= 1000 && !ctx.shown.is_empty());
+}
