@@ -5,14 +5,18 @@ mod add;
 mod apply;
 mod capture;
 mod config;
+mod context;
 mod doctor;
 mod hooks;
 mod init;
+mod kg;
 mod list;
 mod output;
 mod publish;
+mod query;
 mod show;
 mod status;
+mod suggest;
 mod sync;
 mod watch;
 
@@ -89,6 +93,15 @@ pub enum Command {
     /// Watch the work tree so a sync need not scan it (started by `sync`
     /// on large dirs; `--stop` ends it).
     Watch(watch::Args),
+    /// The learnings an agent should see for a failing command, an error or
+    /// a question; nothing when nothing fits.
+    Suggest(suggest::Args),
+    /// Search learnings as a person, with filters.
+    Query(query::Args),
+    /// The markdown block of learnings a session starts with.
+    Context(context::Args),
+    /// The knowledge graph (`kg/*.md`): `kg check` reports broken files.
+    Kg(kg::Args),
 }
 
 /// A failure to report: the message for a person and the exit code.
@@ -306,6 +319,10 @@ fn run(cli: Cli) -> CliResult {
         Command::Doctor => doctor::run(&ctx),
         Command::Config => config::run(&ctx),
         Command::Watch(args) => watch::run(&ctx, args),
+        Command::Suggest(args) => suggest::run(&ctx, args),
+        Command::Query(args) => query::run(&ctx, args),
+        Command::Context(args) => context::run(&ctx, args),
+        Command::Kg(args) => kg::run(&ctx, args),
         Command::Capture(_) | Command::Hooks(_) => Err(CliError::failure(
             "internal: dispatched before the config load",
         )),

@@ -209,6 +209,11 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         _ => {}
     }
     lap.done("capture index");
+    // The search index follows the tree the same way (built the first time).
+    if start != end || !crate::search::store::exists(&dir) {
+        crate::search::update(config, &[]);
+        lap.done("search index");
+    }
     // The events index is kept from the first cycle on, so the first
     // recompute of a large repository does not read every event.
     if let Some(head) = end {

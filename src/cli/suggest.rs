@@ -1,0 +1,94 @@
+//! `learnsync suggest TEXT`: what an agent should see for a failing command,
+//! an error message or a question — the best learnings for it, or nothing
+//! when nothing fits (an empty list, exit 0).
+
+use super::{CliError, CliResult, Context, exit};
+use crate::search::{self, Hit, Request};
+use serde_json::{Value, json};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The text: a failing command, an error message or a question in words.
+    /// Values starting with `-` are text too (`suggest '-bash: foo: command
+    /// not found'`; or put them after `--`).
+    #[arg(value_name = "TEXT", required = true, num_args = 1.., allow_hyphen_values = true)]
+    text: Vec<String>,
+    /// At most this many learnings.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    limit: usize,
+    /// The project asked about (learnings captured there rank first);
+    /// default: the base name of the current directory.
+    #[arg(long, value_name = "NAME")]
+    project: Option<String>,
+}
+
+/// The base name of the current directory: the project a capture records.
+pub(super) fn cwd_project() -> Option<String> {
+    std::env::current_dir()
+        .ok()?
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+}
+
+/// One hit as `suggest --json` and `query --json` print it.
+pub(super) fn hit_json(h: &Hit) -> Value {
+    json!({
+        "id": h.meta.id,
+        "title": h.meta.title,
+        "correction": h.meta.correction,
+        "trust": h.meta.trust,
+        "score": (f64::from(h.score) * 1e4).round() / 1e4,
+        "why": {"terms": h.terms, "concepts": h.concepts},
+    })
+}
+
+/// One hit for people: title, correction, and why it was chosen. A closed
+/// pipe (`| head`) ends the output quietly.
+pub(super) fn print_hit(h: &Hit) {
+    use std::io::Write;
+    let m = &h.meta;
+    let mut why: Vec<String> = h.terms.clone();
+    why.extend(h.concepts.iter().map(|c| format!("~{c}")));
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "[{}] {}  ({})\n  correction: {}\n  matched: {}  score {:.3}",
+        m.trust,
+        m.title,
+        m.id,
+        m.correction,
+        why.join(", "),
+        h.score
+    );
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let text = args.text.join(" ");
+    if args.limit == 0 {
+        return Err(CliError::usage("--limit must be at least 1"));
+    }
+    let dir = ctx.initialised_dir()?;
+    let project = args.project.or_else(cwd_project).filter(|p| !p.is_empty());
+    let agent = ctx.config.acting_agent.clone();
+    let req = Request {
+        text: &text,
+        agent: Some(&agent),
+        project: project.as_deref(),
+        limit: args.limit,
+        ..Request::default()
+    };
+    let hits = search::search(&dir, &ctx.config, &req).map_err(CliError::failure)?;
+    if ctx.json {
+        super::output::print_json(&Value::Array(hits.iter().map(hit_json).collect()));
+    } else if hits.is_empty() {
+        if !ctx.quiet {
+            eprintln!("no learning fits");
+        }
+    } else {
+        for h in &hits {
+            print_hit(h);
+        }
+    }
+    Ok(exit::OK)
+}

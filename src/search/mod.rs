@@ -1,0 +1,131 @@
+//! Retrieval (§9): `suggest`, `query` and `context` — which learnings an
+//! agent or a person should see for a text, or at the start of a session.
+//!
+//! The pure core: [`tokenize`] (terms), [`kg`] (the knowledge graph, its
+//! automaton and co-occurrence ranks), [`doc`] (what a learning becomes),
+//! [`postings`] (the index in memory and the source ranking reads),
+//! [`rank`] (BM25F + KG + trust + evidence + project, filters, threshold)
+//! and [`context`] (the session block). The edges: [`segment`] (the index
+//! file) and [`store`] (the index under `.git/learnsync/search/`, kept in
+//! step with HEAD). How ranking works, in words: docs/retrieval.md.
+
+pub mod context;
+pub mod doc;
+pub mod kg;
+pub mod postings;
+pub mod rank;
+pub mod segment;
+pub mod store;
+pub mod tokenize;
+
+pub use rank::{Hit, Request, Tuning};
+pub use store::{BuildReport, Freshness};
+
+use crate::config::Config;
+use crate::store::LearningsDir;
+
+/// Ranks the dir's learnings for a request, bringing the index to HEAD
+/// first. A damaged index is rebuilt and the query asked again.
+pub fn search(dir: &LearningsDir, config: &Config, req: &Request<'_>) -> Result<Vec<Hit>, String> {
+    search_with(
+        dir,
+        Some(config),
+        req,
+        &Tuning::default(),
+        Freshness::CatchUp,
+    )
+}
+
+fn search_with(
+    dir: &LearningsDir,
+    config: Option<&Config>,
+    req: &Request<'_>,
+    tuning: &Tuning,
+    freshness: Freshness,
+) -> Result<Vec<Hit>, String> {
+    let opened = store::open_fresh(dir, config, freshness)?;
+    match store::with_source(dir, &opened, |s| rank::rank(s, req, tuning)) {
+        Ok(hits) => Ok(hits),
+        Err(e) => {
+            tracing::warn!("{e}; rebuilding the search index");
+            drop(opened);
+            let owned;
+            let config = match config {
+                Some(c) => c,
+                None => {
+                    owned = Config::load(
+                        &crate::config::Flags {
+                            dir: Some(dir.root.clone()),
+                            agent: None,
+                        },
+                        &crate::config::Env::from_process(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    &owned
+                }
+            };
+            store::rebuild(dir, config)?;
+            let opened = store::open_fresh(dir, Some(config), Freshness::AsItIs)?;
+            store::with_source(dir, &opened, |s| rank::rank(s, req, tuning))
+        }
+    }
+}
+
+/// What a hook shows an agent about to act on `text`: the top learning
+/// when it is a confident match (relevance at least
+/// [`Tuning::hook_relevance`]), as a short block; `None` otherwise. Never
+/// waits for a rebuild of an existing index (a stale one answers); builds
+/// one only when there is none. Errors are `None`: a hook must not fail.
+pub fn suggest_for_hook(
+    dir: &LearningsDir,
+    text: &str,
+    agent: Option<&str>,
+    project: Option<&str>,
+) -> Option<String> {
+    let tuning = Tuning::default();
+    let req = Request {
+        text,
+        agent,
+        project,
+        limit: 1,
+        ..Request::default()
+    };
+    let hit = search_with(dir, None, &req, &tuning, Freshness::AsItIs)
+        .ok()?
+        .into_iter()
+        .next()
+        .filter(|h| h.relevance >= tuning.hook_relevance)?;
+    let m = &hit.meta;
+    Some(format!(
+        "learnsync: a learning matches ({}, {}):\n  {}\n  Correction: {}\n",
+        m.trust, m.id, m.title, m.correction
+    ))
+}
+
+/// The session block for an agent and project (see [`context`]), within
+/// `max_chars` characters.
+pub fn context_block(
+    dir: &LearningsDir,
+    config: Option<&Config>,
+    agent: Option<&str>,
+    project: Option<&str>,
+    max_chars: usize,
+) -> Result<context::Block, String> {
+    let opened = store::open_fresh(dir, config, Freshness::CatchUp)?;
+    store::with_source(dir, &opened, |s| {
+        let chosen = context::select(s, agent, project);
+        let total = chosen.len();
+        let metas = chosen.into_iter().filter_map(|d| s.meta(d));
+        context::render(metas, total, agent, project, max_chars)
+    })
+}
+
+/// Brings the index up to date after a sync (see [`store::update`]).
+pub fn update(config: &Config, changed: &[String]) {
+    store::update(config, changed)
+}
+
+/// The problems of the dir's KG files (`learnsync kg check`).
+pub fn check_kg(dir: &LearningsDir) -> Vec<kg::KgProblem> {
+    kg::check(&store::kg_files(&dir.root)).1
+}

@@ -1,0 +1,490 @@
+//! Ranking (§9): which learnings answer a text, in which order, and when the
+//! answer is "none". Pure over a [`Source`].
+//!
+//! 1. The text's terms, and the KG concepts it names (plus their strongest
+//!    neighbours in the co-occurrence graph, and keyword phrases), are the
+//!    query's *units*; each scores a learning `idf · f / (k1 + f)` from its
+//!    indexed pseudo-frequency `f` (BM25F, saturating below `idf`).
+//! 2. **Relevance** is the sum over units divided by the most the text's
+//!    own terms and concepts could score: a share in [0, 1] that does not
+//!    grow with the length of the text. Words the index has never seen count
+//!    in that maximum at a fraction of their weight, so a question about
+//!    something no learning covers stays below the threshold instead of
+//!    matching on its one common word.
+//! 3. Below `min_relevance`, or matching fewer than two of the text's units,
+//!    a learning is not an answer: a text with nothing relevant gets nothing.
+//! 4. The rest are ordered by relevance × trust × evidence × project: L2
+//!    and L3 ahead of an equally relevant L1; a correction that keeps
+//!    failing (ineffective, recurred) behind one that works; the agent's
+//!    own project ahead. Trust and evidence reorder answers but never make
+//!    an irrelevant learning one.
+
+use super::doc::Meta;
+use super::kg::Matcher;
+use super::postings::{Attrs, CONCEPT, KEYWORD, Source, program_terms};
+use super::tokenize;
+use crate::learning::TrustLevel;
+use std::collections::{HashMap, HashSet};
+
+/// The knobs of the query side. Defaults were tuned on the `tune` half of
+/// the corpus queries (docs/retrieval.md says how).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tuning {
+    pub k1: f32,
+    /// Weight of a KG concept the text names, against 1 for a term.
+    pub concept: f32,
+    /// Weight of a neighbour concept, times the edge's strength.
+    pub related: f32,
+    /// Neighbours weaker than this are left out.
+    pub related_min: f32,
+    /// The strength a `related::` line gives an edge.
+    pub related_floor: f32,
+    /// Weight of a keyword phrase the text contains.
+    pub keyword: f32,
+    /// Weight of the program (and subcommand) when the text is a command.
+    pub program: f32,
+    /// How much of its idf a word no learning holds adds to the maximum.
+    pub unknown: f32,
+    /// Terms in more than this share of learnings are skipped (no signal).
+    pub max_df_share: f32,
+    /// Multiplier per trust level, L0..L3 (L0 is never indexed).
+    pub trust: [f32; 4],
+    /// Evidence multipliers around a success of 0.5 (no evidence): up to
+    /// `1 + evidence_up` for a correction that always works, down to
+    /// `1 − evidence_down` for one that always fails or recurs. Asymmetric on
+    /// purpose: a failing correction misleads, a proven one is only a little
+    /// likelier to fit this text than an equally relevant unproven one.
+    pub evidence_up: f32,
+    pub evidence_down: f32,
+    /// Multiplier for a learning of the asking agent's project.
+    pub project: f32,
+    pub min_relevance: f32,
+    /// Units a learning must match (when the text has that many).
+    pub min_units: usize,
+    /// A text of one unit is answered only when that unit is in at most
+    /// this share of learnings ("error" alone says nothing; "EADDRINUSE" does).
+    pub single_df_share: f32,
+    /// The relevance a hook wants before it interrupts an agent.
+    pub hook_relevance: f32,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            k1: 1.2,
+            concept: 2.0,
+            related: 0.2,
+            related_min: 0.34,
+            related_floor: 0.5,
+            keyword: 0.5,
+            program: 2.0,
+            unknown: 0.75,
+            max_df_share: 0.5,
+            trust: [0.0, 1.0, 1.05, 1.25],
+            evidence_up: 0.05,
+            evidence_down: 0.8,
+            project: 1.5,
+            min_relevance: 0.3,
+            min_units: 2,
+            single_df_share: 0.05,
+            hook_relevance: 0.4,
+        }
+    }
+}
+
+/// What is asked, and of whom.
+#[derive(Debug, Clone, Default)]
+pub struct Request<'a> {
+    pub text: &'a str,
+    /// The agent the answer is for: learnings whose `applicable_agents`
+    /// leave it out are not shown. `None` (a person asking) shows all.
+    pub agent: Option<&'a str>,
+    pub project: Option<&'a str>,
+    pub limit: usize,
+    /// Only these levels (empty: any).
+    pub trust: &'a [TrustLevel],
+    /// Only learnings captured by this agent.
+    pub from: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    /// Learnings pulled by an open problem report (§8): never shown. The
+    /// review work fills this set; until then callers pass it empty.
+    pub pulled: Option<&'a HashSet<String>>,
+}
+
+/// One answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub doc: u32,
+    pub meta: Meta,
+    /// The ranking score (relevance × trust × evidence × project).
+    pub score: f32,
+    /// The share of the text's weight this learning matched, 0..1.
+    pub relevance: f32,
+    /// The words of the text it matched.
+    pub terms: Vec<String>,
+    /// The KG concepts (and keyword phrases) it matched.
+    pub concepts: Vec<String>,
+}
+
+enum Label {
+    Word(String),
+    Concept(String),
+}
+
+struct Unit {
+    postings: Vec<(u32, f32)>,
+    idf: f32,
+    weight: f32,
+    /// Counts in the maximum a learning could score (the text's own terms
+    /// and concepts; neighbours and phrases are a bonus only).
+    own: bool,
+    /// What matching it counts toward `min_units`: 1 for a word; 2 for a
+    /// concept named by several words (a team wrote them down as meaning one
+    /// thing); for a concept named by one word, 1 when it is rare and 0 when
+    /// common (then it counts only as that word).
+    counts: u32,
+    label: Label,
+}
+
+/// A term in most learnings says nothing (and its postings cost the most).
+/// In a small dir every word is common, so there it is kept.
+fn common(df: usize, n: u32, t: &Tuning) -> bool {
+    n >= 100 && df as f32 > t.max_df_share * n as f32
+}
+
+fn idf(n: u32, df: usize) -> f32 {
+    let (n, df) = (n as f32, df as f32);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// Ranks the learnings of `source` for a request.
+pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
+    let n = source.live();
+    if n == 0 || req.limit == 0 {
+        return Vec::new();
+    }
+    let (units, maximum) = units(source, req.text, t, n);
+    if units.is_empty() || maximum <= 0.0 {
+        return Vec::new();
+    }
+    let own_units: u32 = units
+        .iter()
+        .filter(|u| !u.postings.is_empty())
+        .map(|u| u.counts)
+        .sum();
+    let slots = source.doc_slots() as usize;
+    let mut score = vec![0f32; slots];
+    let mut matched = vec![0u64; slots];
+    for (i, u) in units.iter().enumerate() {
+        let bit = 1u64 << i;
+        for &(doc, f) in &u.postings {
+            let d = doc as usize;
+            if d < slots && f > 0.0 {
+                score[d] += u.weight * u.idf * f / (t.k1 + f);
+                matched[d] |= bit;
+            }
+        }
+    }
+    let need = (t.min_units as u32).min(own_units).max(1);
+    if own_units == 1
+        && units
+            .iter()
+            .filter(|u| u.counts > 0 && !u.postings.is_empty())
+            .all(|u| u.postings.len() as f32 > (t.single_df_share * n as f32).max(1.0))
+    {
+        return Vec::new();
+    }
+    let pulled_docs = pulled_docs(source, req.pulled);
+    let tables = source.tables();
+    let mut hits: Vec<(u32, f32, f32)> = Vec::new();
+    for (d, &s) in score.iter().enumerate() {
+        if s <= 0.0 {
+            continue;
+        }
+        let evidence: u32 = units
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| matched[d] & (1u64 << i) != 0)
+            .map(|(_, u)| u.counts)
+            .sum();
+        if evidence < need {
+            continue;
+        }
+        let relevance = (s / maximum).min(1.0);
+        if relevance < t.min_relevance {
+            continue;
+        }
+        let doc = d as u32;
+        let Some(a) = source.attrs(doc) else { continue };
+        if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
+            continue;
+        }
+        hits.push((doc, order_score(relevance, &a, req, tables, t), relevance));
+    }
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    hits.truncate(req.limit);
+    hits.into_iter()
+        .filter_map(|(doc, s, relevance)| {
+            let meta = source.meta(doc)?;
+            let mut terms = Vec::new();
+            let mut concepts = Vec::new();
+            for (i, u) in units.iter().enumerate() {
+                if matched[doc as usize] & (1u64 << i) == 0 {
+                    continue;
+                }
+                match &u.label {
+                    Label::Word(w) if !terms.contains(w) => terms.push(w.clone()),
+                    Label::Word(_) => {}
+                    Label::Concept(c) if !concepts.contains(c) => concepts.push(c.clone()),
+                    Label::Concept(_) => {}
+                }
+            }
+            Some(Hit {
+                doc,
+                meta,
+                score: s,
+                relevance,
+                terms,
+                concepts,
+            })
+        })
+        .collect()
+}
+
+/// One unit of a query, said for a person (what `units` made of a text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitInfo {
+    pub label: String,
+    pub df: usize,
+    pub idf: f32,
+    pub weight: f32,
+    pub own: bool,
+}
+
+/// What a text becomes: its units and the most a learning could score.
+pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f32) {
+    let (units, maximum) = units(source, text, t, source.live());
+    let info = units
+        .iter()
+        .map(|u| UnitInfo {
+            label: match &u.label {
+                Label::Word(w) => w.clone(),
+                Label::Concept(c) => format!("~{c}"),
+            },
+            df: u.postings.len(),
+            idf: u.idf,
+            weight: u.weight,
+            own: u.own,
+        })
+        .collect();
+    (info, maximum)
+}
+
+/// The query's units and the most a learning could score.
+fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32) {
+    let mut units = Vec::new();
+    let mut maximum = 0f32;
+    let unknown_idf = idf(n, 0);
+    let mut seen = HashSet::new();
+    for (term, word) in tokenize::terms_with_words(text) {
+        if !seen.insert(term.clone()) {
+            continue;
+        }
+        let postings = source.postings(&term);
+        if postings.is_empty() {
+            // A word no learning holds makes the text less answerable; one
+            // with digits (a pod name, a size, a port) is the part of an
+            // error that changes every time, and says nothing.
+            if !term.bytes().any(|b| b.is_ascii_digit()) {
+                maximum += t.unknown * unknown_idf;
+            }
+            continue;
+        }
+        if common(postings.len(), n, t) {
+            continue;
+        }
+        let w = idf(n, postings.len());
+        maximum += w;
+        units.push(Unit {
+            postings,
+            idf: w,
+            weight: 1.0,
+            own: true,
+            counts: 1,
+            label: Label::Word(word),
+        });
+    }
+    let graph = source.graph();
+    let phrase = tokenize::phrase(text);
+    if !graph.is_empty() {
+        let mentions = Matcher::new(graph).mentions(&phrase);
+        let named: HashSet<u32> = mentions.iter().map(|m| m.concept).collect();
+        let mut neighbours: HashMap<u32, f32> = HashMap::new();
+        for m in &mentions {
+            let Some(c) = graph.concepts.get(m.concept as usize) else {
+                continue;
+            };
+            let postings = source.postings(&format!("{CONCEPT}{}", c.name));
+            if !postings.is_empty() {
+                let w = idf(n, postings.len());
+                maximum += t.concept * w;
+                // A rare concept named by one word is still telling.
+                let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
+                units.push(Unit {
+                    postings,
+                    idf: w,
+                    weight: t.concept,
+                    own: true,
+                    counts: match (m.words >= 2, rare) {
+                        (true, _) => 2,
+                        (false, true) => 1,
+                        (false, false) => 0,
+                    },
+                    label: Label::Concept(c.name.clone()),
+                });
+            }
+            for (other, strength) in graph.neighbours(m.concept, t.related_floor) {
+                if strength >= t.related_min && !named.contains(&other) {
+                    let e = neighbours.entry(other).or_default();
+                    *e = e.max(strength);
+                }
+            }
+        }
+        let mut neighbours: Vec<(u32, f32)> = neighbours.into_iter().collect();
+        neighbours.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (other, strength) in neighbours.into_iter().take(8) {
+            let Some(c) = graph.concepts.get(other as usize) else {
+                continue;
+            };
+            let postings = source.postings(&format!("{CONCEPT}{}", c.name));
+            if postings.is_empty() {
+                continue;
+            }
+            units.push(Unit {
+                idf: idf(n, postings.len()),
+                postings,
+                weight: t.related * strength,
+                own: false,
+                counts: 0,
+                label: Label::Concept(c.name.clone()),
+            });
+        }
+    }
+    // A text that reads as a command: its program and subcommand are the
+    // strongest key a learning's command offers.
+    for p in program_terms(text) {
+        let postings = source.postings(&p);
+        if postings.is_empty() || common(postings.len(), n, t) {
+            continue;
+        }
+        let w = idf(n, postings.len());
+        maximum += t.program * w;
+        units.push(Unit {
+            postings,
+            idf: w,
+            weight: t.program,
+            own: true,
+            counts: 1,
+            label: Label::Word(p.trim_start_matches(super::postings::PROGRAM).to_string()),
+        });
+    }
+    let words: Vec<&str> = phrase.split(' ').collect();
+    let mut phrases = HashSet::new();
+    for len in 2..=3 {
+        for w in words.windows(len) {
+            let p = w.join(" ");
+            if !phrases.insert(p.clone()) {
+                continue;
+            }
+            let postings = source.postings(&format!("{KEYWORD}{p}"));
+            if postings.is_empty() {
+                continue;
+            }
+            units.push(Unit {
+                idf: idf(n, postings.len()),
+                postings,
+                weight: t.keyword,
+                own: false,
+                counts: 0,
+                label: Label::Concept(p),
+            });
+        }
+    }
+    // A bitmask of 64 units: keep the most telling ones.
+    if units.len() > 64 {
+        units.sort_by(|a, b| (b.weight * b.idf).total_cmp(&(a.weight * a.idf)));
+        units.truncate(64);
+    }
+    (units, maximum)
+}
+
+fn pulled_docs(source: &dyn Source, pulled: Option<&HashSet<String>>) -> HashSet<u32> {
+    pulled
+        .into_iter()
+        .flatten()
+        .flat_map(|id| source.postings(&format!("{}{id}", super::postings::ID)))
+        .map(|(doc, _)| doc)
+        .collect()
+}
+
+/// The filters of a request.
+pub fn admits(a: &Attrs, req: &Request<'_>, tables: &super::postings::Tables) -> bool {
+    if a.trust < TrustLevel::L1 {
+        return false;
+    }
+    if !req.trust.is_empty() && !req.trust.contains(&a.trust) {
+        return false;
+    }
+    if let Some(agent) = req.agent
+        && a.applicable != 0
+        && !tables
+            .applicable
+            .get(a.applicable as usize)
+            .is_some_and(|set| set.iter().any(|x| x == agent))
+    {
+        return false;
+    }
+    if let Some(from) = req.from
+        && named(&tables.agents, a.agent) != from
+    {
+        return false;
+    }
+    if let Some(kind) = req.kind
+        && named(&tables.kinds, a.kind) != kind
+    {
+        return false;
+    }
+    true
+}
+
+fn named(list: &[String], i: u16) -> &str {
+    list.get(i as usize).map(String::as_str).unwrap_or("")
+}
+
+/// Trust, evidence and project applied to a relevance.
+pub fn order_score(
+    relevance: f32,
+    a: &Attrs,
+    req: &Request<'_>,
+    tables: &super::postings::Tables,
+    t: &Tuning,
+) -> f32 {
+    let trust = t.trust[a.trust as usize];
+    let lean = 2.0 * a.success - 1.0;
+    let evidence = if lean >= 0.0 {
+        1.0 + t.evidence_up * lean
+    } else {
+        1.0 + t.evidence_down * lean
+    };
+    let same_project = req.project.is_some_and(|p| {
+        a.project != 0
+            && tables
+                .projects
+                .get(a.project as usize)
+                .is_some_and(|x| x == p)
+    });
+    relevance * trust * evidence * if same_project { t.project } else { 1.0 }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,375 @@
+//! Ranking told as small stories over an in-memory index: what comes first,
+//! what is never shown, and when the answer is nothing.
+
+use super::*;
+use crate::learning::Learning;
+use crate::search::doc::{Doc, Tally};
+use crate::search::kg::{self, Graph};
+use crate::search::postings::{Index, IndexParams, Layered};
+use crate::timestamp::Timestamp;
+use crate::yaml::Value;
+use proptest::prelude::*;
+
+fn learning(id: &str, title: &str, command: &str, error: &str, correction: &str) -> Learning {
+    let mut l = Learning::new(
+        id.into(),
+        "claude".into(),
+        title.into(),
+        Timestamp::from_unix(1_800_000_000),
+    );
+    l.trust_level = TrustLevel::L1;
+    l.original_command = (!command.is_empty()).then(|| command.to_string());
+    l.error_context = (!error.is_empty()).then(|| error.to_string());
+    l.correction = Some(correction.to_string());
+    l
+}
+
+fn corpus() -> Vec<Learning> {
+    vec![
+        learning(
+            "push",
+            "`git push -f origin main` failed: protected branch",
+            "git push -f origin main",
+            "remote: error: GH006: Protected branch update failed for refs/heads/main",
+            "push a branch and open a pull request",
+        ),
+        learning(
+            "socket",
+            "`docker ps` failed: permission denied on the docker socket",
+            "docker ps",
+            "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock",
+            "sudo usermod -aG docker $USER",
+        ),
+        learning(
+            "lock",
+            "`terraform apply` failed: Error acquiring the state lock",
+            "terraform apply",
+            "Error: Error acquiring the state lock ConditionalCheckFailedException",
+            "wait for the other run, then terraform force-unlock <id> if it died",
+        ),
+        learning(
+            "module",
+            "`python etl.py` failed: ModuleNotFoundError: No module named 'yaml'",
+            "python etl.py",
+            "ModuleNotFoundError: No module named 'yaml'",
+            "pip install pyyaml",
+        ),
+    ]
+}
+
+fn graph() -> Graph {
+    let (concepts, problems) = kg::check(&[(
+        "kg/protected-branch.md".to_string(),
+        b"synonyms:: protected branch, branch protection, GH006\n".to_vec(),
+    )]);
+    assert!(problems.is_empty(), "{problems:?}");
+    Graph::from_files(&concepts)
+}
+
+fn index_of(learnings: &[Learning]) -> Index {
+    index_with(learnings, &[])
+}
+
+fn index_with(learnings: &[Learning], tallies: &[(&str, Tally)]) -> Index {
+    let docs: Vec<Doc> = learnings
+        .iter()
+        .map(|l| {
+            let tally = tallies
+                .iter()
+                .find(|(id, _)| *id == l.id)
+                .map(|(_, t)| *t)
+                .unwrap_or_default();
+            Doc::new(l, &format!("{}/{}.md", l.agent_id, l.id), tally)
+        })
+        .collect();
+    Index::build(&docs, graph(), IndexParams::default())
+}
+
+fn ids(hits: &[Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.meta.id.as_str()).collect()
+}
+
+fn ask<'a>(text: &'a str) -> Request<'a> {
+    Request {
+        text,
+        agent: Some("claude"),
+        limit: 5,
+        ..Request::default()
+    }
+}
+
+#[test]
+fn the_failure_seen_again_finds_its_learning_first() {
+    let index = index_of(&corpus());
+    let t = Tuning::default();
+    let hits = rank(
+        &index,
+        &ask(
+            "Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock",
+        ),
+        &t,
+    );
+    assert_eq!(ids(&hits).first(), Some(&"socket"), "{hits:?}");
+    let hits = rank(&index, &ask("terraform plan -out=tfplan"), &t);
+    assert_eq!(
+        ids(&hits).first(),
+        Some(&"lock"),
+        "the program of a command: {hits:?}"
+    );
+}
+
+#[test]
+fn a_question_in_other_words_reaches_through_the_kg() {
+    let index = index_of(&corpus());
+    let hits = rank(
+        &index,
+        &ask("how do I get around branch protection"),
+        &Tuning::default(),
+    );
+    assert_eq!(ids(&hits).first(), Some(&"push"), "{hits:?}");
+    assert!(
+        hits[0].concepts.contains(&"protected-branch".to_string()),
+        "{:?}",
+        hits[0]
+    );
+}
+
+#[test]
+fn nothing_relevant_is_answered_with_nothing() {
+    let index = index_of(&corpus());
+    let t = Tuning::default();
+    for text in [
+        "how do I bake sourdough bread",
+        "what is the capital of australia",
+        "error",
+        "",
+        "   ",
+    ] {
+        assert!(rank(&index, &ask(text), &t).is_empty(), "{text:?}");
+    }
+}
+
+#[test]
+fn applicability_filters_and_pulled_learnings_are_never_crossed() {
+    let mut all = corpus();
+    all[1].applicable_agents = vec!["codex".into()];
+    all[2].kind = Some("gotcha".into());
+    let index = index_of(&all);
+    let t = Tuning::default();
+    let text = "permission denied while trying to connect to the Docker daemon socket";
+    assert!(
+        !ids(&rank(&index, &ask(text), &t)).contains(&"socket"),
+        "claude is not codex"
+    );
+    let codex = Request {
+        agent: Some("codex"),
+        ..ask(text)
+    };
+    assert_eq!(ids(&rank(&index, &codex, &t)).first(), Some(&"socket"));
+    let person = Request {
+        agent: None,
+        ..ask(text)
+    };
+    assert_eq!(
+        ids(&rank(&index, &person, &t)).first(),
+        Some(&"socket"),
+        "a person sees all"
+    );
+
+    let pulled: HashSet<String> = ["socket".to_string()].into();
+    let req = Request {
+        agent: Some("codex"),
+        pulled: Some(&pulled),
+        ..ask(text)
+    };
+    assert!(
+        rank(&index, &req, &t).is_empty(),
+        "a pulled learning is never shown"
+    );
+
+    let lock = "Error acquiring the state lock ConditionalCheckFailedException";
+    assert_eq!(
+        ids(&rank(
+            &index,
+            &Request {
+                kind: Some("gotcha"),
+                ..ask(lock)
+            },
+            &t
+        )),
+        ["lock"]
+    );
+    assert!(
+        rank(
+            &index,
+            &Request {
+                kind: Some("convention"),
+                ..ask(lock)
+            },
+            &t
+        )
+        .is_empty()
+    );
+    assert!(
+        rank(
+            &index,
+            &Request {
+                from: Some("codex"),
+                ..ask(lock)
+            },
+            &t
+        )
+        .is_empty()
+    );
+    assert!(
+        rank(
+            &index,
+            &Request {
+                trust: &[TrustLevel::L2],
+                ..ask(lock)
+            },
+            &t
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        ids(&rank(
+            &index,
+            &Request {
+                trust: &[TrustLevel::L1],
+                ..ask(lock)
+            },
+            &t
+        )),
+        ["lock"]
+    );
+}
+
+#[test]
+fn a_correction_that_keeps_failing_ranks_below_one_that_works() {
+    let good = learning(
+        "good",
+        "pip: externally-managed-environment",
+        "pip install requests",
+        "error: externally-managed-environment",
+        "use a venv",
+    );
+    let bad = learning(
+        "bad",
+        "pip: externally-managed-environment",
+        "pip install requests",
+        "error: externally-managed-environment",
+        "use --break-system-packages",
+    );
+    let t = Tuning::default();
+    let failing = Tally {
+        ineffective: 5,
+        recurred: 3,
+    };
+    // Either order of the files: the outcome decides, not the position.
+    for pair in [[good.clone(), bad.clone()], [bad.clone(), good.clone()]] {
+        let mut list = corpus();
+        list.extend(pair);
+        let index = index_with(&list, &[("bad", failing)]);
+        let hits = rank(
+            &index,
+            &ask("error: externally-managed-environment pip install flask"),
+            &t,
+        );
+        assert_eq!(ids(&hits), ["good", "bad"], "{hits:?}");
+    }
+}
+
+#[test]
+fn trust_and_project_reorder_equally_relevant_answers() {
+    let mut a = learning(
+        "a",
+        "make test fails: no rule",
+        "make test",
+        "make: *** No rule to make target 'test'",
+        "make check",
+    );
+    let mut b = learning(
+        "b",
+        "make test fails: no rule",
+        "make test",
+        "make: *** No rule to make target 'test'",
+        "make test-unit",
+    );
+    a.extra
+        .push(("project".into(), Value::String("billing".into())));
+    b.extra
+        .push(("project".into(), Value::String("shop".into())));
+    let with = |extra: &[Learning]| {
+        let mut list = corpus();
+        list.extend_from_slice(extra);
+        index_of(&list)
+    };
+    let index = with(&[a.clone(), b.clone()]);
+    let t = Tuning::default();
+    let text = "make: *** No rule to make target 'test'.  Stop.";
+    for (project, first) in [("billing", "a"), ("shop", "b")] {
+        let hits = rank(
+            &index,
+            &Request {
+                project: Some(project),
+                ..ask(text)
+            },
+            &t,
+        );
+        assert_eq!(ids(&hits).first(), Some(&first), "{project}: {hits:?}");
+    }
+    let mut b3 = b;
+    b3.trust_level = TrustLevel::L3;
+    let index = with(&[a, b3]);
+    assert_eq!(
+        ids(&rank(&index, &ask(text), &t)).first(),
+        Some(&"b"),
+        "L3 first when nothing else differs"
+    );
+}
+
+#[test]
+fn the_overlay_replaces_and_adds_learnings() {
+    let base = index_of(&corpus());
+    let mut edited = corpus()[3].clone();
+    edited.correction = Some("pip install pyyaml==6.0.1 into the venv".into());
+    let docs = vec![Doc::new(&edited, "claude/module.md", Tally::default())];
+    let overlay = Index::overlay(
+        &docs,
+        &base.graph,
+        base.params,
+        base.stats,
+        base.tables.clone(),
+    );
+    let dead: HashSet<u32> = [3u32].into();
+    let layered = Layered {
+        base: &base,
+        overlay,
+        dead,
+        success: HashMap::new(),
+    };
+    let hits = rank(
+        &layered,
+        &ask("ModuleNotFoundError: No module named 'yaml'"),
+        &Tuning::default(),
+    );
+    assert_eq!(hits.len(), 1, "the old version is gone: {hits:?}");
+    assert_eq!(hits[0].doc, 4);
+    assert!(hits[0].meta.correction.contains("6.0.1"));
+}
+
+proptest! {
+    #[test]
+    fn any_text_ranks_without_panicking_and_within_the_limit(text in "\\PC{0,120}", limit in 1usize..6) {
+        let index = index_of(&corpus());
+        let hits = rank(&index, &Request { limit, ..ask(&text) }, &Tuning::default());
+        prop_assert!(hits.len() <= limit);
+        for h in &hits {
+            prop_assert!(h.relevance >= Tuning::default().min_relevance && h.relevance <= 1.0);
+        }
+        for w in hits.windows(2) {
+            prop_assert!(w[0].score >= w[1].score);
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! The index file, `.git/learnsync/search/segment.bin`: an [`Index`] written
+//! once so a query reads only what it needs — the small sections whole
+//! (header, bucket table, attributes, the JSON of tables, graph and
+//! statistics) and, per query term, one slice of the term table and that
+//! term's postings; per hit, one learning's metadata. Nothing in it is
+//! parsed per learning.
+//!
+//! Layout (little-endian): magic and version; a header of section offsets;
+//! a fanout table (the top 12 bits of a term's FNV-1a hash → the first
+//! entry of the sorted term table with those bits, as git's pack index
+//! does); the term table (hash, postings offset, count, byte length: 24
+//! bytes a term); postings (doc delta as a varint, pseudo-frequency × 256
+//! as u16); attributes (12 bytes a learning); metadata offsets and JSON
+//! metadata; the info JSON, whose SHA-256 prefix is in the header. Two
+//! terms with the same 64-bit hash would share postings: at a million
+//! terms the chance is about 1 in 30 million, and the cost a wrong hit.
+//!
+//! Every read is bounds-checked: a truncated or corrupted file is an error
+//! (the caller rebuilds), never a panic or a wild allocation.
+
+use super::doc::Meta;
+use super::kg::Graph;
+use super::postings::{Attrs, Index, IndexParams, Source, Stats, Tables};
+use crate::learning::TrustLevel;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"LSRCHIX\0";
+pub const VERSION: u32 = 1;
+const FANOUT_BITS: u32 = 12;
+const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 * 8 + 16;
+const TERM_ENTRY: usize = 24;
+const ATTR_LEN: usize = 12;
+
+/// What a segment says about itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Info {
+    /// The commit the segment reflects (hex), if any.
+    pub head: Option<String>,
+    /// Names this build, so a delta written for it is never applied to another.
+    pub build: String,
+    pub params: IndexParams,
+    pub stats: Stats,
+    pub tables: Tables,
+    pub graph: Graph,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SegmentError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("search index is damaged: {0}")]
+    Damaged(String),
+}
+
+fn damaged(what: impl Into<String>) -> SegmentError {
+    SegmentError::Damaged(what.into())
+}
+
+/// FNV-1a, 64 bits: stable across versions and machines.
+pub fn hash(term: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in term.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn quantise(f: f32) -> u16 {
+    if f <= 0.0 {
+        0
+    } else {
+        (f * 256.0).round().clamp(1.0, u16::MAX as f32) as u16
+    }
+}
+
+fn encode_attrs(a: &Attrs, out: &mut Vec<u8>) {
+    out.push(a.trust as u8);
+    out.push((a.success.clamp(0.0, 1.0) * 255.0).round() as u8);
+    for v in [a.agent, a.project, a.applicable, a.kind, a.day] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+fn decode_attrs(b: &[u8]) -> Option<Attrs> {
+    let trust = match b.first()? {
+        0 => TrustLevel::L0,
+        1 => TrustLevel::L1,
+        2 => TrustLevel::L2,
+        3 => TrustLevel::L3,
+        _ => return None,
+    };
+    let u = |i: usize| -> Option<u16> { Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?])) };
+    Some(Attrs {
+        trust,
+        success: f32::from(*b.get(1)?) / 255.0,
+        agent: u(2)?,
+        project: u(4)?,
+        applicable: u(6)?,
+        kind: u(8)?,
+        day: u(10)?,
+    })
+}
+
+/// The bytes of a segment for `index`, reflecting commit `head`; `build`
+/// names this build (any unique string).
+pub fn encode(index: &Index, head: Option<&str>, build: &str) -> Vec<u8> {
+    let n = index.attrs.len();
+    let mut terms: Vec<(u64, &str, u32)> = index
+        .dict
+        .iter()
+        .map(|(t, &id)| (hash(t), t.as_str(), id))
+        .collect();
+    terms.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
+    let buckets = 1usize << FANOUT_BITS;
+    let mut fanout = vec![0u32; buckets + 1];
+    for (h, _, _) in &terms {
+        fanout[(h >> (64 - FANOUT_BITS)) as usize + 1] += 1;
+    }
+    for i in 1..=buckets {
+        fanout[i] += fanout[i - 1];
+    }
+    let mut table = Vec::with_capacity(terms.len() * TERM_ENTRY);
+    let mut postings = Vec::new();
+    for (h, _, id) in &terms {
+        let list = &index.postings[*id as usize];
+        let start = postings.len() as u64;
+        let mut last = 0u32;
+        for (i, &(doc, f)) in list.iter().enumerate() {
+            put_varint(&mut postings, if i == 0 { doc } else { doc - last });
+            postings.extend_from_slice(&quantise(f).to_le_bytes());
+            last = doc;
+        }
+        table.extend_from_slice(&h.to_le_bytes());
+        table.extend_from_slice(&start.to_le_bytes());
+        table.extend_from_slice(&(list.len() as u32).to_le_bytes());
+        table.extend_from_slice(&((postings.len() as u64 - start) as u32).to_le_bytes());
+    }
+    let mut attrs = Vec::with_capacity(n * ATTR_LEN);
+    for a in &index.attrs {
+        encode_attrs(a, &mut attrs);
+    }
+    let mut meta_offsets = Vec::with_capacity((n + 1) * 8);
+    let mut metas = Vec::new();
+    for m in &index.metas {
+        meta_offsets.extend_from_slice(&(metas.len() as u64).to_le_bytes());
+        metas.extend_from_slice(&serde_json::to_vec(m).unwrap_or_default());
+    }
+    meta_offsets.extend_from_slice(&(metas.len() as u64).to_le_bytes());
+    let info = serde_json::to_vec(&Info {
+        head: head.map(str::to_string),
+        build: build.to_string(),
+        params: index.params,
+        stats: index.stats,
+        tables: index.tables.clone(),
+        graph: index.graph.clone(),
+    })
+    .unwrap_or_default();
+
+    let fanout_bytes: Vec<u8> = fanout.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let sections = [
+        &fanout_bytes,
+        &table,
+        &postings,
+        &attrs,
+        &meta_offsets,
+        &metas,
+        &info,
+    ];
+    let mut offsets = [0u64; 8];
+    let mut at = HEADER_LEN as u64;
+    for (i, s) in sections.iter().enumerate() {
+        offsets[i] = at;
+        at += s.len() as u64;
+    }
+    offsets[7] = at;
+    let mut out = Vec::with_capacity(at as usize);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&(terms.len() as u32).to_le_bytes());
+    for o in offsets {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
+    for s in sections {
+        out.extend_from_slice(s);
+    }
+    out
+}
+
+/// An open segment: the small sections in memory, the rest read on demand.
+pub struct Segment {
+    file: File,
+    n: u32,
+    n_terms: u32,
+    offsets: [u64; 8],
+    fanout: Vec<u32>,
+    attrs: Vec<Attrs>,
+    pub info: Info,
+}
+
+impl Segment {
+    pub fn open(path: &Path) -> Result<Segment, SegmentError> {
+        let file = File::open(path)?;
+        let size = file.metadata()?.len();
+        let mut header = [0u8; HEADER_LEN];
+        file.read_exact_at(&mut header, 0)
+            .map_err(|_| damaged("the file is shorter than its header"))?;
+        if &header[..8] != MAGIC {
+            return Err(damaged("not a learnsync search index"));
+        }
+        let u32_at =
+            |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
+        if u32_at(8) != VERSION {
+            return Err(damaged(format!(
+                "index version {} (this learnsync reads {VERSION})",
+                u32_at(8)
+            )));
+        }
+        let n = u32_at(12);
+        let n_terms = u32_at(16);
+        let mut offsets = [0u64; 8];
+        for (i, o) in offsets.iter_mut().enumerate() {
+            let s = 20 + i * 8;
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&header[s..s + 8]);
+            *o = u64::from_le_bytes(b);
+        }
+        if offsets.windows(2).any(|w| w[0] > w[1])
+            || offsets[0] != HEADER_LEN as u64
+            || offsets[7] != size
+        {
+            return Err(damaged("section offsets do not fit the file"));
+        }
+        let len = |i: usize| offsets[i + 1] - offsets[i];
+        let buckets = (1usize << FANOUT_BITS) + 1;
+        if len(0) != buckets as u64 * 4
+            || len(1) != u64::from(n_terms) * TERM_ENTRY as u64
+            || len(3) != u64::from(n) * ATTR_LEN as u64
+            || len(4) != (u64::from(n) + 1) * 8
+        {
+            return Err(damaged("section sizes do not match the counts"));
+        }
+        let read = |i: usize| -> Result<Vec<u8>, SegmentError> {
+            let mut buf = vec![0u8; len(i) as usize];
+            file.read_exact_at(&mut buf, offsets[i])?;
+            Ok(buf)
+        };
+        let info_bytes = read(6)?;
+        if sha2::Sha256::digest(&info_bytes)[..16] != header[HEADER_LEN - 16..] {
+            return Err(damaged("its checksum does not match"));
+        }
+        let info: Info =
+            serde_json::from_slice(&info_bytes).map_err(|e| damaged(format!("info: {e}")))?;
+        let fanout: Vec<u32> = read(0)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if fanout.windows(2).any(|w| w[0] > w[1]) || fanout.last() != Some(&n_terms) {
+            return Err(damaged("the term buckets are out of order"));
+        }
+        let attrs = read(3)?
+            .chunks_exact(ATTR_LEN)
+            .map(decode_attrs)
+            .collect::<Option<Vec<Attrs>>>()
+            .ok_or_else(|| damaged("a learning's attributes are out of range"))?;
+        let t = &info.tables;
+        if attrs.iter().any(|a| {
+            a.agent as usize >= t.agents.len()
+                || a.project as usize >= t.projects.len()
+                || a.applicable as usize >= t.applicable.len()
+                || a.kind as usize >= t.kinds.len()
+        }) {
+            return Err(damaged("a learning's attributes name no table entry"));
+        }
+        Ok(Segment {
+            file,
+            n,
+            n_terms,
+            offsets,
+            fanout,
+            attrs,
+            info,
+        })
+    }
+
+    pub fn len(&self) -> u32 {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The term table entry of `term`: (postings offset, count, byte length).
+    fn lookup(&self, term: &str) -> Result<Option<(u64, u32, u32)>, SegmentError> {
+        let h = hash(term);
+        let b = (h >> (64 - FANOUT_BITS)) as usize;
+        let (lo, hi) = (self.fanout[b], self.fanout[b + 1]);
+        if lo >= hi || hi > self.n_terms {
+            return Ok(None);
+        }
+        let mut buf = vec![0u8; (hi - lo) as usize * TERM_ENTRY];
+        self.file.read_exact_at(
+            &mut buf,
+            self.offsets[1] + u64::from(lo) * TERM_ENTRY as u64,
+        )?;
+        for e in buf.chunks_exact(TERM_ENTRY) {
+            let word = |i: usize| {
+                let mut x = [0u8; 8];
+                x.copy_from_slice(&e[i..i + 8]);
+                u64::from_le_bytes(x)
+            };
+            if word(0) == h {
+                let count = u32::from_le_bytes([e[16], e[17], e[18], e[19]]);
+                let bytes = u32::from_le_bytes([e[20], e[21], e[22], e[23]]);
+                return Ok(Some((word(8), count, bytes)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The postings of `term`: (doc, pseudo-frequency), by doc.
+    pub fn read_postings(&self, term: &str) -> Result<Vec<(u32, f32)>, SegmentError> {
+        let Some((offset, count, bytes)) = self.lookup(term)? else {
+            return Ok(Vec::new());
+        };
+        let section = self.offsets[3] - self.offsets[2];
+        if offset + u64::from(bytes) > section
+            || count > self.n
+            || u64::from(count) * 3 > u64::from(bytes)
+        {
+            return Err(damaged("a posting list runs past its section"));
+        }
+        let mut buf = vec![0u8; bytes as usize];
+        self.file
+            .read_exact_at(&mut buf, self.offsets[2] + offset)?;
+        let mut out = Vec::with_capacity(count as usize);
+        let mut at = 0usize;
+        let mut doc = 0u32;
+        for i in 0..count {
+            let mut v = 0u32;
+            let mut shift = 0;
+            loop {
+                let b = *buf
+                    .get(at)
+                    .ok_or_else(|| damaged("a posting list is cut short"))?;
+                at += 1;
+                v |= u32::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+                if b & 0x80 == 0 {
+                    break;
+                }
+                shift += 7;
+                if shift > 28 {
+                    return Err(damaged("a posting's doc number is malformed"));
+                }
+            }
+            doc = if i == 0 {
+                v
+            } else {
+                doc.checked_add(v)
+                    .ok_or_else(|| damaged("doc numbers overflow"))?
+            };
+            if doc >= self.n {
+                return Err(damaged("a posting names a learning past the end"));
+            }
+            let q = buf
+                .get(at..at + 2)
+                .ok_or_else(|| damaged("a posting list is cut short"))?;
+            at += 2;
+            out.push((doc, f32::from(u16::from_le_bytes([q[0], q[1]])) / 256.0));
+        }
+        Ok(out)
+    }
+
+    pub fn read_meta(&self, doc: u32) -> Result<Meta, SegmentError> {
+        if doc >= self.n {
+            return Err(damaged("no such learning"));
+        }
+        let mut b = [0u8; 16];
+        self.file
+            .read_exact_at(&mut b, self.offsets[4] + u64::from(doc) * 8)?;
+        let mut lo = [0u8; 8];
+        let mut hi = [0u8; 8];
+        lo.copy_from_slice(&b[..8]);
+        hi.copy_from_slice(&b[8..]);
+        let (start, end) = (u64::from_le_bytes(lo), u64::from_le_bytes(hi));
+        if start > end || end > self.offsets[6] - self.offsets[5] {
+            return Err(damaged("a learning's metadata runs past its section"));
+        }
+        let mut buf = vec![0u8; (end - start) as usize];
+        self.file.read_exact_at(&mut buf, self.offsets[5] + start)?;
+        serde_json::from_slice(&buf).map_err(|e| damaged(format!("metadata: {e}")))
+    }
+
+    pub fn attrs_of(&self, doc: u32) -> Option<Attrs> {
+        self.attrs.get(doc as usize).copied()
+    }
+
+    /// The file's size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.offsets[7]
+    }
+}
+
+/// A segment read as a [`Source`]. A read that fails mid-query (the file
+/// was replaced under us, or is damaged past the header) records the error
+/// and reads as empty, so the caller can rebuild and ask again.
+pub struct SegmentSource<'a> {
+    pub segment: &'a Segment,
+    pub error: std::cell::RefCell<Option<String>>,
+}
+
+impl<'a> SegmentSource<'a> {
+    pub fn new(segment: &'a Segment) -> Self {
+        SegmentSource {
+            segment,
+            error: std::cell::RefCell::new(None),
+        }
+    }
+
+    fn note<T: Default>(&self, r: Result<T, SegmentError>) -> T {
+        r.unwrap_or_else(|e| {
+            self.error.borrow_mut().get_or_insert(e.to_string());
+            T::default()
+        })
+    }
+}
+
+impl Source for SegmentSource<'_> {
+    fn doc_slots(&self) -> u32 {
+        self.segment.n
+    }
+    fn live(&self) -> u32 {
+        self.segment.n
+    }
+    fn postings(&self, term: &str) -> Vec<(u32, f32)> {
+        self.note(self.segment.read_postings(term))
+    }
+    fn attrs(&self, doc: u32) -> Option<Attrs> {
+        self.segment.attrs_of(doc)
+    }
+    fn meta(&self, doc: u32) -> Option<Meta> {
+        self.note(self.segment.read_meta(doc).map(Some))
+    }
+    fn tables(&self) -> &Tables {
+        &self.segment.info.tables
+    }
+    fn graph(&self) -> &Graph {
+        &self.segment.info.graph
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip_through_postings() {
+        let mut out = Vec::new();
+        for v in [0u32, 1, 127, 128, 16_383, 16_384, u32::MAX >> 4] {
+            out.clear();
+            put_varint(&mut out, v);
+            let mut x = 0u32;
+            for (i, b) in out.iter().enumerate() {
+                x |= u32::from(b & 0x7f) << (7 * i);
+            }
+            assert_eq!(x, v);
+        }
+    }
+
+    fn index() -> Index {
+        use crate::learning::Learning;
+        use crate::search::doc::{Doc, Tally};
+        let docs: Vec<Doc> = (0..300)
+            .map(|i| {
+                let mut l = Learning::new(
+                    format!("learning-{i:04}"),
+                    format!("agent{}", i % 3),
+                    format!(
+                        "`tool{} run` failed: error number {} in module m{}",
+                        i % 7,
+                        i % 11,
+                        i
+                    ),
+                    crate::timestamp::Timestamp::from_unix(1_800_000_000 + i),
+                );
+                l.trust_level = [TrustLevel::L1, TrustLevel::L2, TrustLevel::L3][i as usize % 3];
+                l.correction = Some(format!("use tool{} --fixed", i % 5));
+                l.original_command = Some(format!("tool{} run --n {}", i % 7, i));
+                Doc::new(
+                    &l,
+                    &format!("agent{}/learning-{i:04}.md", i % 3),
+                    Tally::default(),
+                )
+            })
+            .collect();
+        Index::build(&docs, Graph::default(), IndexParams::default())
+    }
+
+    #[test]
+    fn a_segment_ranks_exactly_as_the_index_it_was_written_from() {
+        use crate::search::rank::{Request, Tuning, rank};
+        let index = index();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("segment.bin");
+        std::fs::write(&path, encode(&index, Some("abc"), "b1")).expect("write");
+        let segment = Segment::open(&path).expect("opens");
+        assert_eq!(segment.info.head.as_deref(), Some("abc"));
+        let source = SegmentSource::new(&segment);
+        for text in [
+            "tool3 run failed error number 4",
+            "use tool2 --fixed module m17",
+            "tool6 run --n 5",
+            "nothing here",
+        ] {
+            let req = Request {
+                text,
+                limit: 10,
+                ..Request::default()
+            };
+            let a = rank(&index, &req, &Tuning::default());
+            let b = rank(&source, &req, &Tuning::default());
+            assert_eq!(a, b, "{text}");
+        }
+        assert!(source.error.borrow().is_none());
+        assert_eq!(source.meta(42), index.metas.get(42).cloned());
+    }
+
+    #[test]
+    fn a_damaged_segment_is_an_error_never_a_panic() {
+        let bytes = encode(&index(), None, "b1");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("segment.bin");
+        for cut in [0, 7, 40, HEADER_LEN, bytes.len() / 2, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).expect("write");
+            assert!(Segment::open(&path).is_err(), "cut at {cut}");
+        }
+        // Flipped bytes past the header: open may succeed, reads must not panic.
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200 {
+            let mut b = bytes.clone();
+            for _ in 0..8 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let at = (rng as usize) % b.len();
+                b[at] ^= (rng >> 32) as u8 | 1;
+            }
+            std::fs::write(&path, &b).expect("write");
+            if let Ok(s) = Segment::open(&path) {
+                for t in ["tool1", "run", "fail", "\u{1}id:learning-0001"] {
+                    let _ = s.read_postings(t);
+                }
+                for d in [0, 1, 150, 299, 300] {
+                    let _ = s.read_meta(d);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn attributes_round_trip() {
+        let a = Attrs {
+            trust: TrustLevel::L2,
+            success: 0.8,
+            agent: 3,
+            project: 65_535,
+            applicable: 1,
+            kind: 2,
+            day: 20_000,
+        };
+        let mut b = Vec::new();
+        encode_attrs(&a, &mut b);
+        assert_eq!(b.len(), ATTR_LEN);
+        let back = decode_attrs(&b).expect("decodes");
+        assert_eq!(back.trust, a.trust);
+        assert!((back.success - 0.8).abs() < 0.01);
+        assert_eq!(
+            (
+                back.agent,
+                back.project,
+                back.applicable,
+                back.kind,
+                back.day
+            ),
+            (3, 65_535, 1, 2, 20_000)
+        );
+        assert!(
+            decode_attrs(&[9; ATTR_LEN]).is_none(),
+            "a trust level past L3 is damage"
+        );
+    }
+}

@@ -1,0 +1,668 @@
+//! The search index on disk, `.git/learnsync/search/` (a cache: always safe
+//! to delete). Two files: `segment.bin`, every retrievable learning of one
+//! commit (see [`segment`](super::segment)), and `delta.json`, the learnings
+//! changed since, already weighed, plus the segment learnings they replace.
+//! The inbox is laid over both at query time, so a capture is findable at
+//! once and never makes the index stale.
+//!
+//! Freshness is the commit: the index records the HEAD it reflects. A sync
+//! calls [`update`] with what it changed; a query that finds another HEAD
+//! (a commit made by hand, a sync of an older learnsync) diffs the two
+//! trees and applies that, so neither reads the whole dir unless the index
+//! is missing, damaged, built by another version, the KG changed, or the
+//! delta outgrew a tenth of the segment — then it is rebuilt from the view.
+
+use super::doc::{Doc, Evidence, Tally, retrievable};
+use super::kg::{self, Graph};
+use super::postings::{ID, Index, IndexParams, Layered, Source, WeighedDoc};
+use super::segment::{self, Segment, SegmentSource};
+use crate::config::Config;
+use crate::event::Event;
+use crate::paths::{self, RepoPath};
+use crate::repo::Repo;
+use crate::store::{InboxPayload, LearningsDir};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const SEGMENT_FILE: &str = "segment.bin";
+const DELTA_FILE: &str = "delta.json";
+const DELTA_VERSION: u32 = 1;
+/// A delta this large is folded into a new segment.
+const DELTA_MIN_FOLD: usize = 500;
+
+pub fn folder(dir: &LearningsDir) -> PathBuf {
+    dir.state().search_index()
+}
+
+/// True when the dir has a search index (a sync builds one when not).
+pub fn exists(dir: &LearningsDir) -> bool {
+    folder(dir).join(SEGMENT_FILE).is_file()
+}
+
+/// The learnings changed since the segment was written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Delta {
+    version: u32,
+    /// The segment this applies to (its build id).
+    base: String,
+    /// The commit segment + delta reflect.
+    head: Option<String>,
+    docs: Vec<WeighedDoc>,
+    /// Segment learnings replaced or deleted.
+    removed: Vec<u32>,
+    /// Newer evidence of segment learnings whose events alone changed.
+    evidence: BTreeMap<u32, Evidence>,
+}
+
+/// An open index: the segment and its delta.
+pub struct Opened {
+    pub segment: Segment,
+    delta: Delta,
+}
+
+impl Opened {
+    /// The commit the index reflects.
+    pub fn head(&self) -> Option<&str> {
+        if self.delta.base == self.segment.info.build {
+            self.delta
+                .head
+                .as_deref()
+                .or(self.segment.info.head.as_deref())
+        } else {
+            self.segment.info.head.as_deref()
+        }
+    }
+
+    fn delta(&self) -> Option<&Delta> {
+        (self.delta.base == self.segment.info.build).then_some(&self.delta)
+    }
+
+    pub fn learnings(&self) -> usize {
+        let d = self.delta().map_or(0, |d| d.docs.len());
+        self.segment.len() as usize + d - self.delta().map_or(0, |d| d.removed.len())
+    }
+}
+
+/// What to do when the index does not reflect HEAD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Catch up (or rebuild) first: a command a person or script runs.
+    CatchUp,
+    /// Use it as it is when there is one: a hook must not stall its agent.
+    AsItIs,
+}
+
+/// The commit HEAD points at, read from `.git` without opening the
+/// repository (a query pays for this on every call).
+pub fn head_commit(root: &Path) -> Option<String> {
+    let git = root.join(".git");
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let hex = |s: &str| {
+        let s = s.trim();
+        (s.len() >= 40 && s.bytes().all(|b| b.is_ascii_hexdigit())).then(|| s.to_string())
+    };
+    let Some(name) = head.strip_prefix("ref: ") else {
+        return hex(head);
+    };
+    if !name.starts_with("refs/") || name.contains("..") {
+        return None;
+    }
+    if let Ok(s) = std::fs::read_to_string(git.join(name)) {
+        return hex(&s);
+    }
+    let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+    packed
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .find(|(_, r)| *r == name)
+        .and_then(|(id, _)| hex(id))
+}
+
+fn open(dir: &LearningsDir) -> Result<Opened, String> {
+    let folder = folder(dir);
+    let segment = Segment::open(&folder.join(SEGMENT_FILE)).map_err(|e| e.to_string())?;
+    if segment.info.params != IndexParams::default() {
+        // Weighed by another version's field weights: its scores would not
+        // compare with what this version indexes now.
+        return Err("the search index was built with other weights".into());
+    }
+    let delta = match std::fs::read(folder.join(DELTA_FILE)) {
+        Ok(bytes) => serde_json::from_slice::<Delta>(&bytes)
+            .ok()
+            .filter(|d| d.version == DELTA_VERSION)
+            // Damaged or from another version: the segment's own head then
+            // says what is missing, and the caller catches up.
+            .unwrap_or_default(),
+        Err(_) => Delta::default(),
+    };
+    Ok(Opened { segment, delta })
+}
+
+/// Opens the index, bringing it to HEAD first as `freshness` says; builds it
+/// when it is missing or unreadable. `config` is needed to build (review
+/// records come from the configured hub); `None` loads the dir's own.
+pub fn open_fresh(
+    dir: &LearningsDir,
+    config: Option<&Config>,
+    freshness: Freshness,
+) -> Result<Opened, String> {
+    let head = head_commit(&dir.root);
+    match open(dir) {
+        Ok(o) if o.head() == head.as_deref() => return Ok(o),
+        Ok(o) if freshness == Freshness::AsItIs => return Ok(o),
+        Ok(o) => {
+            let config = owned_config(dir, config)?;
+            match catch_up(dir, &config, o, head.as_deref()) {
+                Ok(()) => {}
+                Err(e) => {
+                    tracing::debug!("search index: catching up failed ({e}); rebuilding");
+                    rebuild(dir, &config)?;
+                }
+            }
+        }
+        Err(e) => {
+            if e.contains("damaged") {
+                tracing::warn!("{e}; rebuilding it");
+            } else {
+                tracing::debug!("{e}; rebuilding it");
+            }
+            let config = owned_config(dir, config)?;
+            rebuild(dir, &config)?;
+        }
+    }
+    open(dir)
+}
+
+fn owned_config(dir: &LearningsDir, config: Option<&Config>) -> Result<Config, String> {
+    match config {
+        Some(c) => Ok(c.clone()),
+        None => {
+            let flags = crate::config::Flags {
+                dir: Some(dir.root.clone()),
+                agent: None,
+            };
+            Config::load(&flags, &crate::config::Env::from_process()).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// What a build took.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildReport {
+    pub learnings: usize,
+    pub bytes: u64,
+    pub millis: u128,
+}
+
+/// The KG files of the work tree, `kg/*.md`, sorted.
+pub fn kg_files(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(root.join("kg")) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".md")
+                || name.starts_with('.')
+                || !e.file_type().is_ok_and(|t| t.is_file())
+            {
+                continue;
+            }
+            if let Ok(bytes) = std::fs::read(e.path())
+                && bytes.len() <= crate::learning::MAX_FILE_BYTES
+            {
+                out.push((format!("kg/{name}"), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The graph of the work tree's KG (its usable concepts; see `kg check`).
+pub fn load_graph(root: &Path) -> Graph {
+    let (concepts, _) = kg::check(&kg_files(root));
+    Graph::from_files(&concepts)
+}
+
+/// The retrievable learnings of the dir as documents, in id order.
+pub fn documents(dir: &LearningsDir, config: &Config) -> Vec<Doc> {
+    let view = crate::view::load(dir, config);
+    let (events, _) = dir.read_events();
+    let mut tallies: HashMap<&str, Tally> = HashMap::new();
+    let mut seen = HashSet::new();
+    for e in &events {
+        if seen.insert(e.id.as_str()) {
+            tallies
+                .entry(e.learning.as_str())
+                .or_default()
+                .add(e.outcome);
+        }
+    }
+    let chosen: Vec<&crate::store::Loaded> = view
+        .learnings
+        .iter()
+        .filter(|l| !l.in_inbox && retrievable(&l.learning))
+        .collect();
+    let make = |l: &&crate::store::Loaded| {
+        Doc::new(
+            &l.learning,
+            &l.path,
+            tallies
+                .get(l.learning.id.as_str())
+                .copied()
+                .unwrap_or_default(),
+        )
+    };
+    // Tokenising is most of a build: spread it over the cores.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if chosen.len() < 512 || threads == 1 {
+        return chosen.iter().map(make).collect();
+    }
+    let chunk = chosen.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chosen
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(make).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// Builds the whole index from the dir's current view and writes it.
+pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, String> {
+    let started = Instant::now();
+    let head = head_commit(&dir.root);
+    let docs = documents(dir, config);
+    let index = Index::build(&docs, load_graph(&dir.root), IndexParams::default());
+    let build = uuid::Uuid::new_v4().simple().to_string();
+    let bytes = segment::encode(&index, head.as_deref(), &build);
+    let folder = folder(dir);
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&folder)?;
+        crate::store::atomic_write(&folder.join(SEGMENT_FILE), &bytes)?;
+        match std::fs::remove_file(folder.join(DELTA_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    };
+    write().map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))?;
+    Ok(BuildReport {
+        learnings: docs.len(),
+        bytes: bytes.len() as u64,
+        millis: started.elapsed().as_millis(),
+    })
+}
+
+/// Brings the index to HEAD after a sync changed `changed` (repository
+/// paths; the tree the index reflects is diffed against HEAD as well, so a
+/// commit made outside a sync is not missed). Best effort, like the capture
+/// index: a failure leaves the index to be rebuilt by the next query.
+pub fn update(config: &Config, changed: &[String]) {
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let head = head_commit(&dir.root);
+    let result = match open(&dir) {
+        Ok(o) if o.head() == head.as_deref() && changed.is_empty() => Ok(()),
+        Ok(o) => catch_up_with(&dir, config, o, head.as_deref(), changed),
+        Err(_) => rebuild(&dir, config).map(|_| ()),
+    };
+    if let Err(e) = result {
+        tracing::warn!("search index not updated ({e}); the next query rebuilds it");
+        let _ = std::fs::remove_file(folder(&dir).join(SEGMENT_FILE));
+    }
+}
+
+fn catch_up(
+    dir: &LearningsDir,
+    config: &Config,
+    opened: Opened,
+    head: Option<&str>,
+) -> Result<(), String> {
+    catch_up_with(dir, config, opened, head, &[])
+}
+
+/// Paths whose blobs differ between two trees (both sides' files).
+fn diff(
+    repo: &Repo,
+    from: gix::ObjectId,
+    to: gix::ObjectId,
+    prefix: &str,
+    out: &mut Vec<String>,
+) -> Result<(), String> {
+    if from == to {
+        return Ok(());
+    }
+    let empty = repo.empty_tree();
+    let a = if from == empty {
+        None
+    } else {
+        Some(repo.tree(from).map_err(|e| e.to_string())?)
+    };
+    let b = if to == empty {
+        None
+    } else {
+        Some(repo.tree(to).map_err(|e| e.to_string())?)
+    };
+    let mut names: BTreeMap<
+        &str,
+        (
+            Option<&crate::repo::TreeEntry>,
+            Option<&crate::repo::TreeEntry>,
+        ),
+    > = BTreeMap::new();
+    for e in a.iter().flat_map(|t| t.entries.iter()) {
+        names.entry(e.name.as_str()).or_default().0 = Some(e);
+    }
+    for e in b.iter().flat_map(|t| t.entries.iter()) {
+        names.entry(e.name.as_str()).or_default().1 = Some(e);
+    }
+    for (name, (x, y)) in names {
+        let path = format!("{prefix}{name}");
+        let tree_id =
+            |e: Option<&crate::repo::TreeEntry>| e.filter(|e| e.is_tree).map_or(empty, |e| e.id);
+        let blob_id = |e: Option<&crate::repo::TreeEntry>| e.filter(|e| e.is_blob).map(|e| e.id);
+        if x.is_some_and(|e| e.is_tree) || y.is_some_and(|e| e.is_tree) {
+            diff(repo, tree_id(x), tree_id(y), &format!("{path}/"), out)?;
+        }
+        if blob_id(x) != blob_id(y) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Applies what changed between the commit the index reflects and `head`.
+fn catch_up_with(
+    dir: &LearningsDir,
+    config: &Config,
+    opened: Opened,
+    head: Option<&str>,
+    hinted: &[String],
+) -> Result<(), String> {
+    let Some(head) = head else {
+        rebuild(dir, config)?;
+        return Ok(());
+    };
+    let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
+    let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
+    let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
+    let old_tree = match opened.head() {
+        Some(h) => match oid(h).and_then(|c| repo.commit_tree(c).map_err(|e| e.to_string())) {
+            Ok(t) => t,
+            Err(_) => {
+                rebuild(dir, config)?;
+                return Ok(());
+            }
+        },
+        None => repo.empty_tree(),
+    };
+    let mut changed = Vec::new();
+    diff(&repo, old_tree, new_tree, "", &mut changed)?;
+    changed.extend(hinted.iter().cloned());
+    changed.sort();
+    changed.dedup();
+    if changed
+        .iter()
+        .any(|p| p.starts_with("kg/") || p == crate::policy::POLICY_PATH)
+    {
+        rebuild(dir, config)?;
+        return Ok(());
+    }
+    let mut delta = match opened.delta() {
+        Some(_) => opened.delta,
+        None => Delta {
+            version: DELTA_VERSION,
+            base: opened.segment.info.build.clone(),
+            ..Delta::default()
+        },
+    };
+    let segment = &opened.segment;
+    let base = SegmentSource::new(segment);
+    let base_doc = |id: &str| base.postings(&format!("{ID}{id}")).first().map(|&(d, _)| d);
+
+    // Events first: their new lines tally ineffective and recurred outcomes.
+    let mut increments: HashMap<String, Tally> = HashMap::new();
+    for rel in changed
+        .iter()
+        .filter(|p| matches!(paths::classify(p), RepoPath::Events { .. }))
+    {
+        let read = |tree| -> String {
+            repo.blob_at(tree, rel)
+                .ok()
+                .flatten()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default()
+        };
+        let (old, new) = (read(old_tree), read(new_tree));
+        let before: HashSet<&str> = old.lines().collect();
+        for line in new.lines().filter(|l| !before.contains(l)) {
+            if let Ok(e) = Event::parse_line(line) {
+                increments.entry(e.learning).or_default().add(e.outcome);
+            }
+        }
+    }
+    // The evidence a learning had in the index, to carry over.
+    let previous = |id: &str, delta: &Delta| -> Option<Evidence> {
+        if let Some(d) = delta.docs.iter().find(|d| d.meta.id == id) {
+            return Some(d.meta.evidence);
+        }
+        let doc = base_doc(id)?;
+        if delta.removed.contains(&doc) {
+            return None;
+        }
+        delta
+            .evidence
+            .get(&doc)
+            .copied()
+            .or_else(|| segment.read_meta(doc).ok().map(|m| m.evidence))
+    };
+    let graph = &segment.info.graph;
+    let matcher = kg::Matcher::new(graph);
+    let mut touched = HashSet::new();
+    for rel in &changed {
+        let RepoPath::Learning { id, .. } = paths::classify(rel) else {
+            continue;
+        };
+        touched.insert(id.to_string());
+        let before = previous(id, &delta).unwrap_or_default();
+        let inc = increments.get(id).copied().unwrap_or_default();
+        let tally = Tally {
+            ineffective: before.ineffective + inc.ineffective,
+            recurred: before.recurred + inc.recurred,
+        };
+        delta.docs.retain(|d| d.meta.id != id);
+        if let Some(doc) = base_doc(id)
+            && !delta.removed.contains(&doc)
+        {
+            delta.removed.push(doc);
+            delta.evidence.remove(&doc);
+        }
+        let learning = repo
+            .blob_at(new_tree, rel)
+            .map_err(|e| e.to_string())?
+            .and_then(|bytes| crate::learning::Learning::parse_at(rel, &bytes).ok())
+            .filter(retrievable);
+        if let Some(l) = learning {
+            let doc = Doc::new(&l, rel, tally);
+            let terms = super::postings::weigh(
+                &doc,
+                &matcher,
+                graph,
+                &segment.info.params,
+                &segment.info.stats,
+            );
+            delta.docs.push(WeighedDoc {
+                meta: doc.meta,
+                terms,
+            });
+        }
+    }
+    // Learnings whose events alone changed.
+    for (id, inc) in &increments {
+        if touched.contains(id.as_str()) {
+            continue;
+        }
+        if let Some(d) = delta.docs.iter_mut().find(|d| &d.meta.id == id) {
+            d.meta.evidence.ineffective += inc.ineffective;
+            d.meta.evidence.recurred += inc.recurred;
+            continue;
+        }
+        let Some(doc) = base_doc(id) else { continue };
+        if delta.removed.contains(&doc) {
+            continue;
+        }
+        let mut e = previous(id, &delta).unwrap_or_default();
+        e.ineffective += inc.ineffective;
+        e.recurred += inc.recurred;
+        delta.evidence.insert(doc, e);
+    }
+    if let Some(e) = base.error.borrow().as_ref() {
+        return Err(e.clone());
+    }
+    if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
+        rebuild(dir, config)?;
+        return Ok(());
+    }
+    delta.head = Some(head.to_string());
+    delta.docs.sort_by(|a, b| a.meta.id.cmp(&b.meta.id));
+    delta.removed.sort_unstable();
+    let bytes = serde_json::to_vec(&delta).map_err(|e| e.to_string())?;
+    crate::store::atomic_write(&folder(dir).join(DELTA_FILE), &bytes)
+        .map_err(|e| format!("cannot write the search index delta: {e}"))
+}
+
+/// The learnings of the inbox that may be returned, as documents.
+fn inbox_docs(dir: &LearningsDir) -> Vec<Doc> {
+    let mut newest: BTreeMap<String, (crate::learning::Learning, String)> = BTreeMap::new();
+    for item in dir.inbox().items() {
+        if let Ok(InboxPayload::Learning(l)) = item.payload {
+            let path = item.path.display().to_string();
+            if newest
+                .get(&l.id)
+                .is_none_or(|(old, _)| l.updated_at >= old.updated_at)
+            {
+                newest.insert(l.id.clone(), (*l, path));
+            }
+        }
+    }
+    newest
+        .into_values()
+        .map(|(l, path)| (retrievable(&l), Doc::new(&l, &path, Tally::default())))
+        .map(|(ok, mut d)| {
+            if !ok {
+                // Kept so it still replaces an older version, but never shown.
+                d.trust = crate::learning::TrustLevel::L0;
+            }
+            d
+        })
+        .collect()
+}
+
+/// Runs `f` over the index with the delta and the inbox laid over it.
+pub fn with_source<R>(
+    dir: &LearningsDir,
+    opened: &Opened,
+    f: impl FnOnce(&dyn Source) -> R,
+) -> Result<R, String> {
+    let segment = &opened.segment;
+    let base = SegmentSource::new(segment);
+    let info = &segment.info;
+    let inbox = inbox_docs(dir);
+    let delta_docs: &[WeighedDoc] = opened.delta().map_or(&[], |d| d.docs.as_slice());
+    if inbox.is_empty()
+        && delta_docs.is_empty()
+        && opened
+            .delta()
+            .is_none_or(|d| d.evidence.is_empty() && d.removed.is_empty())
+    {
+        let out = f(&base);
+        return match base.error.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(out),
+        };
+    }
+    let mut dead: HashSet<u32> = opened
+        .delta()
+        .map(|d| d.removed.iter().copied().collect())
+        .unwrap_or_default();
+    let inbox_ids: HashSet<&str> = inbox.iter().map(|d| d.meta.id.as_str()).collect();
+    let kept: Vec<WeighedDoc> = delta_docs.to_vec();
+    let overlay_base = segment.len();
+    for (i, d) in kept.iter().enumerate() {
+        if inbox_ids.contains(d.meta.id.as_str()) {
+            dead.insert(overlay_base + i as u32);
+        }
+    }
+    for d in &inbox {
+        if let Some(&(doc, _)) = base.postings(&format!("{ID}{}", d.meta.id)).first() {
+            dead.insert(doc);
+        }
+    }
+    let mut overlay = Index::assemble(
+        &kept,
+        info.graph.clone(),
+        info.params,
+        info.stats,
+        info.tables.clone(),
+    );
+    let inbox_index = Index::overlay(
+        &inbox,
+        &info.graph,
+        info.params,
+        info.stats,
+        overlay.tables.clone(),
+    );
+    append(&mut overlay, inbox_index);
+    let success = opened
+        .delta()
+        .map(|d| {
+            d.evidence
+                .iter()
+                .map(|(&doc, e)| (doc, e.success()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let layered = Layered {
+        base: &base,
+        overlay,
+        dead,
+        success,
+    };
+    let out = f(&layered);
+    drop(layered);
+    match base.error.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// Appends `more` (whose tables continue `index`'s) to `index`.
+fn append(index: &mut Index, more: Index) {
+    let offset = index.attrs.len() as u32;
+    let mut by_id: HashMap<u32, String> = HashMap::new();
+    for (t, &id) in &more.dict {
+        by_id.insert(id, t.clone());
+    }
+    for (id, list) in more.postings.into_iter().enumerate() {
+        let Some(term) = by_id.remove(&(id as u32)) else {
+            continue;
+        };
+        let shifted = list.into_iter().map(|(d, f)| (d + offset, f));
+        match index.dict.get(&term) {
+            Some(&i) => index.postings[i as usize].extend(shifted),
+            None => {
+                index.dict.insert(term, index.postings.len() as u32);
+                index.postings.push(shifted.collect());
+            }
+        }
+    }
+    index.attrs.extend(more.attrs);
+    index.metas.extend(more.metas);
+    index.tables = more.tables;
+}

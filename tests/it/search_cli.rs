@@ -1,0 +1,553 @@
+//! `suggest`, `query`, `context` and `kg check` through the real binary, on
+//! a real learnings dir holding the retrieval corpus (tests/fixtures/search)
+//! or a few learnings of the test's own, synced with real git.
+
+use crate::common;
+
+use common::{Sandbox, copy_tree, json};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search")
+}
+
+/// A dir holding the whole corpus: learnings, events and KG, synced once.
+fn corpus() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "claude"]);
+    for entry in std::fs::read_dir(fixture().join("learnings")).expect("fixture") {
+        let entry = entry.expect("entry");
+        copy_tree(&entry.path(), &sb.dir().join(entry.file_name()));
+    }
+    copy_tree(&fixture().join("kg"), &sb.dir().join("kg"));
+    copy_tree(&fixture().join("events"), &sb.dir().join("events"));
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+fn ids_with_trust(sb: &Sandbox, level: &str) -> BTreeSet<String> {
+    ids(&json(&sb.ok(&["list", "--trust", level, "--json"])))
+        .into_iter()
+        .collect()
+}
+
+fn title_of(sb: &Sandbox, id: &str) -> String {
+    json(&sb.ok(&["show", id, "--json"]))["title"]
+        .as_str()
+        .expect("title")
+        .to_string()
+}
+
+#[test]
+fn suggest_finds_a_recurring_error_and_says_why_in_the_json_contract() {
+    let sb = corpus();
+    let out = json(&sb.ok(&[
+        "suggest",
+        "--json",
+        "Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: dial unix /var/run/docker.sock: connect: permission denied",
+    ]));
+    let hits = out.as_array().expect("array");
+    assert!(!hits.is_empty() && hits.len() <= 3, "{out}");
+    let top = &hits[0];
+    let keys: BTreeSet<&str> = top
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["correction", "id", "score", "title", "trust", "why"].into()
+    );
+    let why: BTreeSet<&str> = top["why"]
+        .as_object()
+        .expect("why")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(why, ["concepts", "terms"].into());
+    assert!(
+        top["title"].as_str().unwrap_or("").contains("docker ps"),
+        "{top}"
+    );
+    assert!(
+        top["correction"].as_str().unwrap_or("").contains("usermod"),
+        "{top}"
+    );
+    assert!(
+        top["why"]["terms"]
+            .as_array()
+            .expect("terms")
+            .iter()
+            .any(|t| t == "socket")
+    );
+    assert!(top["score"].as_f64().expect("score") > 0.0);
+    // The chmod 666 twin matches the same text; its outcomes keep it behind.
+    let twin = hits
+        .iter()
+        .position(|h| h["correction"].as_str().unwrap_or("").contains("chmod 666"));
+    assert!(twin.is_none_or(|p| p > 0), "{out}");
+}
+
+#[test]
+fn a_text_nothing_fits_gets_an_empty_list_and_exit_0() {
+    let sb = corpus();
+    for text in [
+        "how do I bake sourdough bread",
+        "what is the capital of australia",
+    ] {
+        let out = sb.run(&["suggest", "--json", text]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            json(&String::from_utf8_lossy(&out.stdout)),
+            Value::Array(Vec::new())
+        );
+        let human = sb.run(&["suggest", text]);
+        assert_eq!(human.status.code(), Some(0));
+        assert!(
+            human.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&human.stdout)
+        );
+    }
+}
+
+#[test]
+fn text_starting_with_a_dash_is_text() {
+    let sb = corpus();
+    for args in [
+        vec!["suggest", "--json", "--", "-bash: jq: command not found"],
+        vec!["suggest", "--json", "-bash: jq: command not found"],
+        vec!["query", "--json", "-bash: jq: command not found"],
+    ] {
+        let hits = json(&sb.ok(&args));
+        let first = ids(&hits).into_iter().next().expect("a hit");
+        assert!(title_of(&sb, &first).contains("jq"), "{args:?}: {hits}");
+    }
+}
+
+#[test]
+fn l0_learnings_are_never_returned_even_on_their_exact_text() {
+    let sb = corpus();
+    let l0 = ids_with_trust(&sb, "L0");
+    assert!(l0.len() >= 30, "the corpus holds raw failures");
+    for text in [
+        "make: *** No rule to make target 'test'.  Stop.",
+        "error: You must be logged in to the server (Unauthorized)",
+        "error: src refspec main does not match any",
+    ] {
+        let found = ids(&json(&sb.ok(&["query", "--json", "--limit", "50", text])));
+        assert!(found.iter().all(|id| !l0.contains(id)), "{text}: {found:?}");
+    }
+    let out = sb.run(&["query", "--trust", "L0", "anything"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("never returned"));
+}
+
+#[test]
+fn query_filters_by_trust_source_agent_and_kind() {
+    let sb = corpus();
+    let l2 = ids_with_trust(&sb, "L2");
+    assert!(!l2.is_empty(), "the corpus's proven learnings reach L2");
+    let text = "permission denied while trying to connect to the Docker daemon socket";
+    let only_l2 =
+        ids(&json(&sb.ok(&[
+            "query", "--json", "--trust", "L2", "--limit", "20", text,
+        ])));
+    assert!(!only_l2.is_empty());
+    assert!(only_l2.iter().all(|id| l2.contains(id)), "{only_l2:?}");
+
+    let codex = json(&sb.ok(&["list", "--from", "codex", "--trust", "L1", "--json"]));
+    let title = codex[0]["title"].as_str().expect("codex wrote learnings");
+    let from_codex = json(&sb.ok(&["query", "--json", "--from", "codex", "--limit", "20", title]));
+    assert!(!ids(&from_codex).is_empty());
+    for id in ids(&from_codex) {
+        assert_eq!(json(&sb.ok(&["show", &id, "--json"]))["agent_id"], "codex");
+    }
+    let conventions = ids(&json(&sb.ok(&[
+        "query",
+        "--json",
+        "--kind",
+        "convention",
+        "what format should a commit message have",
+    ])));
+    assert!(!conventions.is_empty());
+    for id in conventions {
+        assert_eq!(json(&sb.ok(&["show", &id, "--json"]))["kind"], "convention");
+    }
+    assert_eq!(
+        sb.run(&["query", "--trust", "L9", "x"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_learning_for_another_agent_is_not_suggested_to_this_one() {
+    let sb = corpus();
+    let text = "no network inside the Codex sandbox: vendor dependencies first";
+    let for_codex = ids(&json(
+        &sb.ok(&["--agent", "codex", "suggest", "--json", text]),
+    ));
+    let first = for_codex.first().expect("codex is told");
+    assert!(title_of(&sb, first).contains("Codex sandbox"));
+    let for_claude = ids(&json(
+        &sb.ok(&["--agent", "claude", "suggest", "--json", text]),
+    ));
+    assert!(!for_claude.contains(first), "{for_claude:?}");
+    // A person querying sees it.
+    assert!(ids(&json(&sb.ok(&["query", "--json", text]))).contains(first));
+}
+
+#[test]
+fn the_same_project_comes_first() {
+    let sb = corpus();
+    let text = "make: *** No rule to make target 'test'.  Stop.";
+    for (project, fix) in [("shop", "test-unit"), ("billing-api", "make check")] {
+        let hits = json(&sb.ok(&["suggest", "--json", "--project", project, text]));
+        assert!(
+            hits[0]["correction"].as_str().unwrap_or("").contains(fix),
+            "{project}: {hits}"
+        );
+    }
+}
+
+#[test]
+fn context_respects_its_cap_and_cuts_between_learnings() {
+    let sb = corpus();
+    let block = json(&sb.ok(&[
+        "context",
+        "--json",
+        "--project",
+        "shop",
+        "--max-chars",
+        "700",
+    ]));
+    let md = block["markdown"].as_str().expect("markdown");
+    assert!(md.chars().count() <= 700, "{}", md.chars().count());
+    let shown = block["shown"].as_array().expect("shown");
+    let more = block["more"].as_u64().expect("more");
+    assert!(!shown.is_empty() && more > 0, "{block}");
+    assert!(
+        md.contains(&format!("{more} more learning(s) not shown")),
+        "{md}"
+    );
+    for s in shown {
+        let id = s["id"].as_str().expect("id");
+        assert!(md.contains(&format!("`{id}`")), "whole entries only: {md}");
+        assert!(
+            md.contains(
+                s["correction"]
+                    .as_str()
+                    .expect("c")
+                    .chars()
+                    .take(40)
+                    .collect::<String>()
+                    .as_str()
+            )
+        );
+    }
+    // L2 learnings open the block (the corpus has no L3).
+    let l2 = ids_with_trust(&sb, "L2");
+    assert!(l2.contains(shown[0]["id"].as_str().expect("id")), "{block}");
+
+    let big = sb.ok(&["context", "--project", "shop"]);
+    assert!(
+        big.chars().count() <= 4000 && big.starts_with("## Learnings for this session"),
+        "{big}"
+    );
+    assert!(big.matches("Correction:").count() > shown.len());
+}
+
+#[test]
+fn kg_check_names_the_broken_file_and_line() {
+    let sb = corpus();
+    let out = sb.run(&["kg", "check"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::write(
+        sb.dir().join("kg/broken.md"),
+        "# broken\n\nsynonyms: one, two\n",
+    )
+    .expect("write");
+    std::fs::write(sb.dir().join("kg/empty.md"), "synonyms::\n").expect("write");
+    let out = sb.run(&["kg", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("kg/broken.md:3:") && said.contains("two colons"),
+        "{said}"
+    );
+    assert!(said.contains("kg/empty.md:1:"), "{said}");
+    let j = json(&String::from_utf8_lossy(
+        &sb.run(&["kg", "check", "--json"]).stdout,
+    ));
+    assert_eq!(j["problems"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn the_index_is_rebuilt_when_deleted_or_corrupted() {
+    let sb = corpus();
+    let folder = sb.dir().join(".git/learnsync/search");
+    assert!(
+        folder.join("segment.bin").is_file(),
+        "the sync built the index"
+    );
+    let text = "fatal: refusing to merge unrelated histories";
+    let before = sb.ok(&["suggest", "--json", text]);
+    assert!(!ids(&json(&before)).is_empty());
+
+    std::fs::remove_dir_all(&folder).expect("delete");
+    assert_eq!(sb.ok(&["suggest", "--json", text]), before);
+    assert!(folder.join("segment.bin").is_file(), "rebuilt");
+
+    for garbage in [b"not an index".to_vec(), {
+        let mut b = std::fs::read(folder.join("segment.bin")).expect("read");
+        b.truncate(b.len() / 2);
+        b
+    }] {
+        std::fs::write(folder.join("segment.bin"), garbage).expect("corrupt");
+        let out = sb.run(&["suggest", "--json", text]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), before);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("rebuilding"));
+    }
+    std::fs::write(folder.join("delta.json"), b"{not json").expect("corrupt the delta");
+    assert_eq!(sb.ok(&["suggest", "--json", text]), before);
+}
+
+#[test]
+fn a_learning_added_is_found_from_the_inbox_and_after_the_sync() {
+    let sb = corpus();
+    let text = "the frobnicator daemon refuses to start after the upgrade";
+    assert_eq!(
+        json(&sb.ok(&["suggest", "--json", text])),
+        Value::Array(Vec::new())
+    );
+    let id = sb
+        .ok(&[
+            "add",
+            "--title",
+            "Frobnicator daemon will not start after an upgrade",
+            "--correction",
+            "delete /var/cache/frobnicator and restart it",
+            "--keyword",
+            "frobnicator",
+        ])
+        .trim()
+        .to_string();
+    let found = ids(&json(&sb.ok(&["suggest", "--json", text])));
+    assert_eq!(found.first(), Some(&id), "from the inbox, before any sync");
+
+    let segment = sb.dir().join(".git/learnsync/search/segment.bin");
+    let bytes_before = std::fs::read(&segment).expect("segment");
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    assert_eq!(
+        ids(&json(&sb.ok(&["suggest", "--json", text]))).first(),
+        Some(&id)
+    );
+    assert_eq!(
+        std::fs::read(&segment).expect("segment"),
+        bytes_before,
+        "updated, not rebuilt"
+    );
+    assert!(sb.dir().join(".git/learnsync/search/delta.json").is_file());
+}
+
+#[test]
+fn a_commit_made_by_hand_is_seen_by_the_next_query() {
+    let sb = corpus();
+    let list = json(&sb.ok(&["list", "--trust", "L1", "--json"]));
+    let first = &list.as_array().expect("array")[0];
+    let path = first["path"].as_str().expect("path");
+    let file = sb.dir().join(path);
+    let text = std::fs::read_to_string(&file).expect("read");
+    let old = first["correction"].as_str().expect("correction");
+    let edited = text.replace(
+        &format!(
+            "correction: {}",
+            serde_json::to_string(old).expect("quoted")
+        ),
+        "correction: \"rotate the quuxinator keys\"",
+    );
+    let edited = if edited == text {
+        text.replace(old, "rotate the quuxinator keys")
+    } else {
+        edited
+    };
+    std::fs::write(&file, edited).expect("edit");
+    sb.git(&["add", "-A"]);
+    sb.git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@x",
+        "commit",
+        "-qm",
+        "edit by hand",
+    ]);
+    let hits = json(&sb.ok(&["query", "--json", "rotate the quuxinator keys"]));
+    assert_eq!(
+        ids(&hits).first().map(String::as_str),
+        first["id"].as_str(),
+        "{hits}"
+    );
+}
+
+/// A hub whose `main` holds review records for `reviews` (id, decision).
+fn review_on_hub(sb: &Sandbox, hub: &Path, reviews: &[(&str, &str)]) {
+    let scratch = sb.tmp.path().join("scratch");
+    common::git_in(
+        sb.tmp.path(),
+        &sb.home(),
+        &["init", "-q", "-b", "main", &scratch.display().to_string()],
+    );
+    std::fs::create_dir_all(scratch.join("reviews")).expect("mkdir");
+    for (id, decision) in reviews {
+        let shown = json(&sb.ok(&["show", id, "--json"]));
+        let path = sb.dir().join(shown["path"].as_str().expect("path"));
+        let learning = learnsync::learning::Learning::parse(&std::fs::read(path).expect("read"))
+            .expect("parses");
+        std::fs::write(
+            scratch.join(format!("reviews/{id}.yaml")),
+            format!(
+                "learning: {id}\ndecision: {decision}\ncontent_hash: {}\nreviewer: maintainer\ndecided_at: 2026-09-01T00:00:00Z\n",
+                learning.content_hash()
+            ),
+        )
+        .expect("write");
+    }
+    common::git_in(&scratch, &sb.home(), &["add", "."]);
+    common::git_in(
+        &scratch,
+        &sb.home(),
+        &[
+            "-c",
+            "user.name=m",
+            "-c",
+            "user.email=m@x",
+            "commit",
+            "-qm",
+            "reviews",
+        ],
+    );
+    common::git_in(
+        &scratch,
+        &sb.home(),
+        &["push", "-q", &hub.display().to_string(), "main"],
+    );
+}
+
+#[test]
+fn rejected_learnings_leave_suggestions_and_l3_leads_the_context() {
+    let sb = Sandbox::new();
+    let hub = sb.tmp.path().join("hub.git");
+    common::bare(&hub);
+    sb.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    let add = |title: &str, correction: &str| {
+        sb.ok(&[
+            "add",
+            "--title",
+            title,
+            "--correction",
+            correction,
+            "--error",
+            "widget: spline reticulation failed",
+            "--keyword",
+            "widget",
+        ])
+        .trim()
+        .to_string()
+    };
+    let rejected = add(
+        "Widget spline reticulation: disable the checks",
+        "export WIDGET_NO_CHECKS=1",
+    );
+    let approved = add(
+        "Widget spline reticulation: pin the spline library",
+        "pin libspline 2.3 in widget.toml",
+    );
+    let plain = add(
+        "Widget spline reticulation fails on ARM",
+        "build widget with --no-simd on arm64",
+    );
+    sb.ok(&["sync"]);
+    review_on_hub(
+        &sb,
+        &hub,
+        &[(&rejected, "rejected"), (&approved, "approved")],
+    );
+    sb.ok(&["sync"]);
+    assert_eq!(
+        json(&sb.ok(&["show", &approved, "--json"]))["trust_level"],
+        "L3"
+    );
+    assert_eq!(
+        json(&sb.ok(&["show", &rejected, "--json"]))["suggestion_status"],
+        "rejected"
+    );
+
+    let text = "widget: spline reticulation failed";
+    for args in [
+        vec!["suggest", "--json", "--limit", "10", text],
+        vec!["query", "--json", text],
+    ] {
+        let found = ids(&json(&sb.ok(&args)));
+        assert!(!found.contains(&rejected), "{args:?}: {found:?}");
+        assert_eq!(found.first(), Some(&approved), "L3 first: {found:?}");
+        assert!(found.contains(&plain));
+    }
+    let block = json(&sb.ok(&["context", "--json"]));
+    let shown = ids(&block["shown"]);
+    assert_eq!(shown.first(), Some(&approved), "{block}");
+    assert!(!shown.contains(&rejected));
+    assert_eq!(block["shown"][0]["trust"], "L3");
+}
+
+#[test]
+fn the_hook_helpers_answer_confidently_or_not_at_all() {
+    let sb = corpus();
+    let dir = learnsync::store::LearningsDir::new(sb.dir());
+    let block = learnsync::search::suggest_for_hook(
+        &dir,
+        "error: externally-managed-environment × This environment is externally managed",
+        Some("claude"),
+        None,
+    )
+    .expect("a confident match");
+    assert!(
+        block.contains("venv") && block.contains("Correction:"),
+        "{block}"
+    );
+    assert!(
+        learnsync::search::suggest_for_hook(
+            &dir,
+            "how do I bake sourdough bread",
+            Some("claude"),
+            None
+        )
+        .is_none()
+    );
+    let ctx = learnsync::search::context_block(&dir, None, Some("claude"), Some("shop"), 1000)
+        .expect("context");
+    assert!(ctx.markdown.chars().count() <= 1000 && !ctx.shown.is_empty());
+}
