@@ -254,6 +254,9 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if w == b"auth" {
         return Some(Family::Auth);
     }
+    if WEAK_WORDS.contains(&w) {
+        return Some(Family::Key);
+    }
     if ends(b"credential") || ends(b"credentials") || w == b"creds" || w == b"cred" {
         return Some(Family::Credential);
     }
@@ -265,6 +268,10 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     }
     None
 }
+
+/// Words that name a credential only as a key's last word (`SHODAN_API`, `FOO_ACCESS`),
+/// never as a qualifier (`api_url`, `access_log`).
+const WEAK_WORDS: &[&[u8]] = &[b"api", b"access", b"hmac", b"apikeys"];
 
 /// Words after the secret's name that make the key about the secret, not the secret:
 /// `token_type`, `password_min_length`, `secret_name`, `key_file`.
@@ -570,14 +577,21 @@ fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
         if let Some(f) = classify_word(words.get(key, i)) {
             first.get_or_insert(i);
             last = i;
-            if best.is_none_or(|(b, _)| f > b) {
+            if best.is_none_or(|(b, _)| f >= b) {
                 best = Some((f, i));
             }
         }
     }
-    let (family, _) = best?;
+    let (family, best_at) = best?;
     let first = first?;
     let word = |i: usize| words.get(key, i);
+    if WEAK_WORDS
+        .iter()
+        .any(|w| word(best_at).eq_ignore_ascii_case(w))
+        && best_at + 1 != words.n
+    {
+        return None;
+    }
     let has = |w: &[u8]| (0..words.n).any(|i| word(i).eq_ignore_ascii_case(w));
     let private = has(b"private") || contains_ci(word(last), b"private");
     for i in last + 1..words.n {
@@ -667,6 +681,7 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     while ke > e && matches!(b[ke - 1], b'.' | b'-') {
         ke -= 1;
     }
+    let key_quote = quote_before(b, ks);
     let dashes = run(b, ks, |c| c == b'-') - ks;
     let flag = dashes > 0
         && dashes <= 2
@@ -691,7 +706,7 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         }
         other => other,
     };
-    let found = direct_value(b, ks, ke, flag, family, kind)
+    let found = direct_value(b, ks, ke, flag, key_quote, family, kind)
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind));
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
@@ -702,15 +717,16 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
 
 /// The value right after the key: `KEY=v`, `key: v`, `"key": "v"`, `['KEY'] = 'v'`,
 /// `key => v`, `<key>v</key>`, `define('KEY', 'v')`, `--key v`, `set key v`.
+#[allow(clippy::too_many_arguments)]
 fn direct_value(
     b: &[u8],
     ks: usize,
     ke: usize,
     flag: bool,
+    key_quote: Option<u8>,
     family: Family,
     kind: &'static str,
 ) -> Option<Found> {
-    let key_quote = quote_before(b, ks);
     let mut i = ke;
     // The closing of a quoted or indexed key.
     if at(b, i) == Some(b'\\') && at(b, i + 1).is_some_and(is_quote) {
@@ -781,14 +797,22 @@ fn direct_value(
             // No separator: `--token abc`, `.netrc`'s `password abc`, `set key value`,
             // `PASSWORD 'x'` in SQL, or a random value right after the word.
             let blanks = sp - i;
-            if blanks == 0 || blanks > 4 || at(b, sp).is_none_or(|c| c == b'-' || c == b'\n') {
+            let line = &b[line_start(b, ks)..ks];
+            // `vault kv get`'s table: `password    hunter2` alone on its line.
+            let table = line.iter().all(|c| c.is_ascii_whitespace()) && {
+                let ve = run(b, sp, |c| !c.is_ascii_whitespace());
+                ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
+            };
+            if blanks == 0
+                || blanks > 4 && !table
+                || at(b, sp).is_none_or(|c| c == b'-' || c == b'\n')
+            {
                 return None;
             }
-            let line = &b[line_start(b, ks)..ks];
             let netrc = family == Family::Password && contains_ci(line, b"login ");
             let set = set_context(line);
             let quoted = at(b, sp).is_some_and(is_quote);
-            need = if flag || set || netrc {
+            need = if flag || set || netrc || table {
                 need
             } else if quoted && family == Family::Password {
                 Need::Password
@@ -820,7 +844,10 @@ fn direct_value(
     {
         return None;
     }
-    if !plausible(v, need)
+    // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`).
+    let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit());
+    if key_id
+        || !plausible(v, need)
         || family == Family::Auth
             && kind == "docker-auth"
             && !v.iter().all(|&c| super::text::is_b64(c))
@@ -1018,10 +1045,12 @@ fn name_value_pair(
             let full = &b[dash_word..we];
             if one_of(word, VALUE_KEYS) || one_of(full, VALUE_KEYS) {
                 let flag = dash_word < k;
-                return direct_value(b, k, we, flag, family, kind).map(|mut f| {
-                    f.direct = true;
-                    f
-                });
+                return direct_value(b, k, we, flag, quote_before(b, dash_word), family, kind).map(
+                    |mut f| {
+                        f.direct = true;
+                        f
+                    },
+                );
             }
             if one_of(word, NAME_KEYS) && we > ke + 1 {
                 // The next pair started: this name had no value here.
@@ -1050,9 +1079,18 @@ fn near_quoted(
     } else {
         Need::Strong
     };
+    // A few words of prose between the key and the value, no more: `password '…'`,
+    // `for flag -token`, `provided: …`.
+    let close = |gap: &[u8]| {
+        gap.split(|c| c.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .count()
+            <= 4
+    };
     let ok = |v: &[u8]| {
         plausible(v, need)
             && !v.contains(&b' ')
+            && !v[..v.len().saturating_sub(2)].contains(&b'=')
             && (need != Need::Password
                 || v.len() >= 6
                     && v.iter().any(|c| !c.is_ascii_lowercase())
@@ -1063,6 +1101,9 @@ fn near_quoted(
     let mut i = ke;
     let mut colon_seen = false;
     while i < end {
+        if !close(&b[ke..i]) {
+            break;
+        }
         if b[i] == b':' && at(b, i + 1) == Some(b' ') && !colon_seen {
             // `Incorrect API key provided: <value>.`
             colon_seen = true;
@@ -1080,18 +1121,18 @@ fn near_quoted(
         }
         if is_quote(b[i]) {
             let q = b[i];
-            let close = run(&b[..end], i + 1, |c| c != q);
-            if close < end {
-                let v = &b[i + 1..close];
+            let shut = run(&b[..end], i + 1, |c| c != q);
+            if shut < end {
+                let v = &b[i + 1..shut];
                 if ok(v) && !is_placeholder(v) {
                     return Some(Found {
                         kind,
                         start: i + 1,
-                        end: close,
+                        end: shut,
                         direct: false,
                     });
                 }
-                i = close + 1;
+                i = shut + 1;
                 continue;
             }
             break;
@@ -1103,6 +1144,9 @@ fn near_quoted(
     let mut j = ks;
     while j > start {
         j -= 1;
+        if !close(&b[j..ks]) {
+            break;
+        }
         if is_quote(b[j]) {
             let q = b[j];
             let open = run_back(b, j, start, |c| c != q);

@@ -254,6 +254,20 @@ fn command_words(b: &[u8], i: usize) -> impl Iterator<Item = &[u8]> {
         .map_or(ls, |p| ls + p + 1);
     b[seg_start..i]
         .split(|c| c.is_ascii_whitespace())
+        .map(|w| {
+            // Argument lists quote each word: `["mysql",`, `'curl',`.
+            let n = w
+                .iter()
+                .take_while(|c| matches!(c, b'[' | b'"' | b'\''))
+                .count();
+            let w = &w[n..];
+            let m = w
+                .iter()
+                .rev()
+                .take_while(|c| matches!(c, b',' | b'"' | b'\'' | b']'))
+                .count();
+            &w[..w.len() - m]
+        })
         .filter(|w| !w.is_empty())
         .map(|w| {
             let base = w.rsplit(|&c| c == b'/').next().unwrap_or(w);
@@ -371,19 +385,22 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
 /// A command's short password flag, `-pSECRET` or `-p SECRET`; any other program's
 /// `-p`/`-P` counts only with a clearly random value.
 pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
-    // `s` is the blank before the flag.
+    // `s` is the blank or quote before the flag.
     let fs = s + 1;
     let flag = &b[fs..e];
     if !matches!(flag, b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t") {
         return None;
     }
     let glued_start = e;
-    let glued = at(b, e).is_some_and(|c| !c.is_ascii_whitespace() && c != b'=');
+    let in_list = matches!(b[s], b'"' | b'\'');
+    let glued =
+        at(b, e).is_some_and(|c| !c.is_ascii_whitespace() && c != b'=' && !(in_list && c == b[s]));
     // The value first: it is cheap to reject, the program lookup reads the line.
+    let spaced_at = if glued { None } else { next_argument(b, e) };
     let first = if glued {
         at(b, e)
     } else {
-        at(b, skip_blanks(b, e))
+        spaced_at.and_then(|j| at(b, j))
     };
     if first.is_none_or(|c| c == b'-' || c.is_ascii_whitespace()) {
         return None;
@@ -399,14 +416,16 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
             if login_only && !command_words(b, fs).any(|w| w == b"login" || w == b"auth") {
                 return None;
             }
-            (skip_blanks(b, e), Need::Password)
+            (spaced_at?, Need::Password)
         }
         Some(_) => return None,
-        None if !glued && matches!(flag, b"-p" | b"-P") => (skip_blanks(b, e), Need::Strong),
+        None if !glued && matches!(flag, b"-p" | b"-P") => (spaced_at?, Need::Strong),
         None => return None,
     };
-    let quote = at(b, start).filter(|c| matches!(c, b'"' | b'\''));
-    let vs = start + usize::from(quote.is_some());
+    // In an argument list a glued value ends at the item's closing quote.
+    let list_quote = (glued && in_list).then_some(b[s]);
+    let quote = list_quote.or(at(b, start).filter(|c| matches!(c, b'"' | b'\'')));
+    let vs = start + usize::from(quote.is_some() && list_quote.is_none());
     let ve = match quote {
         Some(q) => run(&b[..line_end(b, vs, 1024)], vs, |c| c != q),
         None => cred_end(b, vs),
@@ -426,10 +445,24 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     hit("password", vs, ve)
 }
 
+/// Where the argument after a flag starts: after blanks on a command line, or after the
+/// `', '` between the items of an argument list (`['curl', '-u', 'u:p']`, JSON arrays).
+fn next_argument(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    if at(b, j).is_some_and(|c| matches!(c, b'"' | b'\'')) && at(b, j + 1) == Some(b',') {
+        j = skip_blanks(b, j + 2);
+        return at(b, j)
+            .is_some_and(|c| matches!(c, b'"' | b'\''))
+            .then_some(j);
+    }
+    let k = skip_blanks(b, j);
+    (k > j).then_some(k)
+}
+
 /// `curl -u user:password`, `--user user:password`, httpie `-a`/`--auth`, smbclient
 /// `-U user%password`: the password goes, the user stays.
 pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
-    if !before(b, s).is_some_and(|c| c == b' ' || c == b'\t') {
+    if !before(b, s).is_some_and(|c| matches!(c, b' ' | b'\t' | b'"' | b'\'')) {
         return None;
     }
     let f = &b[s..e];
@@ -437,10 +470,9 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let mut i = e;
     if long && at(b, i) == Some(b'=') {
         i += 1;
-    } else if !matches!(at(b, i), Some(b' ' | b'\t')) {
-        return None;
+    } else {
+        i = next_argument(b, i)?;
     }
-    i = skip_blanks(b, i);
     let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\''));
     if quote.is_some() {
         i += 1;
@@ -480,6 +512,24 @@ pub(super) fn add_mask(b: &[u8], e: usize) -> Option<Hit> {
     let end = line_end(b, e, 4096);
     let v = b[e..end].trim_ascii_end();
     (!v.is_empty() && !is_placeholder(v)).then(|| hit("secret", e, e + v.len()))?
+}
+
+/// ``cannot unmarshal !!str `VALUE` into …``: YAML quoting a string it could not use.
+/// The key is elsewhere, so only a value shaped like a password or a token counts.
+pub(super) fn yaml_str(b: &[u8], e: usize) -> Option<Hit> {
+    let end = run(&b[..line_end(b, e, 512)], e, |c| c != b'`');
+    let v = &b[e..end];
+    let shaped = v.len() >= 6
+        && has_digit(v)
+        && has_alpha(v)
+        && !v.contains(&b' ')
+        && plausible(v, Need::Password)
+        && !super::text::is_numeric_shape(v)
+        && !super::text::is_version(v)
+        && !super::text::is_uuid(v)
+        && !super::text::is_named_digest(v)
+        && !super::text::looks_like_word_list(v);
+    (at(b, end) == Some(b'`') && shaped).then(|| hit("secret", e, end))?
 }
 
 /// A `.pgpass` line, `host:port:database:user:password`, found by its port field.

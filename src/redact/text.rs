@@ -575,9 +575,15 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             if !has_digit(v) && !symbols && !random_alnum(v, 20) {
                 return false;
             }
+            // Short one-case hex is an abbreviated hash or an id.
+            let hex_id =
+                v.len() < 16 && v.iter().all(|&c| is_hex(c)) && !(has_upper(v) && has_lower(v));
+            if hex_id || looks_like_word_list(v) {
+                return false;
+            }
             let e = entropy(v);
             if strong {
-                has_digit(v) && alpha && e >= 3.0 && !looks_like_word_list(v)
+                has_digit(v) && alpha && e >= 3.0
             } else {
                 (mixed || v.len() >= 20) && e >= 2.5
             }
@@ -586,7 +592,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
 }
 
 /// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.
-fn looks_like_word_list(v: &[u8]) -> bool {
+pub(super) fn looks_like_word_list(v: &[u8]) -> bool {
     let parts: Vec<&[u8]> = v
         .split(|&c| matches!(c, b'_' | b'-' | b'.' | b':'))
         .filter(|p| !p.is_empty())
