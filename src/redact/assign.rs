@@ -1087,8 +1087,12 @@ fn near_quoted(
             .count()
             <= 4
     };
+    let key = &b[ks..ke];
     let ok = |v: &[u8]| {
-        plausible(v, need)
+        // `password=` between two quotes is a key, not its value.
+        let keyish = v.ends_with(b"=") && v.len() < 16 || v.ends_with(b":") || contains_ci(v, key);
+        !keyish
+            && plausible(v, need)
             && !v.contains(&b' ')
             && !v[..v.len().saturating_sub(2)].contains(&b'=')
             && (need != Need::Password

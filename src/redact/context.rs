@@ -91,6 +91,30 @@ pub(super) fn webhook(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit
     (end - e >= 16 && has_digit(&b[e..end])).then(|| hit(kind, e, end))?
 }
 
+/// A webhook URL after its `://`: Discord, Teams, Zapier, Telegram bots.
+pub(super) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let host_end = run(&b[..(e + 128).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    let host = &b[e..host_end];
+    let path = &b[host_end..];
+    let (lit, skip): (&str, &[u8]) = if (host.eq_ignore_ascii_case(b"discord.com")
+        || host.eq_ignore_ascii_case(b"discordapp.com"))
+        && path.starts_with(b"/api/webhooks/")
+    {
+        ("discord.com/api/webhooks/", b"/api/webhooks/")
+    } else if host.ends_with(b".webhook.office.com") && path.starts_with(b"/webhookb2/") {
+        ("webhook.office.com/webhookb2/", b"/webhookb2/")
+    } else if host.eq_ignore_ascii_case(b"hooks.zapier.com") && path.starts_with(b"/hooks/catch/") {
+        ("hooks.zapier.com/hooks/catch/", b"/hooks/catch/")
+    } else if host.eq_ignore_ascii_case(b"api.telegram.org") && path.starts_with(b"/bot") {
+        ("api.telegram.org/bot", b"/bot")
+    } else {
+        return None;
+    };
+    webhook(b, s, host_end + skip.len(), lit)
+}
+
 // ---------------------------------------------------------------------------
 // Headers
 

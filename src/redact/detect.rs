@@ -68,10 +68,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("-----BEGIN ", Anchor::Pem), ("LS0tLS1CRUdJTi", Anchor::B64Pem),
     ("ewog", Anchor::B64PrettyJson), ("ewoi", Anchor::B64PrettyJson),
     ("Private-Lines:", Anchor::Putty),
-    ("hooks.slack.com/", Anchor::Webhook), ("discord.com/api/webhooks/", Anchor::Webhook),
-    ("discordapp.com/api/webhooks/", Anchor::Webhook),
-    ("webhook.office.com/webhookb2/", Anchor::Webhook),
-    ("hooks.zapier.com/hooks/catch/", Anchor::Webhook), ("api.telegram.org/bot", Anchor::Webhook),
+    // Slack's webhooks are pasted without a scheme; the others are found after `://`.
+    ("hooks.slack.com/", Anchor::Webhook),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
@@ -105,14 +103,24 @@ const FIXED: &[(&str, Anchor)] = &[
 struct Anchors {
     automaton: AhoCorasick,
     table: Vec<(&'static str, Anchor)>,
+    /// Vendor prefixes that end in `_` or `-`, sorted: looked up at each separator the
+    /// automaton finds instead of being patterns of their own, which keeps the automaton
+    /// small (its build is most of a one-shot hook's redaction cost).
+    separated: Vec<(&'static [u8], Vendor)>,
 }
 
 static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
-    let table: Vec<(&'static str, Anchor)> = vendor::PREFIXES
+    let (separated, joined): (Vec<_>, Vec<_>) = vendor::PREFIXES
         .iter()
-        .map(|&(p, v)| (p, Anchor::Vendor(v)))
+        .partition(|(p, _)| p.ends_with('_') || p.ends_with('-'));
+    let table: Vec<(&'static str, Anchor)> = joined
+        .iter()
+        .map(|&&(p, v)| (p, Anchor::Vendor(v)))
         .chain(FIXED.iter().copied())
         .collect();
+    let mut separated: Vec<(&'static [u8], Vendor)> =
+        separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
+    separated.sort_by(|a, b| a.0.cmp(b.0));
     let automaton = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
@@ -122,7 +130,11 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .kind(Some(AhoCorasickKind::ContiguousNFA))
         .build(table.iter().map(|(pattern, _)| pattern))
         .expect("the anchors are fixed short literals, which always build");
-    Anchors { automaton, table }
+    Anchors {
+        automaton,
+        table,
+        separated,
+    }
 });
 
 /// Builds the automaton now rather than on the first scan.
@@ -152,6 +164,10 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             continue;
         };
         let (s, e) = (m.start(), m.end());
+        // A hit inside one of our markers (`[REDACTED:password]`) is our own word.
+        if markers.last().is_some_and(|&(ms, me)| ms < s && s < me) {
+            continue;
+        }
         let specific = |h: Option<Hit>| h.map(|h| (h, SPECIFIC));
         let context = |h: Option<Hit>| h.map(|h| (h, CONTEXT));
         let found: Option<(Hit, u8)> = match anchor {
@@ -177,7 +193,8 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Azure => specific(context::azure(b, s, e)),
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),
-            Anchor::Url => context(context::url_credentials(b, s, e)),
+            Anchor::Url => context(context::url_credentials(b, s, e))
+                .or_else(|| specific(context::webhook_url(b, s, e))),
             Anchor::AuthHeader if s >= reach.header => {
                 context(context::auth_header(b, s, e, &mut reach.header))
             }
@@ -192,8 +209,13 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::AddMask => context(context::add_mask(b, e)),
             Anchor::YamlStr => context::yaml_str(b, e).map(|h| (h, NEAR)),
             Anchor::Pgpass => context(context::pgpass(b, s)),
-            Anchor::Separator if s >= reach.shape => {
-                vendor::generic_prefixed(b, s, &mut reach.shape)
+            Anchor::Separator => {
+                if let Some((start, end, v)) = vendor::separated(b, s, &anchors.separated) {
+                    push(out, (v.kind, start, end), SPECIFIC);
+                }
+                (s >= reach.shape)
+                    .then(|| vendor::generic_prefixed(b, s, &mut reach.shape))
+                    .flatten()
                     .map(|(s, e)| (("token", s, e), SHAPE))
             }
             Anchor::Keyword => assign::assignment(b, s, e, &mut reach.assign).map(
@@ -212,7 +234,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 }
                 None
             }
-            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::Separator => None,
+            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader => None,
         };
         if let Some((h, priority)) = found {
             push(out, h, priority);

@@ -46,7 +46,8 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
     let mut out = replace(text, &found);
     // Removing a secret can expose a neighbour that its bytes were guarding (a token
-    // that was glued to another word); run again until nothing is left.
+    // that was glued to another word, a candidate that lost to an overlapping one);
+    // run again until nothing is left. Only text that held a secret pays for this.
     for _ in 0..MAX_PASSES {
         let more = findings(&out);
         if more.is_empty() {

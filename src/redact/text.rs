@@ -524,6 +524,11 @@ const STOP_WORDS: &[&[u8]] = &[
 ];
 
 pub(super) fn is_stop_word(v: &[u8]) -> bool {
+    let v = v
+        .strip_suffix(b":")
+        .or_else(|| v.strip_suffix(b"="))
+        .or_else(|| v.strip_suffix(b","))
+        .unwrap_or(v);
     STOP_WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 

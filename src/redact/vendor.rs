@@ -327,6 +327,33 @@ pub(super) fn prefixed(b: &[u8], s: usize, e: usize, literal: &str, p: Vendor) -
     ok.then_some(end)
 }
 
+/// A vendor token whose prefix ends at the separator `b[s]` (`glpat-`, `dop_v1_`): the
+/// run of token bytes before it, looked up in `table` (sorted). A prefix starts where a
+/// word does (`prefixed` insists), so the run's start is the only place to look.
+pub(super) fn separated(
+    b: &[u8],
+    s: usize,
+    table: &[(&'static [u8], Vendor)],
+) -> Option<(usize, usize, Vendor)> {
+    let lo = s.saturating_sub(24);
+    let start = run_back(b, s, lo, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+    });
+    if start == lo && lo > 0 {
+        return None;
+    }
+    let cand = &b[start..=s];
+    // The table is sorted, so one first byte's prefixes are together; comparing lengths
+    // first skips nearly all of them without touching their bytes.
+    let lo = table.partition_point(|(p, _)| p[0] < cand[0]);
+    let (p, v) = *table[lo..]
+        .iter()
+        .take_while(|(p, _)| p[0] == cand[0])
+        .find(|(p, _)| p.len() == cand.len() && *p == cand)?;
+    let lit = std::str::from_utf8(p).ok()?;
+    prefixed(b, start, s + 1, lit, v).map(|end| (start, end, v))
+}
+
 /// A 40-character AWS secret key within a short distance after an access key id.
 pub(super) fn aws_secret_near(b: &[u8], from: usize) -> Option<(usize, usize)> {
     let limit = (from + 120).min(b.len());
