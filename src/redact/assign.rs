@@ -805,7 +805,7 @@ fn direct_value(
             };
             if blanks == 0
                 || blanks > 4 && !table
-                || at(b, sp).is_none_or(|c| c == b'-' || c == b'\n')
+                || at(b, sp).is_none_or(|c| c == b'-' && !table || c == b'\n')
             {
                 return None;
             }
@@ -955,7 +955,9 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
             return Some((i + 1, e));
         }
     }
-    if placeholder_start(first) && first != b'%' || first == b'#' {
+    // `key: # comment`; but `PASSWORD=#x` is a value (no blank, no comment).
+    let comment = first == b'#' && before(b, i).is_some_and(|c| c.is_ascii_whitespace());
+    if placeholder_start(first) || comment {
         return None;
     }
     let mut end = run(&b[..cap], i, |c| {
@@ -1044,7 +1046,7 @@ fn name_value_pair(
             let dash_word = run_back(b, k, k.saturating_sub(2), |c| c == b'-');
             let full = &b[dash_word..we];
             if one_of(word, VALUE_KEYS) || one_of(full, VALUE_KEYS) {
-                let flag = dash_word < k;
+                let flag = dash_word < k || word.starts_with(b"-");
                 return direct_value(b, k, we, flag, quote_before(b, dash_word), family, kind).map(
                     |mut f| {
                         f.direct = true;

@@ -107,12 +107,38 @@ pub(super) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         ("webhook.office.com/webhookb2/", b"/webhookb2/")
     } else if host.eq_ignore_ascii_case(b"hooks.zapier.com") && path.starts_with(b"/hooks/catch/") {
         ("hooks.zapier.com/hooks/catch/", b"/hooks/catch/")
+    } else if host.eq_ignore_ascii_case(b"outlook.office.com") && path.starts_with(b"/webhook/") {
+        ("webhook.office.com/webhookb2/", b"/webhook/")
     } else if host.eq_ignore_ascii_case(b"api.telegram.org") && path.starts_with(b"/bot") {
         ("api.telegram.org/bot", b"/bot")
     } else {
         return None;
     };
     webhook(b, s, host_end + skip.len(), lit)
+}
+
+/// A URL path segment after one that names a credential (`/webhooks/<random>/…`,
+/// `/token/<random>`): the random segment is the credential.
+pub(super) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    // Inside a URL: a `://` earlier on the line.
+    let ls = line_start(b, s);
+    if find(&b[ls..s], b"://").is_none() {
+        return None;
+    }
+    let end = run(&b[..(e + 512).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
+    });
+    let seg = &b[e..end];
+    let at_next = at(b, end);
+    if seg.len() < 16 || at_next == Some(b'.') || !plausible(seg, Need::Strong) {
+        return None;
+    }
+    let kind = if contains_ci(&b[s..e], b"hook") {
+        "webhook-token"
+    } else {
+        "token"
+    };
+    hit(kind, e, end)
 }
 
 // ---------------------------------------------------------------------------
@@ -455,7 +481,7 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         None => cred_end(b, vs),
     };
     let v = &b[vs..ve];
-    if v.starts_with(b"-") || !plausible(v, need) {
+    if v.starts_with(b"-") && quote.is_none() || !plausible(v, need) {
         return None;
     }
     // `mysql -u root -p shop`: a spaced `-p` before a plain word names the database.
@@ -641,7 +667,7 @@ pub(super) fn openai_marker(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// is base64 JSON, a credential when it decodes to a Grafana key or a service account.
 pub(super) fn jwt(b: &[u8], s: usize) -> Option<Hit> {
     if !b[s..].starts_with(b"eyJ")
-        || before(b, s).is_some_and(|c| is_b64url(c) || c == b'.' || c == b'+' || c == b'/')
+        || before(b, s).is_some_and(|c| is_b64url(c) || c == b'.' || c == b'+')
     {
         return None;
     }

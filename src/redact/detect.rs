@@ -20,15 +20,17 @@ pub(super) struct Candidate {
 }
 
 /// A known token format or structure: the bytes alone say "credential".
-const SPECIFIC: u8 = 4;
+const SPECIFIC: u8 = 5;
 /// A credential position (URL userinfo, a header, a password flag, a connection string).
-const CONTEXT: u8 = 3;
+const CONTEXT: u8 = 4;
 /// `<word>_<random>`: the shape of a vendor token the table does not know.
-const SHAPE: u8 = 2;
+const SHAPE: u8 = 3;
 /// A `key = value` assignment whose key names a secret.
-const ASSIGNMENT: u8 = 1;
+const ASSIGNMENT: u8 = 2;
 /// A quoted value near such a key in prose.
-const NEAR: u8 = 0;
+const NEAR: u8 = 1;
+/// A value a parser quoted back with no key in sight (``!!str `…` ``).
+const QUOTED: u8 = 0;
 
 #[derive(Clone, Copy)]
 enum Anchor {
@@ -41,6 +43,7 @@ enum Anchor {
     B64PrettyJson,
     Putty,
     Webhook,
+    PathSecret,
     Azure,
     SignatureParam,
     Url,
@@ -70,6 +73,10 @@ const FIXED: &[(&str, Anchor)] = &[
     ("Private-Lines:", Anchor::Putty),
     // Slack's webhooks are pasted without a scheme; the others are found after `://`.
     ("hooks.slack.com/", Anchor::Webhook),
+    ("/webhooks/", Anchor::PathSecret), ("/webhook/", Anchor::PathSecret),
+    ("/hooks/", Anchor::PathSecret), ("/token/", Anchor::PathSecret),
+    ("/tokens/", Anchor::PathSecret), ("/key/", Anchor::PathSecret),
+    ("/keys/", Anchor::PathSecret), ("/secret/", Anchor::PathSecret),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
@@ -190,6 +197,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::B64PrettyJson => specific(context::b64_pretty_json(b, s)),
             Anchor::Putty => specific(context::putty(b, e)),
             Anchor::Webhook => specific(context::webhook(b, s, e, literal)),
+            Anchor::PathSecret => context(context::path_secret(b, s, e)),
             Anchor::Azure => specific(context::azure(b, s, e)),
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),
@@ -207,7 +215,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::ShortFlag => context(context::short_flag(b, s, e)),
             Anchor::IdentifiedBy => context(context::identified_by(b, e)),
             Anchor::AddMask => context(context::add_mask(b, e)),
-            Anchor::YamlStr => context::yaml_str(b, e).map(|h| (h, NEAR)),
+            Anchor::YamlStr => context::yaml_str(b, e).map(|h| (h, QUOTED)),
             Anchor::Pgpass => context(context::pgpass(b, s)),
             Anchor::Separator => {
                 if let Some((start, end, v)) = vendor::separated(b, s, &anchors.separated) {

@@ -160,7 +160,7 @@ pub(super) fn random_alnum(v: &[u8], min: usize) -> bool {
         return mixed && !wordy && (digit > 0 || n >= 24) && entropy(v) >= 3.5;
     }
     // One case and digits: base36.
-    digit * 7 >= n && (upper + lower) * 3 >= n && vowel_share(v) < 0.35 && entropy(v) >= 3.5
+    digit * 10 >= n && (upper + lower) * 3 >= n && vowel_share(v) < 0.35 && entropy(v) >= 3.5
 }
 
 /// Share of vowels among the letters: about 0.4 in words, 0.2 in random letters.

@@ -299,7 +299,9 @@ pub(super) fn prefixed(b: &[u8], s: usize, e: usize, literal: &str, p: Vendor) -
     }
     let cap = (e + p.max + 1).min(b.len());
     let mut end = run(&b[..cap], e, |c| p.body.accepts(c));
-    while end > e && p.body.trims().contains(&b[end - 1]) {
+    // Trailing punctuation is the sentence's, unless the body needs it to be long enough
+    // (base64url bodies end in `-` or `_` as often as in anything else).
+    while end > e + p.min && p.body.trims().contains(&b[end - 1]) {
         end -= 1;
     }
     let body = &b[e..end];
