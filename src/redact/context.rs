@@ -122,9 +122,7 @@ pub(super) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 pub(super) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // Inside a URL: a `://` earlier on the line.
     let ls = line_start(b, s);
-    if find(&b[ls..s], b"://").is_none() {
-        return None;
-    }
+    find(&b[ls..s], b"://")?;
     let end = run(&b[..(e + 512).min(b.len())], e, |c| {
         c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
     });
