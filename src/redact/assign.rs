@@ -408,6 +408,7 @@ const DENY_TAIL: &[&[u8]] = &[
     b"last",
     b"id",
     b"uuid",
+    b"accessor",
     b"handle",
     b"label",
     b"slot",
@@ -782,14 +783,16 @@ fn direct_value(
             });
             let v = b[start..end].trim_ascii();
             let off = start + (b[start..end].len() - b[start..end].trim_ascii_start().len());
-            return (plausible(v, need)).then_some(Found {
+            // Only a real element: `</key>` closes it (`<PASSWORD>  Password for…` is help text).
+            let closed = b[end..].starts_with(b"</") && b[end + 2..].starts_with(&b[ks..ke]);
+            return (closed && plausible(v, need)).then_some(Found {
                 kind,
                 start: off,
                 end: off + v.len(),
                 direct: true,
             });
         }
-        Some(b'(') if at(b, skip_blanks(b, sp + 1)).is_some_and(is_quote) => {
+        Some(b'(') if at(b, skip_blanks(b, sp + 1)).is_some_and(is_quote) && setter(&b[ks..ke]) => {
             must_quote = true;
             sp + 1
         }
@@ -805,7 +808,8 @@ fn direct_value(
             };
             if blanks == 0
                 || blanks > 4 && !table
-                || at(b, sp).is_none_or(|c| c == b'-' && !table || c == b'\n')
+                || at(b, sp)
+                    .is_none_or(|c| c == b'-' && !table && !dash_random(b, sp) || c == b'\n')
             {
                 return None;
             }
@@ -860,6 +864,28 @@ fn direct_value(
         end,
         direct: true,
     })
+}
+
+/// A random value that happens to start with `-` (`--token -0g5g…`), not another flag.
+pub(super) fn dash_random(b: &[u8], i: usize) -> bool {
+    let end = run(&b[..(i + 512).min(b.len())], i, |c| {
+        !c.is_ascii_whitespace()
+    });
+    let w = &b[i..end];
+    w.len() >= 17 && w[1] != b'-' && !w.contains(&b'=') && plausible(&w[1..], Need::Strong)
+}
+
+/// `setPassword("…")`, `withToken("…")`: a call that stores its argument, unlike
+/// `prompt_password("Password: ")`.
+fn setter(key: &[u8]) -> bool {
+    [b"set".as_slice(), b"with", b"put", b"use"]
+        .iter()
+        .any(|p| {
+            key.len() > p.len()
+                && key[..p.len()].eq_ignore_ascii_case(p)
+                && (key[p.len()].is_ascii_uppercase() || key[p.len()] == b'_')
+        })
+        || classify_word(key).is_some() && !key.contains(&b'_')
 }
 
 fn is_quote(c: u8) -> bool {
@@ -967,8 +993,8 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
                 b'"' | b'\'' | b'`' | b'&' | b',' | b';' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
             ))
     });
-    // A sentence's full stop.
-    if end > i + 1 && b[end - 1] == b'.' {
+    // A sentence's full stop, a label's colon.
+    if end > i + 1 && matches!(b[end - 1], b'.' | b':') {
         end -= 1;
     }
     (end > i).then_some((i, end))

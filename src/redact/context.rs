@@ -450,7 +450,11 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     } else {
         spaced_at.and_then(|j| at(b, j))
     };
-    if first.is_none_or(|c| c == b'-' || c.is_ascii_whitespace()) {
+    if first.is_none_or(|c| c.is_ascii_whitespace())
+        || first == Some(b'-')
+            && !glued
+            && !spaced_at.is_some_and(|j| super::assign::dash_random(b, j))
+    {
         return None;
     }
     let entry = PASSWORD_FLAGS
@@ -479,7 +483,9 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         None => cred_end(b, vs),
     };
     let v = &b[vs..ve];
-    if v.starts_with(b"-") && quote.is_none() || !plausible(v, need) {
+    if v.starts_with(b"-") && quote.is_none() && !glued && !super::assign::dash_random(b, vs)
+        || !plausible(v, need)
+    {
         return None;
     }
     // `mysql -u root -p shop`: a spaced `-p` before a plain word names the database.
