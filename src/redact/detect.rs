@@ -8,6 +8,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::assign::{self, Found};
 use super::context::{self, Hit};
+use super::text::{before, run};
 use super::vendor::{self, Vendor};
 
 /// A possible secret; the resolver in `mod.rs` picks non-overlapping ones by priority.
@@ -50,8 +51,6 @@ enum Anchor {
     AuthHeader,
     Bearer,
     Cookie,
-    UserFlag,
-    ShortFlag,
     Keyword,
     IdentifiedBy,
     AddMask,
@@ -84,12 +83,6 @@ const FIXED: &[(&str, Anchor)] = &[
     ("authorization", Anchor::AuthHeader),
     ("bearer ", Anchor::Bearer),
     ("cookie", Anchor::Cookie),
-    ("-u", Anchor::UserFlag), ("--user", Anchor::UserFlag), ("-a", Anchor::UserFlag),
-    ("--auth", Anchor::UserFlag), ("--proxy-user", Anchor::UserFlag),
-    (" -p", Anchor::ShortFlag), (" -w", Anchor::ShortFlag), (" -a", Anchor::ShortFlag),
-    (" -k", Anchor::ShortFlag), (" -n", Anchor::ShortFlag), (" -t", Anchor::ShortFlag),
-    ("\"-p", Anchor::ShortFlag), ("'-p", Anchor::ShortFlag), ("\"-a", Anchor::ShortFlag),
-    ("'-a", Anchor::ShortFlag), ("\"-w", Anchor::ShortFlag), ("'-w", Anchor::ShortFlag),
     // Roots of the words that name a secret in a key (`assign.rs` reads the whole key).
     ("pass", Anchor::Keyword), ("pw", Anchor::Keyword), ("psk", Anchor::Keyword),
     ("secret", Anchor::Keyword), ("token", Anchor::Keyword), ("key", Anchor::Keyword),
@@ -99,9 +92,12 @@ const FIXED: &[(&str, Anchor)] = &[
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
-    ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix), ("_mmk", Anchor::Infix),
-    ("key-", Anchor::Infix), ("-us", Anchor::Infix), ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix),
-    ("_secret_", Anchor::Infix), (":AA", Anchor::Infix),
+    ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
+    ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
+    // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
+    // flags (`-p`, `--user`) and the formats marked by a separator (`key-…`, `…_mmk`),
+    // dispatched in `separator` rather than given patterns of their own: each pattern
+    // costs the automaton's build, and those starting with a blank cost every scan.
     ("_", Anchor::Separator), ("-", Anchor::Separator),
     // Our own output, which must never be found again.
     ("[REDACTED:", Anchor::Marker),
@@ -114,6 +110,8 @@ struct Anchors {
     /// automaton finds instead of being patterns of their own, which keeps the automaton
     /// small (its build is most of a one-shot hook's redaction cost).
     separated: Vec<(&'static [u8], Vendor)>,
+    /// Per first byte, a bit for each length some separated prefix has.
+    separated_index: [u32; 256],
 }
 
 static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
@@ -128,6 +126,10 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
     separated.sort_by(|a, b| a.0.cmp(b.0));
+    let mut separated_index = [0u32; 256];
+    for (p, _) in &separated {
+        separated_index[usize::from(p[0])] |= 1 << p.len().min(31);
+    }
     let automaton = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
@@ -141,6 +143,7 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         automaton,
         table,
         separated,
+        separated_index,
     }
 });
 
@@ -211,20 +214,13 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 context::cookies(b, s, e, &mut cookie_hits);
                 None
             }
-            Anchor::UserFlag => context(context::user_flag(b, s, e)),
-            Anchor::ShortFlag => context(context::short_flag(b, s, e)),
             Anchor::IdentifiedBy => context(context::identified_by(b, e)),
             Anchor::AddMask => context(context::add_mask(b, e)),
             Anchor::YamlStr => context::yaml_str(b, e).map(|h| (h, QUOTED)),
             Anchor::Pgpass => context(context::pgpass(b, s)),
             Anchor::Separator => {
-                if let Some((start, end, v)) = vendor::separated(b, s, &anchors.separated) {
-                    push(out, (v.kind, start, end), SPECIFIC);
-                }
-                (s >= reach.shape)
-                    .then(|| vendor::generic_prefixed(b, s, &mut reach.shape))
-                    .flatten()
-                    .map(|(s, e)| (("token", s, e), SHAPE))
+                separator(b, s, anchors, &mut reach.shape, out);
+                None
             }
             Anchor::Keyword => assign::assignment(b, s, e, &mut reach.assign).map(
                 |Found {
@@ -250,6 +246,68 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
     }
     for h in cookie_hits {
         push(out, h, CONTEXT);
+    }
+}
+
+/// Everything a `_` or `-` at `s` may start, end or mark.
+fn separator(
+    b: &[u8],
+    s: usize,
+    anchors: &Anchors,
+    shape_reach: &mut usize,
+    out: &mut Vec<Candidate>,
+) {
+    if let Some((start, end, v)) =
+        vendor::separated(b, s, &anchors.separated, &anchors.separated_index)
+    {
+        push(out, (v.kind, start, end), SPECIFIC);
+    }
+    let rest = &b[s..];
+    let infix = |out: &mut Vec<Candidate>, from: usize, to: usize, lit: &str| {
+        if let Some(h) = context::infix(b, from, to, lit) {
+            push(out, h, SPECIFIC);
+        }
+    };
+    if b[s] == b'-' {
+        let flag_start = before(b, s).is_none_or(|c| matches!(c, b' ' | b'\t' | b'"' | b'\''));
+        if flag_start {
+            let word_end = run(&b[..(s + 16).min(b.len())], s, |c| {
+                c == b'-' || c.is_ascii_alphabetic()
+            });
+            match &b[s..word_end] {
+                b"-u" | b"-U" | b"--user" | b"-a" | b"--auth" | b"--proxy-user" => {
+                    if let Some(h) = context::user_flag(b, s, word_end) {
+                        push(out, h, CONTEXT);
+                    }
+                }
+                _ => {}
+            }
+            if s > 0
+                && rest.len() >= 2
+                && matches!(rest[1], b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't')
+                && let Some(h) = context::short_flag(b, s - 1, s + 2)
+            {
+                push(out, h, CONTEXT);
+            }
+        }
+        if rest.starts_with(b"-us") {
+            infix(out, s, s + 3, "-us");
+        }
+        if s >= 3 && &b[s - 3..s] == b"key" {
+            infix(out, s - 3, s + 1, "key-");
+        }
+    } else {
+        if rest.starts_with(b"_mmk") {
+            infix(out, s, s + 4, "_mmk");
+        }
+        if rest.starts_with(b"_secret_") {
+            infix(out, s, s + 8, "_secret_");
+        }
+    }
+    if s >= *shape_reach
+        && let Some((start, end)) = vendor::generic_prefixed(b, s, shape_reach)
+    {
+        push(out, ("token", start, end), SHAPE);
     }
 }
 

@@ -336,6 +336,7 @@ pub(super) fn separated(
     b: &[u8],
     s: usize,
     table: &[(&'static [u8], Vendor)],
+    index: &[u32; 256],
 ) -> Option<(usize, usize, Vendor)> {
     let lo = s.saturating_sub(24);
     let start = run_back(b, s, lo, |c| {
@@ -345,6 +346,10 @@ pub(super) fn separated(
         return None;
     }
     let cand = &b[start..=s];
+    // Most separators end no prefix: no prefix starts with this byte and has this length.
+    if cand.len() >= 32 || index[usize::from(cand[0])] & (1 << cand.len()) == 0 {
+        return None;
+    }
     // The table is sorted, so one first byte's prefixes are together; comparing lengths
     // first skips nearly all of them without touching their bytes.
     let lo = table.partition_point(|(p, _)| p[0] < cand[0]);
