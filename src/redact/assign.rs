@@ -99,7 +99,9 @@ fn lower<const N: usize>(w: &[u8]) -> Option<([u8; N], usize)> {
 }
 
 fn one_of(w: &[u8], set: &[&[u8]]) -> bool {
-    set.iter().any(|s| w.eq_ignore_ascii_case(s))
+    // Length first: it rules out nearly every entry without reading it.
+    set.iter()
+        .any(|s| s.len() == w.len() && w.eq_ignore_ascii_case(s))
 }
 
 /// Glued stems before `pass` that make it a password (`storepass`, `dbpass`), unlike
@@ -800,17 +802,22 @@ fn direct_value(
             // No separator: `--token abc`, `.netrc`'s `password abc`, `set key value`,
             // `PASSWORD 'x'` in SQL, or a random value right after the word.
             let blanks = sp - i;
+            if blanks == 0 || at(b, sp).is_none_or(|c| c == b'\n') {
+                return None;
+            }
+            // The value first: when even the key's own test rejects it (prose: `token
+            // expired`), the line need not be read for a context.
+            let (vs, ve) = value_at(b, sp, ks)?;
+            if !plausible(&b[vs..ve], need) {
+                return None;
+            }
             let line = &b[line_start(b, ks)..ks];
             // `vault kv get`'s table: `password    hunter2` alone on its line.
             let table = line.iter().all(|c| c.is_ascii_whitespace()) && {
                 let ve = run(b, sp, |c| !c.is_ascii_whitespace());
                 ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
             };
-            if blanks == 0
-                || blanks > 4 && !table
-                || at(b, sp)
-                    .is_none_or(|c| c == b'-' && !table && !dash_random(b, sp) || c == b'\n')
-            {
+            if blanks > 4 && !table || b[sp] == b'-' && !table && !dash_random(b, sp) {
                 return None;
             }
             let netrc = family == Family::Password && contains_ci(line, b"login ");
@@ -1109,12 +1116,10 @@ fn near_quoted(
     };
     // A few words of prose between the key and the value, no more: `password '…'`,
     // `for flag -token`, `provided: …`.
-    let close = |gap: &[u8]| {
-        gap.split(|c| c.is_ascii_whitespace())
-            .filter(|w| !w.is_empty())
-            .count()
-            <= 4
-    };
+    // Words of the gap so far, counted as the scan moves (a word starts after a blank).
+    const MAX_GAP_WORDS: usize = 4;
+    let starts_word_at =
+        |k: usize| !b[k].is_ascii_whitespace() && (k == 0 || b[k - 1].is_ascii_whitespace());
     let key = &b[ks..ke];
     let ok = |v: &[u8]| {
         // `password=` between two quotes is a key, not its value.
@@ -1132,8 +1137,10 @@ fn near_quoted(
     let end = line_end(b, ke, NEAR);
     let mut i = ke;
     let mut colon_seen = false;
+    let mut words = 0;
     while i < end {
-        if !close(&b[ke..i]) {
+        words += usize::from(i > ke && starts_word_at(i));
+        if words > MAX_GAP_WORDS {
             break;
         }
         if b[i] == b':' && at(b, i + 1) == Some(b' ') && !colon_seen {
@@ -1174,9 +1181,11 @@ fn near_quoted(
     // Backward: the value comes first and the key names it after (`… into config.Password`).
     let start = line_start(b, ks).max(ks.saturating_sub(NEAR));
     let mut j = ks;
+    let mut words = 0;
     while j > start {
         j -= 1;
-        if !close(&b[j..ks]) {
+        words += usize::from(j + 1 < ks && starts_word_at(j + 1));
+        if words > MAX_GAP_WORDS {
             break;
         }
         if is_quote(b[j]) {
