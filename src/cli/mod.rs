@@ -6,6 +6,7 @@ mod apply;
 mod capture;
 mod config;
 mod context;
+mod daemon;
 mod doctor;
 mod hooks;
 mod init;
@@ -102,6 +103,9 @@ pub enum Command {
     Context(context::Args),
     /// The knowledge graph (`kg/*.md`): `kg check` reports broken files.
     Kg(kg::Args),
+    /// Run sync, review and publish on their schedules (`--check` lists
+    /// their next times); `install` makes it a user service.
+    Daemon(daemon::Args),
 }
 
 /// A failure to report: the message for a person and the exit code.
@@ -268,7 +272,12 @@ pub fn main() -> i32 {
         };
         return capture::run(flags, args);
     }
-    init_tracing(cli.verbose, cli.quiet);
+    match &cli.command {
+        Command::Daemon(args) if args.runs_daemon() => {
+            daemon::init_logging(cli.verbose, cli.quiet, args.log_format());
+        }
+        _ => init_tracing(cli.verbose, cli.quiet),
+    }
     if let Command::Hooks(args) = cli.command {
         // Installing hooks needs no learnings dir nor its config.
         return match hooks::run(cli.json, cli.quiet, args) {
@@ -323,6 +332,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Query(args) => query::run(&ctx, args),
         Command::Context(args) => context::run(&ctx, args),
         Command::Kg(args) => kg::run(&ctx, args),
+        Command::Daemon(args) => daemon::run(&ctx, args),
         Command::Capture(_) | Command::Hooks(_) => Err(CliError::failure(
             "internal: dispatched before the config load",
         )),
