@@ -116,7 +116,7 @@ fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String
         Job::Sync => None,
         Job::Review => Some((
             ErrorClass::NotBuilt,
-            "the review workflow (`learnsync review`, DESIGN §8) is not part of this build yet; nothing was done".into(),
+            "the review workflow (`learnsync review`, DESIGN §8) is not part of this build yet, so its runs do nothing".into(),
         )),
         Job::Publish => {
             let gitea = config.gitea_url.is_some() && config.gitea_repo.is_some();

@@ -265,11 +265,7 @@ impl Daemon {
                 );
                 continue;
             }
-            let next = self
-                .timetable
-                .next_run(plan.job, now)
-                .map(local)
-                .unwrap_or_else(|| "never".into());
+            let next = plan.next.first().cloned().unwrap_or_else(|| "never".into());
             tracing::info!(
                 "{}: `{}`, this machine {:+.1}s; next {next}",
                 plan.job,
