@@ -318,7 +318,10 @@ fn note_affected(
     affected: &mut BTreeSet<String>,
 ) {
     match paths::classify(path) {
-        RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
+        RepoPath::Learning { id, .. }
+        | RepoPath::Review { id }
+        | RepoPath::Rejection { id }
+        | RepoPath::Pulled { id } => {
             affected.insert(id.to_string());
         }
         RepoPath::Events { .. } => affected.extend(derive::ids_of_new_lines(
@@ -339,6 +342,7 @@ pub fn recompute_after(
     affected: &BTreeSet<String>,
     index: &mut EventIndex,
     hub: Option<&str>,
+    main: &crate::hub::MainState,
     who: &Identity,
 ) -> Result<(Option<ObjectId>, Vec<LevelChange>)> {
     if affected.is_empty() {
@@ -348,7 +352,7 @@ pub fn recompute_after(
     let tree = repo.commit_tree(head)?;
     index.ensure(repo, tree)?;
     lap.done("  bring the events index along");
-    let (changes, levels) = derive::recompute(repo, tree, before, affected, index, hub)?;
+    let (changes, levels) = derive::recompute(repo, tree, before, affected, index, hub, main)?;
     lap.done("  recompute");
     if changes.is_empty() {
         return Ok((None, levels));
