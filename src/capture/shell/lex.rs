@@ -82,6 +82,16 @@ impl Iterator for Lexer<'_> {
         let b = self.line.as_bytes();
         let start = self.at;
         let c = *b.get(start)?;
+        if !is_special(c) {
+            // Most of a line: word material up to the next special byte.
+            let end = run_end(b, start, |c| !is_special(c));
+            self.at = end;
+            return Some(Token {
+                kind: Kind::Other,
+                start,
+                end,
+            });
+        }
         let next = b.get(start + 1).copied();
         let (kind, end) = match c {
             b'\'' | b'"' | b'`' => {
@@ -103,7 +113,9 @@ impl Iterator for Lexer<'_> {
                 (Kind::Other, start + 1)
             }
             c if c.is_ascii_whitespace() && !(c == b'\n' && self.depth == 0) => {
-                (Kind::Blank, start + 1)
+                let depth = self.depth;
+                let blank = |c: u8| c.is_ascii_whitespace() && !(c == b'\n' && depth == 0);
+                (Kind::Blank, run_end(b, start, blank))
             }
             b'#' | b';' | b'&' | b'|' | b'\n' if self.depth > 0 => (Kind::Other, start + 1),
             b'#' if start == 0
@@ -124,14 +136,7 @@ impl Iterator for Lexer<'_> {
                 (Kind::Other, start + 1)
             }
             b'&' | b';' | b'\n' => (Kind::Op(ChainOp::Seq), start + 1),
-            b'#' | b'|' => (Kind::Other, start + 1),
-            _ => {
-                let end = b[start..]
-                    .iter()
-                    .position(|&c| is_special(c))
-                    .map_or(b.len(), |n| start + n);
-                (Kind::Other, end)
-            }
+            _ => (Kind::Other, start + 1),
         };
         if let Kind::Op(_) = kind {
             self.op_end = end;
@@ -141,12 +146,29 @@ impl Iterator for Lexer<'_> {
     }
 }
 
-/// Bytes that may start a token of their own.
+/// Bytes that may start a token of their own: quotes, a backslash,
+/// parentheses, `#`, `;`, `&`, `|` and ASCII whitespace.
 fn is_special(c: u8) -> bool {
-    matches!(
-        c,
-        b'\'' | b'"' | b'`' | b'\\' | b'(' | b')' | b'#' | b';' | b'&' | b'|'
-    ) || c.is_ascii_whitespace()
+    SPECIAL[usize::from(c)]
+}
+
+const SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = b"'\"`\\()#;&| \t\n\r\x0c";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// The end of the run of bytes from `start` that `keep` accepts.
+fn run_end(b: &[u8], start: usize, keep: impl Fn(u8) -> bool) -> usize {
+    b[start..]
+        .iter()
+        .position(|&c| !keep(c))
+        .map_or(b.len(), |n| start + n)
 }
 
 /// Just past a backslash escape at `at`: the escaped character is whole.

@@ -279,8 +279,14 @@ static PROGRAMS: &[Program] = &[
 ];
 
 fn lookup(name: &str) -> Option<&'static Program> {
+    let first = *name.as_bytes().first()?;
+    // First bytes settle most steps of the search without a string compare.
     PROGRAMS
-        .binary_search_by(|p| p.name.cmp(name))
+        .binary_search_by(|p| {
+            p.name.as_bytes()[0]
+                .cmp(&first)
+                .then_with(|| p.name.cmp(name))
+        })
         .ok()
         .map(|i| &PROGRAMS[i])
 }
@@ -310,7 +316,7 @@ pub(super) fn simple_key(cmd: &str) -> Option<(String, Option<String>)> {
     let words = lex::words(cmd);
     let mut i = 0;
     // Leading wrappers, env assignments and their options.
-    loop {
+    let known = loop {
         let w = words.get(i)?.as_str();
         if lex::is_assignment(w) {
             i += 1;
@@ -353,13 +359,13 @@ pub(super) fn simple_key(cmd: &str) -> Option<(String, Option<String>)> {
         {
             return Some((module.clone(), None));
         }
-        break;
-    }
+        break known;
+    };
     let program = basename(words.get(i)?).to_string();
     if program.is_empty() {
         return None;
     }
-    let Some(value_opts) = lookup(&program).and_then(|p| p.subcommands) else {
+    let Some(value_opts) = known.and_then(|p| p.subcommands) else {
         return Some((program, None));
     };
     let mut j = i + 1;
