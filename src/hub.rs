@@ -73,6 +73,13 @@ pub struct HubMain {
     pub state: MainState,
 }
 
+/// Which hub, and the state of its `main` a recompute uses.
+#[derive(Debug, Clone, Copy)]
+pub struct HubAt<'a> {
+    pub name: Option<&'a str>,
+    pub main: &'a MainState,
+}
+
 /// The ref a clone keeps of the hub's `main`.
 pub fn main_ref(hub: &str) -> String {
     format!("refs/remotes/{hub}/main")

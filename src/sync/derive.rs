@@ -250,8 +250,7 @@ pub fn recompute(
     before: ObjectId,
     ids: &BTreeSet<String>,
     index: &EventIndex,
-    hub: Option<&str>,
-    main: &crate::hub::MainState,
+    hub: crate::hub::HubAt<'_>,
 ) -> Result<(Vec<Change>, Vec<LevelChange>)> {
     let mut changes = Vec::new();
     let mut levels = Vec::new();
@@ -259,7 +258,7 @@ pub fn recompute(
         return Ok((changes, levels));
     }
     let policy = policy_in(repo, tree)?;
-    let main = crate::hub::read_from(repo, hub, Some(ids), main)?;
+    let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
     let events = index.for_ids(ids)?;
     for id in ids {

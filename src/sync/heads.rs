@@ -341,8 +341,7 @@ pub fn recompute_after(
     before: ObjectId,
     affected: &BTreeSet<String>,
     index: &mut EventIndex,
-    hub: Option<&str>,
-    main: &crate::hub::MainState,
+    hub: crate::hub::HubAt<'_>,
     who: &Identity,
 ) -> Result<(Option<ObjectId>, Vec<LevelChange>)> {
     if affected.is_empty() {
@@ -352,7 +351,7 @@ pub fn recompute_after(
     let tree = repo.commit_tree(head)?;
     index.ensure(repo, tree)?;
     lap.done("  bring the events index along");
-    let (changes, levels) = derive::recompute(repo, tree, before, affected, index, hub, main)?;
+    let (changes, levels) = derive::recompute(repo, tree, before, affected, index, hub)?;
     lap.done("  recompute");
     if changes.is_empty() {
         return Ok((None, levels));

@@ -200,7 +200,16 @@ fn merge_all(
     let old_tree = repo.commit_tree(start)?;
     let mut index = EventIndex::kept(dir);
     let (recomputed, levels) = heads::recompute_after(
-        repo, head, old_tree, &affected, &mut index, hub, &main, &who,
+        repo,
+        head,
+        old_tree,
+        &affected,
+        &mut index,
+        crate::hub::HubAt {
+            name: hub,
+            main: &main,
+        },
+        &who,
     )?;
     head = recomputed.unwrap_or(head);
     if head == start {
