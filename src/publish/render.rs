@@ -457,8 +457,14 @@ pub fn render_site(
     Ok(site)
 }
 
-/// Why a learning that had a page is no longer published, for its notice.
-pub fn retraction_reason(learning: &Learning) -> String {
+/// Why a learning that had a page is no longer published, for its notice
+/// (`pulled`: the open problem report that names it).
+pub fn retraction_reason(learning: &Learning, pulled: Option<u64>) -> String {
+    if let Some(issue) = pulled {
+        return format!(
+            "a problem report (issue #{issue}) names it; it is back once the issue is closed."
+        );
+    }
     if learning.suggestion_status == SuggestionStatus::Rejected {
         return "a maintainer rejected it in review.".into();
     }
@@ -481,6 +487,7 @@ pub fn retraction_reason(learning: &Learning) -> String {
 pub fn add_retractions(
     site: &mut Site,
     learnings: &[Learning],
+    pulled: &std::collections::HashMap<String, u64>,
     published: &super::state::TargetState,
     templates: &Templates,
 ) -> Result<(), PublishError> {
@@ -491,7 +498,11 @@ pub fn add_retractions(
         let Some(record) = published.pages.get(&l.id) else {
             continue;
         };
-        if is_publishable(l) || held.contains(l.id.as_str()) || taken.contains(&record.title) {
+        let pulled_by = pulled.get(&l.id).copied();
+        if (is_publishable(l) && pulled_by.is_none())
+            || held.contains(l.id.as_str())
+            || taken.contains(&record.title)
+        {
             continue;
         }
         let content = templates.render(
@@ -499,7 +510,7 @@ pub fn add_retractions(
             json!({
                 "title": escape_inline(&record.title),
                 "id": l.id,
-                "reason": escape_inline(&retraction_reason(l)),
+                "reason": escape_inline(&retraction_reason(l, pulled_by)),
             }),
         )?;
         let content = sanitize_markdown(&content);
