@@ -5,7 +5,8 @@
 #   QUICK=1 benches/daemon.sh    # 1 min each, 1 capture delay (about 4 minutes)
 #
 # Environment (defaults in brackets):
-#   IDLE_SECS     how long each footprint phase watches the daemon      [600; QUICK 60]
+#   IDLE_SECS     how long the idle phase (a) watches the daemon        [600; QUICK 60]
+#   DEFAULT_SECS  how long phase (b) watches it                         [IDLE_SECS]
 #   LEARNINGS     learnings in the watched dir                          [1000]
 #   REPEATS       capture-to-second-machine measurements                [3; QUICK 1]
 #   BENCH_DIR     scratch space                                         [$CARGO_TARGET_DIR/daemon-bench]
@@ -35,6 +36,7 @@ if [ "${QUICK:-0}" = 1 ]; then
     REPEATS=${REPEATS:-1}
 fi
 IDLE_SECS=${IDLE_SECS:-600}
+DEFAULT_SECS=${DEFAULT_SECS:-$IDLE_SECS}
 REPEATS=${REPEATS:-3}
 LEARNINGS=${LEARNINGS:-1000}
 WORK=${BENCH_DIR:-$TARGET/daemon-bench}
@@ -102,7 +104,7 @@ rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # footprint NAME DIR CONFIG: starts a daemon, waits for its start-up sync,
 # watches it for IDLE_SECS, prints one table row.
 footprint() {
-    local name=$1 dir=$2 config=$3 port
+    local name=$1 dir=$2 config=$3 secs=$4 port
     printf '%s' "$config" > "$dir/.git/learnsync/config.yaml"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     "$BIN" --dir "$dir" daemon --listen "127.0.0.1:$port" 2>"$WORK/$name.log" &
@@ -114,13 +116,13 @@ footprint() {
     done
     sleep 1
     read -r cpu0 sw0 < <(probe "$pid")
-    say "$name: watching pid $pid for ${IDLE_SECS}s"
-    sleep "$IDLE_SECS"
+    say "$name: watching pid $pid for ${secs}s"
+    sleep "$secs"
     read -r cpu1 sw1 < <(probe "$pid")
     local hwm rss
     hwm=$(hwm_kib "$pid"); rss=$(rss_kib "$pid")
     kill -TERM "$pid"; wait "$pid" || true
-    python3 - "$name" "$IDLE_SECS" "$cpu0" "$cpu1" "$sw0" "$sw1" "$TCK" "$hwm" "$rss" <<'EOF'
+    python3 - "$name" "$secs" "$cpu0" "$cpu1" "$sw0" "$sw1" "$TCK" "$hwm" "$rss" <<'EOF'
 import sys
 name, secs, c0, c1, s0, s1, tck, hwm, rss = sys.argv[1:]
 cpu = (int(c1) - int(c0)) / int(tck)
@@ -133,8 +135,8 @@ say "fixture: $LEARNINGS learnings"
 fixture "$WORK/idle" bench
 echo "| phase | watched | CPU used | wake-ups | peak RSS | RSS at the end |"
 echo "|---|---|---|---|---|---|"
-footprint "idle (no work due)" "$WORK/idle" $'agent: bench\nschedule:\n  sync: "0 0 1 1 *"\n  review: "off"\n  publish: "off"\n'
-footprint "default schedules, nothing to sync" "$WORK/idle" $'agent: bench\n'
+footprint "idle (no work due)" "$WORK/idle" $'agent: bench\nschedule:\n  sync: "0 0 1 1 *"\n  review: "off"\n  publish: "off"\n' "$IDLE_SECS"
+footprint "default schedules, nothing to sync" "$WORK/idle" $'agent: bench\n' "$DEFAULT_SECS"
 
 # (c) capture on A -> file in B's tree, default configuration.
 say "capture delay: $REPEATS measurement(s)"

@@ -12,6 +12,7 @@ mod cli_foundation;
 mod daemon_capture;
 mod daemon_faults;
 mod daemon_install;
+mod daemon_lock;
 mod daemon_schedule;
 mod daemon_signals;
 mod daemon_support;
