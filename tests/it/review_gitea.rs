@@ -405,7 +405,11 @@ fn our_own_withdrawal_and_a_branch_someone_else_deleted_are_not_rejections() {
     assert_eq!(withdrawn, vec![demoted.clone()], "{report:#}");
     assert!(ids_of(&report, "rejected").is_empty(), "{report:#}");
     // The pruned one is proposed again, as a new pull request.
-    assert_eq!(ids_of(&report, "proposed"), vec![pruned.clone()], "{report:#}");
+    assert_eq!(
+        ids_of(&report, "proposed"),
+        vec![pruned.clone()],
+        "{report:#}"
+    );
     assert_ne!(w.open_review_of(&pruned).number, first.number);
     // The withdrawn PR: labelled superseded, said why, closed, branch gone.
     let closed: Vec<PullRequest> = w.pulls(StateFilter::Closed);
