@@ -1,15 +1,16 @@
 //! The three job bodies over the workflows — sync (`crate::sync::run`),
-//! review (the §8 workflow, see [`review_workflow`]) and publish
+//! review (`crate::reviewing::run`, DESIGN §8) and publish
 //! (`crate::publish::publish`) — and what every run shares: a job that is
-//! not configured is skipped with the one thing to do about it; review and
-//! publish skip their work when nothing they read changed since their last
-//! success ([`inputs_key`]); a panic is a failed run, never a dead daemon.
+//! not configured is skipped with the one thing to do about it; publish
+//! skips its work when nothing it reads changed since its last success
+//! ([`inputs_key`]); a panic is a failed run, never a dead daemon.
 //! Each body turns its workflow's report into one [`RunResult`].
 
 use super::{ErrorClass, Job, Outcome};
 use crate::config::Config;
 use crate::publish::{PublishError, PublishOptions, Target};
 use crate::repo::Repo;
+use crate::reviewing::{ReviewError, ReviewOptions};
 use crate::store::LearningsDir;
 use crate::sync::{SyncError, SyncOptions, SyncReport};
 use std::collections::BTreeMap;
@@ -63,9 +64,12 @@ pub fn run(job: Job, input: &JobInput) -> RunResult {
     if let Some((class, note)) = not_configured_class(job, &input.config) {
         return RunResult::new(Outcome::Skipped, note, Some(class));
     }
+    // Review always runs: what it follows (a person merging, closing or
+    // reporting on Gitea) changes no git ref, and its no-op pass is three
+    // reads.
     let key = match job {
-        Job::Sync => None,
-        Job::Review | Job::Publish => inputs_key(job, &input.config),
+        Job::Sync | Job::Review => None,
+        Job::Publish => inputs_key(job, &input.config),
     };
     if let (Some(now), Some(last)) = (&key, &input.last_success_key)
         && now == last
@@ -114,10 +118,17 @@ pub fn not_configured(job: Job, config: &Config) -> Option<String> {
 fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String)> {
     match job {
         Job::Sync => None,
-        Job::Review => Some((
-            ErrorClass::NotBuilt,
-            "the review workflow (`learnsync review`, DESIGN §8) is not part of this build yet, so its runs do nothing".into(),
-        )),
+        Job::Review => {
+            if config.gitea_url.is_none() || config.gitea_repo.is_none() {
+                return Some((
+                    ErrorClass::NotConfigured,
+                    "review needs the hub's Gitea repository (gitea.url and gitea.repo are unset; see docs/review.md)".into(),
+                ));
+            }
+            crate::publish::token_source(config)
+                .err()
+                .map(|e| (ErrorClass::NotConfigured, e.to_string()))
+        }
         Job::Publish => {
             let gitea = config.gitea_url.is_some() && config.gitea_repo.is_some();
             if gitea {
@@ -152,7 +163,7 @@ fn shell_quote(text: &str) -> String {
     }
 }
 
-/// A digest of everything review and publish read: HEAD's tree (learnings,
+/// A digest of everything publish reads: HEAD's tree (learnings,
 /// events, policy), the hub's `main`, the inbox, the settings that pick the
 /// target, the user's templates — and today's date, so that a wiki edited
 /// or emptied by hand is put right at least once a day. `None` when it
@@ -331,27 +342,69 @@ pub fn inbox_files(dir: &LearningsDir) -> u64 {
     dir.inbox().items().len() as u64
 }
 
+/// The review job: one pass of DESIGN §8's workflow (`learnsync review`)
+/// over the hub's Gitea repository. A pass is bounded by
+/// `review.max_new_per_run`, so a SIGTERM waits for it rather than cutting
+/// it between a pull request and its record.
 fn review_job(input: &JobInput) -> RunResult {
-    review_workflow(input)
-}
-
-/// The review job's body: DESIGN §8 — open pull requests on the hub for
-/// new L2 learnings, record merged and closed ones.
-///
-/// To fill when `crate::reviewing` lands: call `crate::reviewing::run` with
-/// `input.config` (and `input.stop` at its safe points, between pull
-/// requests), and map its report like `publish_job` does — nothing left to
-/// do: `Ok`; some requests failed: `Partial` with `ErrorClass::Gitea`;
-/// hub or Gitea unset: `Skipped` with `ErrorClass::NotConfigured` and the
-/// setting to add; then drop the `NotBuilt` arm of `not_configured_class`.
-/// Until then the job is scheduled, listed by `--check`, shown in `status`,
-/// and every run says it did nothing.
-fn review_workflow(_input: &JobInput) -> RunResult {
-    RunResult::new(
-        Outcome::Skipped,
-        "the review workflow (`learnsync review`, DESIGN §8) is not part of this build yet; nothing was done",
-        Some(ErrorClass::NotBuilt),
-    )
+    let config = &input.config;
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let report = match crate::reviewing::run(&dir, config, &ReviewOptions::default()) {
+        Ok(report) => report,
+        Err(e) => {
+            let class = match &e {
+                ReviewError::Setting(PublishError::MissingSetting { .. }) => {
+                    return RunResult::new(
+                        Outcome::Skipped,
+                        e.to_string(),
+                        Some(ErrorClass::NotConfigured),
+                    );
+                }
+                ReviewError::Sync(SyncError::Busy(_) | SyncError::GitLockHeld(_)) => {
+                    return RunResult::new(Outcome::Skipped, e.to_string(), Some(ErrorClass::Busy));
+                }
+                ReviewError::Setting(_) => ErrorClass::Config,
+                ReviewError::Gitea(_) => ErrorClass::Gitea,
+                ReviewError::Git(_) => ErrorClass::Git,
+                ReviewError::Sync(_) => ErrorClass::Remote,
+                ReviewError::Other(_) => ErrorClass::Io,
+            };
+            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+        }
+    };
+    let mut parts = Vec::new();
+    for (what, list) in [
+        ("proposed", &report.proposed),
+        ("followed", &report.followed),
+        ("withdrawn", &report.withdrawn),
+        ("approved", &report.approved),
+        ("rejected", &report.rejected),
+        ("pulled", &report.pulled),
+        ("restored", &report.restored),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{} {what}", list.len()));
+        }
+    }
+    if parts.is_empty() {
+        parts.push("nothing to propose or record".into());
+    }
+    parts.push(format!("{} open review(s)", report.open_reviews));
+    if !report.held_back.is_empty() {
+        parts.push(format!("{} held back by the limits", report.held_back.len()));
+    }
+    for w in &report.warnings {
+        tracing::warn!("review: {w}");
+    }
+    if report.is_partial() {
+        let mut errors = report.errors.clone();
+        if let Some(sync) = report.sync.as_ref().filter(|s| s.is_partial()) {
+            errors.push(format!("sharing the records: {}", summarise_sync(sync).summary));
+        }
+        parts.push(format!("failed: {}", errors.join("; ")));
+        return RunResult::new(Outcome::Partial, parts.join("; "), Some(ErrorClass::Gitea));
+    }
+    RunResult::new(Outcome::Ok, parts.join("; "), None)
 }
 
 fn publish_job(input: &JobInput) -> RunResult {

@@ -159,8 +159,6 @@ pub enum ErrorClass {
     Overlap,
     /// A setting the job needs is missing; the summary says which.
     NotConfigured,
-    /// The workflow is not part of this build yet.
-    NotBuilt,
     /// Stopped at a safe point because the daemon was told to exit.
     Stopped,
     /// A git remote could not be fetched or pushed.
@@ -182,7 +180,6 @@ impl ErrorClass {
             ErrorClass::Busy => "busy",
             ErrorClass::Overlap => "overlap",
             ErrorClass::NotConfigured => "not_configured",
-            ErrorClass::NotBuilt => "not_built",
             ErrorClass::Stopped => "stopped",
             ErrorClass::Remote => "remote",
             ErrorClass::Gitea => "gitea",
