@@ -349,7 +349,14 @@ pub fn inbox_files(dir: &LearningsDir) -> u64 {
 fn review_job(input: &JobInput) -> RunResult {
     let config = &input.config;
     let dir = LearningsDir::new(config.dir.value.clone());
-    let report = match crate::reviewing::run(&dir, config, &ReviewOptions::default()) {
+    let report = match crate::reviewing::run(
+        &dir,
+        config,
+        &ReviewOptions {
+            stop: Some(input.stop.clone()),
+            ..ReviewOptions::default()
+        },
+    ) {
         Ok(report) => report,
         Err(e) => {
             let class = match &e {
@@ -391,7 +398,10 @@ fn review_job(input: &JobInput) -> RunResult {
     }
     parts.push(format!("{} open review(s)", report.open_reviews));
     if !report.held_back.is_empty() {
-        parts.push(format!("{} held back by the limits", report.held_back.len()));
+        parts.push(format!(
+            "{} held back by the limits",
+            report.held_back.len()
+        ));
     }
     for w in &report.warnings {
         tracing::warn!("review: {w}");
@@ -399,7 +409,10 @@ fn review_job(input: &JobInput) -> RunResult {
     if report.is_partial() {
         let mut errors = report.errors.clone();
         if let Some(sync) = report.sync.as_ref().filter(|s| s.is_partial()) {
-            errors.push(format!("sharing the records: {}", summarise_sync(sync).summary));
+            errors.push(format!(
+                "sharing the records: {}",
+                summarise_sync(sync).summary
+            ));
         }
         parts.push(format!("failed: {}", errors.join("; ")));
         return RunResult::new(Outcome::Partial, parts.join("; "), Some(ErrorClass::Gitea));

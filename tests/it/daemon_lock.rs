@@ -33,13 +33,26 @@ fn a_sync_lock_held_by_hand_skips_the_run_as_busy_and_the_next_run_syncs() {
         .find(|r| r.error_class == Some(ErrorClass::Busy))
         .expect("busy");
     assert_eq!(first.outcome, Outcome::Skipped, "{first:?}");
-    assert!(first.summary.contains("by hand"), "names the holder: {first:?}");
+    assert!(
+        first.summary.contains("by hand"),
+        "names the holder: {first:?}"
+    );
     drop(lock);
-    wait_runs(&s.dir(), Duration::from_secs(30), "a sync once the lock is free", |r| {
-        r.iter().any(|r| r.job == Job::Sync && r.outcome == Outcome::Ok)
-    });
+    wait_runs(
+        &s.dir(),
+        Duration::from_secs(30),
+        "a sync once the lock is free",
+        |r| {
+            r.iter()
+                .any(|r| r.job == Job::Sync && r.outcome == Outcome::Ok)
+        },
+    );
     d.signal("TERM");
-    assert!(d.wait_exit(Duration::from_secs(30)).success(), "{}", d.log());
+    assert!(
+        d.wait_exit(Duration::from_secs(30)).success(),
+        "{}",
+        d.log()
+    );
     assert!(
         runs(&s.dir()).iter().all(|r| !r.outcome.is_failure()),
         "a busy lock is never a failure"

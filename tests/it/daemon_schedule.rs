@@ -175,7 +175,11 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
         .iter()
         .find(|r| r.job == Job::Review)
         .expect("a review run");
-    assert_eq!((review.outcome, review.error_class), (Outcome::Ok, None), "{review:?}");
+    assert_eq!(
+        (review.outcome, review.error_class),
+        (Outcome::Ok, None),
+        "{review:?}"
+    );
     assert!(review.summary.contains("nothing to propose"), "{review:?}");
     // The second publish found nothing changed since the first.
     let second = ran
