@@ -5,7 +5,7 @@
 //! makes the next ticks skip, and says so; the first run on a fresh
 //! machine creates the dir and says what it skipped and how to configure it.
 
-use crate::common::gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};
+use crate::common::gitea_server::{BOT_TOKEN, Fault, FaultRule, GiteaServer};
 use crate::common::{Sandbox, json};
 use crate::daemon_support::{Daemon, wait_runs, write_config};
 use learnsync::daemon::{ErrorClass, Job, Outcome, RunRecord, Trigger, parse_stamp};
@@ -82,7 +82,11 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
     s.ok(&["init", "--agent", "a"]);
     let server = GiteaServer::start();
     // The first page write takes 5 s: the publish outlasts several ticks.
-    server.inject(FaultRule::next(1, Fault::Delay(Duration::from_secs(5))).on_method("POST"));
+    server.inject(
+        FaultRule::next(1, Fault::Delay(Duration::from_secs(5)))
+            .on_method("POST")
+            .on_path("/wiki/"),
+    );
     write_config(
         &s.dir(),
         &format!(
@@ -92,7 +96,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
         ),
     );
     let mut cmd = s.cmd(&["daemon"]);
-    cmd.env("GITEA_TOKEN", WRITE_TOKEN);
+    cmd.env("GITEA_TOKEN", BOT_TOKEN);
     let mut d = Daemon::start(cmd);
     let executed = |runs: &[RunRecord]| -> Vec<RunRecord> {
         runs.iter()
@@ -211,7 +215,7 @@ fn the_first_run_on_a_fresh_machine_creates_the_dir_and_says_what_it_skipped() {
         "learnsync init --remote hub=<git url>",
         "publish: will skip: no wiki to publish to",
         "configure one with: printf",
-        "review: will skip: the review workflow",
+        "review: will skip: review needs the hub's Gitea repository",
     ] {
         assert!(log.contains(want), "no {want:?} in\n{log}");
     }
