@@ -101,6 +101,7 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
     }
     problems.extend(cycle_and_locks(dir, &repo));
     problems.extend(templates(config));
+    problems.extend(crate::reviewing::protection_problems(config));
     Ok(problems)
 }
 

@@ -190,6 +190,11 @@ fn percent(rate: Option<f64>) -> String {
     rate.map_or_else(|| "—".to_string(), |r| format!("{:.0}%", r * 100.0))
 }
 
+/// A success rate as pages show it (`80%`, `—` when none).
+pub fn percent_of(rate: Option<f64>) -> String {
+    percent(rate)
+}
+
 /// The secret kinds found in `text`, or `None` when it is clean.
 fn secret_kinds(texts: &[&str]) -> Option<String> {
     let mut kinds: Vec<&str> = texts
