@@ -7,6 +7,7 @@
 mod common;
 
 mod capture_cli;
+mod capture_context;
 mod capture_payload;
 mod cli_foundation;
 mod daemon_capture;
