@@ -1102,7 +1102,11 @@ fn learning_ids(text: &str) -> Vec<String> {
     let mut out: Vec<String> = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
         .map(|w| w.trim_end_matches('.'))
-        .filter(|w| w.starts_with("learning-") && crate::paths::validate_id(w).is_ok())
+        .filter(|w| {
+            w.len() > "learning-".len()
+                && w.starts_with("learning-")
+                && crate::paths::validate_id(w).is_ok()
+        })
         .map(str::to_string)
         .collect();
     out.sort();
