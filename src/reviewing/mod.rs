@@ -1162,9 +1162,11 @@ impl Pass<'_> {
             .filter(|i| i.author() == bot && i.body.contains(text::QUEUE_MARKER))
             .min_by_key(|i| i.number);
         let body = queue.body();
+        let digest = changes::digest(&body);
         match found {
             Some(issue) => {
                 cache.queue_issue = Some(issue.number as u64);
+                cache.queue_body = None;
                 if issue.body != body && !self.dry_run {
                     self.client
                         .edit_issue(
@@ -1176,6 +1178,7 @@ impl Pass<'_> {
                         )
                         .await?;
                 }
+                cache.queue_body = Some(digest);
             }
             None if !queue.is_empty() && !self.dry_run => {
                 let issue = self
@@ -1188,8 +1191,12 @@ impl Pass<'_> {
                     })
                     .await?;
                 cache.queue_issue = Some(issue.number as u64);
+                cache.queue_body = Some(digest);
             }
-            None => {}
+            None => {
+                cache.queue_issue = None;
+                cache.queue_body = None;
+            }
         }
         Ok(())
     }

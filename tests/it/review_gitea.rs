@@ -823,3 +823,97 @@ fn review_and_doctor_warn_when_main_is_unprotected_naming_the_setting() {
         String::from_utf8_lossy(&doctor.stdout)
     );
 }
+
+/// `n` learnings at L2 (three effective outcomes from two agents each),
+/// written as files the way a peer's sync would bring them.
+fn l2_files(dir: &Path, n: usize) -> Vec<String> {
+    use learnsync::event::{Event, Outcome};
+    use learnsync::learning::Learning;
+    use learnsync::timestamp::Timestamp;
+    let mut ids = Vec::new();
+    let mut lines = String::new();
+    std::fs::create_dir_all(dir.join("a")).expect("mkdir");
+    for i in 0..n {
+        let id = format!("learning-{i:032x}-1780000000000");
+        let mut l = Learning::new(
+            id.clone(),
+            "a".into(),
+            format!("Lesson {i}: retry with backoff"),
+            Timestamp::from_unix(1_780_000_000 + i as i64),
+        );
+        l.correction = Some("wrap the call in the retry helper".into());
+        std::fs::write(dir.join(format!("a/{id}.md")), l.to_markdown()).expect("write");
+        for (k, agent) in ["a", "b", "a"].iter().enumerate() {
+            let at = Timestamp::from_unix(1_780_000_100 + (i * 3 + k) as i64);
+            lines.push_str(&Event::new(&id, agent, Outcome::Effective, at).to_line());
+            lines.push('\n');
+        }
+        ids.push(id);
+    }
+    std::fs::create_dir_all(dir.join("events/a")).expect("mkdir");
+    std::fs::write(dir.join("events/a/2026-06.jsonl"), lines).expect("events");
+    ids
+}
+
+#[test]
+fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_still_seen() {
+    let w = World::new();
+    let config = w.a.dir.join(".git/learnsync/config.yaml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str("review:\n  max_open: 100\n  max_new_per_run: 100\n");
+    std::fs::write(&config, text).expect("config");
+    let ids = l2_files(&w.a.dir, 60);
+    w.a.ok(&["sync"]);
+    let report = w.review_ok();
+    assert_eq!(ids_of(&report, "proposed").len(), 60, "{report:#}");
+    assert_eq!(w.pulls(StateFilter::Open).len(), 60);
+
+    // Nothing new: one read of what changed, not two pages of open reviews.
+    w.server.clear_requests();
+    let report = w.review_ok();
+    assert!(ids_of(&report, "proposed").is_empty(), "{report:#}");
+    let quiet = w.server.requests();
+    assert!(quiet.iter().all(|r| !r.is_write()), "{quiet:#?}");
+    let state = std::fs::read_to_string(w.a.dir.join(".git/learnsync/review-state.json"))
+        .unwrap_or_default();
+    let targets: Vec<&str> = quiet.iter().map(|r| r.target.as_str()).collect();
+    assert_eq!(quiet.len(), 1, "{targets:#?}\nthe review state: {state}");
+    assert!(
+        quiet[0].path().ends_with("/issues") && quiet[0].target.contains("since="),
+        "{quiet:#?}"
+    );
+
+    // A person closes one: the one-read pass sees it and records the rejection.
+    let closed = w.open_review_of(&ids[17]);
+    block(gitea(&w.server, MAINTAINER_TOKEN).edit_issue(
+        closed.number,
+        &EditIssueOption {
+            state: Some(State::Closed),
+            ..EditIssueOption::default()
+        },
+    ))
+    .expect("close");
+    w.server.clear_requests();
+    let report = w.review_ok();
+    assert_eq!(
+        ids_of(&report, "rejected"),
+        vec![ids[17].clone()],
+        "{report:#}"
+    );
+    let seen = w.server.requests();
+    assert!(
+        !seen
+            .iter()
+            .any(|r| r.method == "GET" && r.path().ends_with("/pulls")),
+        "no full listing: {seen:#?}"
+    );
+    let listed = World::listed(&w.a, &ids[17]);
+    assert_eq!(listed["suggestion_status"], "rejected", "{listed:#}");
+    assert_eq!(report["open_reviews"], 59, "{report:#}");
+
+    // And quiet again.
+    w.server.clear_requests();
+    let report = w.review_ok();
+    assert!(ids_of(&report, "rejected").is_empty(), "{report:#}");
+    assert_eq!(w.server.requests().len(), 1, "{:#?}", w.server.requests());
+}
