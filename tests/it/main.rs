@@ -8,6 +8,7 @@ mod common;
 
 mod capture_cli;
 mod capture_payload;
+mod cli_docs;
 mod cli_foundation;
 mod gitea_client;
 mod gitea_contract;
