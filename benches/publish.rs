@@ -68,6 +68,7 @@ fn measure(
         state,
         false,
         false,
+        None,
         &mut |_, _| {},
         &mut |_| {},
     ));

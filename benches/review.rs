@@ -104,6 +104,7 @@ fn main() {
         push: true,
         wait: std::time::Duration::from_secs(30),
         watcher: None,
+        stop: None,
     };
     learnsync::sync::run(&config, &sync).expect("sync");
     let sha = server.branch_sha("agents/bench").expect("pushed");

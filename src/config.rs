@@ -53,6 +53,7 @@ pub enum Type {
     Cron,
     Watch,
     Remotes,
+    Address,
 }
 
 impl Type {
@@ -67,6 +68,7 @@ impl Type {
             Type::Cron => "a schedule (a crontab line, or `off`)",
             Type::Watch => "one of auto, on, off",
             Type::Remotes => "a list of {name, fetch, push}",
+            Type::Address => "an address and port (127.0.0.1:9477, [::1]:9477, or a port alone)",
         }
     }
 }
@@ -131,7 +133,9 @@ pub const GITEA_TOKEN_COMMAND: Key = key("gitea.token_command", Type::Text).secr
 pub const WIKI_GIT_URL: Key = key("wiki.git_url", Type::Text);
 pub const WIKI_BRANCH: Key = key("wiki.branch", Type::Text);
 pub const WIKI_TEMPLATE_DIR: Key = key("wiki.template_dir", Type::Path);
-pub const SCHEDULE_SYNC: Key = key("schedule.sync", Type::Cron).default("*/5 * * * *");
+// Every minute: with the capture debounce, a correction learned on one
+// machine reaches the others within about a minute (docs/daemon.md).
+pub const SCHEDULE_SYNC: Key = key("schedule.sync", Type::Cron).default("* * * * *");
 pub const SCHEDULE_PUBLISH: Key = key("schedule.publish", Type::Cron).default("0 * * * *");
 pub const SCHEDULE_REVIEW: Key = key("schedule.review", Type::Cron).default("30 * * * *");
 pub const CAPTURE_IGNORE: Key = key("capture.ignore", Type::List);
@@ -141,6 +145,16 @@ pub const LOCK_WAIT_SECS: Key = key("lock_wait_secs", Type::Count).default("30")
 pub const WATCH: Key = key("watch", Type::Watch).default("auto");
 pub const REVIEW_MAX_OPEN: Key = key("review.max_open", Type::Count).default("10");
 pub const REVIEW_MAX_NEW_PER_RUN: Key = key("review.max_new_per_run", Type::Count).default("5");
+pub const DAEMON_DEBOUNCE_SECS: Key = key("daemon.debounce_secs", Type::Count).default("30");
+pub const DAEMON_LISTEN: Key = key("daemon.listen", Type::Address);
+pub const DAEMON_SPREAD_SECS: Key = key("daemon.spread_secs", Type::Count).default("60");
+pub const DAEMON_BACKOFF_BASE_SECS: Key =
+    key("daemon.backoff_base_secs", Type::Count).default("30");
+pub const DAEMON_BACKOFF_MAX_SECS: Key =
+    key("daemon.backoff_max_secs", Type::Count).default("3600");
+pub const DAEMON_READY_SYNC_AGE_SECS: Key =
+    key("daemon.ready_sync_age_secs", Type::Count).default("900");
+pub const DAEMON_READY_FAILURES: Key = key("daemon.ready_failures", Type::Count).default("3");
 
 /// Every key, in the order `learnsync config` lists them.
 pub const KEYS: &[&Key] = &[
@@ -165,6 +179,13 @@ pub const KEYS: &[&Key] = &[
     &WATCH,
     &REVIEW_MAX_OPEN,
     &REVIEW_MAX_NEW_PER_RUN,
+    &DAEMON_DEBOUNCE_SECS,
+    &DAEMON_LISTEN,
+    &DAEMON_SPREAD_SECS,
+    &DAEMON_BACKOFF_BASE_SECS,
+    &DAEMON_BACKOFF_MAX_SECS,
+    &DAEMON_READY_SYNC_AGE_SECS,
+    &DAEMON_READY_FAILURES,
 ];
 
 /// When `sync` asks a watcher what changed instead of scanning the tree.
@@ -364,7 +385,35 @@ fn check(key: &Key, value: &Value) -> Result<(), String> {
             }
             Ok(())
         }
+        Type::Address => {
+            let text = value.as_str().ok_or_else(bad)?;
+            parse_listen(text)
+                .map(|_| ())
+                .map_err(|e| format!("{}: {e}", key.name))
+        }
     }
+}
+
+/// An address to listen on: `host:port` (an IP address or `localhost`), or
+/// a port alone, which means loopback (`127.0.0.1:PORT`).
+pub fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
+    let text = text.trim();
+    let port_only = text.strip_prefix(':').unwrap_or(text);
+    if let Ok(port) = port_only.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Some(port) = text.strip_prefix("localhost:") {
+        let port = port
+            .parse::<u16>()
+            .map_err(|_| format!("{text:?}: the port must be a number from 0 to 65535"))?;
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse::<std::net::SocketAddr>().map_err(|_| {
+        format!(
+            "{text:?} is not an address to listen on: write host:port with an IP address \
+             (127.0.0.1:9477, [::1]:9477) or a port alone (9477, meaning 127.0.0.1)"
+        )
+    })
 }
 
 /// A value on one line, for a message.
@@ -466,8 +515,30 @@ pub struct Config {
     pub lock_wait_secs: Sourced<u64>,
     pub review_max_open: Sourced<u64>,
     pub review_max_new_per_run: Sourced<u64>,
+    pub daemon: DaemonConfig,
     /// Every key's effective value as text, for `learnsync config`.
     rows: Vec<(String, String, String)>,
+}
+
+/// The daemon's settings (`daemon.*`); each is a row of `learnsync config`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DaemonConfig {
+    /// A capture in the inbox triggers a sync this long after it arrived.
+    pub debounce_secs: u64,
+    /// Where `/livez`, `/readyz` and `/metrics` are served; `None`: nowhere.
+    pub listen: Option<std::net::SocketAddr>,
+    /// A machine's runs start up to this long after their scheduled time
+    /// (a stable offset from the agent name), so a fleet does not hit the
+    /// hub in the same second; never more than a quarter of a job's period.
+    pub spread_secs: u64,
+    /// The first backoff after a failed run, doubled per further failure,
+    /// capped at `backoff_max_secs`.
+    pub backoff_base_secs: u64,
+    pub backoff_max_secs: u64,
+    /// `/readyz` fails when the last successful sync is older than this…
+    pub ready_sync_age_secs: u64,
+    /// …or when a job failed this many runs in a row.
+    pub ready_failures: u64,
 }
 
 /// Resolves keys in precedence order, recording each for the rows.
@@ -700,6 +771,23 @@ impl Config {
         };
         let review_max_open = r.count(&REVIEW_MAX_OPEN);
         let review_max_new_per_run = r.count(&REVIEW_MAX_NEW_PER_RUN);
+        let debounce_secs = r.count(&DAEMON_DEBOUNCE_SECS).value;
+        let listen = match r.text(&DAEMON_LISTEN) {
+            Some(s) => Some(parse_listen(&s.value).map_err(|message| ConfigError {
+                path: s.source.to_string(),
+                message: format!("{}: {message}", DAEMON_LISTEN.name),
+            })?),
+            None => None,
+        };
+        let daemon = DaemonConfig {
+            debounce_secs,
+            listen,
+            spread_secs: r.count(&DAEMON_SPREAD_SECS).value,
+            backoff_base_secs: r.count(&DAEMON_BACKOFF_BASE_SECS).value,
+            backoff_max_secs: r.count(&DAEMON_BACKOFF_MAX_SECS).value,
+            ready_sync_age_secs: r.count(&DAEMON_READY_SYNC_AGE_SECS).value,
+            ready_failures: r.count(&DAEMON_READY_FAILURES).value,
+        };
         Ok(Config {
             dir,
             home_agent,
@@ -724,6 +812,7 @@ impl Config {
             lock_wait_secs,
             review_max_open,
             review_max_new_per_run,
+            daemon,
             rows: r.rows,
         })
     }
@@ -889,9 +978,31 @@ mod tests {
             ("gitea:\n  token: abc\n", "gitea.token"),
             ("lock_wait_secs: soon\n", "lock_wait_secs"),
             ("watch: sometimes\n", "watch"),
+            ("daemon:\n  listen: everywhere\n", "daemon.listen"),
+            ("daemon:\n  debounce_secs: soon\n", "daemon.debounce_secs"),
         ] {
             let err = FileConfig::parse(text).expect_err(text);
             assert!(err.contains(want), "{text:?} -> {err}");
+        }
+    }
+
+    #[test]
+    fn listen_addresses_default_to_loopback() {
+        for (text, want) in [
+            ("9477", "127.0.0.1:9477"),
+            (":9477", "127.0.0.1:9477"),
+            ("localhost:80", "127.0.0.1:80"),
+            ("[::1]:9477", "[::1]:9477"),
+            ("0.0.0.0:9477", "0.0.0.0:9477"),
+        ] {
+            assert_eq!(
+                parse_listen(text).expect(text).to_string(),
+                want,
+                "{text:?}"
+            );
+        }
+        for bad in ["", "host:1", "127.0.0.1", "127.0.0.1:99999"] {
+            assert!(parse_listen(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -2,7 +2,10 @@
 //! unreadable learnings and event lines, set-aside inbox files, the branch,
 //! the git binary sync needs, git lock files (live or left by a dead
 //! process), an interrupted cycle, and wiki templates whose pages would not
-//! render as meant. The command line only prints what this returns.
+//! render as meant; and `status`: the dir, its learnings, the last sync and
+//! each daemon job's last run, last success, next run and failures (from
+//! the daemon's records, whether or not it runs). The command line only
+//! prints what this returns.
 
 use crate::config::Config;
 use crate::repo::Repo;
@@ -11,7 +14,8 @@ use crate::store::{LearningsDir, LockError, Problem, SyncLock};
 use std::time::Duration;
 
 /// What `status` shows: where the dir is, its branch and head, learnings
-/// by trust level, the inbox, remotes, problems and the last sync.
+/// by trust level, the inbox, remotes, problems, the last sync, and the
+/// daemon's jobs.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Status {
     pub dir: String,
@@ -26,6 +30,7 @@ pub struct Status {
     pub problems: usize,
     pub remotes: Vec<String>,
     pub last_sync: Option<crate::sync::LastSync>,
+    pub daemon: crate::daemon::DaemonStatus,
 }
 
 /// The dir's status, read without changing anything.
@@ -67,6 +72,7 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
         problems: view.problems.len(),
         remotes: repo.remote_names(),
         last_sync: crate::sync::last(dir),
+        daemon: crate::daemon::status(dir, config, chrono::Utc::now()),
     })
 }
 

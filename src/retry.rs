@@ -33,6 +33,10 @@ pub enum Jitter {
     Full,
     /// Exactly the ceiling; for tests and for callers that add their own spread.
     None,
+    /// Half the ceiling plus a uniform share of the other half: never sooner
+    /// than half, for a job that must not be retried at once (the daemon's
+    /// backoff, where a zero delay would be a crash loop).
+    Equal,
 }
 
 impl Default for RetryPolicy {
@@ -97,6 +101,10 @@ impl RetryPolicy {
             Jitter::Full => {
                 let unit = unit_interval(self.jitter_seed, attempt);
                 ceiling.mul_f64(unit)
+            }
+            Jitter::Equal => {
+                let unit = unit_interval(self.jitter_seed, attempt);
+                ceiling / 2 + (ceiling / 2).mul_f64(unit)
             }
         })
     }
@@ -271,6 +279,20 @@ mod tests {
         assert!(seen.len() > 100, "jitter should spread delays");
         // Same policy, same answer: the function is pure.
         assert_eq!(policy.next_delay(3, None), policy.next_delay(3, None));
+    }
+
+    #[test]
+    fn equal_jitter_never_goes_below_half_the_ceiling() {
+        let mut policy = exact(10);
+        policy.jitter = Jitter::Equal;
+        for seed in 0..50 {
+            policy.jitter_seed = seed;
+            for attempt in 1..10 {
+                let d = policy.next_delay(attempt, None).expect("retry allowed");
+                let ceiling = exact(10).next_delay(attempt, None).expect("retry allowed");
+                assert!(d >= ceiling / 2 && d <= ceiling, "{d:?} vs {ceiling:?}");
+            }
+        }
     }
 
     #[test]

@@ -22,8 +22,30 @@ const TITLE_PIECE_CHARS: usize = 80;
 /// `text` if it fits in `max` bytes, else its head and tail around a
 /// `…[truncated N bytes]…` marker; cuts fall on character boundaries.
 pub fn bound(text: &str, max: usize) -> Cow<'_, str> {
+    match ends(text, max) {
+        None => Cow::Borrowed(text),
+        Some((head, tail)) => {
+            let dropped = text.len() - head.len() - tail.len();
+            Cow::Owned(format!("{head}\n…[truncated {dropped} bytes]…\n{tail}"))
+        }
+    }
+}
+
+/// `text` if it fits in `max` bytes, else its head and tail joined by a
+/// line break, with no marker: what a lookup reads, where a marker's words
+/// would be matched like the text's own.
+pub fn head_and_tail(text: &str, max: usize) -> Cow<'_, str> {
+    match ends(text, max) {
+        None => Cow::Borrowed(text),
+        Some((head, tail)) => Cow::Owned(format!("{head}\n{tail}")),
+    }
+}
+
+/// The first and last `max / 2` bytes of a text longer than `max`, cut on
+/// character boundaries; `None` when it fits.
+fn ends(text: &str, max: usize) -> Option<(&str, &str)> {
     if text.len() <= max {
-        return Cow::Borrowed(text);
+        return None;
     }
     let half = max / 2;
     let mut head_end = half;
@@ -34,12 +56,7 @@ pub fn bound(text: &str, max: usize) -> Cow<'_, str> {
     while !text.is_char_boundary(tail_start) {
         tail_start += 1;
     }
-    let dropped = tail_start - head_end;
-    Cow::Owned(format!(
-        "{}\n…[truncated {dropped} bytes]…\n{}",
-        &text[..head_end],
-        &text[tail_start..]
-    ))
+    Some((&text[..head_end], &text[tail_start..]))
 }
 
 /// Text as a person would read it on a terminal: ANSI escape sequences
@@ -272,8 +289,9 @@ fn error_text<'a>(ev: &'a ToolEvent<'_>) -> Cow<'a, str> {
     Cow::Borrowed("")
 }
 
-/// The basename of a working directory.
-fn project_name(cwd: &str) -> Option<&str> {
+/// The basename of a working directory: the project a capture records and
+/// a suggestion favours.
+pub fn project_name(cwd: &str) -> Option<&str> {
     cwd.trim_end_matches(['/', '\\'])
         .rsplit(['/', '\\'])
         .next()

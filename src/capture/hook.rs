@@ -1,10 +1,16 @@
 //! One hook call, end to end: given a parsed [`ToolEvent`], read only the
-//! state the event needs (session file, capture index, config) and write the
-//! inbox, the session and the index. The decisions are in `decide.rs`.
+//! state the event needs (session file, capture index, search index, config),
+//! write the inbox, the session and the index, and say what the agent should
+//! read on stdout. The decisions are in `decide.rs`; what a session start or
+//! a prompt is told comes from `crate::search`.
 //!
 //! Cost is proportional to what the payload means: a success with no pending
 //! failure in its session stats two paths and returns; the YAML config is
 //! loaded only when a learning or event is about to be written.
+//!
+//! What an agent is told respects the learnings' `applicable_agents` for the
+//! acting agent: `--agent` when the hook passes it, else the agent whose
+//! payload it is (`claude`, `codex`, `opencode`).
 
 use std::path::PathBuf;
 
@@ -36,6 +42,24 @@ impl Setup {
     }
 }
 
+/// What one hook call answers: what the agent reads on stdout, and what was
+/// recorded (or the one line for stderr). Both can be there: a prompt's
+/// suggestion is printed even when recording its correction failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub stdout: Option<String>,
+    pub outcome: Result<Handled, String>,
+}
+
+impl Reply {
+    fn of(outcome: Result<Handled, String>) -> Reply {
+        Reply {
+            stdout: None,
+            outcome,
+        }
+    }
+}
+
 /// What a capture did, for `-v` and for tests of the library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Handled {
@@ -49,51 +73,65 @@ pub enum Handled {
     Corrected { id: String },
     /// A prompt's correction matched no failure: a new L1 learning.
     PromptLearning { id: String },
-    /// A PreToolUse warning, and the JSON to print on stdout.
-    Warned { id: String, stdout: String },
+    /// A PreToolUse warning (printed) and its `applied` event.
+    Warned { id: String },
+    /// A session start told about this many learnings (none: nothing printed).
+    Context { shown: usize },
 }
 
-impl Handled {
-    /// What the hook must print on stdout, if anything.
-    pub fn stdout(&self) -> Option<&str> {
-        match self {
-            Handled::Warned { stdout, .. } => Some(stdout),
-            _ => None,
-        }
-    }
-}
+/// The most characters a session start's block may have: the `context`
+/// command's default, well inside what Claude Code adds to its context
+/// (10,000).
+pub const CONTEXT_MAX_CHARS: usize = 4000;
 
-/// Parses and handles one payload. `Err` is one line for stderr.
+/// The most characters of a prompt a suggestion is looked up with: its
+/// head and its tail (a pasted log's error is at one end or the other),
+/// so that a huge paste costs the ranking no more than a long question.
+const PROMPT_LOOKUP_CHARS: usize = 8 * 1024;
+
+/// Parses and handles one payload.
 pub fn capture(
     bytes: &[u8],
     format: payload::Format,
     event: Option<HookEvent>,
     setup: &Setup,
-) -> Result<Handled, String> {
-    let ev = match payload::parse(bytes, format, event).map_err(|e| e.to_string())? {
-        Some(ev) => ev,
-        None => {
-            return Ok(Handled::Ignored(
-                "not a shell command or prompt event we handle",
-            ));
-        }
-    };
-    handle(&ev, setup)
+) -> Reply {
+    match payload::parse(bytes, format, event) {
+        Ok(Some(ev)) => handle(&ev, setup),
+        Ok(None) => Reply::of(Ok(Handled::Ignored(
+            "not a shell command, prompt or session event we handle",
+        ))),
+        Err(e) => Reply::of(Err(e.to_string())),
+    }
 }
 
 /// Handles one parsed event.
-pub fn handle(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+pub fn handle(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
     match ev.event {
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => match ev.outcome {
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Reply::of(match ev.outcome {
             Outcome::Failure { .. } => on_failure(ev, setup),
             Outcome::Success => on_success(ev, setup),
             Outcome::Unknown => Ok(Handled::Ignored(
                 "the payload does not say how the command ended",
             )),
-        },
+        }),
         HookEvent::PreToolUse => on_pre_tool_use(ev, setup),
         HookEvent::UserPromptSubmit => on_prompt(ev, setup),
+        HookEvent::SessionStart => on_session_start(ev, setup),
     }
+}
+
+/// The agent whose `applicable_agents` decide what it is told.
+fn acting_agent<'a>(ev: &ToolEvent<'_>, setup: &'a Setup) -> std::borrow::Cow<'a, str> {
+    match &setup.flags.agent {
+        Some(agent) => agent.as_str().into(),
+        None => ev.agent.applicability_name().into(),
+    }
+}
+
+/// The project a session works in: the base name of its cwd.
+fn project<'a>(ev: &'a ToolEvent<'_>) -> Option<&'a str> {
+    ev.cwd.as_deref().and_then(decide::project_name)
 }
 
 /// The dir, which must be a learnings repository (one stat).
@@ -303,14 +341,36 @@ fn remember(
         .map_err(write_err("the session"))
 }
 
-fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
-    let Some(prompt) = ev.prompt.as_deref() else {
-        return Ok(Handled::Ignored("a prompt event without a prompt"));
+/// A prompt: tell the agent about a learning that confidently matches it
+/// (looked up first, so a correction this prompt files is not suggested
+/// back to it), and record the correction the prompt gives, if any.
+fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
+    let Some(prompt) = ev.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
+        return Reply::of(Ok(Handled::Ignored("a prompt event without a prompt")));
     };
+    let dir = match initialised(setup) {
+        Ok(dir) => dir,
+        Err(e) => return Reply::of(Err(e)),
+    };
+    let agent = acting_agent(ev, setup);
+    let lookup = decide::head_and_tail(prompt, PROMPT_LOOKUP_CHARS);
+    let stdout = crate::search::suggest_for_hook(&dir, &lookup, Some(&agent), project(ev))
+        .and_then(|block| payload::additional_context(ev.agent, ev.event, &block));
+    Reply {
+        stdout,
+        outcome: record_prompt_correction(ev, prompt, &dir, setup),
+    }
+}
+
+fn record_prompt_correction(
+    ev: &ToolEvent<'_>,
+    prompt: &str,
+    dir: &LearningsDir,
+    setup: &Setup,
+) -> Result<Handled, String> {
     let Some((correction, mistaken)) = decide::prompt_correction(prompt) else {
         return Ok(Handled::Ignored("the prompt gives no correction"));
     };
-    let dir = initialised(setup)?;
     let state_dir = dir.state();
     let now = now_secs();
     if let Some(session_id) = ev.session_id.as_deref() {
@@ -322,7 +382,7 @@ fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
                 .rposition(|f| decide::mentions(&f.normalised, &mistaken))
         {
             let failure = state.failures.remove(i);
-            let result = attach_correction(&dir, &failure, &correction, now);
+            let result = attach_correction(dir, &failure, &correction, now);
             state
                 .append_done(&file, &failure.id)
                 .map_err(write_err("the session"))?;
@@ -349,19 +409,72 @@ fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
     Ok(Handled::PromptLearning { id: l.id })
 }
 
-fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
+/// A session starts: the block of learnings most worth knowing for this
+/// agent and project, as added context; nothing when there is none.
+fn on_session_start(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
+    let dir = match initialised(setup) {
+        Ok(dir) => dir,
+        Err(e) => return Reply::of(Err(e)),
+    };
+    let agent = acting_agent(ev, setup);
+    let block = match crate::search::context_block(
+        &dir,
+        None,
+        Some(&agent),
+        project(ev),
+        CONTEXT_MAX_CHARS,
+    ) {
+        Ok(block) => block,
+        Err(e) => return Reply::of(Err(format!("no session context: {e}"))),
+    };
+    let stdout = Some(block.markdown.as_str())
+        .filter(|m| !m.trim().is_empty())
+        .and_then(|m| payload::additional_context(ev.agent, ev.event, m));
+    Reply {
+        stdout,
+        outcome: Ok(Handled::Context {
+            shown: block.shown.len(),
+        }),
+    }
+}
+
+fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
+    match pre_tool_warning(ev, setup) {
+        Ok((stdout, handled)) => Reply {
+            stdout,
+            outcome: Ok(handled),
+        },
+        Err(e) => Reply::of(Err(e)),
+    }
+}
+
+fn pre_tool_warning(
+    ev: &ToolEvent<'_>,
+    setup: &Setup,
+) -> Result<(Option<String>, Handled), String> {
+    let ignored = |why| Ok((None, Handled::Ignored(why)));
     let Some(command) = ev.command.as_deref() else {
-        return Ok(Handled::Ignored("a pre-tool event without a command"));
+        return ignored("a pre-tool event without a command");
     };
     let dir = initialised(setup)?;
     let state_dir = dir.state();
     let idx = CaptureIndex::load_advice(&state_dir);
-    let Some(advice) = idx.advice_for(command) else {
-        return Ok(Handled::Ignored("no learning about this command"));
+    let agent = acting_agent(ev, setup);
+    // Read only once some advice names the command: one readdir, usually
+    // of a folder that does not exist.
+    let pulled = std::cell::OnceCell::new();
+    let admit = |a: &index::Advice| {
+        a.applies_to(&agent)
+            && !pulled
+                .get_or_init(|| crate::search::pulled_ids(&dir))
+                .contains(&a.id)
+    };
+    let Some(advice) = idx.advice_for(command, admit) else {
+        return ignored("no learning about this command");
     };
     let message = decide::warning_message(&advice.title, &advice.correction, &advice.id);
-    let Some(stdout) = payload::pretool_warning_json(ev.agent, &message) else {
-        return Ok(Handled::Ignored("this agent reads no pre-tool output"));
+    let Some(stdout) = payload::additional_context(ev.agent, ev.event, &message) else {
+        return ignored("this agent reads no pre-tool output");
     };
     // The warning matters more than its evidence: print it even if the
     // config cannot be read, and say why the event is missing.
@@ -379,8 +492,10 @@ fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String>
         }
         Err(err) => tracing::warn!("applied event not recorded: {err}"),
     }
-    Ok(Handled::Warned {
-        id: advice.id.clone(),
-        stdout,
-    })
+    Ok((
+        Some(stdout),
+        Handled::Warned {
+            id: advice.id.clone(),
+        },
+    ))
 }

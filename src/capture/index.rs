@@ -9,6 +9,11 @@
 //! and frees no file per call (a temp file and a rename per capture was most
 //! of a capture's cost on some filesystems). A cache: a lost update only costs
 //! a missed match.
+//!
+//! Advice carries the learning's `applicable_agents`, so a warning follows
+//! the same rules as a suggestion (`search::rank::admits`): never L0, never
+//! rejected (neither is filed), only for the agents it names; pulled
+//! learnings are left out by the caller, which reads `.learnsync/pulled/`.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -19,7 +24,9 @@ use super::shell;
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 use crate::store::StateDir;
 
-const VERSION: u32 = 2;
+/// 3: advice carries `applicable`. A snapshot of another version is not
+/// read, and [`exists`] says there is none, so the next sync rebuilds it.
+const VERSION: u32 = 3;
 
 /// A learning a failure was filed under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +44,17 @@ pub struct Advice {
     pub id: String,
     pub title: String,
     pub correction: String,
+    /// The learning's `applicable_agents` (empty: every agent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applicable: Vec<String>,
+}
+
+impl Advice {
+    /// Whether this advice is for `agent` (its learning names no agent, or
+    /// names this one).
+    pub fn applies_to(&self, agent: &str) -> bool {
+        self.applicable.is_empty() || self.applicable.iter().any(|a| a == agent)
+    }
 }
 
 /// A `verify_pattern` and its advice.
@@ -54,9 +72,11 @@ pub struct CaptureIndex {
     /// `<normalised command>\u{1f}<error signature>` → learning.
     #[serde(default)]
     pub failures: BTreeMap<String, Known>,
-    /// Normalised `original_command` (and `failing_subcommand`) of L1+ learnings.
+    /// Normalised `original_command` (and `failing_subcommand`) of L1+
+    /// learnings → their advice: several learnings may name one command
+    /// (two agents filed the same failure; one is for codex only).
     #[serde(default)]
-    pub warnings: BTreeMap<String, Advice>,
+    pub warnings: BTreeMap<String, Vec<Advice>>,
     #[serde(default)]
     pub patterns: Vec<PatternAdvice>,
     /// In a log line written by `sync`: learnings whose entries are dropped
@@ -126,8 +146,11 @@ impl CaptureIndex {
     fn merge_where(&mut self, other: CaptureIndex, keep: impl Fn(&str) -> bool) {
         self.failures
             .extend(other.failures.into_iter().filter(|(_, k)| keep(&k.id)));
-        self.warnings
-            .extend(other.warnings.into_iter().filter(|(_, a)| keep(&a.id)));
+        for (command, advice) in other.warnings {
+            for a in advice.into_iter().filter(|a| keep(&a.id)) {
+                self.file_warning(command.clone(), a);
+            }
+        }
         for p in other.patterns.into_iter().filter(|p| keep(&p.advice.id)) {
             self.patterns.retain(|x| x.advice.id != p.advice.id);
             self.patterns.push(p);
@@ -158,7 +181,7 @@ impl CaptureIndex {
     /// The learning ids this index names.
     fn ids(&self) -> impl Iterator<Item = &str> {
         let failures = self.failures.values().map(|k| k.id.as_str());
-        let warnings = self.warnings.values().map(|a| a.id.as_str());
+        let warnings = self.warnings.values().flatten().map(|a| a.id.as_str());
         let patterns = self.patterns.iter().map(|p| p.advice.id.as_str());
         failures.chain(warnings).chain(patterns)
     }
@@ -166,7 +189,10 @@ impl CaptureIndex {
     /// Drops every entry of these learnings (before filing their new versions).
     fn forget(&mut self, gone: impl Fn(&str) -> bool) {
         self.failures.retain(|_, k| !gone(&k.id));
-        self.warnings.retain(|_, a| !gone(&a.id));
+        self.warnings.retain(|_, advice| {
+            advice.retain(|a| !gone(&a.id));
+            !advice.is_empty()
+        });
         self.patterns.retain(|p| !gone(&p.advice.id));
     }
 
@@ -208,6 +234,7 @@ impl CaptureIndex {
             id: l.id.clone(),
             title: l.title.clone(),
             correction: correction.to_string(),
+            applicable: l.applicable_agents.clone(),
         };
         for command in [
             l.original_command.as_deref(),
@@ -218,7 +245,7 @@ impl CaptureIndex {
         {
             let n = shell::normalise_command(command);
             if !n.is_empty() {
-                self.warnings.insert(n, advice.clone());
+                self.file_warning(n, advice.clone());
             }
         }
         if let Some(p) = l.verify_pattern.as_deref().map(str::trim)
@@ -232,6 +259,13 @@ impl CaptureIndex {
         }
     }
 
+    /// Files advice under a command, replacing the same learning's older one.
+    fn file_warning(&mut self, command: String, advice: Advice) {
+        let filed = self.warnings.entry(command).or_default();
+        filed.retain(|a| a.id != advice.id);
+        filed.push(advice);
+    }
+
     /// The learning a failure with this key recurs, if any.
     pub fn recurrence(&self, key: &FailureKey) -> Option<&Known> {
         self.failures.get(&failure_key_string(key))
@@ -240,13 +274,15 @@ impl CaptureIndex {
     /// Advice for a command about to run: its normal form (or one part of its
     /// chain) equals an L1+ learning's command, or it matches a
     /// `verify_pattern` (a `*` glob, or a prefix ending at a word). A command
-    /// that already contains the correction needs no warning.
-    pub fn advice_for(&self, command: &str) -> Option<&Advice> {
+    /// that already contains the correction needs no warning. Only advice
+    /// `admit` accepts is given (the agent's, not pulled).
+    pub fn advice_for(&self, command: &str, admit: impl Fn(&Advice) -> bool) -> Option<&Advice> {
         if self.warnings.is_empty() && self.patterns.is_empty() {
             return None;
         }
         let whole = shell::normalise_command(command);
-        let follows = |a: &Advice| !whole.contains(&shell::normalise_command(&a.correction));
+        let follows =
+            |a: &Advice| admit(a) && !whole.contains(&shell::normalise_command(&a.correction));
         let mut candidates = vec![whole.clone()];
         let parts = shell::split_chain(command);
         if parts.len() > 1 {
@@ -255,6 +291,7 @@ impl CaptureIndex {
         if let Some(a) = candidates
             .iter()
             .filter_map(|c| self.warnings.get(c))
+            .flatten()
             .find(|a| follows(a))
         {
             return Some(a);
@@ -342,9 +379,24 @@ fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
     })
 }
 
-/// True when the dir has a capture index to update.
+/// True when the dir has a capture index of this version to update (an
+/// older one is rebuilt by the sync that finds it).
 pub fn exists(dir: &crate::store::LearningsDir) -> bool {
-    dir.state().capture_index().is_file()
+    snapshot_version(&dir.state().capture_index()) == Some(VERSION)
+}
+
+/// The version a snapshot file was written with, from its first bytes
+/// (`{"version":N,…`: serde writes the fields in order), without parsing
+/// the rest: a sync asks on every cycle.
+fn snapshot_version(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut head = [0u8; 32];
+    let mut file = std::fs::File::open(path).ok()?;
+    let n = file.read(&mut head).ok()?;
+    let text = std::str::from_utf8(&head[..n]).ok()?;
+    let rest = text.strip_prefix("{\"version\":")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest[..digits].parse().ok()
 }
 
 /// Rebuilds the index from the dir's current view: what `sync` calls when
@@ -483,6 +535,10 @@ mod tests {
     use super::*;
     use crate::timestamp::Timestamp;
 
+    fn all(_: &Advice) -> bool {
+        true
+    }
+
     fn learning(cmd: &str, correction: Option<&str>) -> Learning {
         let mut l = Learning::new(
             "learning-1".into(),
@@ -510,7 +566,7 @@ mod tests {
             index.recurrence(&key).map(|k| k.id.as_str()),
             Some("learning-1")
         );
-        assert!(index.advice_for("git push -f").is_none());
+        assert!(index.advice_for("git push -f", all).is_none());
     }
 
     #[test]
@@ -518,11 +574,69 @@ mod tests {
         let mut l = learning("git push -f", Some("git push --force-with-lease"));
         l.verify_pattern = Some("git push --force".into());
         let index = CaptureIndex::build([&l]);
-        assert!(index.advice_for("git  push -f").is_some());
-        assert!(index.advice_for("cd x && git push -f").is_some());
-        assert!(index.advice_for("git push --force origin").is_some());
-        assert!(index.advice_for("git push --force-with-lease").is_none());
-        assert!(index.advice_for("git status").is_none());
+        assert!(index.advice_for("git  push -f", all).is_some());
+        assert!(index.advice_for("cd x && git push -f", all).is_some());
+        assert!(index.advice_for("git push --force origin", all).is_some());
+        assert!(
+            index
+                .advice_for("git push --force-with-lease", all)
+                .is_none()
+        );
+        assert!(index.advice_for("git status", all).is_none());
+    }
+
+    #[test]
+    fn advice_is_for_the_agents_its_learning_names_even_beside_another_on_the_same_command() {
+        let mut for_codex = learning("git push -f", Some("git push --force-with-lease"));
+        for_codex.id = "learning-codex".into();
+        for_codex.applicable_agents = vec!["codex".into()];
+        let index = CaptureIndex::build([&for_codex]);
+        let as_agent = |agent: &'static str| move |a: &Advice| a.applies_to(agent);
+        assert_eq!(
+            index
+                .advice_for("git push -f", as_agent("codex"))
+                .map(|a| a.id.as_str()),
+            Some("learning-codex")
+        );
+        assert!(
+            index
+                .advice_for("git push -f", as_agent("claude"))
+                .is_none()
+        );
+        // A learning for every agent on the same command: claude gets that one.
+        let mut general = learning("git push -f", Some("git push --force-with-lease origin"));
+        general.id = "learning-all".into();
+        let index = CaptureIndex::build([&for_codex, &general]);
+        assert_eq!(
+            index
+                .advice_for("git push -f", as_agent("claude"))
+                .map(|a| a.id.as_str()),
+            Some("learning-all")
+        );
+        // Forgetting one keeps the other.
+        let mut index = index;
+        index.forget(|id| id == "learning-all");
+        assert!(
+            index
+                .advice_for("git push -f", as_agent("claude"))
+                .is_none()
+        );
+        assert!(index.advice_for("git push -f", as_agent("codex")).is_some());
+    }
+
+    #[test]
+    fn a_snapshot_of_another_version_is_not_there_for_the_sync() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = crate::store::LearningsDir::new(tmp.path());
+        let state = dir.state();
+        std::fs::create_dir_all(state.capture_index().parent().expect("parent")).expect("mkdir");
+        assert!(!exists(&dir));
+        CaptureIndex::build([&learning("git push -f", None)])
+            .save(&state)
+            .expect("save");
+        assert!(exists(&dir));
+        std::fs::write(state.capture_index(), br#"{"version":2,"failures":{}}"#).expect("old");
+        assert!(!exists(&dir));
     }
 
     #[test]
@@ -570,13 +684,16 @@ mod tests {
         }
         std::fs::write(p.capture_log(), log).expect("log");
         let index = CaptureIndex::load(&p);
-        assert!(index.advice_for("make deploy").is_none(), "y forgotten");
         assert!(
-            index.advice_for("git push --force").is_some(),
+            index.advice_for("make deploy", all).is_none(),
+            "y forgotten"
+        );
+        assert!(
+            index.advice_for("git push --force", all).is_some(),
             "x's new version"
         );
         assert!(
-            index.advice_for("git push -f").is_some(),
+            index.advice_for("git push -f", all).is_some(),
             "a later line is not forgotten"
         );
     }
@@ -610,9 +727,9 @@ mod tests {
             ..CaptureIndex::default()
         };
         index.apply_log(&folding);
-        assert!(index.advice_for("git push --force").is_some());
+        assert!(index.advice_for("git push --force", all).is_some());
         assert!(
-            index.advice_for("git push -f").is_none(),
+            index.advice_for("git push -f", all).is_none(),
             "the older line does not come back over the newer one"
         );
     }

@@ -1,6 +1,7 @@
 //! `learnsync capture`: the hook entry point. Reads one payload (stdin, or the
-//! last argument for Codex `notify`), hands it to `capture::hook`, prints a
-//! PreToolUse warning if there is one, and always exits 0: one stderr line
+//! last argument for Codex `notify`), hands it to `capture::hook`, prints
+//! what the agent should read (a PreToolUse warning, a session's context, a
+//! prompt's suggestion) if there is one, and always exits 0: one stderr line
 //! says what went wrong, so a hook never breaks the agent that runs it.
 
 use std::io::{IsTerminal, Read};
@@ -18,7 +19,8 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     format: String,
     /// Hook event, when the payload does not name it: post-tool-use,
-    /// post-tool-use-failure, pre-tool-use or user-prompt-submit.
+    /// post-tool-use-failure, pre-tool-use, user-prompt-submit or
+    /// session-start.
     #[arg(long, value_name = "EVENT")]
     event: Option<String>,
     /// The payload itself instead of stdin (Codex `notify` passes its JSON as
@@ -82,19 +84,27 @@ pub fn fast_args(argv: &[std::ffi::OsString]) -> Option<(Flags, u8, Args)> {
 
 /// Runs a capture and returns the exit code, which is always 0.
 pub fn run(flags: Flags, args: Args) -> i32 {
-    match capture(flags, args) {
-        Ok(handled) => {
-            tracing::debug!("capture: {handled:?}");
-            if let Some(out) = handled.stdout() {
-                println!("{out}");
-            }
-        }
+    let reply = match capture(flags, args) {
+        Ok(reply) => reply,
+        Err(message) => hook::Reply {
+            stdout: None,
+            outcome: Err(message),
+        },
+    };
+    if let Some(out) = &reply.stdout {
+        // A closed pipe (the agent gave up waiting) is not worth a panic.
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout().lock(), "{out}");
+    }
+    match reply.outcome {
+        Ok(handled) => tracing::debug!("capture: {handled:?}"),
         Err(message) => eprintln!("learnsync: capture: {message}"),
     }
     super::exit::OK
 }
 
-fn capture(flags: Flags, args: Args) -> Result<hook::Handled, String> {
+/// Reads the flags and the payload; `Err` when they are unusable.
+fn capture(flags: Flags, args: Args) -> Result<hook::Reply, String> {
     if let Some(agent) = &flags.agent {
         crate::paths::validate_agent(agent).map_err(|e| format!("--agent: {e}"))?;
     }
@@ -113,7 +123,7 @@ fn capture(flags: Flags, args: Args) -> Result<hook::Handled, String> {
         flags,
         env: Env::from_process(),
     };
-    hook::capture(&bytes, format, event, &setup)
+    Ok(hook::capture(&bytes, format, event, &setup))
 }
 
 /// Reads stdin up to [`MAX_PAYLOAD_BYTES`]; a larger payload is read to its

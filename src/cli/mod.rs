@@ -7,6 +7,7 @@ mod capture;
 mod completions;
 mod config;
 mod context;
+mod daemon;
 mod doctor;
 mod hooks;
 mod init;
@@ -108,6 +109,9 @@ pub enum Command {
     Context(context::Args),
     /// The knowledge graph (`kg/*.md`): `kg check` reports broken files.
     Kg(kg::Args),
+    /// Run sync, review and publish on their schedules (`--check` lists
+    /// their next times); `install` makes it a user service.
+    Daemon(daemon::Args),
     /// Print the shell completion script for bash, zsh, fish, elvish or
     /// powershell.
     Completions(completions::Args),
@@ -285,7 +289,12 @@ pub fn main() -> i32 {
         };
         return capture::run(flags, args);
     }
-    init_tracing(cli.verbose, cli.quiet);
+    match &cli.command {
+        Command::Daemon(args) if args.runs_daemon() => {
+            daemon::init_logging(cli.verbose, cli.quiet, args.log_format());
+        }
+        _ => init_tracing(cli.verbose, cli.quiet),
+    }
     // Installing hooks, completions and the man page need no learnings dir
     // nor its config.
     let result = match cli.command {
@@ -339,6 +348,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Query(args) => query::run(&ctx, args),
         Command::Context(args) => context::run(&ctx, args),
         Command::Kg(args) => kg::run(&ctx, args),
+        Command::Daemon(args) => daemon::run(&ctx, args),
         Command::Capture(_) | Command::Hooks(_) | Command::Completions(_) | Command::Man => Err(
             CliError::failure("internal: dispatched before the config load"),
         ),

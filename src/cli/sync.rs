@@ -33,6 +33,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         push: !args.no_push,
         wait: Duration::from_secs(args.wait.unwrap_or(ctx.config.lock_wait_secs.value)),
         watcher: std::env::current_exe().ok(),
+        stop: None,
     };
     let report = crate::sync::run(&ctx.config, &options).map_err(|e| match e {
         SyncError::Busy(_) | SyncError::GitLockHeld(_) => CliError::new(exit::BUSY, e.to_string()),

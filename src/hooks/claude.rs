@@ -10,13 +10,18 @@ use serde_json::{Map, Value, json};
 
 use super::{HookError, Result, capture_command, is_our_command};
 
-/// The events learnsync listens to and their tool matcher. Failed Bash calls
+/// The events learnsync listens to and their matcher. Failed Bash calls
 /// fire only `PostToolUseFailure`, successful ones only `PostToolUse`.
+/// `SessionStart` has no matcher, so it runs on every source (`startup`,
+/// `resume`, `clear`, and `compact`, after which the context is gone).
+/// `UserPromptSubmit` and `SessionStart` print added context; an install
+/// from before they did gets them added beside the tool entries.
 const EVENTS: &[(&str, Option<&str>)] = &[
     ("PreToolUse", Some("Bash")),
     ("PostToolUse", Some("Bash")),
     ("PostToolUseFailure", Some("Bash")),
     ("UserPromptSubmit", None),
+    ("SessionStart", None),
 ];
 
 /// Seconds Claude Code waits for the capture hook (it answers in milliseconds).

@@ -13,11 +13,14 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value, value};
 use super::{HookError, Result, capture_command, is_our_command};
 
 /// Codex fires PostToolUse after every shell call (success or not) and has
-/// no PostToolUseFailure that fires today, so three events cover it.
+/// no PostToolUseFailure that fires today, so three tool and prompt events
+/// cover capture; `SessionStart` (no matcher: `startup`, `resume` and
+/// `clear` alike) and `UserPromptSubmit` take `additionalContext` back.
 const EVENTS: &[(&str, Option<&str>)] = &[
     ("PreToolUse", Some("Bash")),
     ("PostToolUse", Some("Bash")),
     ("UserPromptSubmit", None),
+    ("SessionStart", None),
 ];
 
 const TIMEOUT_SECS: i64 = 10;

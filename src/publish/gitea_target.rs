@@ -34,12 +34,16 @@ async fn snapshot(client: &GiteaClient) -> Result<RemoteWiki, PublishError> {
 /// Plans against the live wiki and, unless `dry_run`, carries the plan out.
 /// `progress(done, total)` is called after each write; `save` with the state
 /// every few writes, so an interrupted publish loses little.
+// Eight: the daemon's stop flag joined the seven; a struct for three flags
+// would only move the list.
+#[allow(clippy::too_many_arguments)]
 pub async fn publish(
     client: &GiteaClient,
     site: &Site,
     state: &mut TargetState,
     dry_run: bool,
     force: bool,
+    stop: Option<&std::sync::atomic::AtomicBool>,
     progress: &mut dyn FnMut(usize, usize),
     save: &mut dyn FnMut(&TargetState),
 ) -> Result<(PublishPlan, Vec<PageOutcome>), PublishError> {
@@ -80,6 +84,15 @@ pub async fn publish(
             continue;
         }
         if dry_run {
+            outcomes.push(outcome);
+            continue;
+        }
+        if action.sends_request()
+            && stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
+        {
+            outcome.result = WriteResult::Failed(
+                "not sent: publishing stopped at a safe point (the daemon is exiting); the next publish sends it".into(),
+            );
             outcomes.push(outcome);
             continue;
         }

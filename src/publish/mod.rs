@@ -64,6 +64,10 @@ pub struct PublishOptions {
     pub force: bool,
     /// HTTP timeouts and retries for the Gitea target.
     pub client: ClientOptions,
+    /// Set by the daemon when told to exit: no further page is sent (those
+    /// not sent fail with a note; the state holds what landed, so the next
+    /// publish sends the rest).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What happened to one page.
@@ -351,6 +355,7 @@ pub fn publish(
                     &mut target_state,
                     options.dry_run,
                     options.force,
+                    options.stop.as_deref(),
                     progress,
                     &mut save,
                 ))

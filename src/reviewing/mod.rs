@@ -41,6 +41,9 @@ pub struct ReviewOptions {
     /// Plan and report; send no write, write no record.
     pub dry_run: bool,
     pub client: ClientOptions,
+    /// Passed to the sync that shares the pass's records (the daemon's
+    /// SIGTERM): it stops at a safe point, the next sync does the rest.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// One thing the pass did (or, in a dry run, would do).
@@ -149,6 +152,7 @@ pub fn run(
                     push: true,
                     wait: std::time::Duration::from_secs(config.lock_wait_secs.value),
                     watcher: None,
+                    stop: options.stop.clone(),
                 },
             )?;
             report.sync = Some(sync);
@@ -1098,7 +1102,11 @@ fn learning_ids(text: &str) -> Vec<String> {
     let mut out: Vec<String> = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
         .map(|w| w.trim_end_matches('.'))
-        .filter(|w| w.starts_with("learning-") && crate::paths::validate_id(w).is_ok())
+        .filter(|w| {
+            w.len() > "learning-".len()
+                && w.starts_with("learning-")
+                && crate::paths::validate_id(w).is_ok()
+        })
         .map(str::to_string)
         .collect();
     out.sort();

@@ -111,11 +111,17 @@ impl StateDir {
     pub fn review_state(&self) -> PathBuf {
         self.file("review-state.json")
     }
-    /// The daemon's run log, instance lock and status.
+    /// The daemon's run log (one JSON line per run, bounded), its instance
+    /// lock (an OS lock; the file names the holder's pid) and each job's
+    /// state (last run, last success, failures, backoff), which `status`
+    /// reads whether or not a daemon runs.
     pub fn daemon_runs(&self) -> PathBuf {
         self.file("daemon-runs.jsonl")
     }
     pub fn daemon_lock(&self) -> PathBuf {
         self.file("daemon.lock")
+    }
+    pub fn daemon_jobs(&self) -> PathBuf {
+        self.file("daemon-jobs.json")
     }
 }

@@ -43,6 +43,20 @@ pub struct SyncOptions {
     /// The `learnsync` executable to start a work-tree watcher with (see
     /// `watch`); `None` never starts one (one already running is still used).
     pub watcher: Option<std::path::PathBuf>,
+    /// Set by the daemon when told to exit: the cycle stops at its next
+    /// safe point (after the commit, between remotes, before a merge or a
+    /// push) and says so in [`SyncReport::stopped`]; the next cycle does
+    /// the rest.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl SyncOptions {
+    /// The cycle was asked to stop at its next safe point.
+    pub fn stopping(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
+    }
 }
 
 /// A trust level change seen in this cycle.
@@ -97,6 +111,8 @@ pub struct SyncReport {
     pub scanned_files: usize,
     /// A watcher told this cycle what changed (no full scan).
     pub watched: bool,
+    /// Asked to stop, the cycle left out the steps after a safe point.
+    pub stopped: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -182,7 +198,11 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let scanned_all = only.is_none().then_some(outcome.scanned);
     report.watched = only.is_some();
     outcome.fill(&mut report);
-    remotes::exchange(&repo, &dir, config, options, &mut report)?;
+    if options.stopping() {
+        report.stopped = true;
+    } else {
+        remotes::exchange(&repo, &dir, config, options, &mut report)?;
+    }
     lap.done("fetch, merge, recompute, push (all remotes)");
     // What the cycle computed with and could not use, said once.
     if let Some(head) = repo.head_commit()? {

@@ -64,6 +64,10 @@ pub fn exchange(
             if !r.fetch || !rep.errors.is_empty() {
                 continue;
             }
+            if options.stopping() {
+                report.stopped = true;
+                break;
+            }
             let mut lap = super::Lap::start();
             let fetched = repo.fetch(&r.name, token.as_ref());
             lap.done(&format!("fetch {}", r.name));
@@ -77,6 +81,12 @@ pub fn exchange(
                     .push(crate::redact::redact(&e.to_string()).into_owned()),
             }
         }
+        if options.stopping() {
+            // What was fetched stays in the tracking refs for the next cycle.
+            report.stopped = true;
+            report.remotes = reports;
+            return Ok(());
+        }
         merge_all(repo, dir, config, &heads, report)?;
     }
 
@@ -85,6 +95,10 @@ pub fn exchange(
         for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
             if !r.push || !rep.errors.is_empty() {
                 continue;
+            }
+            if options.stopping() {
+                report.stopped = true;
+                break;
             }
             // Nothing to push when the fetch just saw the remote at our head.
             let ours = repo.head_commit()?;

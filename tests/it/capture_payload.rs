@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use learnsync::capture::payload::{
-    AgentKind, Format, HookEvent, Outcome, PayloadError, ToolEvent, parse, pretool_warning_json,
+    AgentKind, Format, HookEvent, Outcome, PayloadError, ToolEvent, additional_context, parse,
+    pretool_warning_json,
 };
 use learnsync::capture::shell;
 use proptest::prelude::*;
@@ -297,7 +298,7 @@ fn unknown_shapes_and_unhandled_events_are_ignored_not_errors() {
         b"\"hello\"",
         b"{}",
         br#"{"hook_event_name":"Stop","session_id":"s"}"#,
-        br#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+        br#"{"hook_event_name":"SessionEnd","session_id":"s"}"#,
     ] {
         assert_eq!(
             parse(doc, Format::Auto, None),
@@ -355,6 +356,7 @@ fn cli_spellings_of_events_and_formats() {
         HookEvent::PostToolUseFailure,
         HookEvent::PreToolUse,
         HookEvent::UserPromptSubmit,
+        HookEvent::SessionStart,
     ] {
         assert_eq!(e.as_cli_str().parse::<HookEvent>(), Ok(e));
         assert_eq!(e.hook_event_name().parse::<HookEvent>(), Ok(e));
@@ -447,4 +449,93 @@ proptest! {
         let n = shell::normalise_command(&cmd);
         prop_assert_eq!(shell::normalise_command(&n), n.clone());
     }
+}
+
+#[test]
+fn session_starts_from_claude_codex_and_our_opencode_plugin() {
+    for (name, agent, session, source) in [
+        (
+            "claude_session_start.json",
+            AgentKind::Claude,
+            "9f2c1a4e-5b6d-4c3e-8f7a-1b2c3d4e5f60",
+            Some("startup"),
+        ),
+        (
+            "codex_session_start.json",
+            AgentKind::Codex,
+            "019a7c3e-1f2d-7b4a-9c8e-5d6f7a8b9c0d",
+            Some("resume"),
+        ),
+        (
+            "opencode_session_start.json",
+            AgentKind::Opencode,
+            "ses_7d1c2b3a4f5e6d7c8b9a0f1e",
+            None,
+        ),
+    ] {
+        let bytes = fixture(name);
+        // What the installed hooks pass: Claude's session start carries
+        // `model`, which `auto` takes for Codex (the reply is the same JSON).
+        let format = match agent {
+            AgentKind::Claude => Format::Claude,
+            _ => Format::Auto,
+        };
+        let ev = parse(&bytes, format, None)
+            .expect("parses")
+            .expect("an event");
+        assert_eq!(ev.event, HookEvent::SessionStart, "{name}");
+        assert_eq!(ev.agent, agent, "{name}");
+        assert_eq!(s(&ev.session_id), Some(session), "{name}");
+        assert_eq!(s(&ev.cwd), Some("/home/dev/shop"), "{name}");
+        assert_eq!(s(&ev.source), source, "{name}");
+        assert_eq!(ev.command, None, "{name}");
+    }
+}
+
+#[test]
+fn an_opencode_chat_message_is_a_prompt() {
+    let bytes = fixture("opencode_chat_message.json");
+    let ev = parsed(&bytes);
+    assert_eq!(ev.event, HookEvent::UserPromptSubmit);
+    assert_eq!(ev.agent, AgentKind::Opencode);
+    assert_eq!(s(&ev.session_id), Some("ses_7d1c2b3a4f5e6d7c8b9a0f1e"));
+    assert!(s(&ev.prompt).is_some_and(|p| p.contains("--wait")));
+    // `--event` says the same of a bare document.
+    let doc = br#"{"source":"opencode","input":{"sessionID":"s"},"prompt":"hi"}"#;
+    let ev = parse(doc, Format::Opencode, Some(HookEvent::UserPromptSubmit))
+        .expect("parses")
+        .expect("event");
+    assert_eq!(s(&ev.prompt), Some("hi"));
+}
+
+#[test]
+fn added_context_is_hook_json_for_claude_and_codex_and_plain_text_for_opencode() {
+    let text = "## Learnings for this session\n- [L2] Use --force-with-lease";
+    for agent in [AgentKind::Claude, AgentKind::Codex] {
+        for event in [HookEvent::SessionStart, HookEvent::UserPromptSubmit] {
+            let json = additional_context(agent, event, text).expect("json");
+            let v: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+            assert_eq!(
+                v["hookSpecificOutput"]["hookEventName"],
+                event.hook_event_name()
+            );
+            assert_eq!(v["hookSpecificOutput"]["additionalContext"], text);
+        }
+        assert_eq!(
+            additional_context(agent, HookEvent::PostToolUse, text),
+            None
+        );
+    }
+    assert_eq!(
+        additional_context(AgentKind::Opencode, HookEvent::SessionStart, text).as_deref(),
+        Some(text)
+    );
+    assert_eq!(
+        additional_context(AgentKind::Opencode, HookEvent::PreToolUse, text),
+        None
+    );
+    assert_eq!(
+        additional_context(AgentKind::TerraphimWrapper, HookEvent::SessionStart, text),
+        None
+    );
 }

@@ -6,10 +6,11 @@
 //!
 //! How the page is read: a `### \`sync [--no-fetch] …\`` heading opens the
 //! section of `sync`; `### \`hooks install|uninstall …\`` one section for
-//! both; `## Global flags` is the section of the global options. A `--flag`
-//! belongs to the section it is in, unless it stands in a code span that
-//! starts with a command (`` `watch --stop` ``, `` `learnsync --agent codex apply` ``),
-//! which it then belongs to.
+//! both, as does a heading of several code spans; `## Global flags` is the
+//! section of the global options. A `--flag` belongs to the section it is
+//! in, unless it stands in a code span that starts with a command
+//! (`` `watch --stop` ``, `` `learnsync --agent codex apply` ``), which it
+//! then belongs to.
 
 use super::common::bin;
 use std::collections::{BTreeMap, BTreeSet};
@@ -194,34 +195,36 @@ fn check(doc: &str, tree: &Tree) -> Vec<String> {
             continue;
         }
         if !in_fence && line.starts_with("### ") {
+            // `### \`daemon install …\`, \`daemon uninstall …\``: one section
+            // for every command its code spans name.
             let (heading, _) = spans(line, &mut None);
-            let words: Vec<&str> = heading
-                .first()
-                .map(|h| h.split_whitespace().collect())
-                .unwrap_or_default();
-            let words = match words.first() {
-                Some(&"learnsync") => &words[1..],
-                _ => &words[..],
-            };
-            match tree.resolve(words) {
-                Some((paths, used)) => {
+            let mut covered: Vec<Path> = Vec::new();
+            for span in &heading {
+                let words: Vec<&str> = span.split_whitespace().collect();
+                let words = match words.first() {
+                    Some(&"learnsync") => &words[1..],
+                    _ => &words[..],
+                };
+                if let Some((paths, used)) = tree.resolve(words) {
                     if let Some(bad) = tree.unknown_child(&paths, words, used) {
                         problems.push(format!(
                             "extra: docs/cli.md:{at}: the heading names `{bad}`, which is not a learnsync command"
                         ));
                     }
-                    for p in &paths {
-                        sections.entry(p.clone()).or_insert(at);
-                    }
-                    section = Some((paths, at));
+                    covered.extend(paths);
                 }
-                None => {
-                    problems.push(format!(
-                        "extra: docs/cli.md:{at}: the heading {:?} names no learnsync command",
-                        line.trim()
-                    ));
-                    section = None;
+            }
+            if covered.is_empty() {
+                problems.push(format!(
+                    "extra: docs/cli.md:{at}: the heading {:?} names no learnsync command",
+                    line.trim()
+                ));
+                section = None;
+            } else {
+                for p in &covered {
+                    sections.entry(p.clone()).or_insert(at);
                 }
+                section = Some((covered, at));
             }
         }
         // A fenced line is one span: `learnsync completions bash > …`.

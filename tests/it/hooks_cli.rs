@@ -80,6 +80,7 @@ fn installing_twice_registers_capture_once_and_keeps_every_other_setting() {
         "PostToolUse",
         "PostToolUseFailure",
         "UserPromptSubmit",
+        "SessionStart",
     ] {
         let ours: Vec<String> = commands(&v, event)
             .into_iter()
@@ -175,4 +176,114 @@ fn project_install_writes_the_project_settings() {
         !settings_path(&sb).exists(),
         "the user's settings are untouched"
     );
+}
+
+/// The plugin as `hooks install opencode` wrote it, loaded by node the way
+/// opencode loads it, with opencode's hook arguments: what it forwards,
+/// and what it adds to the session's system prompt.
+const OPENCODE_HOST: &str = r#"
+import { pathToFileURL } from "node:url";
+import { existsSync, readdirSync } from "node:fs";
+const [plugin, inbox] = process.argv.slice(2);
+const { LearnsyncPlugin } = await import(pathToFileURL(plugin).href);
+const hooks = await LearnsyncPlugin({ directory: "/", worktree: "/" });
+const said = [];
+async function turn(text) {
+  await hooks["chat.message"](
+    { sessionID: "ses_1", agent: "build" },
+    { message: { sessionID: "ses_1" }, parts: [{ type: "text", text }] },
+  );
+  const out = { system: ["You are opencode."] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, out);
+  said.push(out.system);
+}
+await turn("docker compose up -d db says Bind for 0.0.0.0:5432 failed: port is already allocated");
+await turn("thanks, now write the README");
+const other = { system: [] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_other", model: {} }, other);
+said.push(other.system);
+await hooks["tool.execute.after"](
+  { tool: "bash", sessionID: "ses_1", callID: "call_1", args: { command: "make biuld" } },
+  { title: "make", output: "make: *** No rule to make target 'biuld'.  Stop.", metadata: { exit: 2 } },
+);
+const deadline = Date.now() + 10000;
+while (Date.now() < deadline && !(existsSync(inbox) && readdirSync(inbox).some((f) => f.endsWith(".md")))) {
+  await new Promise((r) => setTimeout(r, 50));
+}
+said.push(existsSync(inbox) ? readdirSync(inbox).filter((f) => f.endsWith(".md")).length : 0);
+console.log(JSON.stringify(said));
+"#;
+
+#[test]
+fn the_opencode_plugin_adds_the_session_context_and_a_confident_match_to_the_system_prompt() {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("node is not installed; the opencode plugin is not run");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    sb.ok(&[
+        "add",
+        "--title",
+        "docker compose up fails: port 5432 is already allocated",
+        "--correction",
+        "stop the local postgres first: sudo systemctl stop postgresql",
+        "--command",
+        "docker compose up -d db",
+        "--error",
+        "Bind for 0.0.0.0:5432 failed: port is already allocated",
+    ]);
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.ok(&["hooks", "install", "opencode"]);
+    // opencode loads plugins as ES modules; plain node wants the extension.
+    let plugin = sb.tmp.path().join("learnsync.mjs");
+    fs::copy(
+        sb.home().join(".config/opencode/plugins/learnsync.js"),
+        &plugin,
+    )
+    .expect("copy plugin");
+    let host = sb.tmp.path().join("host.mjs");
+    fs::write(&host, OPENCODE_HOST).expect("host");
+    let mut node = std::process::Command::new("node");
+    node.arg(&host)
+        .arg(&plugin)
+        .arg(sb.dir().join(".git/learnsync/inbox"));
+    common::scrub(&mut node, &sb.home());
+    node.env("LEARNSYNC_DIR", sb.dir());
+    let out = node.output().expect("run node");
+    assert!(
+        out.status.success(),
+        "node: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = json(&String::from_utf8_lossy(&out.stdout));
+    let first: Vec<&str> = said[0]
+        .as_array()
+        .expect("system")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(first[0], "You are opencode.");
+    assert_eq!(first.len(), 3, "{first:?}");
+    assert!(
+        first[1].starts_with("## Learnings for this session (opencode)"),
+        "{first:?}"
+    );
+    assert!(
+        first[2].starts_with("learnsync: a learning matches")
+            && first[2].contains("systemctl stop postgresql"),
+        "{first:?}"
+    );
+    // The next message matches nothing: the context stays, the match goes.
+    let second = said[1].as_array().expect("system");
+    assert_eq!(second.len(), 2, "{second:?}");
+    assert_eq!(second[1], first[1]);
+    // Another session the plugin was not told about: nothing added.
+    assert_eq!(said[2], serde_json::json!([]));
+    // A failed bash call is still captured.
+    assert_eq!(said[3], 1, "the failure reached the inbox");
 }

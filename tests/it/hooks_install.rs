@@ -119,6 +119,7 @@ fn claude_install_is_idempotent_and_keeps_other_settings_and_hooks() {
         ("PostToolUse", Some("Bash")),
         ("PostToolUseFailure", Some("Bash")),
         ("UserPromptSubmit", None),
+        ("SessionStart", None),
     ] {
         let groups = v["hooks"][event].as_array().expect(event);
         let mine: Vec<&Value> = groups
@@ -193,7 +194,7 @@ fn claude_install_creates_project_settings_and_updates_a_moved_binary() {
     assert_eq!(
         text.matches("/home/me/.cargo/bin/learnsync capture")
             .count(),
-        4
+        5
     );
 
     // Removing everything learnsync added leaves an empty object.
@@ -299,7 +300,12 @@ fn codex_install_is_idempotent_keeps_comments_and_uninstalls_cleanly() {
     }
     let doc: toml_edit::DocumentMut = after.parse().expect("valid TOML");
     let ours = format!("{BIN} capture --format codex");
-    for event in ["PreToolUse", "PostToolUse", "UserPromptSubmit"] {
+    for event in [
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+    ] {
         let groups = doc["hooks"][event].as_array_of_tables().expect(event);
         let n = groups
             .iter()
@@ -432,4 +438,211 @@ fn apply_refuses_a_file_changed_after_planning() {
     fs::write(&path, "{}\n").expect("write");
     assert!(apply(&plan).is_err());
     assert_eq!(fs::read_to_string(&path).expect("read"), "{}\n");
+}
+
+/// What `hooks install claude` wrote before the context hooks: capture on
+/// the three tool events only, beside the user's own guard.
+const CLAUDE_OLD_INSTALL: &str = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/guard.sh"
+          }
+        ]
+      },
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/learnsync/bin/learnsync capture --format claude",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/learnsync/bin/learnsync capture --format claude",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/learnsync/bin/learnsync capture --format claude",
+            "timeout": 10
+          }
+        ]
+      }
+    ]
+  }
+}
+"#;
+
+#[test]
+fn an_old_claude_install_gains_the_context_hooks_and_keeps_its_entries() {
+    let e = env();
+    let path = e.home.join(".claude/settings.json");
+    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    fs::write(&path, CLAUDE_OLD_INSTALL).expect("write");
+    let plan = install(&e, HookAgent::Claude, Scope::User);
+    assert!(plan.changes());
+    // Only additions: the existing entries are not rewritten.
+    let removed: Vec<&str> = plan
+        .diff
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .collect();
+    assert!(
+        removed
+            .iter()
+            .all(|l| l.trim() == "-    ]" || l.trim() == "-  }"),
+        "{}",
+        plan.diff
+    );
+    let v: Value = serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    let ours = format!("{BIN} capture --format claude");
+    let count = |event: &str| {
+        v["hooks"][event].as_array().map_or(0, |groups| {
+            groups
+                .iter()
+                .filter(|g| g["hooks"][0]["command"] == ours.as_str())
+                .count()
+        })
+    };
+    for event in [
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "SessionStart",
+    ] {
+        assert_eq!(count(event), 1, "{event}");
+    }
+    assert!(v["hooks"]["SessionStart"][0].get("matcher").is_none());
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "/usr/local/bin/guard.sh"
+    );
+    let again = plan_install(
+        HookAgent::Claude,
+        Scope::User,
+        &e.home,
+        &e.project,
+        Path::new(BIN),
+    )
+    .expect("plan");
+    assert!(!again.changes(), "{}", again.diff);
+    // Uninstall removes exactly learnsync's five entries: the guard stays.
+    let un = plan_uninstall(HookAgent::Claude, Scope::User, &e.home, &e.project).expect("plan");
+    apply(&un).expect("apply");
+    let left: Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        left,
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "/usr/local/bin/guard.sh"}]}]}})
+    );
+}
+
+/// What `hooks install codex` wrote before the context hooks.
+const CODEX_OLD_INSTALL: &str = r#"model = "gpt-5-codex"
+notify = ["/opt/learnsync/bin/learnsync", "capture", "--format", "codex"]
+
+[[hooks.PreToolUse]]
+matcher = "Bash"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/opt/learnsync/bin/learnsync capture --format codex"
+timeout = 10
+
+[[hooks.PostToolUse]]
+matcher = "Bash"
+
+[[hooks.PostToolUse.hooks]]
+type = "command"
+command = "/opt/learnsync/bin/learnsync capture --format codex"
+timeout = 10
+
+[[hooks.Stop]]
+
+[[hooks.Stop.hooks]]
+type = "command"
+command = "/home/me/bin/on-stop.sh"
+"#;
+
+#[test]
+fn an_old_codex_install_gains_the_context_hooks_and_uninstalls_to_the_users_own() {
+    let e = env();
+    let path = e.home.join(".codex/config.toml");
+    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    fs::write(&path, CODEX_OLD_INSTALL).expect("write");
+    let plan = install(&e, HookAgent::Codex, Scope::User);
+    assert!(plan.changes());
+    let after = fs::read_to_string(&path).expect("read");
+    assert!(after.starts_with(CODEX_OLD_INSTALL.lines().next().expect("line")));
+    let doc: toml_edit::DocumentMut = after.parse().expect("valid TOML");
+    let ours = format!("{BIN} capture --format codex");
+    for event in [
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+    ] {
+        let n = doc["hooks"][event]
+            .as_array_of_tables()
+            .map_or(0, |groups| {
+                groups
+                    .iter()
+                    .filter(|g| {
+                        g["hooks"]
+                            .as_array_of_tables()
+                            .is_some_and(|h| h.iter().any(|h| h["command"].as_str() == Some(&ours)))
+                    })
+                    .count()
+            });
+        assert_eq!(n, 1, "{event}:\n{after}");
+    }
+    let again = plan_install(
+        HookAgent::Codex,
+        Scope::User,
+        &e.home,
+        &e.project,
+        Path::new(BIN),
+    )
+    .expect("plan");
+    assert!(!again.changes(), "{}", again.diff);
+    let un = plan_uninstall(HookAgent::Codex, Scope::User, &e.home, &e.project).expect("plan");
+    apply(&un).expect("apply");
+    let left: toml_edit::DocumentMut = fs::read_to_string(&path)
+        .expect("read")
+        .parse()
+        .expect("toml");
+    assert!(left.get("notify").is_none());
+    let events: Vec<&str> = left["hooks"]
+        .as_table()
+        .expect("hooks")
+        .iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(events, ["Stop"], "{left}");
+    assert_eq!(
+        left["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(),
+        Some("/home/me/bin/on-stop.sh")
+    );
 }

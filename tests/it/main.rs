@@ -7,9 +7,17 @@
 mod common;
 
 mod capture_cli;
+mod capture_context;
 mod capture_payload;
 mod cli_docs;
 mod cli_foundation;
+mod daemon_capture;
+mod daemon_faults;
+mod daemon_install;
+mod daemon_lock;
+mod daemon_schedule;
+mod daemon_signals;
+mod daemon_support;
 mod gitea_client;
 mod gitea_contract;
 mod gitea_review_api;

@@ -78,6 +78,7 @@ async fn run(
         state,
         false,
         false,
+        None,
         &mut |_, _| {},
         &mut |_| {},
     )

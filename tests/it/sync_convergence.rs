@@ -63,6 +63,7 @@ impl Clone {
             push: true,
             wait: Duration::from_secs(60),
             watcher: None,
+            stop: None,
         };
         run(&self.config(), &options).map(|_| ())
     }

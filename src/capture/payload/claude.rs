@@ -27,11 +27,12 @@ pub(super) fn claude_like<'a>(
         _ => AgentKind::Claude,
     };
     let command = raw.tool_input.and_then(|t| t.0.command.0);
-    if event != HookEvent::UserPromptSubmit {
-        // A tool event is only worth anything with a shell command in it.
-        if command.is_none() || raw.tool_name.as_deref().is_some_and(|n| !is_shell_tool(n)) {
-            return None;
-        }
+    let tool_event = !matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart);
+    // A tool event is only worth anything with a shell command in it.
+    if tool_event
+        && (command.is_none() || raw.tool_name.as_deref().is_some_and(|n| !is_shell_tool(n)))
+    {
+        return None;
     }
 
     let mut ev = ToolEvent {
@@ -49,12 +50,16 @@ pub(super) fn claude_like<'a>(
         stderr: None,
         error_text: None,
         prompt: None,
+        source: None,
         interrupted: raw.is_interrupt.unwrap_or(false),
     };
 
     match event {
         HookEvent::UserPromptSubmit => {
             ev.prompt = raw.prompt.0;
+        }
+        HookEvent::SessionStart => {
+            ev.source = raw.source.0;
         }
         HookEvent::PreToolUse => {}
         HookEvent::PostToolUseFailure => {

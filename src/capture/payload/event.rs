@@ -37,6 +37,9 @@ pub enum HookEvent {
     PostToolUseFailure,
     PreToolUse,
     UserPromptSubmit,
+    /// A session starts (or resumes, or is cleared or compacted): the hook
+    /// answers with the learnings worth knowing for it.
+    SessionStart,
 }
 
 impl HookEvent {
@@ -47,6 +50,7 @@ impl HookEvent {
             HookEvent::PostToolUseFailure => "post-tool-use-failure",
             HookEvent::PreToolUse => "pre-tool-use",
             HookEvent::UserPromptSubmit => "user-prompt-submit",
+            HookEvent::SessionStart => "session-start",
         }
     }
 
@@ -57,17 +61,19 @@ impl HookEvent {
             HookEvent::PostToolUseFailure => "PostToolUseFailure",
             HookEvent::PreToolUse => "PreToolUse",
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::SessionStart => "SessionStart",
         }
     }
 
     /// Parse either spelling; `None` for events learnsync does not handle
-    /// (`Stop`, `SessionStart`, …).
+    /// (`Stop`, `SessionEnd`, …).
     pub fn parse(s: &str) -> Option<HookEvent> {
         match s.trim() {
             "post-tool-use" | "PostToolUse" => Some(HookEvent::PostToolUse),
             "post-tool-use-failure" | "PostToolUseFailure" => Some(HookEvent::PostToolUseFailure),
             "pre-tool-use" | "PreToolUse" => Some(HookEvent::PreToolUse),
             "user-prompt-submit" | "UserPromptSubmit" => Some(HookEvent::UserPromptSubmit),
+            "session-start" | "SessionStart" => Some(HookEvent::SessionStart),
             _ => None,
         }
     }
@@ -97,6 +103,15 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
+    /// The agent a suggestion is for, as `applicable_agents` names it when
+    /// `--agent` does not say: terraphim's wrapper runs inside Claude Code.
+    pub fn applicability_name(self) -> &'static str {
+        match self {
+            AgentKind::TerraphimWrapper => AgentKind::Claude.as_str(),
+            other => other.as_str(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             AgentKind::Claude => "claude",
@@ -161,6 +176,9 @@ pub struct ToolEvent<'a> {
     pub error_text: Option<Cow<'a, str>>,
     /// The user's prompt (`UserPromptSubmit`).
     pub prompt: Option<Cow<'a, str>>,
+    /// What started the session (`SessionStart`): `startup`, `resume`,
+    /// `clear` or `compact` as Claude Code and Codex send it.
+    pub source: Option<Cow<'a, str>>,
     /// The user interrupted the call (Claude `is_interrupt` / `interrupted`).
     pub interrupted: bool,
 }
@@ -205,6 +223,7 @@ impl ToolEvent<'_> {
             stderr: own(self.stderr),
             error_text: own(self.error_text),
             prompt: own(self.prompt),
+            source: own(self.source),
             interrupted: self.interrupted,
         }
     }
@@ -220,7 +239,7 @@ pub enum PayloadError {
     #[error("unknown payload format {0:?} (expected auto, claude, opencode or codex)")]
     UnknownFormat(String),
     #[error(
-        "unknown hook event {0:?} (expected post-tool-use, post-tool-use-failure, pre-tool-use or user-prompt-submit)"
+        "unknown hook event {0:?} (expected post-tool-use, post-tool-use-failure, pre-tool-use, user-prompt-submit or session-start)"
     )]
     UnknownEvent(String),
 }

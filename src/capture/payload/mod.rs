@@ -13,7 +13,8 @@
 //!   `PostToolUseFailure` with `error` = `"Exit code N\n<mixed output>"` and no
 //!   `tool_response`; a successful one fires `PostToolUse` with
 //!   `tool_response {stdout, stderr, interrupted}` and no exit code.
-//!   `UserPromptSubmit` carries `prompt`.
+//!   `UserPromptSubmit` carries `prompt`; `SessionStart` carries `source`
+//!   (`startup`, `resume`, `clear`, `compact`) and no tool.
 //! * **Terraphim wrapper** (terraphim-ai `.claude/hooks/learning-capture.sh`):
 //!   Claude-shaped, with `tool_result {exit_code, stdout, stderr}`.
 //! * **Codex hooks** (`[[hooks.PostToolUse]]` in `~/.codex/config.toml`):
@@ -30,7 +31,10 @@
 //!   arguments spread into one object, as other integrations (terraphim's)
 //!   send them: `{"tool","sessionID","callID","args":{"command"},"title",
 //!   "output":"<text>","metadata":{"exit"}}` (no `output`/`metadata`: the
-//!   `tool.execute.before` hook).
+//!   `tool.execute.before` hook). The plugin also sends
+//!   `{"source":"opencode","hook":"session.start","cwd","input":{"sessionID"}}`
+//!   at a session's first message and `{…,"hook":"chat.message",
+//!   "prompt":"<the user's text>"}` for every message.
 //!
 //! Files: `event` (the normalised [`ToolEvent`] and its parts), `wire` (the
 //! one struct every shape deserialises into, and telling shapes apart),
@@ -77,17 +81,42 @@ pub fn parse(
 /// (codex-rs/hooks/schema/generated/pre-tool-use.command.output.schema.json).
 /// opencode's plugin and the terraphim wrapper read no hook stdout → `None`.
 pub fn pretool_warning_json(agent: AgentKind, message: &str) -> Option<String> {
+    additional_context(agent, HookEvent::PreToolUse, message)
+}
+
+/// What a hook prints on stdout so the agent reads `text` as added context,
+/// for the events whose output an agent reads; `None` when it reads none.
+///
+/// * Claude Code and Codex: `{"hookSpecificOutput":{"hookEventName":<event>,
+///   "additionalContext":<text>}}` for `PreToolUse`, `UserPromptSubmit` and
+///   `SessionStart` (Claude: https://code.claude.com/docs/en/hooks; Codex:
+///   codex-rs/hooks/schema/generated/{pre-tool-use,user-prompt-submit,
+///   session-start}.command.output.schema.json).
+/// * opencode: our plugin awaits `session.start` and `chat.message` and puts
+///   stdout, as it is, into the session's system prompt; it does not wait for
+///   `tool.execute.*`, so a pre-tool warning has no reader.
+/// * terraphim's wrapper reads no hook stdout.
+pub fn additional_context(agent: AgentKind, event: HookEvent, text: &str) -> Option<String> {
+    let read = matches!(
+        event,
+        HookEvent::PreToolUse | HookEvent::UserPromptSubmit | HookEvent::SessionStart
+    );
     match agent {
-        AgentKind::Claude | AgentKind::Codex => Some(
+        AgentKind::Claude | AgentKind::Codex if read => Some(
             serde_json::json!({
                 "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "additionalContext": message,
+                    "hookEventName": event.hook_event_name(),
+                    "additionalContext": text,
                 }
             })
             .to_string(),
         ),
-        AgentKind::Opencode | AgentKind::TerraphimWrapper => None,
+        AgentKind::Opencode
+            if matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart) =>
+        {
+            Some(text.trim_end().to_string())
+        }
+        _ => None,
     }
 }
 

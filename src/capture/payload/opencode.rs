@@ -32,6 +32,9 @@ pub(super) fn opencode<'a>(
     raw: Raw<'a>,
     event_override: Option<HookEvent>,
 ) -> Option<ToolEvent<'a>> {
+    if let Some(event) = session_event(&raw, event_override) {
+        return Some(on_session(raw, event));
+    }
     let spread = raw.oc_input.is_none();
     let (tool, session_id, call_id, args) = match raw.oc_input {
         Some(Lenient(input)) => (input.tool, input.session_id, input.call_id, input.args),
@@ -74,6 +77,7 @@ pub(super) fn opencode<'a>(
         stderr: None,
         error_text: None,
         prompt: None,
+        source: None,
         interrupted: false,
     };
     if has_result {
@@ -85,4 +89,46 @@ pub(super) fn opencode<'a>(
         ev.stdout = output.0.or(meta.output.0);
     }
     Some(ev)
+}
+
+/// The session events our plugin sends: `session.start` (a session's first
+/// message; the plugin asks once per session) and `chat.message` (the
+/// user's prompt, in `prompt`). `--event` names them too.
+fn session_event(raw: &Raw<'_>, event_override: Option<HookEvent>) -> Option<HookEvent> {
+    let event = match event_override {
+        Some(e) => e,
+        None => match raw.hook.as_deref() {
+            Some("session.start") => HookEvent::SessionStart,
+            Some("chat.message") => HookEvent::UserPromptSubmit,
+            _ => return None,
+        },
+    };
+    matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit).then_some(event)
+}
+
+fn on_session(raw: Raw<'_>, event: HookEvent) -> ToolEvent<'_> {
+    let session_id = match raw.oc_input {
+        Some(Lenient(input)) => input.session_id.0,
+        None => raw.oc_session_id.0,
+    };
+    ToolEvent {
+        agent: AgentKind::Opencode,
+        event,
+        session_id,
+        cwd: raw.cwd.0,
+        turn_id: None,
+        tool_use_id: None,
+        transcript_path: None,
+        tool_name: None,
+        command: None,
+        outcome: Outcome::Unknown,
+        stdout: None,
+        stderr: None,
+        error_text: None,
+        prompt: (event == HookEvent::UserPromptSubmit)
+            .then_some(raw.prompt.0)
+            .flatten(),
+        source: None,
+        interrupted: false,
+    }
 }

@@ -1,0 +1,536 @@
+//! The three job bodies over the workflows — sync (`crate::sync::run`),
+//! review (`crate::reviewing::run`, DESIGN §8) and publish
+//! (`crate::publish::publish`) — and what every run shares: a job that is
+//! not configured is skipped with the one thing to do about it; publish
+//! skips its work when nothing it reads changed since its last success
+//! ([`inputs_key`]); a panic is a failed run, never a dead daemon.
+//! Each body turns its workflow's report into one [`RunResult`].
+
+use super::{ErrorClass, Job, Outcome};
+use crate::config::Config;
+use crate::publish::{PublishError, PublishOptions, Target};
+use crate::repo::Repo;
+use crate::reviewing::{ReviewError, ReviewOptions};
+use crate::store::LearningsDir;
+use crate::sync::{SyncError, SyncOptions, SyncReport};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// What a run is given.
+#[derive(Debug, Clone)]
+pub struct JobInput {
+    pub config: Arc<Config>,
+    /// Set when the daemon is told to exit: stop at the next safe point.
+    pub stop: Arc<AtomicBool>,
+    /// [`inputs_key`] at the job's last success.
+    pub last_success_key: Option<String>,
+    /// The `learnsync` executable, for the work-tree watcher sync may start.
+    pub exe: Option<PathBuf>,
+    /// Count the learnings after this sync even if HEAD did not move (the
+    /// daemon has no count yet).
+    pub count_learnings: bool,
+}
+
+/// How a run went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub outcome: Outcome,
+    pub summary: String,
+    pub error_class: Option<ErrorClass>,
+    /// What the job read, when it succeeded (kept for the next run).
+    pub key: Option<String>,
+    /// Learnings by trust level and the inbox size, counted after a sync
+    /// that moved HEAD (or the first one).
+    pub learnings: Option<(BTreeMap<String, u64>, u64)>,
+}
+
+impl RunResult {
+    fn new(outcome: Outcome, summary: impl Into<String>, class: Option<ErrorClass>) -> Self {
+        RunResult {
+            outcome,
+            summary: summary.into(),
+            error_class: class,
+            key: None,
+            learnings: None,
+        }
+    }
+}
+
+/// Runs one job to its end.
+pub fn run(job: Job, input: &JobInput) -> RunResult {
+    if let Some((class, note)) = not_configured_class(job, &input.config) {
+        return RunResult::new(Outcome::Skipped, note, Some(class));
+    }
+    // Review always runs: what it follows (a person merging, closing or
+    // reporting on Gitea) changes no git ref, and its no-op pass is three
+    // reads.
+    let key = match job {
+        Job::Sync | Job::Review => None,
+        Job::Publish => inputs_key(job, &input.config),
+    };
+    if let (Some(now), Some(last)) = (&key, &input.last_success_key)
+        && now == last
+    {
+        let mut r = RunResult::new(
+            Outcome::Unchanged,
+            "nothing it reads changed since its last success (tree, hub main, templates, settings); nothing to do",
+            None,
+        );
+        r.key = key;
+        return r;
+    }
+    let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match job {
+        Job::Sync => sync_job(input),
+        Job::Review => review_job(input),
+        Job::Publish => publish_job(input),
+    }));
+    match body {
+        Ok(mut r) => {
+            if r.outcome.is_success() {
+                r.key = key;
+            }
+            r
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            RunResult::new(
+                Outcome::Failed,
+                format!("the {job} job panicked ({what}); this is a bug, the daemon carries on"),
+                Some(ErrorClass::Panic),
+            )
+        }
+    }
+}
+
+/// Why `job` does nothing even when due (for `--check` and the run line),
+/// or `None` when it can run.
+pub fn not_configured(job: Job, config: &Config) -> Option<String> {
+    not_configured_class(job, config).map(|(_, note)| note)
+}
+
+fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String)> {
+    match job {
+        Job::Sync => None,
+        Job::Review => {
+            if config.gitea_url.is_none() || config.gitea_repo.is_none() {
+                return Some((
+                    ErrorClass::NotConfigured,
+                    "review needs the hub's Gitea repository (gitea.url and gitea.repo are unset; see docs/review.md)".into(),
+                ));
+            }
+            crate::publish::token_source(config)
+                .err()
+                .map(|e| (ErrorClass::NotConfigured, e.to_string()))
+        }
+        Job::Publish => {
+            let gitea = config.gitea_url.is_some() && config.gitea_repo.is_some();
+            if gitea {
+                return crate::publish::token_source(config)
+                    .err()
+                    .map(|e| (ErrorClass::NotConfigured, e.to_string()));
+            }
+            if config.wiki_git_url.is_some() {
+                return None;
+            }
+            let file = crate::store::StateDir::of(&config.dir.value).config();
+            Some((
+                ErrorClass::NotConfigured,
+                format!(
+                    "no wiki to publish to (gitea.url and gitea.repo, or wiki.git_url, are unset); configure one with: \
+                     printf \"gitea:\\n  url: https://gitea.example.com\\n  repo: owner/name\\n  token_file: $HOME/.config/learnsync/gitea-token\\n\" >> {}",
+                    shell_quote(&file.display().to_string())
+                ),
+            ))
+        }
+    }
+}
+
+fn shell_quote(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// A digest of everything publish reads: HEAD's tree (learnings,
+/// events, policy), the hub's `main`, the inbox, the settings that pick the
+/// target, the user's templates — and today's date, so that a wiki edited
+/// or emptied by hand is put right at least once a day. `None` when it
+/// cannot be read (then the job runs).
+pub fn inputs_key(job: Job, config: &Config) -> Option<String> {
+    use sha2::Digest;
+    let repo = Repo::open(&config.dir.value).ok()?;
+    let head = repo.head_commit().ok()??;
+    let tree = repo.commit_tree(head).ok()?;
+    let mut h = sha2::Sha256::new();
+    let mut put = |label: &str, value: &[u8]| {
+        h.update(label.as_bytes());
+        h.update((value.len() as u64).to_be_bytes());
+        h.update(value);
+    };
+    put("job", job.as_str().as_bytes());
+    put("tree", tree.to_string().as_bytes());
+    if let Some(hub) = &config.hub
+        && let Ok(Some(main)) = repo.ref_commit(&crate::hub::main_ref(&hub.value))
+    {
+        put("hub main", main.to_string().as_bytes());
+    }
+    let dir = LearningsDir::new(config.dir.value.clone());
+    for item in dir.inbox().items() {
+        put("inbox", item.path.display().to_string().as_bytes());
+    }
+    for (name, value) in [
+        ("gitea.url", &config.gitea_url),
+        ("gitea.repo", &config.gitea_repo),
+        ("wiki.git_url", &config.wiki_git_url),
+        ("wiki.branch", &config.wiki_branch),
+    ] {
+        put(
+            name,
+            value.as_ref().map_or("", |s| s.value.as_str()).as_bytes(),
+        );
+    }
+    if let Some(templates) = &config.wiki_template_dir {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&templates.value)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for file in files {
+            put("template", file.display().to_string().as_bytes());
+            put("bytes", &std::fs::read(&file).unwrap_or_default());
+        }
+    }
+    put(
+        "day",
+        chrono::Utc::now().date_naive().to_string().as_bytes(),
+    );
+    Some(hex::encode(h.finalize()))
+}
+
+fn sync_job(input: &JobInput) -> RunResult {
+    let config = &input.config;
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let head_before = Repo::open(&dir.root)
+        .ok()
+        .and_then(|r| r.head_commit().ok().flatten());
+    let options = SyncOptions {
+        fetch: true,
+        push: true,
+        wait: Duration::from_secs(config.lock_wait_secs.value),
+        watcher: input.exe.clone(),
+        stop: Some(input.stop.clone()),
+    };
+    let report = match crate::sync::run(config, &options) {
+        Ok(report) => report,
+        Err(e) => {
+            let class = match &e {
+                SyncError::Busy(_) | SyncError::GitLockHeld(_) => {
+                    return RunResult::new(
+                        Outcome::Skipped,
+                        format!("{e}; this run is skipped, the next one syncs"),
+                        Some(ErrorClass::Busy),
+                    );
+                }
+                SyncError::NotInitialised(_)
+                | SyncError::WrongBranch { .. }
+                | SyncError::GitBinary(_) => ErrorClass::Config,
+                SyncError::Git(_) => ErrorClass::Git,
+                SyncError::Lock(_) => ErrorClass::Io,
+            };
+            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+        }
+    };
+    let head_after = Repo::open(&dir.root)
+        .ok()
+        .and_then(|r| r.head_commit().ok().flatten());
+    let mut result = summarise_sync(&report);
+    if head_before != head_after || input.count_learnings {
+        result.learnings = Some(count_learnings(&dir, config));
+    }
+    result
+}
+
+/// A sync report as one run line.
+fn summarise_sync(report: &SyncReport) -> RunResult {
+    let mut parts = Vec::new();
+    match &report.commit {
+        Some(_) => parts.push(format!(
+            "committed {} file(s) ({} learning(s) and {} event(s) from the inbox)",
+            report.committed_files.len(),
+            report.inbox_learnings,
+            report.inbox_events
+        )),
+        None => parts.push("nothing new to commit".into()),
+    }
+    if !report.merged.is_empty() {
+        parts.push(format!("merged {} head(s)", report.merged.len()));
+    }
+    if !report.promoted.is_empty() || !report.demoted.is_empty() {
+        parts.push(format!(
+            "{} promoted, {} demoted",
+            report.promoted.len(),
+            report.demoted.len()
+        ));
+    }
+    let pushed: Vec<&str> = report
+        .remotes
+        .iter()
+        .filter(|r| r.pushed)
+        .map(|r| r.name.as_str())
+        .collect();
+    if !pushed.is_empty() {
+        parts.push(format!("{} up to date", pushed.join(", ")));
+    }
+    let errors: Vec<String> = report
+        .remotes
+        .iter()
+        .flat_map(|r| r.errors.iter().map(move |e| format!("{}: {e}", r.name)))
+        .collect();
+    if report.remotes.is_empty() {
+        parts.push(
+            "no remote configured, so nothing was fetched or pushed; connect one with \
+             `learnsync init --remote hub=<git url>`"
+                .into(),
+        );
+    }
+    if report.stopped {
+        parts.push(
+            "stopped at a safe point (the daemon is exiting); the next sync does the rest".into(),
+        );
+        return RunResult::new(
+            Outcome::Skipped,
+            parts.join("; "),
+            Some(ErrorClass::Stopped),
+        );
+    }
+    if !errors.is_empty() {
+        parts.push(errors.join("; "));
+        return RunResult::new(Outcome::Partial, parts.join("; "), Some(ErrorClass::Remote));
+    }
+    RunResult::new(Outcome::Ok, parts.join("; "), None)
+}
+
+/// Learnings by trust level (every level present, zero or not) and the inbox size.
+pub fn count_learnings(dir: &LearningsDir, config: &Config) -> (BTreeMap<String, u64>, u64) {
+    let view = crate::view::load(dir, config);
+    let mut by_trust: BTreeMap<String, u64> =
+        <crate::learning::TrustLevel as crate::names::Named>::ALL
+            .iter()
+            .map(|l| (l.to_string(), 0))
+            .collect();
+    for l in &view.learnings {
+        *by_trust
+            .entry(l.learning.trust_level.to_string())
+            .or_default() += 1;
+    }
+    (by_trust, inbox_files(dir))
+}
+
+/// Files waiting in the inbox (cheap: one directory listing).
+pub fn inbox_files(dir: &LearningsDir) -> u64 {
+    dir.inbox().items().len() as u64
+}
+
+/// The review job: one pass of DESIGN §8's workflow (`learnsync review`)
+/// over the hub's Gitea repository. A pass is bounded by
+/// `review.max_new_per_run`, so a SIGTERM waits for it rather than cutting
+/// it between a pull request and its record.
+fn review_job(input: &JobInput) -> RunResult {
+    let config = &input.config;
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let report = match crate::reviewing::run(
+        &dir,
+        config,
+        &ReviewOptions {
+            stop: Some(input.stop.clone()),
+            ..ReviewOptions::default()
+        },
+    ) {
+        Ok(report) => report,
+        Err(e) => {
+            let class = match &e {
+                ReviewError::Setting(PublishError::MissingSetting { .. }) => {
+                    return RunResult::new(
+                        Outcome::Skipped,
+                        e.to_string(),
+                        Some(ErrorClass::NotConfigured),
+                    );
+                }
+                ReviewError::Sync(SyncError::Busy(_) | SyncError::GitLockHeld(_)) => {
+                    return RunResult::new(Outcome::Skipped, e.to_string(), Some(ErrorClass::Busy));
+                }
+                ReviewError::Setting(_) => ErrorClass::Config,
+                ReviewError::Gitea(_) => ErrorClass::Gitea,
+                ReviewError::Git(_) => ErrorClass::Git,
+                ReviewError::Sync(_) => ErrorClass::Remote,
+                ReviewError::Other(_) => ErrorClass::Io,
+            };
+            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+        }
+    };
+    let mut parts = Vec::new();
+    for (what, list) in [
+        ("proposed", &report.proposed),
+        ("followed", &report.followed),
+        ("withdrawn", &report.withdrawn),
+        ("approved", &report.approved),
+        ("rejected", &report.rejected),
+        ("pulled", &report.pulled),
+        ("restored", &report.restored),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{} {what}", list.len()));
+        }
+    }
+    if parts.is_empty() {
+        parts.push("nothing to propose or record".into());
+    }
+    parts.push(format!("{} open review(s)", report.open_reviews));
+    if !report.held_back.is_empty() {
+        parts.push(format!(
+            "{} held back by the limits",
+            report.held_back.len()
+        ));
+    }
+    for w in &report.warnings {
+        tracing::warn!("review: {w}");
+    }
+    if report.is_partial() {
+        let mut errors = report.errors.clone();
+        if let Some(sync) = report.sync.as_ref().filter(|s| s.is_partial()) {
+            errors.push(format!(
+                "sharing the records: {}",
+                summarise_sync(sync).summary
+            ));
+        }
+        parts.push(format!("failed: {}", errors.join("; ")));
+        return RunResult::new(Outcome::Partial, parts.join("; "), Some(ErrorClass::Gitea));
+    }
+    RunResult::new(Outcome::Ok, parts.join("; "), None)
+}
+
+fn publish_job(input: &JobInput) -> RunResult {
+    let config = &input.config;
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let target = if config.gitea_url.is_some() && config.gitea_repo.is_some() {
+        Target::Gitea
+    } else {
+        Target::GitWiki
+    };
+    let options = PublishOptions {
+        target,
+        stop: Some(input.stop.clone()),
+        ..PublishOptions::default()
+    };
+    let report = match crate::publish::publish(&dir, config, &options, &mut |_, _| {}) {
+        Ok(report) => report,
+        Err(e) => {
+            let class = match &e {
+                PublishError::MissingSetting { .. } => {
+                    return RunResult::new(
+                        Outcome::Skipped,
+                        e.to_string(),
+                        Some(ErrorClass::NotConfigured),
+                    );
+                }
+                PublishError::Template { .. } => ErrorClass::Config,
+                PublishError::Gitea(_) => ErrorClass::Gitea,
+                PublishError::Git(_) => ErrorClass::Remote,
+                PublishError::State(_) => ErrorClass::Io,
+                PublishError::Other(_) => ErrorClass::Io,
+            };
+            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+        }
+    };
+    let c = &report.counts;
+    let mut summary = format!(
+        "{} created, {} updated, {} deleted, {} unchanged on {}",
+        c.created, c.updated, c.deleted, c.unchanged, report.wiki_url
+    );
+    if c.kept > 0 {
+        summary.push_str(&format!("; {} kept (edited on the wiki)", c.kept));
+    }
+    if c.withheld > 0 {
+        summary.push_str(&format!("; {} withheld (secrets)", c.withheld));
+    }
+    let first_failure = report.pages.iter().find_map(|p| match &p.result {
+        crate::publish::WriteResult::Failed(why) => Some(format!("{}: {why}", p.title)),
+        _ => None,
+    });
+    let stopped = input.stop.load(std::sync::atomic::Ordering::SeqCst);
+    if stopped && c.failed > 0 {
+        summary.push_str(&format!(
+            "; stopped at a safe point (the daemon is exiting): {} page(s) left for the next publish",
+            c.failed
+        ));
+        return RunResult::new(Outcome::Skipped, summary, Some(ErrorClass::Stopped));
+    }
+    match (report.problems(), report.successes()) {
+        (0, _) => RunResult::new(Outcome::Ok, summary, None),
+        (_, successes) => {
+            summary.push_str(&format!("; {} failed", c.failed));
+            if let Some(first) = first_failure {
+                summary.push_str(&format!(" (first: {first})"));
+            }
+            let outcome = if successes == 0 {
+                Outcome::Failed
+            } else {
+                Outcome::Partial
+            };
+            RunResult::new(outcome, summary, Some(ErrorClass::Gitea))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sync_report_becomes_one_line_and_a_failing_remote_a_partial_run() {
+        let mut report = SyncReport::default();
+        let r = summarise_sync(&report);
+        assert_eq!(r.outcome, Outcome::Ok);
+        assert!(
+            r.summary.contains("learnsync init --remote hub="),
+            "{}",
+            r.summary
+        );
+        report.remotes.push(crate::sync::RemoteReport {
+            name: "hub".into(),
+            errors: vec!["connection refused".into()],
+            ..Default::default()
+        });
+        let r = summarise_sync(&report);
+        assert_eq!(
+            (r.outcome, r.error_class),
+            (Outcome::Partial, Some(ErrorClass::Remote))
+        );
+        assert!(
+            r.summary.contains("hub: connection refused"),
+            "{}",
+            r.summary
+        );
+        report.stopped = true;
+        let r = summarise_sync(&report);
+        assert_eq!(r.error_class, Some(ErrorClass::Stopped));
+        assert_eq!(r.outcome, Outcome::Skipped);
+    }
+
+    #[test]
+    fn shell_quoting_leaves_plain_paths_alone() {
+        assert_eq!(shell_quote("/a/b.yaml"), "/a/b.yaml");
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+    }
+}

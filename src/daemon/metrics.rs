@@ -1,0 +1,348 @@
+//! What `/metrics` says, as data ([`Snapshot`], kept up to date by the
+//! daemon's loop) and its rendering in the Prometheus text exposition
+//! format 0.0.4 (pure). Written by hand: a dozen families do not need a
+//! metrics crate, and the format is small and stable.
+//!
+//! Families: `learnsync_daemon_runs_total{job,outcome}` (counter),
+//! `learnsync_daemon_run_duration_seconds{job}` (histogram),
+//! `learnsync_daemon_last_success_timestamp_seconds{job}` (set only by a
+//! success; absent until the first), `learnsync_daemon_consecutive_failures{job}`,
+//! `learnsync_daemon_next_run_timestamp_seconds{job}` (absent for a job that
+//! is off), `learnsync_daemon_running{job}`, `learnsync_learnings{trust}`,
+//! `learnsync_inbox_files`, `learnsync_daemon_start_time_seconds`,
+//! `learnsync_daemon_config_reloads_total{result}`.
+
+use super::{Job, Outcome};
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Upper bounds of the run duration histogram, in seconds.
+pub const BUCKETS: [f64; 12] = [
+    0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0,
+];
+
+/// Durations of one job's runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Histogram {
+    /// Observations at or below each bound of [`BUCKETS`] but above the
+    /// previous one (rendered cumulatively).
+    counts: [u64; BUCKETS.len()],
+    over: u64,
+    sum: f64,
+}
+
+impl Histogram {
+    pub fn observe(&mut self, secs: f64) {
+        let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
+        self.sum += secs;
+        match BUCKETS.iter().position(|b| secs <= *b) {
+            Some(i) => self.counts[i] += 1,
+            None => self.over += 1,
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.counts.iter().sum::<u64>() + self.over
+    }
+}
+
+/// One job's gauges.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobGauges {
+    pub enabled: bool,
+    pub last_success: Option<DateTime<Utc>>,
+    pub consecutive_failures: u32,
+    pub next_run: Option<DateTime<Utc>>,
+    pub running_since: Option<DateTime<Utc>>,
+    /// The last failed run's class and summary, for `/readyz`.
+    pub last_failure: Option<String>,
+}
+
+/// Everything `/metrics`, `/readyz` and `/livez` read.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub started: Option<DateTime<Utc>>,
+    pub runs: BTreeMap<(Job, Outcome), u64>,
+    pub durations: BTreeMap<Job, Histogram>,
+    pub jobs: BTreeMap<Job, JobGauges>,
+    /// Learnings by trust level, counted after each sync that moved HEAD.
+    pub learnings: BTreeMap<String, u64>,
+    pub inbox_files: u64,
+    pub reloads_ok: u64,
+    pub reloads_failed: u64,
+    pub ready_sync_age_secs: u64,
+    pub ready_failures: u64,
+}
+
+impl Snapshot {
+    /// Counts one finished run.
+    pub fn count_run(&mut self, job: Job, outcome: Outcome, secs: Option<f64>) {
+        *self.runs.entry((job, outcome)).or_default() += 1;
+        if let Some(secs) = secs {
+            self.durations.entry(job).or_default().observe(secs);
+        }
+    }
+
+    pub fn job(&mut self, job: Job) -> &mut JobGauges {
+        self.jobs.entry(job).or_default()
+    }
+}
+
+fn seconds(t: DateTime<Utc>) -> f64 {
+    t.timestamp_millis() as f64 / 1000.0
+}
+
+/// A label value with `\`, `"` and newlines escaped, as the format wants.
+fn label(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A sample value: integers without a fraction, and the format's spellings
+/// of the special values.
+fn value(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        }
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// The snapshot in the Prometheus text format.
+pub fn render(s: &Snapshot) -> String {
+    let mut out = String::with_capacity(4096);
+
+    family(
+        &mut out,
+        "learnsync_daemon_runs_total",
+        "counter",
+        "Runs of each job by outcome since the daemon started.",
+    );
+    for job in Job::ORDER {
+        for outcome in Outcome::ALL {
+            let n = s.runs.get(&(job, outcome)).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "learnsync_daemon_runs_total{{job=\"{}\",outcome=\"{}\"}} {n}",
+                label(job.as_str()),
+                outcome.as_str()
+            );
+        }
+    }
+
+    let name = "learnsync_daemon_run_duration_seconds";
+    family(
+        &mut out,
+        name,
+        "histogram",
+        "How long each job's runs took, since the daemon started.",
+    );
+    for job in Job::ORDER {
+        let empty = Histogram::default();
+        let h = s.durations.get(&job).unwrap_or(&empty);
+        let j = label(job.as_str());
+        let mut cumulative = 0;
+        for (bound, n) in BUCKETS.iter().zip(h.counts) {
+            cumulative += n;
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{job=\"{j}\",le=\"{}\"}} {cumulative}",
+                value(*bound)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{job=\"{j}\",le=\"+Inf\"}} {}",
+            h.count()
+        );
+        let _ = writeln!(out, "{name}_sum{{job=\"{j}\"}} {}", value(h.sum));
+        let _ = writeln!(out, "{name}_count{{job=\"{j}\"}} {}", h.count());
+    }
+
+    let gauge =
+        |out: &mut String, name: &str, help: &str, get: &dyn Fn(&JobGauges) -> Option<f64>| {
+            family(out, name, "gauge", help);
+            for job in Job::ORDER {
+                let g = s.jobs.get(&job).cloned().unwrap_or_default();
+                if let Some(v) = get(&g) {
+                    let _ = writeln!(
+                        out,
+                        "{name}{{job=\"{}\"}} {}",
+                        label(job.as_str()),
+                        value(v)
+                    );
+                }
+            }
+        };
+    gauge(
+        &mut out,
+        "learnsync_daemon_last_success_timestamp_seconds",
+        "When each job last succeeded (Unix time); set only by a success.",
+        &|g| g.last_success.map(seconds),
+    );
+    gauge(
+        &mut out,
+        "learnsync_daemon_consecutive_failures",
+        "Failed runs of each job since its last success.",
+        &|g| Some(f64::from(g.consecutive_failures)),
+    );
+    gauge(
+        &mut out,
+        "learnsync_daemon_next_run_timestamp_seconds",
+        "When each job runs next (Unix time), backoff included; absent when the job is off.",
+        &|g| {
+            if g.enabled {
+                g.next_run.map(seconds)
+            } else {
+                None
+            }
+        },
+    );
+    gauge(
+        &mut out,
+        "learnsync_daemon_running",
+        "1 while a run of the job is going.",
+        &|g| Some(if g.running_since.is_some() { 1.0 } else { 0.0 }),
+    );
+
+    family(
+        &mut out,
+        "learnsync_learnings",
+        "gauge",
+        "Learnings by trust level, as of the last sync.",
+    );
+    for (trust, n) in &s.learnings {
+        let _ = writeln!(out, "learnsync_learnings{{trust=\"{}\"}} {n}", label(trust));
+    }
+    family(
+        &mut out,
+        "learnsync_inbox_files",
+        "gauge",
+        "Captures and events waiting in the inbox for the next sync.",
+    );
+    let _ = writeln!(out, "learnsync_inbox_files {}", s.inbox_files);
+    family(
+        &mut out,
+        "learnsync_daemon_start_time_seconds",
+        "gauge",
+        "When the daemon started (Unix time).",
+    );
+    if let Some(t) = s.started {
+        let _ = writeln!(
+            out,
+            "learnsync_daemon_start_time_seconds {}",
+            value(seconds(t))
+        );
+    }
+    family(
+        &mut out,
+        "learnsync_daemon_config_reloads_total",
+        "counter",
+        "Configuration reloads on SIGHUP, by result (a failed one keeps the old configuration).",
+    );
+    let _ = writeln!(
+        out,
+        "learnsync_daemon_config_reloads_total{{result=\"ok\"}} {}",
+        s.reloads_ok
+    );
+    let _ = writeln!(
+        out,
+        "learnsync_daemon_config_reloads_total{{result=\"failed\"}} {}",
+        s.reloads_failed
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_histogram_is_cumulative_and_ends_in_inf_equal_to_count() {
+        let mut s = Snapshot::default();
+        for secs in [0.01, 0.3, 0.3, 7.0, 5000.0] {
+            s.count_run(Job::Sync, Outcome::Ok, Some(secs));
+        }
+        s.count_run(Job::Sync, Outcome::Skipped, None);
+        let text = render(&s);
+        let line = |prefix: &str| {
+            text.lines()
+                .find(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no {prefix} in\n{text}"))
+                .rsplit(' ')
+                .next()
+                .expect("value")
+                .to_string()
+        };
+        let h = "learnsync_daemon_run_duration_seconds";
+        assert_eq!(
+            line(&format!("{h}_bucket{{job=\"sync\",le=\"0.05\"}}")),
+            "1"
+        );
+        assert_eq!(line(&format!("{h}_bucket{{job=\"sync\",le=\"0.5\"}}")), "3");
+        assert_eq!(line(&format!("{h}_bucket{{job=\"sync\",le=\"900\"}}")), "4");
+        assert_eq!(
+            line(&format!("{h}_bucket{{job=\"sync\",le=\"+Inf\"}}")),
+            "5"
+        );
+        assert_eq!(line(&format!("{h}_count{{job=\"sync\"}}")), "5");
+        assert_eq!(
+            line("learnsync_daemon_runs_total{job=\"sync\",outcome=\"skipped\"}"),
+            "1"
+        );
+        assert_eq!(
+            line("learnsync_daemon_runs_total{job=\"publish\",outcome=\"failed\"}"),
+            "0"
+        );
+    }
+
+    #[test]
+    fn last_success_is_absent_until_a_success_and_off_jobs_have_no_next_run() {
+        let mut s = Snapshot::default();
+        s.job(Job::Sync).enabled = true;
+        s.job(Job::Sync).next_run = Some(DateTime::from_timestamp(1_780_000_000, 0).expect("t"));
+        s.job(Job::Publish).next_run = Some(DateTime::from_timestamp(1_780_000_000, 0).expect("t"));
+        let text = render(&s);
+        assert!(!text.contains("learnsync_daemon_last_success_timestamp_seconds{"));
+        assert!(
+            text.contains("learnsync_daemon_next_run_timestamp_seconds{job=\"sync\"} 1780000000\n")
+        );
+        assert!(!text.contains("learnsync_daemon_next_run_timestamp_seconds{job=\"publish\"}"));
+        s.job(Job::Sync).last_success =
+            Some(DateTime::from_timestamp_millis(1_780_000_000_250).expect("t"));
+        assert!(render(&s).contains(
+            "learnsync_daemon_last_success_timestamp_seconds{job=\"sync\"} 1780000000.25\n"
+        ));
+    }
+
+    #[test]
+    fn label_values_are_escaped_and_special_values_spelled_as_the_format_wants() {
+        assert_eq!(label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+        assert_eq!(value(f64::INFINITY), "+Inf");
+        assert_eq!(value(f64::NAN), "NaN");
+        assert_eq!(value(3.0), "3");
+        assert_eq!(value(0.25), "0.25");
+    }
+}

@@ -1,0 +1,79 @@
+//! A capture reaches the other machines without waiting for a schedule:
+//! a file arriving in machine A's inbox makes A's daemon sync after the
+//! debounce, and machine B's daemon, on its own schedule, merges it.
+
+use crate::common::{Machine, bare};
+use crate::daemon_support::{Daemon, wait_runs, write_config};
+use learnsync::daemon::{Job, Outcome, Trigger, parse_stamp};
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_capture_triggers_a_sync_after_the_debounce_and_reaches_a_second_machine() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let remote = format!("hub={}", hub.display());
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.ok(&["init", "--agent", "a", "--remote", &remote]);
+    b.ok(&["init", "--agent", "b", "--remote", &remote]);
+    // A syncs only when a capture arrives (its schedule is once a year);
+    // B every two seconds.
+    write_config(
+        &a.dir,
+        "agent: a\nhub: hub\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"off\"\ndaemon:\n  debounce_secs: 2\n  spread_secs: 0\n",
+    );
+    write_config(
+        &b.dir,
+        "agent: b\nhub: hub\nschedule:\n  sync: \"*/2 * * * * *\"\n  publish: \"off\"\n  review: \"off\"\ndaemon:\n  spread_secs: 0\n",
+    );
+    let mut da = Daemon::start(a.cmd(&["daemon"]));
+    let mut db = Daemon::start(b.cmd(&["daemon"]));
+    wait_runs(&a.dir, Duration::from_secs(30), "A's start-up sync", |r| {
+        r.iter().any(|r| r.job == Job::Sync)
+    });
+    let added = Instant::now();
+    let added_at = chrono::Utc::now();
+    let id = a
+        .ok(&[
+            "add",
+            "--title",
+            "Quote globs in find",
+            "--correction",
+            "find . -name '*.rs'",
+        ])
+        .trim()
+        .to_string();
+    let runs = wait_runs(&a.dir, Duration::from_secs(30), "A's capture sync", |r| {
+        r.iter()
+            .any(|r| r.trigger == Trigger::Capture && r.outcome == Outcome::Ok)
+    });
+    let capture = runs
+        .iter()
+        .find(|r| r.trigger == Trigger::Capture)
+        .expect("capture run");
+    assert!(capture.summary.contains("1 learning(s)"), "{capture:?}");
+    let started = parse_stamp(&capture.start).expect("time");
+    assert!(
+        started - added_at >= chrono::Duration::milliseconds(1900),
+        "synced before the debounce: {capture:?}"
+    );
+    // On B, as a file of A's folder, once B's next sync merged it.
+    let on_b = b.dir.join("a").join(format!("{id}.md"));
+    while !on_b.exists() {
+        assert!(
+            added.elapsed() < Duration::from_secs(60),
+            "the capture never reached B:\nA:\n{}\nB:\n{}",
+            da.log(),
+            db.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("capture to B's tree: {:?}", added.elapsed());
+    da.signal("TERM");
+    db.signal("TERM");
+    assert!(da.wait_exit(Duration::from_secs(30)).success());
+    assert!(db.wait_exit(Duration::from_secs(30)).success());
+    crate::common::assert_clean_and_sound(&a.dir, &a.home);
+    crate::common::assert_clean_and_sound(&b.dir, &b.home);
+}
