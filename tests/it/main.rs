@@ -11,6 +11,7 @@ mod capture_context;
 mod capture_payload;
 mod cli_docs;
 mod cli_foundation;
+mod cli_snapshots;
 mod daemon_capture;
 mod daemon_faults;
 mod daemon_install;
