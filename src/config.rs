@@ -228,14 +228,7 @@ pub struct RemoteConfig {
     pub push: bool,
 }
 
-/// Commands whose failures are not learnings, unless `capture.ignore` says otherwise.
-pub const DEFAULT_IGNORE: [&str; 5] = [
-    "cargo test*",
-    "npm test*",
-    "yarn test*",
-    "pytest*",
-    "go test*",
-];
+pub use crate::shell::ignore::DEFAULT_IGNORE;
 
 /// A config file that cannot be used: names the file and the problem.
 #[derive(Debug, thiserror::Error)]

@@ -342,6 +342,14 @@ impl Learning {
         out
     }
 
+    /// A string-valued extra frontmatter key (`project`, `session_id`, …).
+    pub fn extra_str(&self, key: &str) -> Option<&str> {
+        self.extra.iter().find_map(|(k, v)| match v {
+            Value::String(s) if k == key => Some(s.as_str()),
+            _ => None,
+        })
+    }
+
     /// SHA-256 of [`Self::content_bytes`], hex.
     pub fn content_hash(&self) -> String {
         use sha2::Digest;

@@ -7,8 +7,8 @@
 use std::borrow::Cow;
 
 use super::payload::ToolEvent;
-use super::shell;
 use crate::learning::{Learning, TrustLevel};
+use crate::shell;
 use crate::timestamp::Timestamp;
 use crate::yaml::Value;
 
@@ -260,19 +260,11 @@ pub fn redact_together(command: &str, output: &str) -> (String, String) {
 /// with the same function, so a capture and a sync agree.
 pub fn failure_key(l: &Learning) -> Option<FailureKey> {
     let command = l.original_command.as_deref()?;
-    let failing = extra_str(l, "failing_subcommand");
+    let failing = l.extra_str("failing_subcommand");
     Some(FailureKey {
         normalised: shell::normalise_command(command),
         signature: shell::error_signature(l.error_context.as_deref().unwrap_or("")),
         program: shell::program_key(failing.unwrap_or(command)),
-    })
-}
-
-/// A string-valued extra frontmatter key.
-pub fn extra_str<'a>(l: &'a Learning, key: &str) -> Option<&'a str> {
-    l.extra.iter().find_map(|(k, v)| match v {
-        Value::String(s) if k == key => Some(s.as_str()),
-        _ => None,
     })
 }
 
@@ -441,10 +433,10 @@ mod tests {
                 .as_deref()
                 .is_some_and(|e| !e.contains("Exit code"))
         );
-        assert_eq!(extra_str(&l, "project"), Some("shop"));
-        assert_eq!(extra_str(&l, "session_id"), Some("s1"));
+        assert_eq!(l.extra_str("project"), Some("shop"));
+        assert_eq!(l.extra_str("session_id"), Some("s1"));
         assert_eq!(
-            extra_str(&l, "failing_subcommand"),
+            l.extra_str("failing_subcommand"),
             Some("git push -f origin main")
         );
         assert_eq!(key.program, Some(("git".into(), Some("push".into()))));

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::decide::{self, FailureKey};
-use super::shell;
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
+use crate::shell;
 use crate::store::StateDir;
 
 /// 3: advice carries `applicable`. A snapshot of another version is not
@@ -238,7 +238,7 @@ impl CaptureIndex {
         };
         for command in [
             l.original_command.as_deref(),
-            decide::extra_str(l, "failing_subcommand"),
+            l.extra_str("failing_subcommand"),
         ]
         .into_iter()
         .flatten()

@@ -10,4 +10,3 @@ pub mod hook;
 pub mod index;
 pub mod payload;
 pub mod session;
-pub mod shell;

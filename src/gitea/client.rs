@@ -118,6 +118,8 @@ pub(crate) enum Resend {
 pub(crate) struct Reply {
     pub status: u16,
     pub total_count: Option<u64>,
+    /// The server's clock (`Date`), as RFC 3339: what `since` filters compare with.
+    pub date: Option<String>,
     pub body: Vec<u8>,
 }
 
@@ -307,6 +309,16 @@ impl GiteaClient {
             .get("x-total-count")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse().ok());
+        let date = response
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok())
+            .map(|t| {
+                t.with_timezone(&chrono::Utc)
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string()
+            });
         let body = match response.bytes().await {
             Ok(bytes) => bytes.to_vec(),
             Err(e) => {
@@ -325,6 +337,7 @@ impl GiteaClient {
             return Attempt::Done(Reply {
                 status: status.as_u16(),
                 total_count,
+                date,
                 body,
             });
         }

@@ -19,6 +19,15 @@ impl GiteaClient {
     /// first (one more request) and a filter naming an unknown label answers
     /// no issues, without asking Gitea.
     pub async fn list_issues(&self, filter: &IssueFilter) -> Result<Vec<Issue>, GiteaError> {
+        Ok(self.list_issues_at(filter).await?.0)
+    }
+
+    /// [`Self::list_issues`] and the server's clock at its first page
+    /// (`None` when the server sent no `Date`).
+    pub async fn list_issues_at(
+        &self,
+        filter: &IssueFilter,
+    ) -> Result<(Vec<Issue>, Option<String>), GiteaError> {
         if !filter.labels.is_empty() && !filter.labels_known {
             let known = self.list_labels().await?;
             if let Some(missing) = filter
@@ -27,7 +36,7 @@ impl GiteaClient {
                 .find(|name| !known.iter().any(|l| l.name == **name))
             {
                 tracing::debug!(label = %missing, "no such label: no issue can carry it");
-                return Ok(Vec::new());
+                return Ok((Vec::new(), None));
             }
         }
         let path = self.repo_path("/issues");
@@ -43,7 +52,10 @@ impl GiteaClient {
         if let Some(author) = &filter.created_by {
             query.push(("created_by", author.clone()));
         }
-        self.get_all_pages(&path, &query, Total::All).await
+        if let Some(since) = &filter.since {
+            query.push(("since", since.clone()));
+        }
+        self.get_all_pages_at(&path, &query, Total::All).await
     }
 
     /// One issue (or pull) by index; `None` on 404.

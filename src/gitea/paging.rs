@@ -53,12 +53,28 @@ impl GiteaClient {
         query: &[(&str, String)],
         meaning: Total,
     ) -> Result<Vec<T>, GiteaError> {
+        Ok(self.get_all_pages_at(path, query, meaning).await?.0)
+    }
+
+    /// [`Self::get_all_pages`], and the server's clock when it answered the
+    /// first page: everything updated after that time is newer than what
+    /// the listing can have missed.
+    pub(crate) async fn get_all_pages_at<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        meaning: Total,
+    ) -> Result<(Vec<T>, Option<String>), GiteaError> {
         let mut items = Vec::new();
+        let mut first_date = None;
         for page in 1..=MAX_PAGES {
             let mut q: Vec<(&str, String)> = query.to_vec();
             q.push(("page", page.to_string()));
             q.push(("limit", PAGE_SIZE.to_string()));
             let reply = self.send::<()>(Method::GET, path, &q, None, &[]).await?;
+            if page == 1 {
+                first_date = reply.date.clone();
+            }
             let batch: Vec<T> = self.decode("GET", path, &reply)?;
             let batch_len = batch.len();
             items.extend(batch);
@@ -66,7 +82,7 @@ impl GiteaClient {
                 break;
             }
         }
-        Ok(items)
+        Ok((items, first_date))
     }
 }
 

@@ -40,17 +40,26 @@ impl GiteaClient {
     /// Every pull matching `filter`, newest first. The state is always sent:
     /// without it Gitea lists all pulls.
     pub async fn list_pulls(&self, filter: &PullFilter) -> Result<Vec<PullRequest>, GiteaError> {
+        Ok(self.list_pulls_at(filter).await?.0)
+    }
+
+    /// [`Self::list_pulls`] and the server's clock at its first page.
+    pub async fn list_pulls_at(
+        &self,
+        filter: &PullFilter,
+    ) -> Result<(Vec<PullRequest>, Option<String>), GiteaError> {
         let path = self.repo_path("/pulls");
         let mut query = vec![("state", filter.state.as_str().to_string())];
         query.extend(filter.labels.iter().map(|id| ("labels", id.to_string())));
         if let Some(base) = &filter.base {
             query.push(("base_branch", base.clone()));
         }
-        let mut pulls: Vec<PullRequest> = self.get_all_pages(&path, &query, Total::All).await?;
+        let (mut pulls, date): (Vec<PullRequest>, _) =
+            self.get_all_pages_at(&path, &query, Total::All).await?;
         // Gitea lists a pull once per matching label (an INNER JOIN).
         let mut seen = std::collections::HashSet::new();
         pulls.retain(|p| seen.insert(p.number));
-        Ok(pulls)
+        Ok((pulls, date))
     }
 
     /// One pull by its index; `None` on 404 (also for an issue's index).

@@ -744,4 +744,8 @@ pub struct IssueFilter {
     /// The caller has just seen these labels exist: skip the check that
     /// costs one more request.
     pub labels_known: bool,
+    /// Only what was updated at or after this time (RFC 3339, the server's
+    /// clock: an `updated_at` it returned). Closing, merging, reopening,
+    /// editing, labelling and commenting all update it.
+    pub since: Option<String>,
 }

@@ -13,6 +13,7 @@
 //! queue issue is never created when looking for it failed; `--dry-run`
 //! sends no write; every write is found again by its marker when retried.
 
+mod changes;
 mod text;
 
 use crate::config::Config;
@@ -29,8 +30,13 @@ use crate::review::{
 };
 use crate::store::{LearningsDir, ReviewCache, Tracked};
 use crate::timestamp::Timestamp;
+use changes::Change;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// How long a pass may go on listing only what changed before it lists
+/// everything open again (a safety net; what changed is enough).
+const FULL_LISTING_EVERY_SECS: i64 = 24 * 60 * 60;
 
 /// How long a branch-protection check is trusted.
 const PREFLIGHT_EVERY_SECS: i64 = 24 * 60 * 60;
@@ -169,6 +175,7 @@ struct Pass<'a> {
 }
 
 /// An open review pull request of ours.
+#[derive(Clone)]
 struct Open {
     pull: PullRequest,
     id: String,
@@ -194,44 +201,135 @@ impl Pass<'_> {
         self.preflight(cache, report).await;
         let review_label = cache.labels.get(REVIEW_LABEL).copied();
 
-        // 1. What is open (a failure here stops the pass: no writes).
-        let listed = self
-            .client
-            .list_pulls(&PullFilter {
-                state: StateFilter::Open,
-                labels: review_label.into_iter().collect(),
-                base: None,
-            })
-            .await?;
-        let mut open: Vec<Open> = listed.into_iter().filter_map(ours).collect();
+        // 1. What is open, or (with a warm cache) what changed since the
+        //    watermark. A failure here stops the pass: no writes.
+        let now = Timestamp::now().unix();
+        let since = cache.watermark.clone().filter(|_| {
+            cache
+                .full_at
+                .is_some_and(|at| now - at < FULL_LISTING_EVERY_SECS)
+        });
+        let mut open: Vec<Open> = Vec::new();
+        let mut gone: Vec<(u64, Tracked)> = Vec::new();
+        // Every change up to the next watermark handled: then it moves on.
+        let mut clean = true;
+        let next_watermark;
+        match &since {
+            Some(since) => {
+                let (changed, at) = self
+                    .client
+                    .list_issues_at(&IssueFilter {
+                        state: StateFilter::All,
+                        since: Some(since.clone()),
+                        ..IssueFilter::default()
+                    })
+                    .await?;
+                next_watermark = at;
+                for item in &changed {
+                    match changes::classify(item, cache, &bot) {
+                        None => {}
+                        Some(Change::Closed(n)) => {
+                            if let Some(t) = cache.open.get(&n) {
+                                gone.push((n, t.clone()));
+                            }
+                        }
+                        Some(Change::Adopt(n)) => match self.client.get_pull(n as i64).await {
+                            Ok(pull) => {
+                                if let Some(o) = pull.and_then(ours) {
+                                    cache.open.insert(
+                                        n,
+                                        Tracked {
+                                            learning: o.id.clone(),
+                                            hash: o.hash.clone(),
+                                        },
+                                    );
+                                    open.push(o);
+                                }
+                            }
+                            Err(e) => {
+                                clean = false;
+                                report.errors.push(format!("pull request #{n}: {e}"));
+                            }
+                        },
+                        Some(Change::Problem(n, Some(seen))) => {
+                            cache.problems.insert(n, seen);
+                        }
+                        Some(Change::Problem(n, None)) => {
+                            cache.problems.remove(&n);
+                        }
+                        Some(Change::Queue) => cache.queue_body = None,
+                    }
+                }
+            }
+            None => {
+                let (listed, at) = self
+                    .client
+                    .list_pulls_at(&PullFilter {
+                        state: StateFilter::Open,
+                        labels: review_label.into_iter().collect(),
+                        base: None,
+                    })
+                    .await?;
+                next_watermark = at;
+                open = listed.into_iter().filter_map(ours).collect();
+                // Reviews that were open last time and are not now.
+                gone = cache
+                    .open
+                    .iter()
+                    .filter(|(n, _)| !open.iter().any(|o| o.pull.number as u64 == **n))
+                    .map(|(n, t)| (*n, t.clone()))
+                    .collect();
+                // Problem reports (a failure leaves them as they are).
+                match self.problem_reports(cache).await {
+                    Ok(found) => cache.problems = found,
+                    Err(e) => {
+                        clean = false;
+                        report
+                            .errors
+                            .push(format!("reading the problem reports: {e}"));
+                    }
+                }
+                cache.queue_body = None;
+            }
+        }
         let mut wrote = false;
 
-        // 2. Reviews that were open last time and are not now.
-        let gone: Vec<(u64, Tracked)> = cache
-            .open
-            .iter()
-            .filter(|(n, _)| !open.iter().any(|o| o.pull.number as u64 == **n))
-            .map(|(n, t)| (*n, t.clone()))
-            .collect();
+        // 2. Reviews that closed.
         for (number, tracked) in gone {
             match self.closed(number, &tracked, &bot, report).await {
-                Ok(Some(still_open)) => open.push(still_open),
+                Ok(Some(still_open)) => {
+                    if !open.iter().any(|o| o.pull.number == still_open.pull.number) {
+                        open.push(still_open);
+                    }
+                }
                 Ok(None) => {
                     cache.open.remove(&number);
                 }
-                Err(e) => report.errors.push(format!("pull request #{number}: {e}")),
+                Err(e) => {
+                    clean = false;
+                    report.errors.push(format!("pull request #{number}: {e}"));
+                }
             }
         }
-        wrote |= report.rejected.iter().any(|_| true);
-
-        // 3. Problem reports (a failure leaves them as they are).
-        let problems = self.problem_reports(cache).await;
-        match &problems {
-            Ok(found) => wrote |= self.sync_pulled(found, cache, report).await,
-            Err(e) => report
-                .errors
-                .push(format!("reading the problem reports: {e}")),
+        wrote |= !report.rejected.is_empty();
+        // A full listing is the truth about what is open.
+        for o in &open {
+            cache.open.insert(
+                o.pull.number as u64,
+                Tracked {
+                    learning: o.id.clone(),
+                    hash: o.hash.clone(),
+                },
+            );
         }
+
+        // 3. The pulled records in step with the open problem reports.
+        let problems: Vec<(u64, String, String, Vec<String>)> = cache
+            .problems
+            .iter()
+            .map(|(n, p)| (*n, p.title.clone(), p.author.clone(), p.ids.clone()))
+            .collect();
+        wrote |= self.sync_pulled(&problems, cache, report).await;
 
         // 4. Rejection records nobody here checked yet.
         wrote |= self.verify_rejections(cache, &bot, report).await;
@@ -266,12 +364,13 @@ impl Pass<'_> {
                 }
             })
             .collect();
-        let open_reviews: Vec<OpenReview> = open
+        let open_reviews: Vec<OpenReview> = cache
+            .open
             .iter()
-            .map(|o| OpenReview {
-                number: o.pull.number as u64,
-                id: o.id.clone(),
-                hash: o.hash.clone(),
+            .map(|(n, t)| OpenReview {
+                number: *n,
+                id: t.learning.clone(),
+                hash: t.hash.clone(),
             })
             .collect();
         let limits = Limits {
@@ -318,44 +417,38 @@ impl Pass<'_> {
                     }
                     None => Ok(()),
                 },
-                Action::Follow { number, id, from } => match (
-                    learnings.get(id.as_str()),
-                    open.iter().find(|o| o.pull.number as u64 == *number),
-                ) {
-                    (Some(l), Some(o)) => {
-                        self.follow(o, l, from, &events, &templates, &policy.wiki, cache, report)
+                Action::Follow { number, id, from } => {
+                    match (
+                        learnings.get(id.as_str()),
+                        self.open_pull(&open, *number).await,
+                    ) {
+                        (Some(l), Ok(Some(o))) => {
+                            self.follow(
+                                &o,
+                                l,
+                                from,
+                                &events,
+                                &templates,
+                                &policy.wiki,
+                                cache,
+                                report,
+                            )
                             .await
+                        }
+                        (_, Err(e)) => Err(e.into()),
+                        _ => Ok(()),
                     }
-                    _ => Ok(()),
-                },
+                }
                 Action::Withdraw { number, id, why } => {
-                    match open.iter().find(|o| o.pull.number as u64 == *number) {
-                        Some(o) => self.withdraw(o, id, why, cache, report).await,
-                        None => Ok(()),
+                    match self.open_pull(&open, *number).await {
+                        Ok(Some(o)) => self.withdraw(&o, id, why, cache, report).await,
+                        Ok(None) => Ok(()),
+                        Err(e) => Err(e.into()),
                     }
                 }
             };
             if let Err(e) = result {
                 report.errors.push(format!("{}: {e}", describe(action)));
-            }
-        }
-        // What stays open, for the report, the queue and the cache.
-        for o in &open {
-            let withdrawn = report
-                .withdrawn
-                .iter()
-                .any(|d| d.pull_request == Some(o.pull.number as u64));
-            if !withdrawn {
-                let hash = learnings
-                    .get(o.id.as_str())
-                    .map_or_else(|| o.hash.clone(), |l| l.content_hash());
-                cache.open.insert(
-                    o.pull.number as u64,
-                    Tracked {
-                        learning: o.id.clone(),
-                        hash,
-                    },
-                );
             }
         }
         report.open_reviews = cache.open.len();
@@ -395,8 +488,48 @@ impl Pass<'_> {
         }
         queue.rejected.sort();
         queue.pulled.sort();
-        if let Err(e) = self.queue_issue(&queue, &bot, cache).await {
+        let body = queue.body();
+        let known = match cache.queue_issue {
+            Some(_) => cache.queue_body.as_deref() == Some(changes::digest(&body).as_str()),
+            None => queue.is_empty() && since.is_some(),
+        };
+        if !known && let Err(e) = self.queue_issue(&queue, &bot, cache).await {
+            clean = false;
             report.errors.push(format!("the review queue issue: {e}"));
+        }
+
+        // 7. The watermark: every change before it is handled. Our own
+        //    writes come back in the next listing; read them now, so that a
+        //    pass after this one with nothing new costs one read.
+        if clean && !self.dry_run {
+            let mut watermark = next_watermark;
+            if wrote_to_gitea(report)
+                && let Some(at) = watermark.clone()
+            {
+                match self
+                    .client
+                    .list_issues_at(&IssueFilter {
+                        state: StateFilter::All,
+                        since: Some(at),
+                        ..IssueFilter::default()
+                    })
+                    .await
+                {
+                    Ok((ours, later)) => {
+                        if ours
+                            .iter()
+                            .all(|i| changes::classify(i, cache, &bot).is_none())
+                        {
+                            watermark = later;
+                        }
+                    }
+                    Err(e) => tracing::debug!("not moving the review watermark on: {e}"),
+                }
+            }
+            if since.is_none() {
+                cache.full_at = Some(now);
+            }
+            cache.watermark = watermark;
         }
         wrote |= !report.pulled.is_empty()
             || !report.restored.is_empty()
@@ -406,6 +539,20 @@ impl Pass<'_> {
 
     /// Creates the labels the pass uses when the repository lacks them
     /// (Gitea does not refuse duplicates: listed first).
+    /// The open review pull request `number`: from this pass's listing,
+    /// else read (a pass over changes lists only what changed).
+    async fn open_pull(&self, listed: &[Open], number: u64) -> Result<Option<Open>, GiteaError> {
+        if let Some(o) = listed.iter().find(|o| o.pull.number as u64 == number) {
+            return Ok(Some(o.clone()));
+        }
+        Ok(self
+            .client
+            .get_pull(number as i64)
+            .await?
+            .filter(|p| p.state == State::Open)
+            .and_then(ours))
+    }
+
     async fn ensure_labels(
         &self,
         cache: &mut ReviewCache,
@@ -567,11 +714,11 @@ impl Pass<'_> {
             .collect())
     }
 
-    /// `(issue, learning ids it names)` of every open `learning-problem` issue.
+    /// Every open `learning-problem` issue, with the learning ids it names.
     async fn problem_reports(
         &self,
         cache: &ReviewCache,
-    ) -> Result<Vec<(u64, String, String, Vec<String>)>, GiteaError> {
+    ) -> Result<BTreeMap<u64, crate::store::ProblemSeen>, GiteaError> {
         let issues = self
             .client
             .list_issues(&IssueFilter {
@@ -580,16 +727,12 @@ impl Pass<'_> {
                 labels: vec![PROBLEM_LABEL.into()],
                 created_by: None,
                 labels_known: cache.labels.contains_key(PROBLEM_LABEL),
+                since: None,
             })
             .await?;
         Ok(issues
-            .into_iter()
-            .map(|i| {
-                let ids = learning_ids(&format!("{}\n{}", i.title, i.body));
-                let title = i.title.clone();
-                let author = i.author().to_string();
-                (i.number as u64, title, author, ids)
-            })
+            .iter()
+            .filter_map(|i| Some((i.number as u64, changes::problem_of(i)?)))
             .collect())
     }
 
@@ -1011,6 +1154,7 @@ impl Pass<'_> {
                 labels: Vec::new(),
                 created_by: Some(bot.to_string()),
                 labels_known: true,
+                since: None,
             })
             .await?;
         let found = mine
@@ -1064,6 +1208,16 @@ impl Pass<'_> {
 
 /// A review pull request of ours: its marker names the learning version,
 /// and its head is that learning's review branch.
+/// Whether the pass sent Gitea anything that comes back in a listing.
+fn wrote_to_gitea(report: &ReviewReport) -> bool {
+    !(report.proposed.is_empty()
+        && report.followed.is_empty()
+        && report.withdrawn.is_empty()
+        && report.rejected.is_empty()
+        && report.pulled.is_empty()
+        && report.approved.is_empty())
+}
+
 fn ours(pull: PullRequest) -> Option<Open> {
     let (id, hash) = review::parse_marker(&pull.body, "review")?;
     let (id, hash) = (id.to_string(), hash.to_string());

@@ -177,7 +177,7 @@ impl Tally {
 /// The project a capture recorded (the base name of the agent's cwd, in the
 /// extra frontmatter), or one a person wrote.
 pub fn project_of(l: &Learning) -> Option<String> {
-    crate::capture::decide::extra_str(l, "project")
+    l.extra_str("project")
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .map(str::to_string)

@@ -23,7 +23,7 @@ pub const PROGRAM: &str = "\u{1}p:";
 /// `git` and `git push` for `sudo git push -f origin main`; none for text
 /// that is not a command.
 pub fn program_terms(command: &str) -> Vec<String> {
-    let Some((program, sub)) = crate::capture::shell::program_key(command) else {
+    let Some((program, sub)) = crate::shell::program_key(command) else {
         return Vec::new();
     };
     let program = program.to_lowercase();

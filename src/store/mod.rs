@@ -8,7 +8,7 @@ mod state;
 
 pub use inbox::{Inbox, InboxItem, InboxPayload};
 pub use lock::{LockError, SyncLock};
-pub use review_cache::{ReviewCache, Tracked};
+pub use review_cache::{ProblemSeen, ReviewCache, Tracked};
 pub use state::StateDir;
 
 pub use crate::problem::Problem;

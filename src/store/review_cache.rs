@@ -2,20 +2,31 @@
 //! remembers between runs, so a pass with nothing new costs a few reads —
 //! the pull requests it opened and saw open, the bot's login, label ids,
 //! the issues it acknowledged, the rejection records it verified, when it
-//! last checked `main`'s protection. A cache: the hub is the truth, and a
-//! lost or unreadable file only costs one pass more reads.
+//! last checked `main`'s protection, the open problem reports, and the
+//! watermark from which the next pass asks Gitea only for what changed. A
+//! cache: the hub is the truth, and a lost or unreadable file only costs
+//! one pass more reads.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// One review pull request the pass opened and last saw open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tracked {
     pub learning: String,
     pub hash: String,
+}
+
+/// An open problem report, as last seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemSeen {
+    pub title: String,
+    pub author: String,
+    /// The learning ids its title and body name.
+    pub ids: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +59,20 @@ pub struct ReviewCache {
     /// The bot's queue issue.
     #[serde(default)]
     pub queue_issue: Option<u64>,
+    /// A digest of the queue issue's body as last written or seen.
+    #[serde(default)]
+    pub queue_body: Option<String>,
+    /// Open `learning-problem` issues by number.
+    #[serde(default)]
+    pub problems: BTreeMap<u64, ProblemSeen>,
+    /// The latest `updated_at` (the server's clock) every change up to
+    /// which has been handled: the next pass lists only issues and pull
+    /// requests updated at or after it.
+    #[serde(default)]
+    pub watermark: Option<String>,
+    /// Unix seconds of the last full listing (of everything open).
+    #[serde(default)]
+    pub full_at: Option<i64>,
 }
 
 impl ReviewCache {

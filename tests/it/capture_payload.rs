@@ -8,7 +8,7 @@ use learnsync::capture::payload::{
     AgentKind, Format, HookEvent, Outcome, PayloadError, ToolEvent, additional_context, parse,
     pretool_warning_json,
 };
-use learnsync::capture::shell;
+use learnsync::shell;
 use proptest::prelude::*;
 
 fn fixture(name: &str) -> Vec<u8> {

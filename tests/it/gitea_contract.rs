@@ -693,6 +693,7 @@ async fn review_routes_follow_gitea_swagger() {
         labels: vec!["learning-problem".into()],
         created_by: Some(READER.into()),
         labels_known: false,
+        since: None,
     })
     .await
     .expect("issues");

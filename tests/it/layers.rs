@@ -35,6 +35,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("schedule", Layer::Core),
     ("retry", Layer::Core),
     ("fault", Layer::Core),
+    ("shell", Layer::Core),
     // Edges: one kind of I/O each.
     ("repo", Layer::Edge),
     ("store", Layer::Edge),

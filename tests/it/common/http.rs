@@ -163,11 +163,13 @@ pub fn read_request(stream: &mut TcpStream) -> Option<Request> {
 }
 
 pub fn write_response(stream: &mut TcpStream, response: &Response) {
+    // Every Go server (Gitea) sends `Date`; clients read the server's clock from it.
     let mut out = format!(
-        "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nConnection: close\r\nDate: {}\r\n",
         response.status,
         reason(response.status),
-        response.body.len()
+        response.body.len(),
+        chrono::Utc::now().format("%a, %d %b %Y %H:%M:%S GMT")
     );
     for (k, v) in &response.headers {
         out.push_str(&format!("{k}: {v}\r\n"));

@@ -10,7 +10,7 @@
 
 mod chain;
 mod correction;
-mod ignore;
+pub mod ignore;
 mod lex;
 mod program;
 mod signature;

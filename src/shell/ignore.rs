@@ -1,10 +1,18 @@
 //! Ignore patterns: which failing commands are not mistakes (test runners
 //! fail by design), as `*` globs over a command's normal form.
 //!
-//! The default list is the configuration's ([`crate::config::DEFAULT_IGNORE`]).
+//! The default list ([`DEFAULT_IGNORE`]) is the configuration's default.
 
 use super::chain::{failing_subcommand, normalise_command};
-use crate::config::DEFAULT_IGNORE;
+
+/// Commands whose failures are not learnings, unless `capture.ignore` says otherwise.
+pub const DEFAULT_IGNORE: [&str; 5] = [
+    "cargo test*",
+    "npm test*",
+    "yarn test*",
+    "pytest*",
+    "go test*",
+];
 
 /// Glob match with `*` = any run of characters (including none); every other
 /// character is literal.
