@@ -12,8 +12,12 @@ pub fn run(ctx: &Context) -> CliResult {
     } else if problems.is_empty() {
         ctx.say("No problems found.");
     } else {
+        // Paths inside the dir read as the learning files do, relative to
+        // it; a template dir elsewhere stays absolute.
+        let root = format!("{}/", dir.root.display());
         for p in &problems {
-            println!("{}: {}", p.path, p.message);
+            let path = p.path.strip_prefix(&root).unwrap_or(&p.path);
+            println!("{path}: {}", p.message);
         }
         eprintln!("{} problem(s) found", problems.len());
     }

@@ -38,13 +38,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ));
         return Ok(exit::OK);
     }
+    // Ids from an adopted dir vary in length; the columns stay aligned.
+    let id_width = shown
+        .iter()
+        .map(|l| l.learning.id.chars().count())
+        .max()
+        .unwrap_or(0);
     for l in &shown {
         let x = &l.learning;
         let review = review_words(&view.review_state(x))
             .map(|w| format!("  [{w}]"))
             .unwrap_or_default();
         println!(
-            "{}  {}  {:<16}  {}{}{review}",
+            "{:<id_width$}  {}  {:<16}  {}{}{review}",
             x.id,
             x.trust_level,
             cell(&x.agent_id, 16),

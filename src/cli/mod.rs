@@ -4,6 +4,7 @@
 mod add;
 mod apply;
 mod capture;
+mod completions;
 mod config;
 mod context;
 mod daemon;
@@ -12,6 +13,7 @@ mod hooks;
 mod init;
 mod kg;
 mod list;
+mod man;
 mod output;
 mod publish;
 mod query;
@@ -24,7 +26,7 @@ mod watch;
 
 use crate::config::{Config, Env, Flags};
 use crate::store::LearningsDir;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// Exit codes of §10.
@@ -110,6 +112,17 @@ pub enum Command {
     /// Run sync, review and publish on their schedules (`--check` lists
     /// their next times); `install` makes it a user service.
     Daemon(daemon::Args),
+    /// Print the shell completion script for bash, zsh, fish, elvish or
+    /// powershell.
+    Completions(completions::Args),
+    /// Print the man page, learnsync(1), in roff.
+    Man,
+}
+
+/// The whole command tree as clap sees it: what help, the man page, the
+/// completions and the docs check are all made from.
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// A failure to report: the message for a person and the exit code.
@@ -282,17 +295,15 @@ pub fn main() -> i32 {
         }
         _ => init_tracing(cli.verbose, cli.quiet),
     }
-    if let Command::Hooks(args) = cli.command {
-        // Installing hooks needs no learnings dir nor its config.
-        return match hooks::run(cli.json, cli.quiet, args) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("learnsync: error: {}", e.message);
-                e.code
-            }
-        };
-    }
-    match run(cli) {
+    // Installing hooks, completions and the man page need no learnings dir
+    // nor its config.
+    let result = match cli.command {
+        Command::Hooks(args) => hooks::run(cli.json, cli.quiet, args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man => man::run(),
+        command => run(Cli { command, ..cli }),
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("learnsync: error: {}", e.message);
@@ -338,8 +349,8 @@ fn run(cli: Cli) -> CliResult {
         Command::Context(args) => context::run(&ctx, args),
         Command::Kg(args) => kg::run(&ctx, args),
         Command::Daemon(args) => daemon::run(&ctx, args),
-        Command::Capture(_) | Command::Hooks(_) => Err(CliError::failure(
-            "internal: dispatched before the config load",
-        )),
+        Command::Capture(_) | Command::Hooks(_) | Command::Completions(_) | Command::Man => Err(
+            CliError::failure("internal: dispatched before the config load"),
+        ),
     }
 }

@@ -6,6 +6,7 @@
 pub mod git_http;
 pub mod gitea_server;
 pub mod http;
+pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
