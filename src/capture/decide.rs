@@ -154,7 +154,7 @@ pub fn failure_learning(
     ignore: &[String],
     now: Timestamp,
 ) -> Option<(Learning, FailureKey)> {
-    let super::payload::Outcome::Failure { exit_code } = ev.outcome else {
+    let super::payload::CommandResult::Failure { exit_code } = ev.outcome else {
         return None;
     };
     if ev.interrupted {

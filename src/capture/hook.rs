@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use super::decide::{self, FailureKey, FixMatch};
 use super::index::{self, CaptureIndex};
-use super::payload::{self, HookEvent, Outcome, ToolEvent};
+use super::payload::{self, CommandResult, HookEvent, ToolEvent};
 use super::session::{self, PendingFailure, SessionState};
 use crate::config::{Config, Env, FileConfig, Flags};
 use crate::event::{self, Event};
@@ -109,9 +109,9 @@ pub fn capture(
 pub fn handle(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
     match ev.event {
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Reply::of(match ev.outcome {
-            Outcome::Failure { .. } => on_failure(ev, setup),
-            Outcome::Success => on_success(ev, setup),
-            Outcome::Unknown => Ok(Handled::Ignored(
+            CommandResult::Failure { .. } => on_failure(ev, setup),
+            CommandResult::Success => on_success(ev, setup),
+            CommandResult::Unknown => Ok(Handled::Ignored(
                 "the payload does not say how the command ended",
             )),
         }),

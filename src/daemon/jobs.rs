@@ -6,7 +6,7 @@
 //! ([`inputs_key`]); a panic is a failed run, never a dead daemon.
 //! Each body turns its workflow's report into one [`RunResult`].
 
-use super::{ErrorClass, Job, Outcome};
+use super::{ErrorClass, Job, RunOutcome};
 use crate::config::Config;
 use crate::publish::{PublishError, PublishOptions, Target};
 use crate::repo::Repo;
@@ -37,7 +37,7 @@ pub struct JobInput {
 /// How a run went.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunResult {
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     pub summary: String,
     pub error_class: Option<ErrorClass>,
     /// What the job read, when it succeeded (kept for the next run).
@@ -48,7 +48,7 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    fn new(outcome: Outcome, summary: impl Into<String>, class: Option<ErrorClass>) -> Self {
+    fn new(outcome: RunOutcome, summary: impl Into<String>, class: Option<ErrorClass>) -> Self {
         RunResult {
             outcome,
             summary: summary.into(),
@@ -62,7 +62,7 @@ impl RunResult {
 /// Runs one job to its end.
 pub fn run(job: Job, input: &JobInput) -> RunResult {
     if let Some((class, note)) = not_configured_class(job, &input.config) {
-        return RunResult::new(Outcome::Skipped, note, Some(class));
+        return RunResult::new(RunOutcome::Skipped, note, Some(class));
     }
     // Review always runs: what it follows (a person merging, closing or
     // reporting on Gitea) changes no git ref, and its no-op pass is three
@@ -75,7 +75,7 @@ pub fn run(job: Job, input: &JobInput) -> RunResult {
         && now == last
     {
         let mut r = RunResult::new(
-            Outcome::Unchanged,
+            RunOutcome::Unchanged,
             "nothing it reads changed since its last success (tree, hub main, templates, settings); nothing to do",
             None,
         );
@@ -101,7 +101,7 @@ pub fn run(job: Job, input: &JobInput) -> RunResult {
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "no message".into());
             RunResult::new(
-                Outcome::Failed,
+                RunOutcome::Failed,
                 format!("the {job} job panicked ({what}); this is a bug, the daemon carries on"),
                 Some(ErrorClass::Panic),
             )
@@ -237,7 +237,7 @@ fn sync_job(input: &JobInput) -> RunResult {
             let class = match &e {
                 SyncError::Busy(_) | SyncError::GitLockHeld(_) => {
                     return RunResult::new(
-                        Outcome::Skipped,
+                        RunOutcome::Skipped,
                         format!("{e}; this run is skipped, the next one syncs"),
                         Some(ErrorClass::Busy),
                     );
@@ -248,7 +248,7 @@ fn sync_job(input: &JobInput) -> RunResult {
                 SyncError::Git(_) => ErrorClass::Git,
                 SyncError::Lock(_) => ErrorClass::Io,
             };
-            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+            return RunResult::new(RunOutcome::Failed, e.to_string(), Some(class));
         }
     };
     let head_after = Repo::open(&dir.root)
@@ -309,16 +309,20 @@ fn summarise_sync(report: &SyncReport) -> RunResult {
             "stopped at a safe point (the daemon is exiting); the next sync does the rest".into(),
         );
         return RunResult::new(
-            Outcome::Skipped,
+            RunOutcome::Skipped,
             parts.join("; "),
             Some(ErrorClass::Stopped),
         );
     }
     if !errors.is_empty() {
         parts.push(errors.join("; "));
-        return RunResult::new(Outcome::Partial, parts.join("; "), Some(ErrorClass::Remote));
+        return RunResult::new(
+            RunOutcome::Partial,
+            parts.join("; "),
+            Some(ErrorClass::Remote),
+        );
     }
-    RunResult::new(Outcome::Ok, parts.join("; "), None)
+    RunResult::new(RunOutcome::Ok, parts.join("; "), None)
 }
 
 /// Learnings by trust level (every level present, zero or not) and the inbox size.
@@ -362,13 +366,17 @@ fn review_job(input: &JobInput) -> RunResult {
             let class = match &e {
                 ReviewError::Setting(PublishError::MissingSetting { .. }) => {
                     return RunResult::new(
-                        Outcome::Skipped,
+                        RunOutcome::Skipped,
                         e.to_string(),
                         Some(ErrorClass::NotConfigured),
                     );
                 }
                 ReviewError::Sync(SyncError::Busy(_) | SyncError::GitLockHeld(_)) => {
-                    return RunResult::new(Outcome::Skipped, e.to_string(), Some(ErrorClass::Busy));
+                    return RunResult::new(
+                        RunOutcome::Skipped,
+                        e.to_string(),
+                        Some(ErrorClass::Busy),
+                    );
                 }
                 ReviewError::Setting(_) => ErrorClass::Config,
                 ReviewError::Gitea(_) => ErrorClass::Gitea,
@@ -376,7 +384,7 @@ fn review_job(input: &JobInput) -> RunResult {
                 ReviewError::Sync(_) => ErrorClass::Remote,
                 ReviewError::Other(_) => ErrorClass::Io,
             };
-            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+            return RunResult::new(RunOutcome::Failed, e.to_string(), Some(class));
         }
     };
     let mut parts = Vec::new();
@@ -415,9 +423,13 @@ fn review_job(input: &JobInput) -> RunResult {
             ));
         }
         parts.push(format!("failed: {}", errors.join("; ")));
-        return RunResult::new(Outcome::Partial, parts.join("; "), Some(ErrorClass::Gitea));
+        return RunResult::new(
+            RunOutcome::Partial,
+            parts.join("; "),
+            Some(ErrorClass::Gitea),
+        );
     }
-    RunResult::new(Outcome::Ok, parts.join("; "), None)
+    RunResult::new(RunOutcome::Ok, parts.join("; "), None)
 }
 
 fn publish_job(input: &JobInput) -> RunResult {
@@ -439,7 +451,7 @@ fn publish_job(input: &JobInput) -> RunResult {
             let class = match &e {
                 PublishError::MissingSetting { .. } => {
                     return RunResult::new(
-                        Outcome::Skipped,
+                        RunOutcome::Skipped,
                         e.to_string(),
                         Some(ErrorClass::NotConfigured),
                     );
@@ -450,7 +462,7 @@ fn publish_job(input: &JobInput) -> RunResult {
                 PublishError::State(_) => ErrorClass::Io,
                 PublishError::Other(_) => ErrorClass::Io,
             };
-            return RunResult::new(Outcome::Failed, e.to_string(), Some(class));
+            return RunResult::new(RunOutcome::Failed, e.to_string(), Some(class));
         }
     };
     let c = &report.counts;
@@ -474,19 +486,19 @@ fn publish_job(input: &JobInput) -> RunResult {
             "; stopped at a safe point (the daemon is exiting): {} page(s) left for the next publish",
             c.failed
         ));
-        return RunResult::new(Outcome::Skipped, summary, Some(ErrorClass::Stopped));
+        return RunResult::new(RunOutcome::Skipped, summary, Some(ErrorClass::Stopped));
     }
     match (report.problems(), report.successes()) {
-        (0, _) => RunResult::new(Outcome::Ok, summary, None),
+        (0, _) => RunResult::new(RunOutcome::Ok, summary, None),
         (_, successes) => {
             summary.push_str(&format!("; {} failed", c.failed));
             if let Some(first) = first_failure {
                 summary.push_str(&format!(" (first: {first})"));
             }
             let outcome = if successes == 0 {
-                Outcome::Failed
+                RunOutcome::Failed
             } else {
-                Outcome::Partial
+                RunOutcome::Partial
             };
             RunResult::new(outcome, summary, Some(ErrorClass::Gitea))
         }
@@ -501,7 +513,7 @@ mod tests {
     fn a_sync_report_becomes_one_line_and_a_failing_remote_a_partial_run() {
         let mut report = SyncReport::default();
         let r = summarise_sync(&report);
-        assert_eq!(r.outcome, Outcome::Ok);
+        assert_eq!(r.outcome, RunOutcome::Ok);
         assert!(
             r.summary.contains("learnsync init --remote hub="),
             "{}",
@@ -515,7 +527,7 @@ mod tests {
         let r = summarise_sync(&report);
         assert_eq!(
             (r.outcome, r.error_class),
-            (Outcome::Partial, Some(ErrorClass::Remote))
+            (RunOutcome::Partial, Some(ErrorClass::Remote))
         );
         assert!(
             r.summary.contains("hub: connection refused"),
@@ -525,7 +537,7 @@ mod tests {
         report.stopped = true;
         let r = summarise_sync(&report);
         assert_eq!(r.error_class, Some(ErrorClass::Stopped));
-        assert_eq!(r.outcome, Outcome::Skipped);
+        assert_eq!(r.outcome, RunOutcome::Skipped);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! `learnsync_inbox_files`, `learnsync_daemon_start_time_seconds`,
 //! `learnsync_daemon_config_reloads_total{result}`.
 
-use super::{Job, Outcome};
+use super::{Job, RunOutcome};
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -63,7 +63,7 @@ pub struct JobGauges {
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub started: Option<DateTime<Utc>>,
-    pub runs: BTreeMap<(Job, Outcome), u64>,
+    pub runs: BTreeMap<(Job, RunOutcome), u64>,
     pub durations: BTreeMap<Job, Histogram>,
     pub jobs: BTreeMap<Job, JobGauges>,
     /// Learnings by trust level, counted after each sync that moved HEAD.
@@ -77,7 +77,7 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Counts one finished run.
-    pub fn count_run(&mut self, job: Job, outcome: Outcome, secs: Option<f64>) {
+    pub fn count_run(&mut self, job: Job, outcome: RunOutcome, secs: Option<f64>) {
         *self.runs.entry((job, outcome)).or_default() += 1;
         if let Some(secs) = secs {
             self.durations.entry(job).or_default().observe(secs);
@@ -141,7 +141,7 @@ pub fn render(s: &Snapshot) -> String {
         "Runs of each job by outcome since the daemon started.",
     );
     for job in Job::ORDER {
-        for outcome in Outcome::ALL {
+        for outcome in RunOutcome::ALL {
             let n = s.runs.get(&(job, outcome)).copied().unwrap_or(0);
             let _ = writeln!(
                 out,
@@ -283,9 +283,9 @@ mod tests {
     fn the_histogram_is_cumulative_and_ends_in_inf_equal_to_count() {
         let mut s = Snapshot::default();
         for secs in [0.01, 0.3, 0.3, 7.0, 5000.0] {
-            s.count_run(Job::Sync, Outcome::Ok, Some(secs));
+            s.count_run(Job::Sync, RunOutcome::Ok, Some(secs));
         }
-        s.count_run(Job::Sync, Outcome::Skipped, None);
+        s.count_run(Job::Sync, RunOutcome::Skipped, None);
         let text = render(&s);
         let line = |prefix: &str| {
             text.lines()

@@ -83,7 +83,7 @@ impl std::fmt::Display for Job {
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub enum RunOutcome {
     /// Did its work.
     Ok,
     /// Nothing it reads changed since its last success: nothing to do.
@@ -97,31 +97,31 @@ pub enum Outcome {
     Skipped,
 }
 
-impl Outcome {
-    pub const ALL: [Outcome; 5] = [
-        Outcome::Ok,
-        Outcome::Unchanged,
-        Outcome::Partial,
-        Outcome::Failed,
-        Outcome::Skipped,
+impl RunOutcome {
+    pub const ALL: [RunOutcome; 5] = [
+        RunOutcome::Ok,
+        RunOutcome::Unchanged,
+        RunOutcome::Partial,
+        RunOutcome::Failed,
+        RunOutcome::Skipped,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Outcome::Ok => "ok",
-            Outcome::Unchanged => "unchanged",
-            Outcome::Partial => "partial",
-            Outcome::Failed => "failed",
-            Outcome::Skipped => "skipped",
+            RunOutcome::Ok => "ok",
+            RunOutcome::Unchanged => "unchanged",
+            RunOutcome::Partial => "partial",
+            RunOutcome::Failed => "failed",
+            RunOutcome::Skipped => "skipped",
         }
     }
 
     pub fn is_success(self) -> bool {
-        matches!(self, Outcome::Ok | Outcome::Unchanged)
+        matches!(self, RunOutcome::Ok | RunOutcome::Unchanged)
     }
 
     pub fn is_failure(self) -> bool {
-        matches!(self, Outcome::Partial | Outcome::Failed)
+        matches!(self, RunOutcome::Partial | RunOutcome::Failed)
     }
 }
 

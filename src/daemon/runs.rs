@@ -6,7 +6,7 @@
 //! no daemon runs. Both are best effort: a lost line costs history, never
 //! a run.
 
-use super::{ErrorClass, Job, Outcome, Trigger};
+use super::{ErrorClass, Job, RunOutcome, Trigger};
 use crate::store::LearningsDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -24,7 +24,7 @@ pub struct RunRecord {
     pub start: String,
     pub end: String,
     pub duration_secs: f64,
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     /// One line for a person.
     pub summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,7 +155,7 @@ pub fn ensure_folder(dir: &LearningsDir) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn run(job: Job, outcome: Outcome, at: u32) -> RunRecord {
+    fn run(job: Job, outcome: RunOutcome, at: u32) -> RunRecord {
         RunRecord {
             job,
             trigger: Trigger::Schedule,
@@ -171,16 +171,16 @@ mod tests {
     #[test]
     fn job_state_counts_failures_until_a_success_and_skips_change_nothing() {
         let mut s = JobState::default();
-        s.record(&run(Job::Sync, Outcome::Failed, 1), None);
-        s.record(&run(Job::Sync, Outcome::Partial, 2), None);
-        s.record(&run(Job::Sync, Outcome::Skipped, 3), None);
+        s.record(&run(Job::Sync, RunOutcome::Failed, 1), None);
+        s.record(&run(Job::Sync, RunOutcome::Partial, 2), None);
+        s.record(&run(Job::Sync, RunOutcome::Skipped, 3), None);
         assert_eq!(s.consecutive_failures, 2);
         assert_eq!(s.last_success, None);
         assert_eq!(
             s.last_run.as_ref().map(|r| r.outcome),
-            Some(Outcome::Skipped)
+            Some(RunOutcome::Skipped)
         );
-        s.record(&run(Job::Sync, Outcome::Unchanged, 4), Some("k".into()));
+        s.record(&run(Job::Sync, RunOutcome::Unchanged, 4), Some("k".into()));
         assert_eq!(s.consecutive_failures, 0);
         assert_eq!(s.last_success.as_deref(), Some("2026-06-01T10:00:04.500Z"));
         assert_eq!(s.last_success_key.as_deref(), Some("k"));
@@ -195,9 +195,9 @@ mod tests {
         let mut first_success = None;
         for i in 0..8000u32 {
             let outcome = if i % 2 == 0 {
-                Outcome::Ok
+                RunOutcome::Ok
             } else {
-                Outcome::Failed
+                RunOutcome::Failed
             };
             let r = run(Job::Publish, outcome, i % 60);
             if i == 0 {

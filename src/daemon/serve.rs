@@ -14,7 +14,9 @@ use super::jobs::{self, JobInput, RunResult};
 use super::metrics::Snapshot;
 use super::runs::{self, DaemonState, RunRecord};
 use super::timetable::{SkipReason, Tick, Timetable};
-use super::{DaemonError, ErrorClass, Job, Outcome, Trigger, http, inbox, instance, notify, stamp};
+use super::{
+    DaemonError, ErrorClass, Job, RunOutcome, Trigger, http, inbox, instance, notify, stamp,
+};
 use crate::config::{Config, Env, Flags};
 use crate::retry::{Jitter, RetryPolicy};
 use crate::store::LearningsDir;
@@ -320,13 +322,13 @@ impl Daemon {
             start: stamp(at),
             end: stamp(at),
             duration_secs: 0.0,
-            outcome: Outcome::Skipped,
+            outcome: RunOutcome::Skipped,
             summary,
             error_class: Some(ErrorClass::Overlap),
         };
         runs::append(&self.dir, &record);
         if let Ok(mut s) = self.snapshot.lock() {
-            s.count_run(job, Outcome::Skipped, None);
+            s.count_run(job, RunOutcome::Skipped, None);
         }
     }
 
@@ -361,14 +363,14 @@ impl Daemon {
                 Err(e) => {
                     tracing::error!("cannot start a job thread: {e}; {job} not run");
                     self.timetable
-                        .finished(job, Outcome::Skipped, now, &self.backoff);
+                        .finished(job, RunOutcome::Skipped, now, &self.backoff);
                     return;
                 }
             }
             request = back;
             if self.worker.send(request).is_err() {
                 self.timetable
-                    .finished(job, Outcome::Skipped, now, &self.backoff);
+                    .finished(job, RunOutcome::Skipped, now, &self.backoff);
                 return;
             }
         }
@@ -585,7 +587,7 @@ impl Daemon {
                         start: stamp(since),
                         end: stamp(now),
                         duration_secs: (now - since).num_milliseconds().max(0) as f64 / 1000.0,
-                        outcome: Outcome::Skipped,
+                        outcome: RunOutcome::Skipped,
                         summary,
                         error_class: Some(ErrorClass::Stopped),
                     },

@@ -13,7 +13,7 @@
 //! - the wall clock moving back never leaves a job planned further ahead
 //!   than its schedule says from now.
 
-use super::{Job, Outcome, Trigger};
+use super::{Job, RunOutcome, Trigger};
 use crate::retry::RetryPolicy;
 use crate::schedule::Schedule;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -247,7 +247,7 @@ impl<Tz: TimeZone> Timetable<Tz> {
     pub fn finished(
         &mut self,
         job: Job,
-        outcome: Outcome,
+        outcome: RunOutcome,
         now: DateTime<Utc>,
         backoff: &RetryPolicy,
     ) -> Option<DateTime<Utc>> {
@@ -391,7 +391,7 @@ mod tests {
         while let Some((job, _)) = tt.start_next() {
             assert_eq!(tt.start_next(), None, "never two at once");
             order.push(job);
-            tt.finished(job, Outcome::Ok, t(10, 0, 1), &backoff());
+            tt.finished(job, RunOutcome::Ok, t(10, 0, 1), &backoff());
         }
         assert_eq!(order, vec![Job::Sync, Job::Review, Job::Publish]);
     }
@@ -404,7 +404,7 @@ mod tests {
         assert_eq!(ticks, vec![Tick::Queued(Job::Sync, Trigger::Schedule)]);
         assert_eq!(tt.start_next(), Some((Job::Sync, Trigger::Schedule)));
         assert_eq!(tt.start_next(), None);
-        tt.finished(Job::Sync, Outcome::Ok, t(13, 2, 5), &backoff());
+        tt.finished(Job::Sync, RunOutcome::Ok, t(13, 2, 5), &backoff());
         assert_eq!(tt.next_run(Job::Sync, t(13, 2, 5)), Some(t(13, 5, 0)));
         assert!(tt.tick(t(13, 4, 59)).is_empty());
     }
@@ -423,7 +423,7 @@ mod tests {
                 why: SkipReason::Running
             }]
         );
-        tt.finished(Job::Sync, Outcome::Ok, t(10, 2, 10), &backoff());
+        tt.finished(Job::Sync, RunOutcome::Ok, t(10, 2, 10), &backoff());
         assert_eq!(tt.start_next(), None, "the skipped tick does not pile up");
         assert_eq!(
             tt.tick(t(10, 3, 0)),
@@ -436,7 +436,7 @@ mod tests {
         let mut tt = table("* * * * *", "off", "0 10 * * *", t(9, 59, 30));
         tt.tick(t(10, 0, 0));
         assert_eq!(tt.start_next(), Some((Job::Sync, Trigger::Schedule)));
-        tt.finished(Job::Sync, Outcome::Ok, t(10, 0, 1), &backoff());
+        tt.finished(Job::Sync, RunOutcome::Ok, t(10, 0, 1), &backoff());
         assert_eq!(tt.start_next(), Some((Job::Publish, Trigger::Schedule)));
         // Publish runs long: sync is queued once, then its next tick skips.
         assert_eq!(
@@ -451,7 +451,7 @@ mod tests {
                 ..
             }]
         ));
-        tt.finished(Job::Publish, Outcome::Ok, t(10, 2, 30), &backoff());
+        tt.finished(Job::Publish, RunOutcome::Ok, t(10, 2, 30), &backoff());
         assert_eq!(tt.start_next(), Some((Job::Sync, Trigger::Schedule)));
     }
 
@@ -464,7 +464,7 @@ mod tests {
         for _ in 0..6 {
             assert!(tt.start_next().is_some(), "retried at {now}");
             let hold = tt
-                .finished(Job::Sync, Outcome::Failed, now, &backoff())
+                .finished(Job::Sync, RunOutcome::Failed, now, &backoff())
                 .expect("held back");
             holds.push((hold - now).num_seconds());
             // Ticks inside the hold do not run it.
@@ -477,7 +477,7 @@ mod tests {
         assert_eq!(holds, vec![10, 20, 40, 80, 80, 80]);
         assert_eq!(tt.failures(Job::Sync), 6);
         assert!(tt.start_next().is_some());
-        tt.finished(Job::Sync, Outcome::Ok, now, &backoff());
+        tt.finished(Job::Sync, RunOutcome::Ok, now, &backoff());
         assert_eq!(
             (tt.failures(Job::Sync), tt.hold_until(Job::Sync)),
             (0, None)
@@ -491,7 +491,7 @@ mod tests {
         tt.tick(t(10, 1, 0));
         assert!(tt.start_next().is_some());
         assert_eq!(
-            tt.finished(Job::Sync, Outcome::Skipped, t(10, 1, 1), &backoff()),
+            tt.finished(Job::Sync, RunOutcome::Skipped, t(10, 1, 1), &backoff()),
             None
         );
         assert_eq!(tt.failures(Job::Sync), 2);
@@ -517,7 +517,7 @@ mod tests {
             vec![Tick::Queued(Job::Sync, Trigger::Capture)]
         );
         assert_eq!(tt.start_next(), None, "not while the first one runs");
-        tt.finished(Job::Sync, Outcome::Ok, t(10, 1, 3), &backoff());
+        tt.finished(Job::Sync, RunOutcome::Ok, t(10, 1, 3), &backoff());
         assert_eq!(tt.start_next(), Some((Job::Sync, Trigger::Capture)));
     }
 

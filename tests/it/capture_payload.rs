@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use learnsync::capture::payload::{
-    AgentKind, Format, HookEvent, Outcome, PayloadError, ToolEvent, additional_context, parse,
-    pretool_warning_json,
+    AgentKind, CommandResult, Format, HookEvent, PayloadError, ToolEvent, additional_context,
+    parse, pretool_warning_json,
 };
 use learnsync::shell;
 use proptest::prelude::*;
@@ -34,7 +34,7 @@ fn claude_failed_bash_gives_exit_code_and_error_without_its_first_line() {
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::Claude);
     assert_eq!(ev.event, HookEvent::PostToolUseFailure);
-    assert_eq!(ev.outcome, Outcome::Failure { exit_code: Some(1) });
+    assert_eq!(ev.outcome, CommandResult::Failure { exit_code: Some(1) });
     assert_eq!(s(&ev.command), Some("git push -f origin main"));
     assert_eq!(
         s(&ev.session_id),
@@ -67,7 +67,7 @@ fn claude_successful_bash_is_a_success_with_its_output() {
     let bytes = fixture("claude_post_tool_use_success.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::PostToolUse);
-    assert_eq!(ev.outcome, Outcome::Success);
+    assert_eq!(ev.outcome, CommandResult::Success);
     assert_eq!(
         s(&ev.command),
         Some("git push --force-with-lease origin main")
@@ -82,7 +82,7 @@ fn claude_pre_tool_use_has_the_command_and_no_outcome() {
     let bytes = fixture("claude_pre_tool_use.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::PreToolUse);
-    assert_eq!(ev.outcome, Outcome::Unknown);
+    assert_eq!(ev.outcome, CommandResult::Unknown);
     assert_eq!(s(&ev.command), Some("git push -f origin feature/cart"));
 }
 
@@ -105,7 +105,7 @@ fn failing_test_runner_parses_but_matches_the_default_ignore_list() {
     let ev = parsed(&bytes);
     assert_eq!(
         ev.outcome,
-        Outcome::Failure {
+        CommandResult::Failure {
             exit_code: Some(101)
         }
     );
@@ -124,7 +124,7 @@ fn secrets_come_through_verbatim_for_the_redactor() {
     let ev = parsed(&bytes);
     assert_eq!(
         ev.outcome,
-        Outcome::Failure {
+        CommandResult::Failure {
             exit_code: Some(22)
         }
     );
@@ -152,7 +152,7 @@ fn terraphim_wrapper_payload_reads_exit_code_from_tool_result() {
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::TerraphimWrapper);
     assert_eq!(ev.event, HookEvent::PostToolUse);
-    assert_eq!(ev.outcome, Outcome::Failure { exit_code: Some(1) });
+    assert_eq!(ev.outcome, CommandResult::Failure { exit_code: Some(1) });
     assert_eq!(s(&ev.command), Some("npm install --legacy-peer-deps"));
     assert!(s(&ev.stderr).is_some_and(|e| e.starts_with("npm ERR! code ERESOLVE")));
     // Forcing the Claude format reads the same variant.
@@ -166,7 +166,7 @@ fn opencode_plugin_payloads_read_metadata_exit() {
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::Opencode);
     assert_eq!(ev.event, HookEvent::PostToolUse);
-    assert_eq!(ev.outcome, Outcome::Failure { exit_code: Some(1) });
+    assert_eq!(ev.outcome, CommandResult::Failure { exit_code: Some(1) });
     assert_eq!(s(&ev.command), Some("docker compose up -d db"));
     assert_eq!(s(&ev.session_id), Some("ses_7a1b2c3d4e5fAbCdEfGhIjKl"));
     assert_eq!(s(&ev.tool_use_id), Some("call_01K2M3N4P5Q6R7S8T9U0V1W2"));
@@ -183,7 +183,7 @@ fn opencode_plugin_payloads_read_metadata_exit() {
         .expect("event");
     assert_eq!(
         ev.outcome,
-        Outcome::Success,
+        CommandResult::Success,
         "exitCode spelling is accepted"
     );
 }
@@ -197,7 +197,7 @@ fn opencode_hook_arguments_spread_into_one_object_are_read_too() {
         let ev = parse(&bytes, format, None).ok().flatten().expect("event");
         assert_eq!(ev.agent, AgentKind::Opencode);
         assert_eq!(ev.event, HookEvent::PostToolUse);
-        assert_eq!(ev.outcome, Outcome::Failure { exit_code: Some(1) });
+        assert_eq!(ev.outcome, CommandResult::Failure { exit_code: Some(1) });
         assert_eq!(s(&ev.command), Some("docker compose up -d db"));
         assert_eq!(s(&ev.session_id), Some("ses_7a1b2c3d4e5fAbCdEfGhIjKl"));
         assert_eq!(s(&ev.tool_use_id), Some("call_01K2M3N4P5Q6R7S8T9U0V1W2"));
@@ -205,18 +205,18 @@ fn opencode_hook_arguments_spread_into_one_object_are_read_too() {
     }
     let ok_bytes = fixture("opencode_spread_success.json");
     let ok = parsed(&ok_bytes);
-    assert_eq!(ok.outcome, Outcome::Success);
+    assert_eq!(ok.outcome, CommandResult::Success);
     // Only `metadata` (opencode's bash tool reports exit and output there).
     let meta_bytes = fixture("opencode_spread_metadata_only.json");
     let meta = parsed(&meta_bytes);
-    assert_eq!(meta.outcome, Outcome::Failure { exit_code: Some(2) });
+    assert_eq!(meta.outcome, CommandResult::Failure { exit_code: Some(2) });
     assert!(meta.output_text().contains("No rule to make target"));
     // The spread `tool.execute.before` hook: the call and its args only.
     let before_bytes = fixture("opencode_spread_before.json");
     let before = parsed(&before_bytes);
     assert_eq!(before.event, HookEvent::PreToolUse);
     assert_eq!(s(&before.command), Some("git push -f origin main"));
-    assert_eq!(before.outcome, Outcome::Unknown);
+    assert_eq!(before.outcome, CommandResult::Unknown);
     // A non-shell tool in the spread shape is ignored, as in the nested one.
     let read = br#"{"tool":"read","sessionID":"s","callID":"c","args":{"filePath":"/x"},"output":"...","metadata":{}}"#;
     assert!(parse(read, Format::Auto, None).ok().flatten().is_none());
@@ -232,7 +232,7 @@ fn codex_post_tool_use_string_response_has_unknown_outcome() {
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::Codex);
     assert_eq!(ev.event, HookEvent::PostToolUse);
-    assert_eq!(ev.outcome, Outcome::Unknown);
+    assert_eq!(ev.outcome, CommandResult::Unknown);
     assert_eq!(s(&ev.turn_id), Some("7"));
     assert_eq!(ev.transcript_path, None);
     assert_eq!(s(&ev.command), Some("pnpm run lint"));
@@ -245,7 +245,7 @@ fn codex_output_header_gives_the_exit_code_when_present() {
     let ev = parsed(&bytes);
     assert_eq!(
         ev.outcome,
-        Outcome::Failure {
+        CommandResult::Failure {
             exit_code: Some(101)
         }
     );
@@ -317,7 +317,7 @@ fn event_override_wins_over_the_payload() {
         .ok()
         .flatten()
         .expect("event");
-    assert_eq!(ev.outcome, Outcome::Failure { exit_code: Some(2) });
+    assert_eq!(ev.outcome, CommandResult::Failure { exit_code: Some(2) });
     assert_eq!(
         s(&ev.error_text),
         Some("make: *** No rule to make target 'al'.  Stop.")
@@ -346,7 +346,7 @@ fn wrong_json_types_read_as_absent() {
         .flatten()
         .expect("event");
     assert_eq!(s(&ev.session_id), Some("17"));
-    assert_eq!(ev.outcome, Outcome::Failure { exit_code: None });
+    assert_eq!(ev.outcome, CommandResult::Failure { exit_code: None });
 }
 
 #[test]

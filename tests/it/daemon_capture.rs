@@ -4,7 +4,7 @@
 
 use crate::common::{Machine, bare};
 use crate::daemon_support::{Daemon, wait_runs, write_config};
-use learnsync::daemon::{Job, Outcome, Trigger, parse_stamp};
+use learnsync::daemon::{Job, RunOutcome, Trigger, parse_stamp};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -46,7 +46,7 @@ fn a_capture_triggers_a_sync_after_the_debounce_and_reaches_a_second_machine() {
         .to_string();
     let runs = wait_runs(&a.dir, Duration::from_secs(30), "A's capture sync", |r| {
         r.iter()
-            .any(|r| r.trigger == Trigger::Capture && r.outcome == Outcome::Ok)
+            .any(|r| r.trigger == Trigger::Capture && r.outcome == RunOutcome::Ok)
     });
     let capture = runs
         .iter()

@@ -5,7 +5,7 @@
 
 use crate::common::Sandbox;
 use crate::daemon_support::{Daemon, runs, wait_runs, write_config};
-use learnsync::daemon::{ErrorClass, Job, Outcome};
+use learnsync::daemon::{ErrorClass, Job, RunOutcome};
 use learnsync::store::{LearningsDir, SyncLock};
 use std::time::Duration;
 
@@ -32,7 +32,7 @@ fn a_sync_lock_held_by_hand_skips_the_run_as_busy_and_the_next_run_syncs() {
         .iter()
         .find(|r| r.error_class == Some(ErrorClass::Busy))
         .expect("busy");
-    assert_eq!(first.outcome, Outcome::Skipped, "{first:?}");
+    assert_eq!(first.outcome, RunOutcome::Skipped, "{first:?}");
     assert!(
         first.summary.contains("by hand"),
         "names the holder: {first:?}"
@@ -44,7 +44,7 @@ fn a_sync_lock_held_by_hand_skips_the_run_as_busy_and_the_next_run_syncs() {
         "a sync once the lock is free",
         |r| {
             r.iter()
-                .any(|r| r.job == Job::Sync && r.outcome == Outcome::Ok)
+                .any(|r| r.job == Job::Sync && r.outcome == RunOutcome::Ok)
         },
     );
     d.signal("TERM");

@@ -8,7 +8,7 @@
 use crate::common::gitea_server::{BOT_TOKEN, Fault, FaultRule, GiteaServer};
 use crate::common::{Sandbox, json};
 use crate::daemon_support::{Daemon, wait_runs, write_config};
-use learnsync::daemon::{ErrorClass, Job, Outcome, RunRecord, Trigger, parse_stamp};
+use learnsync::daemon::{ErrorClass, Job, RunOutcome, RunRecord, Trigger, parse_stamp};
 use std::time::Duration;
 
 #[test]
@@ -173,7 +173,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
         .find(|r| r.job == Job::Publish)
         .expect("a publish");
     assert!(first.duration_secs >= 4.5, "{first:?}");
-    assert_eq!(first.outcome, Outcome::Ok, "{first:?}");
+    assert_eq!(first.outcome, RunOutcome::Ok, "{first:?}");
     assert!(d.log().contains("publish skipped: the"), "{}", d.log());
     // The review pass ran against the hub's Gitea and found nothing to
     // propose (no learning is L2 yet).
@@ -183,7 +183,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
         .expect("a review run");
     assert_eq!(
         (review.outcome, review.error_class),
-        (Outcome::Ok, None),
+        (RunOutcome::Ok, None),
         "{review:?}"
     );
     assert!(review.summary.contains("nothing to propose"), "{review:?}");
@@ -193,7 +193,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
         .filter(|r| r.job == Job::Publish)
         .nth(1)
         .expect("second");
-    assert_eq!(second.outcome, Outcome::Unchanged, "{second:?}");
+    assert_eq!(second.outcome, RunOutcome::Unchanged, "{second:?}");
     // The wiki got its pages once.
     assert!(!server.wiki_files().is_empty());
 }

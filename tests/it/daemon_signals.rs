@@ -8,7 +8,7 @@
 use crate::common::gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};
 use crate::common::{GitDaemon, Machine, Sandbox, assert_clean_and_sound, bare, git_in, json};
 use crate::daemon_support::{Daemon, SlowProxy, runs, wait_runs, write_config};
-use learnsync::daemon::{ErrorClass, Job, Outcome};
+use learnsync::daemon::{ErrorClass, Job, RunOutcome};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -59,7 +59,7 @@ fn sigterm_during_a_sync_stops_at_a_safe_point_exits_0_and_the_next_sync_complet
         .expect("the sync is recorded");
     assert_eq!(
         (sync.outcome, sync.error_class),
-        (Outcome::Skipped, Some(ErrorClass::Stopped)),
+        (RunOutcome::Skipped, Some(ErrorClass::Stopped)),
         "{sync:?}\n{}",
         d.log()
     );
@@ -114,7 +114,7 @@ fn sigterm_during_a_publish_stops_between_pages_and_the_next_publish_sends_the_r
         .expect("the publish is recorded");
     assert_eq!(
         (publish.outcome, publish.error_class),
-        (Outcome::Skipped, Some(ErrorClass::Stopped)),
+        (RunOutcome::Skipped, Some(ErrorClass::Stopped)),
         "{publish:?}"
     );
     let landed = server.wiki_files().len();

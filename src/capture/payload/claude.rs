@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::event::{AgentKind, HookEvent, Outcome, ToolEvent};
+use super::event::{AgentKind, CommandResult, HookEvent, ToolEvent};
 use super::wire::{Raw, Shape, ToolResponse, ToolResult, is_shell_tool};
 
 /// A Claude-like payload as one event; `None` for a tool event without a
@@ -45,7 +45,7 @@ pub(super) fn claude_like<'a>(
         transcript_path: raw.transcript_path.0,
         tool_name: raw.tool_name.0,
         command,
-        outcome: Outcome::Unknown,
+        outcome: CommandResult::Unknown,
         stdout: None,
         stderr: None,
         error_text: None,
@@ -68,38 +68,38 @@ pub(super) fn claude_like<'a>(
                 None => (None, None),
             };
             ev.error_text = rest;
-            ev.outcome = Outcome::Failure {
+            ev.outcome = CommandResult::Failure {
                 exit_code: code.and_then(|c| i32::try_from(c).ok()),
             };
             fill_from_response(&mut ev, raw.tool_response, raw.tool_result.map(|r| r.0));
             if let Some(code) = code {
                 // The error line is the authority for Claude's failures.
-                ev.outcome = Outcome::Failure {
+                ev.outcome = CommandResult::Failure {
                     exit_code: i32::try_from(code).ok(),
                 };
             } else if !ev.outcome.is_failure() {
-                ev.outcome = Outcome::Failure { exit_code: None };
+                ev.outcome = CommandResult::Failure { exit_code: None };
             }
         }
         HookEvent::PostToolUse => {
             // Claude fires PostToolUse only on success; a payload that carries
             // an exit code (terraphim wrapper, future versions) says otherwise.
             ev.outcome = match shape {
-                Shape::Claude => Outcome::Success,
-                _ => Outcome::Unknown,
+                Shape::Claude => CommandResult::Success,
+                _ => CommandResult::Unknown,
             };
             fill_from_response(&mut ev, raw.tool_response, raw.tool_result.map(|r| r.0));
             if let Some(err) = raw.error.0 {
                 let (code, rest) = split_exit_code_line(err);
                 ev.error_text = rest;
                 if code.is_some() {
-                    ev.outcome = Outcome::from_exit(code);
+                    ev.outcome = CommandResult::from_exit(code);
                 }
             }
         }
     }
-    if ev.interrupted && ev.outcome == Outcome::Success {
-        ev.outcome = Outcome::Unknown;
+    if ev.interrupted && ev.outcome == CommandResult::Success {
+        ev.outcome = CommandResult::Unknown;
     }
     Some(ev)
 }
@@ -127,7 +127,7 @@ fn fill_from_response<'a>(
         Some(ToolResponse::Text(text)) => {
             // Codex: the output string the model saw, maybe with an exit header.
             if let Some(code) = codex_exit_header(&text) {
-                ev.outcome = Outcome::from_exit(Some(code));
+                ev.outcome = CommandResult::from_exit(Some(code));
             }
             ev.stdout = Some(text);
         }
@@ -139,9 +139,9 @@ fn fill_from_response<'a>(
             }
             let code = obj.exit_code.0.or(obj.exit_code_camel.0);
             if code.is_some() {
-                ev.outcome = Outcome::from_exit(code);
+                ev.outcome = CommandResult::from_exit(code);
             } else if obj.is_error.0 == Some(true) {
-                ev.outcome = Outcome::Failure { exit_code: None };
+                ev.outcome = CommandResult::Failure { exit_code: None };
             }
         }
         Some(ToolResponse::Other) | None => {}
@@ -154,7 +154,7 @@ fn fill_from_response<'a>(
             ev.stderr = res.stderr.0;
         }
         if res.exit_code.0.is_some() {
-            ev.outcome = Outcome::from_exit(res.exit_code.0);
+            ev.outcome = CommandResult::from_exit(res.exit_code.0);
         }
     }
 }

@@ -130,7 +130,7 @@ impl fmt::Display for AgentKind {
 
 /// What became of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CommandResult {
     Success,
     Failure {
         exit_code: Option<i32>,
@@ -139,15 +139,15 @@ pub enum Outcome {
     Unknown,
 }
 
-impl Outcome {
+impl CommandResult {
     pub fn is_failure(self) -> bool {
-        matches!(self, Outcome::Failure { .. })
+        matches!(self, CommandResult::Failure { .. })
     }
-    pub(super) fn from_exit(code: Option<i64>) -> Outcome {
+    pub(super) fn from_exit(code: Option<i64>) -> CommandResult {
         match code {
-            None => Outcome::Unknown,
-            Some(0) => Outcome::Success,
-            Some(n) => Outcome::Failure {
+            None => CommandResult::Unknown,
+            Some(0) => CommandResult::Success,
+            Some(n) => CommandResult::Failure {
                 exit_code: i32::try_from(n).ok(),
             },
         }
@@ -169,7 +169,7 @@ pub struct ToolEvent<'a> {
     pub transcript_path: Option<Cow<'a, str>>,
     pub tool_name: Option<Cow<'a, str>>,
     pub command: Option<Cow<'a, str>>,
-    pub outcome: Outcome,
+    pub outcome: CommandResult,
     pub stdout: Option<Cow<'a, str>>,
     pub stderr: Option<Cow<'a, str>>,
     /// Claude's `PostToolUseFailure.error` without its `Exit code N` line.

@@ -47,7 +47,7 @@ mod lenient;
 mod opencode;
 mod wire;
 
-pub use event::{AgentKind, Format, HookEvent, Outcome, PayloadError, ToolEvent};
+pub use event::{AgentKind, CommandResult, Format, HookEvent, PayloadError, ToolEvent};
 pub use opencode::OPENCODE_PAYLOAD_DOC;
 
 use lenient::Lenient;

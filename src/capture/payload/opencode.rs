@@ -2,7 +2,7 @@
 //! ([`OPENCODE_PAYLOAD_DOC`]) and opencode's two hook arguments spread into
 //! one object, as other integrations send them.
 
-use super::event::{AgentKind, HookEvent, Outcome, ToolEvent};
+use super::event::{AgentKind, CommandResult, HookEvent, ToolEvent};
 use super::lenient::{Lenient, StringOr, Text};
 use super::wire::{Raw, is_shell_tool};
 
@@ -72,7 +72,7 @@ pub(super) fn opencode<'a>(
         transcript_path: None,
         tool_name: tool.0,
         command,
-        outcome: Outcome::Unknown,
+        outcome: CommandResult::Unknown,
         stdout: None,
         stderr: None,
         error_text: None,
@@ -84,7 +84,7 @@ pub(super) fn opencode<'a>(
         let meta = meta.map(|m| m.0).unwrap_or_default();
         let code = meta.exit.0.or(meta.exit_code_camel.0).or(meta.exit_code.0);
         if event != HookEvent::PreToolUse {
-            ev.outcome = Outcome::from_exit(code);
+            ev.outcome = CommandResult::from_exit(code);
         }
         ev.stdout = output.0.or(meta.output.0);
     }
@@ -121,7 +121,7 @@ fn on_session(raw: Raw<'_>, event: HookEvent) -> ToolEvent<'_> {
         transcript_path: None,
         tool_name: None,
         command: None,
-        outcome: Outcome::Unknown,
+        outcome: CommandResult::Unknown,
         stdout: None,
         stderr: None,
         error_text: None,
