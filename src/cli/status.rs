@@ -64,37 +64,53 @@ fn print_daemon(d: &crate::daemon::DaemonStatus) {
         None => println!("daemon:    not running (start it with `learnsync daemon`)"),
     }
     for j in &d.jobs {
-        let last = match &j.last_run {
-            Some(r) => format!(
-                "{} {}{} ({:.1}s): {}",
-                r.end,
-                r.outcome.as_str(),
-                r.error_class
-                    .map(|c| format!(" [{}]", c.as_str()))
-                    .unwrap_or_default(),
-                r.duration_secs,
-                r.summary
-            ),
-            None => "never".into(),
-        };
-        println!("  {:<8} schedule `{}`", j.job.as_str(), j.schedule);
-        println!("           last run:     {last}");
-        println!(
-            "           last success: {}",
-            j.last_success.as_deref().unwrap_or("never")
-        );
         let next = match (&j.next_run, &j.backing_off_until) {
             (_, Some(hold)) => format!(
-                "{hold} (backing off after {} failure(s))",
+                "{} (backing off after {} failure(s))",
+                to_seconds(hold),
                 j.consecutive_failures
             ),
-            (Some(next), None) => next.clone(),
+            (Some(next), None) => to_seconds(next),
             (None, None) => "never (off)".into(),
         };
-        println!("           next run:     {next}");
+        let Some(r) = &j.last_run else {
+            println!(
+                "  {:<8} schedule `{}`, never run; next run {next}",
+                j.job.as_str(),
+                j.schedule
+            );
+            continue;
+        };
+        println!("  {:<8} schedule `{}`", j.job.as_str(), j.schedule);
         println!(
-            "           failures:     {} in a row",
-            j.consecutive_failures
+            "           last run:     {} {}{} ({:.1}s): {}",
+            to_seconds(&r.end),
+            r.outcome.as_str(),
+            r.error_class
+                .map(|c| format!(" [{}]", c.as_str()))
+                .unwrap_or_default(),
+            r.duration_secs,
+            r.summary
         );
+        println!(
+            "           last success: {}",
+            j.last_success.as_deref().map_or("never".into(), to_seconds)
+        );
+        println!("           next run:     {next}");
+        if j.consecutive_failures > 0 {
+            println!(
+                "           failures:     {} in a row",
+                j.consecutive_failures
+            );
+        }
+    }
+}
+
+/// A run record's time (`…T12:00:31.004Z`) to the second, as `last sync`
+/// shows its time; the records keep the milliseconds.
+fn to_seconds(stamp: &str) -> String {
+    match (stamp.find('.'), stamp.strip_suffix('Z')) {
+        (Some(dot), Some(_)) => format!("{}Z", &stamp[..dot]),
+        _ => stamp.to_string(),
     }
 }
