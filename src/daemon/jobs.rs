@@ -347,9 +347,9 @@ pub fn inbox_files(dir: &LearningsDir) -> u64 {
 }
 
 /// The review job: one pass of DESIGN §8's workflow (`learnsync review`)
-/// over the hub's Gitea repository. A pass is bounded by
-/// `review.max_new_per_run`, so a SIGTERM waits for it rather than cutting
-/// it between a pull request and its record.
+/// over the hub's Gitea repository. A SIGTERM stops it between two actions
+/// (each whole: a proposal is its branch, file and pull request), and the
+/// records it wrote are committed by the sync that follows.
 fn review_job(input: &JobInput) -> RunResult {
     let config = &input.config;
     let dir = LearningsDir::new(config.dir.value.clone());
@@ -413,6 +413,16 @@ fn review_job(input: &JobInput) -> RunResult {
     }
     for w in &report.warnings {
         tracing::warn!("review: {w}");
+    }
+    if report.stopped {
+        parts.push(
+            "stopped at a safe point (the daemon is exiting); the next review does the rest".into(),
+        );
+        return RunResult::new(
+            RunOutcome::Skipped,
+            parts.join("; "),
+            Some(ErrorClass::Stopped),
+        );
     }
     if report.is_partial() {
         let mut errors = report.errors.clone();

@@ -83,6 +83,9 @@ pub struct ReviewReport {
     pub warnings: Vec<String>,
     /// Steps that failed; the rest went through (exit 3).
     pub errors: Vec<String>,
+    /// Stopped at a safe point before the end (the daemon's SIGTERM).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
     /// The sync that shared the records this pass wrote, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sync: Option<crate::sync::SyncReport>,
@@ -143,6 +146,7 @@ pub fn run(
         dir,
         config,
         dry_run: options.dry_run,
+        stop: options.stop.as_deref(),
     };
     let wrote = runtime.block_on(pass.run(&mut cache, &mut report))?;
     if !options.dry_run {
@@ -172,6 +176,7 @@ struct Pass<'a> {
     dir: &'a LearningsDir,
     config: &'a Config,
     dry_run: bool,
+    stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// An open review pull request of ours.
@@ -400,6 +405,16 @@ impl Pass<'_> {
                 .as_deref(),
         );
         for action in &plan.actions {
+            // Asked to stop (the daemon's SIGTERM): between two actions,
+            // each of which is whole; the next pass does the rest.
+            if self
+                .stop
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
+            {
+                report.stopped = true;
+                clean = false;
+                break;
+            }
             let result = match action {
                 Action::Propose { id } => match learnings.get(id.as_str()) {
                     Some(l) => {

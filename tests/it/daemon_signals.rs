@@ -1,11 +1,13 @@
-//! Signals and instances: SIGTERM during a sync and during a publish stops
+//! Signals and instances: SIGTERM during a sync, a publish and a review stops
 //! at a safe point and exits 0, the repository sound and clean, nothing
 //! lost, and the next run completes; SIGHUP picks up a new schedule, and a
 //! broken config on SIGHUP keeps the old one; a second daemon on the same
 //! dir is refused, naming the first one's pid; systemd hears READY=1 and
 //! STOPPING=1 through `$NOTIFY_SOCKET`.
 
-use crate::common::gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};
+use crate::common::gitea_server::{
+    BOT_TOKEN, Fault, FaultRule, GiteaServer, MAINTAINER, Protection, WRITE_TOKEN,
+};
 use crate::common::{GitDaemon, Machine, Sandbox, assert_clean_and_sound, bare, git_in, json};
 use crate::daemon_support::{Daemon, SlowProxy, runs, wait_runs, write_config};
 use learnsync::daemon::{ErrorClass, Job, RunOutcome};
@@ -221,4 +223,106 @@ fn a_second_daemon_is_refused_naming_the_first_and_systemd_hears_ready_and_stopp
     again.wait_for("sync ok", Duration::from_secs(30));
     again.signal("TERM");
     assert!(again.wait_exit(Duration::from_secs(30)).success());
+}
+
+#[test]
+fn sigterm_during_a_review_stops_between_proposals_and_the_next_pass_proposes_the_rest() {
+    let s = Sandbox::new();
+    let server = GiteaServer::start();
+    let hub = format!("hub={}", server.repo_git_path().display());
+    s.ok(&["init", "--agent", "a", "--remote", &hub]);
+    let ids = crate::common::l2_files(&s.dir(), "a", 4);
+    s.ok(&["sync"]);
+    let sha = server.branch_sha("agents/a").expect("pushed");
+    server.hub_git(&["update-ref", "refs/heads/main", &sha]);
+    server.protect(Protection::new("main").merge_whitelist(&[MAINTAINER]));
+    // The first proposal's branch-and-file request takes 3 s.
+    server.inject(
+        FaultRule::next(1, Fault::Delay(Duration::from_secs(3)))
+            .on_method("POST")
+            .on_path("/contents/"),
+    );
+    write_config(
+        &s.dir(),
+        &format!(
+            "agent: a\ngitea:\n  url: {}\n  repo: {}\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"* * * * * *\"\nreview:\n  max_new_per_run: 10\ndaemon:\n  spread_secs: 0\n",
+            server.url(),
+            server.repo_ref()
+        ),
+    );
+    let mut cmd = s.cmd(&["daemon"]);
+    cmd.env("GITEA_TOKEN", BOT_TOKEN)
+        .env("LEARNSYNC_LOG", "warn,learnsync=debug");
+    let mut d = Daemon::start(cmd);
+    d.wait_for("review started", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(1500));
+    let asked = Instant::now();
+    d.signal("TERM");
+    assert!(
+        d.wait_exit(Duration::from_secs(30)).success(),
+        "{}",
+        d.log()
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "the daemon waited for the whole pass: {:?}",
+        asked.elapsed()
+    );
+    let review = runs(&s.dir())
+        .into_iter()
+        .find(|r| r.job == Job::Review && r.error_class != Some(ErrorClass::Overlap))
+        .expect("the review is recorded");
+    assert_eq!(
+        (review.outcome, review.error_class),
+        (RunOutcome::Skipped, Some(ErrorClass::Stopped)),
+        "{review:?}"
+    );
+    let open = |server: &GiteaServer| {
+        let client = learnsync::gitea::GiteaClient::new(
+            server.url(),
+            learnsync::gitea::RepoRef::parse(&server.repo_ref()).expect("repo"),
+            Some(secrecy::SecretString::from(BOT_TOKEN.to_string())),
+            learnsync::gitea::ClientOptions::default(),
+        )
+        .expect("client");
+        let pulls = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(client.list_pulls(&learnsync::gitea::PullFilter {
+                state: learnsync::gitea::StateFilter::Open,
+                labels: Vec::new(),
+                base: None,
+            }))
+            .expect("pulls");
+        pulls
+            .iter()
+            .filter(|p| p.head_ref().starts_with("review/"))
+            .count()
+    };
+    assert_eq!(
+        open(&server),
+        1,
+        "the proposal in flight is whole, no other was made"
+    );
+    assert_clean_and_sound(&s.dir(), &s.home());
+    // The next pass proposes the rest, and the first one is not proposed twice.
+    let out = s
+        .cmd(&["--json", "review"])
+        .env("GITEA_TOKEN", BOT_TOKEN)
+        .output()
+        .expect("review");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        report["proposed"].as_array().map(Vec::len),
+        Some(3),
+        "{report}"
+    );
+    assert_eq!(open(&server), ids.len());
 }

@@ -824,37 +824,6 @@ fn review_and_doctor_warn_when_main_is_unprotected_naming_the_setting() {
     );
 }
 
-/// `n` learnings at L2 (three effective outcomes from two agents each),
-/// written as files the way a peer's sync would bring them.
-fn l2_files(dir: &Path, n: usize) -> Vec<String> {
-    use learnsync::event::{Event, Outcome};
-    use learnsync::learning::Learning;
-    use learnsync::timestamp::Timestamp;
-    let mut ids = Vec::new();
-    let mut lines = String::new();
-    std::fs::create_dir_all(dir.join("a")).expect("mkdir");
-    for i in 0..n {
-        let id = format!("learning-{i:032x}-1780000000000");
-        let mut l = Learning::new(
-            id.clone(),
-            "a".into(),
-            format!("Lesson {i}: retry with backoff"),
-            Timestamp::from_unix(1_780_000_000 + i as i64),
-        );
-        l.correction = Some("wrap the call in the retry helper".into());
-        std::fs::write(dir.join(format!("a/{id}.md")), l.to_markdown()).expect("write");
-        for (k, agent) in ["a", "b", "a"].iter().enumerate() {
-            let at = Timestamp::from_unix(1_780_000_100 + (i * 3 + k) as i64);
-            lines.push_str(&Event::new(&id, agent, Outcome::Effective, at).to_line());
-            lines.push('\n');
-        }
-        ids.push(id);
-    }
-    std::fs::create_dir_all(dir.join("events/a")).expect("mkdir");
-    std::fs::write(dir.join("events/a/2026-06.jsonl"), lines).expect("events");
-    ids
-}
-
 #[test]
 fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_still_seen() {
     let w = World::new();
@@ -862,7 +831,7 @@ fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_st
     let mut text = std::fs::read_to_string(&config).expect("config");
     text.push_str("review:\n  max_open: 100\n  max_new_per_run: 100\n");
     std::fs::write(&config, text).expect("config");
-    let ids = l2_files(&w.a.dir, 60);
+    let ids = crate::common::l2_files(&w.a.dir, "a", 60);
     w.a.ok(&["sync"]);
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "proposed").len(), 60, "{report:#}");

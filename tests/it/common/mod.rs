@@ -302,3 +302,34 @@ impl Drop for GitDaemon {
         let _ = self.child.wait();
     }
 }
+
+/// `n` learnings at L2 (three effective outcomes from two agents each),
+/// written as files the way a peer's sync would bring them.
+pub fn l2_files(dir: &Path, agent: &str, n: usize) -> Vec<String> {
+    use learnsync::event::{Event, Outcome};
+    use learnsync::learning::Learning;
+    use learnsync::timestamp::Timestamp;
+    let mut ids = Vec::new();
+    let mut lines = String::new();
+    std::fs::create_dir_all(dir.join(agent)).expect("mkdir");
+    for i in 0..n {
+        let id = format!("learning-{i:032x}-1780000000000");
+        let mut l = Learning::new(
+            id.clone(),
+            agent.into(),
+            format!("Lesson {i}: retry with backoff"),
+            Timestamp::from_unix(1_780_000_000 + i as i64),
+        );
+        l.correction = Some("wrap the call in the retry helper".into());
+        std::fs::write(dir.join(format!("{agent}/{id}.md")), l.to_markdown()).expect("write");
+        for (k, by) in ["a", "b", "a"].iter().enumerate() {
+            let at = Timestamp::from_unix(1_780_000_100 + (i * 3 + k) as i64);
+            lines.push_str(&Event::new(&id, by, Outcome::Effective, at).to_line());
+            lines.push('\n');
+        }
+        ids.push(id);
+    }
+    std::fs::create_dir_all(dir.join(format!("events/{agent}"))).expect("mkdir");
+    std::fs::write(dir.join(format!("events/{agent}/2026-06.jsonl")), lines).expect("events");
+    ids
+}
