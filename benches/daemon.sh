@@ -110,7 +110,7 @@ footprint() {
     "$BIN" --dir "$dir" daemon --listen "127.0.0.1:$port" 2>"$WORK/$name.log" &
     local pid=$!
     local waited=0
-    until grep -q "sync ok" "$WORK/$name.log"; do
+    until grep -qs "sync ok" "$WORK/$name.log"; do
         sleep 0.2; waited=$((waited + 1))
         [ $waited -lt 600 ] || { kill "$pid"; die "$name: no start-up sync: $(cat "$WORK/$name.log")"; }
     done
