@@ -1,5 +1,6 @@
 //! Benchmarks the redactor on the hook's hot path: a 4 KiB clean `cargo build` log,
-//! the same log with five secrets, and the one-off cost of building the automaton.
+//! the same log with five secrets, 4 KiB of look-alikes that hit many anchors but hold no
+//! secret, and the one-off cost of building the automaton.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -64,6 +65,34 @@ fn log_with_secrets() -> String {
     log.lines().map(|l| format!("{l}\n")).collect()
 }
 
+/// About 4 KiB of tool output full of the redactor's anchors (keys named token, password,
+/// `-p` flags, `_`/`-` ids, URLs, digests) and no secret: the validators' worst ordinary case.
+fn look_alikes() -> String {
+    let lines = [
+        "token_type: Bearer\nexpires_in: 3600\nmax_tokens: 4096",
+        "  -p, --password <PASSWORD>  Password for the registry [env: REGISTRY_PASSWORD=]",
+        "Warning: Using a password on the command line interface can be insecure.",
+        "docker run -p 127.0.0.1:8080:80 -e POSTGRES_HOST_AUTH_METHOD=trust postgres:16",
+        "Cache restored from key: Linux-cargo-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c",
+        "\"integrity\": \"sha512-9NET910DNaIPngYnLLPeg+Ogzqsi9uM4mSboU5y6p8S5DzMTVEsJZrawi+BoDNUV\"",
+        "x-request-id: req_0ab2d1e6f331db6abf0e2245f011e284 api-deployment-5f7b9c8d6-abcde",
+        "valueFrom:\n  secretKeyRef:\n    name: db-credentials\n    key: password",
+        "To github.com:acme/app.git\n   3f78685..9a0b1c2  agents/claude -> agents/claude",
+        "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }} api_key: <your-api-key> password: ********",
+        "https://github.com/acme/app/commit/3f786850e387550fdab836ed7e6dc881de23001b",
+        "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+    ];
+    let mut text = String::new();
+    while text.len() < 4096 {
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+    }
+    text.truncate(4096);
+    text
+}
+
 fn bench(c: &mut Criterion) {
     // The first call builds the automaton; report it once, outside criterion's loop.
     let t = Instant::now();
@@ -81,6 +110,15 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("redact 4 KiB cargo log with 5 secrets", |b| {
         b.iter(|| redact(black_box(&dirty)))
+    });
+    let alikes = look_alikes();
+    assert!(
+        !contains_secret(&alikes),
+        "{:?}",
+        learnsync::redact::findings(&alikes)
+    );
+    c.bench_function("redact 4 KiB of look-alikes", |b| {
+        b.iter(|| redact(black_box(&alikes)))
     });
     c.bench_function("contains_secret 4 KiB clean cargo log", |b| {
         b.iter(|| contains_secret(black_box(&clean)))

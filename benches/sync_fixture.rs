@@ -253,7 +253,7 @@ fn files(events: &[&Event]) -> BTreeMap<String, String> {
 
 fn derived(l: &Learning, events: &[&Event], policy: &TrustPolicy) -> String {
     let mut l = l.clone();
-    let d = trust::derive(&l, events, None, policy);
+    let d = trust::derive(&l, events, &[], policy);
     trust::apply(&mut l, d);
     l.to_markdown()
 }

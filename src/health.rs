@@ -21,6 +21,8 @@ pub struct Status {
     pub learnings: usize,
     pub by_trust: std::collections::BTreeMap<String, usize>,
     pub inbox: usize,
+    /// Learnings by review state: pending, approved, rejected, pulled.
+    pub reviews: std::collections::BTreeMap<String, usize>,
     pub problems: usize,
     pub remotes: Vec<String>,
     pub last_sync: Option<crate::sync::LastSync>,
@@ -35,10 +37,23 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
             .iter()
             .map(|l| (l.to_string(), 0))
             .collect();
+    let mut reviews: std::collections::BTreeMap<String, usize> =
+        ["pending", "approved", "rejected", "pulled"]
+            .iter()
+            .map(|s| (s.to_string(), 0))
+            .collect();
     for l in &view.learnings {
         *by_trust
             .entry(l.learning.trust_level.to_string())
             .or_default() += 1;
+        let state = match view.review_state(&l.learning) {
+            crate::view::ReviewState::None => continue,
+            crate::view::ReviewState::Pending { .. } => "pending",
+            crate::view::ReviewState::Approved { .. } => "approved",
+            crate::view::ReviewState::Rejected { .. } => "rejected",
+            crate::view::ReviewState::Pulled { .. } => "pulled",
+        };
+        *reviews.entry(state.to_string()).or_default() += 1;
     }
     Ok(Status {
         dir: dir.root.display().to_string(),
@@ -48,6 +63,7 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
         learnings: view.learnings.len(),
         by_trust,
         inbox: dir.inbox().items().len(),
+        reviews,
         problems: view.problems.len(),
         remotes: repo.remote_names(),
         last_sync: crate::sync::last(dir),
@@ -85,6 +101,7 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
     }
     problems.extend(cycle_and_locks(dir, &repo));
     problems.extend(templates(config));
+    problems.extend(crate::reviewing::protection_problems(config));
     Ok(problems)
 }
 

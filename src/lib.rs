@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | core | `paths` `timestamp` `yaml` `names` `problem` `redact` `learning` `event` `review` `policy` `trust` `merge` `schedule` `retry` `fault` | the formats and rules of DESIGN.md, pure: a learning and its codec, events, review records, policy, trust as a fold, the semantic merge of one file, the redactor, schedules |
 //! | edges | `repo` `store` `gitea` `config` `watch` | one kind of I/O each: git through gix (and the git binary for push), the learnings dir and its local state on disk, Gitea's REST API, configuration files and environment, the work-tree watcher |
-//! | workflows | `view` `hub` `record` `capture` `sync` `publish` `health` `init` `hooks` `search` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, publishing, doctor and status, init, installing agent hooks, retrieval (`suggest`, `query`, `context`) over a cached index and the knowledge graph |
+//! | workflows | `view` `hub` `record` `capture` `sync` `publish` `health` `init` `hooks` `search` `reviewing` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, publishing, doctor and status, init, installing agent hooks, retrieval (`suggest`, `query`, `context`) over a cached index and the knowledge graph, human review on Gitea |
 //! | command line | `cli` | parses, calls one workflow, prints; one file per command |
 
 // core
@@ -43,6 +43,7 @@ pub mod hub;
 pub mod init;
 pub mod publish;
 pub mod record;
+pub mod reviewing;
 pub mod search;
 pub mod sync;
 pub mod view;

@@ -93,6 +93,11 @@ pub fn review_path(id: &str) -> Result<String, NameError> {
     Ok(format!("reviews/{id}.yaml"))
 }
 
+/// Where rejection records live (see the review module).
+pub const REJECTIONS_DIR: &str = ".learnsync/rejections";
+/// Where problem-report records live (see the review module).
+pub const PULLED_DIR: &str = ".learnsync/pulled";
+
 /// The branch a clone of `agent` commits on and pushes: `agents/<agent>`.
 pub fn agent_branch(agent: &str) -> String {
     format!("agents/{agent}")
@@ -114,6 +119,14 @@ pub enum RepoPath<'a> {
         month: &'a str,
     },
     Review {
+        id: &'a str,
+    },
+    /// `.learnsync/rejections/<id>.<hash>.yaml`.
+    Rejection {
+        id: &'a str,
+    },
+    /// `.learnsync/pulled/<id>.<issue>.yaml`.
+    Pulled {
         id: &'a str,
     },
     Other,
@@ -138,6 +151,18 @@ pub fn classify(path: &str) -> RepoPath<'_> {
             _ => RepoPath::Other,
         },
         ("shared", None) if b.ends_with(".md") => RepoPath::SharedCopy { file: b },
+        (".learnsync", Some(file)) => {
+            let id = file
+                .strip_suffix(".yaml")
+                .and_then(|stem| stem.rsplit_once('.'))
+                .map(|(id, _)| id)
+                .filter(|id| validate_id(id).is_ok());
+            match (b, id) {
+                ("rejections", Some(id)) => RepoPath::Rejection { id },
+                ("pulled", Some(id)) => RepoPath::Pulled { id },
+                _ => RepoPath::Other,
+            }
+        }
         (agent, None) => match b.strip_suffix(".md") {
             Some(id) if validate_agent(agent).is_ok() && validate_id(id).is_ok() => {
                 RepoPath::Learning { agent, id }

@@ -18,12 +18,13 @@ pub struct Derived {
 }
 
 /// Computes the derived state. `events` may hold duplicates and events of
-/// other learnings; both are ignored. A review counts only while it matches
-/// the learning's current content.
+/// other learnings; both are ignored. Of `reviews` (the decisions about
+/// this learning: approvals and rejections, of any version) only those that
+/// name its current content count, an approval before a rejection.
 pub fn derive(
     learning: &Learning,
     events: &[&Event],
-    review: Option<&Review>,
+    reviews: &[&Review],
     policy: &TrustPolicy,
 ) -> Derived {
     let mut seen = HashSet::new();
@@ -37,8 +38,14 @@ pub fn derive(
     let quality = quality(&mine);
     let (mut trust_level, mut promoted_at) = fold(learning, &mine, policy);
 
-    let review =
-        review.filter(|r| r.learning == learning.id && r.content_hash == learning.content_hash());
+    let hash = learning.content_hash();
+    let current = |decision: Decision| {
+        reviews
+            .iter()
+            .copied()
+            .find(|r| r.learning == learning.id && r.content_hash == hash && r.decision == decision)
+    };
+    let review = current(Decision::Approved).or_else(|| current(Decision::Rejected));
     let suggestion_status = match review.map(|r| r.decision) {
         Some(Decision::Approved) => {
             trust_level = TrustLevel::L3;

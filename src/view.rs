@@ -10,16 +10,74 @@ use crate::store::{InboxPayload, LearningsDir, Loaded, Problem};
 use crate::trust;
 use std::collections::HashMap;
 
-/// Learnings with derived state, and what could not be read.
+/// Learnings with derived state, what could not be read, and what review
+/// decided or is deciding about them.
 #[derive(Debug, Default)]
 pub struct View {
     pub learnings: Vec<Loaded>,
     pub problems: Vec<Problem>,
+    /// Approvals (hub `main`), rejections and problem reports.
+    pub decisions: crate::hub::Decisions,
+    /// Open review pull requests this machine's review pass opened, by id.
+    pub pending: HashMap<String, u64>,
+}
+
+/// Where a learning stands in review, for `list`, `show` and `status`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum ReviewState {
+    /// Nothing decided, nothing open (or not known on this machine).
+    None,
+    Pending {
+        pull_request: u64,
+    },
+    Approved {
+        pull_request: Option<u64>,
+    },
+    Rejected {
+        pull_request: Option<u64>,
+    },
+    Pulled {
+        issue: u64,
+    },
 }
 
 impl View {
     pub fn find(&self, id: &str) -> Option<&Loaded> {
         self.learnings.iter().find(|l| l.learning.id == id)
+    }
+
+    /// The review state of a learning of this view.
+    pub fn review_state(&self, learning: &crate::learning::Learning) -> ReviewState {
+        use crate::learning::SuggestionStatus;
+        if let Some(issue) = self.decisions.pulled_by(&learning.id) {
+            return ReviewState::Pulled { issue };
+        }
+        let hash = learning.content_hash();
+        let pr_of = |decision| {
+            self.decisions
+                .for_id(&learning.id)
+                .into_iter()
+                .find(|r| r.content_hash == hash && r.decision == decision)
+                .and_then(|r| r.pull_request)
+        };
+        match learning.suggestion_status {
+            SuggestionStatus::Approved => ReviewState::Approved {
+                pull_request: pr_of(crate::review::Decision::Approved),
+            },
+            SuggestionStatus::Rejected => ReviewState::Rejected {
+                pull_request: pr_of(crate::review::Decision::Rejected),
+            },
+            SuggestionStatus::Pending => match self.pending.get(&learning.id) {
+                Some(&pull_request) => ReviewState::Pending { pull_request },
+                None => ReviewState::None,
+            },
+        }
+    }
+
+    /// A learning is pulled from the wiki and suggestions by an open report.
+    pub fn is_pulled(&self, id: &str) -> bool {
+        self.decisions.pulled_by(id).is_some()
     }
 }
 
@@ -67,10 +125,10 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
     problems.extend(policy_problem);
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let main = Repo::open(&dir.root)
-        .and_then(|repo| crate::hub::read(&repo, hub, None))
+        .and_then(|repo| crate::hub::read(&repo, &dir.state(), hub, None))
         .unwrap_or_default();
-    problems.extend(main.problems);
-    let reviews = main.reviews;
+    let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
+    problems.append(&mut decisions.problems);
     let mut grouped: HashMap<&str, Vec<&Event>> = HashMap::new();
     for e in &events {
         grouped.entry(e.learning.as_str()).or_default().push(e);
@@ -78,12 +136,14 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
     for loaded in &mut learnings {
         let l = &mut loaded.learning;
         let mine = grouped.get(l.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let derived = trust::derive(l, mine, reviews.get(&l.id), &policy.trust);
+        let derived = trust::derive(l, mine, &decisions.for_id(&l.id), &policy.trust);
         trust::apply(l, derived);
     }
     learnings.sort_by(|a, b| a.learning.id.cmp(&b.learning.id));
     View {
         learnings,
         problems,
+        pending: crate::store::ReviewCache::read(&dir.state().review_state(), "").pending(),
+        decisions,
     }
 }

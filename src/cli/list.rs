@@ -1,7 +1,7 @@
 //! `learnsync list`: learnings with their current (recomputed) trust, inbox
 //! included, filtered by trust level or source agent.
 
-use super::output::{cell, learning_json, print_json};
+use super::output::{cell, learning_json, print_json, review_words};
 use super::{CliResult, Context, exit, named};
 use crate::learning::TrustLevel;
 
@@ -34,14 +34,17 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .collect();
     if ctx.json {
         print_json(&serde_json::Value::Array(
-            shown.iter().map(|l| learning_json(l)).collect(),
+            shown.iter().map(|l| learning_json(l, &view)).collect(),
         ));
         return Ok(exit::OK);
     }
     for l in &shown {
         let x = &l.learning;
+        let review = review_words(&view.review_state(x))
+            .map(|w| format!("  [{w}]"))
+            .unwrap_or_default();
         println!(
-            "{}  {}  {:<16}  {}{}",
+            "{}  {}  {:<16}  {}{}{review}",
             x.id,
             x.trust_level,
             cell(&x.agent_id, 16),

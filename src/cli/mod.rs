@@ -14,6 +14,7 @@ mod list;
 mod output;
 mod publish;
 mod query;
+mod review;
 mod show;
 mod status;
 mod suggest;
@@ -79,6 +80,9 @@ pub enum Command {
     Sync(sync::Args),
     /// Publish L2/L3 learnings to the wiki, touching only what changed.
     Publish(publish::Args),
+    /// Route L2 learnings to human review on Gitea: propose, follow, withdraw,
+    /// record rejections and problem reports.
+    Review(review::Args),
     /// Health: branch, counts by trust, inbox, last sync.
     Status,
     /// Find problems: unreadable files, bad events, configuration.
@@ -315,6 +319,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Show(args) => show::run(&ctx, args),
         Command::Sync(args) => sync::run(&ctx, args),
         Command::Publish(args) => publish::run(&ctx, args),
+        Command::Review(args) => review::run(&ctx, args),
         Command::Status => status::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config => config::run(&ctx),

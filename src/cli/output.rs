@@ -3,6 +3,7 @@
 
 use crate::learning::Learning;
 use crate::store::Loaded;
+use crate::view::{ReviewState, View};
 use serde_json::{Map, Value, json};
 
 fn opt<T: ToString>(v: &Option<T>) -> Value {
@@ -10,8 +11,27 @@ fn opt<T: ToString>(v: &Option<T>) -> Value {
         .map_or(Value::Null, |v| Value::String(v.to_string()))
 }
 
-/// The JSON object of one learning.
-pub fn learning_json(loaded: &Loaded) -> Value {
+/// How a review state reads in a line of `list`, `show` and `status`.
+pub fn review_words(state: &ReviewState) -> Option<String> {
+    match state {
+        ReviewState::None => None,
+        ReviewState::Pending { pull_request } => {
+            Some(format!("review pending (PR #{pull_request})"))
+        }
+        ReviewState::Approved { pull_request } => Some(match pull_request {
+            Some(n) => format!("approved (L3, PR #{n})"),
+            None => "approved (L3)".into(),
+        }),
+        ReviewState::Rejected { pull_request } => Some(match pull_request {
+            Some(n) => format!("rejected (PR #{n})"),
+            None => "rejected".into(),
+        }),
+        ReviewState::Pulled { issue } => Some(format!("pulled (issue #{issue})")),
+    }
+}
+
+/// The JSON object of one learning, with its review state (`review`).
+pub fn learning_json(loaded: &Loaded, view: &View) -> Value {
     let l: &Learning = &loaded.learning;
     let q = &l.quality;
     let mut m = Map::new();
@@ -52,6 +72,10 @@ pub fn learning_json(loaded: &Loaded) -> Value {
     m.insert("path".into(), json!(loaded.path));
     m.insert("in_inbox".into(), json!(loaded.in_inbox));
     m.insert("body".into(), json!(l.body));
+    m.insert(
+        "review".into(),
+        serde_json::to_value(view.review_state(l)).unwrap_or(Value::Null),
+    );
     Value::Object(m)
 }
 

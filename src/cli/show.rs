@@ -22,13 +22,16 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }));
     };
     if ctx.json {
-        print_json(&learning_json(found));
+        print_json(&learning_json(found, &view));
     } else {
         println!(
             "# {}{}",
             found.path,
             if found.in_inbox { " (inbox)" } else { "" }
         );
+        if let Some(words) = super::output::review_words(&view.review_state(&found.learning)) {
+            println!("# review: {words}");
+        }
         print!("{}", found.learning.to_markdown());
         if !found.learning.body.ends_with('\n') {
             println!();

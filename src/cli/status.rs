@@ -33,6 +33,14 @@ pub fn run(ctx: &Context) -> CliResult {
     );
     println!("inbox:     {} file(s) waiting for sync", s.inbox);
     println!(
+        "reviews:   {}",
+        s.reviews
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
         "remotes:   {}",
         if s.remotes.is_empty() {
             "(none)".to_string()

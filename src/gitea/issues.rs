@@ -19,7 +19,7 @@ impl GiteaClient {
     /// first (one more request) and a filter naming an unknown label answers
     /// no issues, without asking Gitea.
     pub async fn list_issues(&self, filter: &IssueFilter) -> Result<Vec<Issue>, GiteaError> {
-        if !filter.labels.is_empty() {
+        if !filter.labels.is_empty() && !filter.labels_known {
             let known = self.list_labels().await?;
             if let Some(missing) = filter
                 .labels

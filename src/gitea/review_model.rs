@@ -741,4 +741,7 @@ pub struct IssueFilter {
     pub labels: Vec<String>,
     /// The author's login.
     pub created_by: Option<String>,
+    /// The caller has just seen these labels exist: skip the check that
+    /// costs one more request.
+    pub labels_known: bool,
 }

@@ -260,7 +260,13 @@ pub fn template_problems(templates: &Templates) -> Result<Vec<TemplateProblem>, 
             ..PageRecord::default()
         },
     );
-    add_retractions(&mut site, &learnings, &published, templates)?;
+    add_retractions(
+        &mut site,
+        &learnings,
+        &Default::default(),
+        &published,
+        templates,
+    )?;
     let template_of = |p: &Page| match p.kind {
         PageKind::Learning if p.key == *retracted => templates::RETRACTION,
         PageKind::Learning => templates::LEARNING,

@@ -22,6 +22,7 @@ use crate::gitea::{ClientOptions, GiteaClient, GiteaError, RepoRef, TokenSource}
 use crate::policy::{POLICY_PATH, Policy};
 use crate::store::LearningsDir;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// Why a publish could not run at all.
@@ -255,9 +256,26 @@ pub fn render_dir(
     );
     let template_dir: Option<PathBuf> = config.wiki_template_dir.as_ref().map(|s| s.value.clone());
     let templates = Templates::load(template_dir.as_deref())?;
+    // A learning an open problem report names is off the wiki until the
+    // report is closed: no page, and its old page becomes a retraction.
+    let pulled: HashMap<String, u64> = view
+        .learnings
+        .iter()
+        .filter_map(|l| {
+            Some((
+                l.learning.id.clone(),
+                view.decisions.pulled_by(&l.learning.id)?,
+            ))
+        })
+        .collect();
     let learnings: Vec<_> = view.learnings.into_iter().map(|l| l.learning).collect();
-    let mut site = render_site(&learnings, &policy.wiki, &templates)?;
-    render::add_retractions(&mut site, &learnings, published, &templates)?;
+    let shown: Vec<_> = learnings
+        .iter()
+        .filter(|l| !pulled.contains_key(&l.id))
+        .cloned()
+        .collect();
+    let mut site = render_site(&shown, &policy.wiki, &templates)?;
+    render::add_retractions(&mut site, &learnings, &pulled, published, &templates)?;
     Ok(site)
 }
 

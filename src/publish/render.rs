@@ -190,6 +190,11 @@ fn percent(rate: Option<f64>) -> String {
     rate.map_or_else(|| "—".to_string(), |r| format!("{:.0}%", r * 100.0))
 }
 
+/// A success rate as pages show it (`80%`, `—` when none).
+pub fn percent_of(rate: Option<f64>) -> String {
+    percent(rate)
+}
+
 /// The secret kinds found in `text`, or `None` when it is clean.
 fn secret_kinds(texts: &[&str]) -> Option<String> {
     let mut kinds: Vec<&str> = texts
@@ -457,8 +462,14 @@ pub fn render_site(
     Ok(site)
 }
 
-/// Why a learning that had a page is no longer published, for its notice.
-pub fn retraction_reason(learning: &Learning) -> String {
+/// Why a learning that had a page is no longer published, for its notice
+/// (`pulled`: the open problem report that names it).
+pub fn retraction_reason(learning: &Learning, pulled: Option<u64>) -> String {
+    if let Some(issue) = pulled {
+        return format!(
+            "a problem report (issue #{issue}) names it; it is back once the issue is closed."
+        );
+    }
     if learning.suggestion_status == SuggestionStatus::Rejected {
         return "a maintainer rejected it in review.".into();
     }
@@ -481,6 +492,7 @@ pub fn retraction_reason(learning: &Learning) -> String {
 pub fn add_retractions(
     site: &mut Site,
     learnings: &[Learning],
+    pulled: &std::collections::HashMap<String, u64>,
     published: &super::state::TargetState,
     templates: &Templates,
 ) -> Result<(), PublishError> {
@@ -491,7 +503,11 @@ pub fn add_retractions(
         let Some(record) = published.pages.get(&l.id) else {
             continue;
         };
-        if is_publishable(l) || held.contains(l.id.as_str()) || taken.contains(&record.title) {
+        let pulled_by = pulled.get(&l.id).copied();
+        if (is_publishable(l) && pulled_by.is_none())
+            || held.contains(l.id.as_str())
+            || taken.contains(&record.title)
+        {
             continue;
         }
         let content = templates.render(
@@ -499,7 +515,7 @@ pub fn add_retractions(
             json!({
                 "title": escape_inline(&record.title),
                 "id": l.id,
-                "reason": escape_inline(&retraction_reason(l)),
+                "reason": escape_inline(&retraction_reason(l, pulled_by)),
             }),
         )?;
         let content = sanitize_markdown(&content);

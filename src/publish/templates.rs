@@ -8,13 +8,14 @@ use serde::Serialize;
 use std::path::Path;
 
 /// Template file names and their built-in text.
-pub const DEFAULTS: [(&str, &str); 6] = [
+pub const DEFAULTS: [(&str, &str); 7] = [
     (LEARNING, include_str!("../../templates/learning.md")),
     (HOME, include_str!("../../templates/home.md")),
     (TRUST, include_str!("../../templates/trust.md")),
     (KEYWORD, include_str!("../../templates/keyword.md")),
     (SIDEBAR, include_str!("../../templates/sidebar.md")),
     (RETRACTION, include_str!("../../templates/retraction.md")),
+    (REVIEW, include_str!("../../templates/review.md")),
 ];
 
 pub const LEARNING: &str = "learning.md";
@@ -24,6 +25,8 @@ pub const KEYWORD: &str = "keyword.md";
 pub const SIDEBAR: &str = "sidebar.md";
 /// The page that replaces a learning's page once it is no longer trusted.
 pub const RETRACTION: &str = "retraction.md";
+/// The body of a review pull request (`learnsync review`).
+pub const REVIEW: &str = "review.md";
 
 /// A loaded set of templates, ready to render.
 pub struct Templates {

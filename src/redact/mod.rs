@@ -1,15 +1,27 @@
 //! The one redactor: finds credentials in free text and replaces each with `[REDACTED:<kind>]`.
 //! Used by capture, sync and publish alike; it owns what counts as a secret, not where text goes.
 //!
-//! Cost model: a single aho-corasick pass over literal anchors (token prefixes, `://`,
-//! `authorization`, `password`, …) built once; text with no anchor is returned borrowed
-//! without allocating. Each anchor hit runs a small validator over the nearby bytes
-//! (`detect.rs`); specific token formats win over context (URL, header) and assignments.
+//! What counts: the credential formats of gitleaks' default rules and trufflehog's
+//! detectors (`vendor.rs`), credentials by position — URL userinfo, headers, password
+//! flags, connection strings — and structure — PEM, base64-wrapped keys, JWTs
+//! (`context.rs`), a key that names a secret assigned in any syntax tools print, with a
+//! randomness test on the value that grows stricter as the syntax grows weaker
+//! (`assign.rs`, `text.rs`), and every repetition of a value found once.
+//!
+//! Cost model: a single aho-corasick pass over literal anchors (token prefixes, keyword
+//! roots, `://`, `authorization`, flags, …) built once; text with no anchor is returned
+//! borrowed without allocating. Each anchor hit runs a small validator over the nearby
+//! bytes (`detect.rs`) that rejects most hits after a few bytes; specific token formats
+//! win over context (URL, header), vendor shapes and assignments.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+mod assign;
+mod context;
 mod detect;
+mod text;
+mod vendor;
 
 /// One secret in the input: a byte range and the kind that names it in the marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +46,8 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
     let mut out = replace(text, &found);
     // Removing a secret can expose a neighbour that its bytes were guarding (a token
-    // that was glued to another word); run again until nothing is left.
+    // that was glued to another word, a candidate that lost to an overlapping one);
+    // run again until nothing is left. Only text that held a secret pays for this.
     for _ in 0..MAX_PASSES {
         let more = findings(&out);
         if more.is_empty() {
@@ -77,10 +90,46 @@ pub fn findings(text: &str) -> Vec<Finding> {
         }
         taken.insert(c.start, (c.end, c.kind));
     }
+    repeat_values(text, &mut taken, &markers);
     taken
         .into_iter()
         .map(|(start, (end, kind))| Finding { kind, start, end })
         .collect()
+}
+
+/// Shortest value whose repetitions are redacted too: shorter ones are common words.
+const MIN_REPEATED: usize = 8;
+
+/// A value found once (`TOKEN=abc…` in a `set -x` line) is a secret wherever else it
+/// appears in the text, bare (`invalid token abc…` in the error that follows).
+fn repeat_values(
+    text: &str,
+    taken: &mut BTreeMap<usize, (usize, &'static str)>,
+    markers: &[(usize, usize)],
+) {
+    let values: Vec<(&str, &'static str)> = taken
+        .iter()
+        .filter(|&(&s, &(e, _))| e - s >= MIN_REPEATED)
+        .map(|(&s, &(e, kind))| (&text[s..e], kind))
+        .collect();
+    for (value, kind) in values {
+        if text.len() < value.len() * 2 {
+            continue;
+        }
+        let mut from = 0;
+        while let Some(off) = text[from..].find(value) {
+            let (s, e) = (from + off, from + off + value.len());
+            from = e;
+            let free = taken
+                .range(..e)
+                .next_back()
+                .is_none_or(|(_, &(end, _))| end <= s)
+                && !overlaps_marker(markers, s, e);
+            if free {
+                taken.insert(s, (e, kind));
+            }
+        }
+    }
 }
 
 /// True when `text` holds at least one secret; the gate before commit, push and publish.

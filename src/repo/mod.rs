@@ -566,6 +566,28 @@ impl Repo {
             .map_err(fail("write commit"))
     }
 
+    /// A commit's parents, committer time (unix seconds) and message.
+    pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
+        let commit = self
+            .git
+            .find_commit(id)
+            .map_err(fail(format!("read commit {id}")))?;
+        let decoded = commit
+            .decode()
+            .map_err(fail(format!("decode commit {id}")))?;
+        let time = decoded
+            .committer()
+            .map_err(fail(format!("read the committer of {id}")))?
+            .time()
+            .map_err(fail(format!("read the time of {id}")))?
+            .seconds;
+        Ok(CommitInfo {
+            parents: decoded.parents().collect(),
+            time,
+            message: decoded.message.to_str_lossy().into_owned(),
+        })
+    }
+
     /// The best common ancestor of two commits, if they share history.
     pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>> {
         match self.git.merge_base(a, b) {
@@ -614,6 +636,15 @@ impl Repo {
             .map_err(self.ref_failure("move HEAD"))?;
         Ok(())
     }
+}
+
+/// What [`Repo::commit_info`] reads of a commit.
+#[derive(Debug, Clone)]
+pub struct CommitInfo {
+    pub parents: Vec<ObjectId>,
+    /// Committer time, unix seconds.
+    pub time: i64,
+    pub message: String,
 }
 
 /// A signature for `who`, stamped now.

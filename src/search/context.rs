@@ -17,18 +17,24 @@ const MAX_CORRECTION_CHARS: usize = 400;
 const MAX_TITLE_CHARS: usize = 160;
 
 /// The learnings for a context block, best first: doc numbers.
-pub fn select(source: &dyn Source, agent: Option<&str>, project: Option<&str>) -> Vec<u32> {
+pub fn select(
+    source: &dyn Source,
+    agent: Option<&str>,
+    project: Option<&str>,
+    pulled: &std::collections::HashSet<String>,
+) -> Vec<u32> {
     let tables = source.tables();
     let req = Request {
         agent,
         ..Request::default()
     };
+    let pulled_docs = super::rank::pulled_docs(source, Some(pulled));
     let project_index = project.and_then(|p| tables.projects.iter().position(|x| x == p));
     let same = |a: &Attrs| project_index.is_some_and(|i| a.project as usize == i && i != 0);
     let mut chosen: Vec<(u32, (u8, u8, i64))> = Vec::new();
     for doc in 0..source.doc_slots() {
         let Some(a) = source.attrs(doc) else { continue };
-        if !admits(&a, &req, tables) {
+        if !admits(&a, &req, tables) || pulled_docs.contains(&doc) {
             continue;
         }
         let own = same(&a);

@@ -36,6 +36,28 @@ pub fn search(dir: &LearningsDir, config: &Config, req: &Request<'_>) -> Result<
     )
 }
 
+/// Learnings an open problem report pulls (`.learnsync/pulled/` in the work
+/// tree, §8): never suggested. Names only, no parse: a record can only hide.
+pub fn pulled_ids(dir: &LearningsDir) -> std::collections::HashSet<String> {
+    let Ok(entries) = std::fs::read_dir(dir.root.join(crate::paths::PULLED_DIR)) else {
+        return Default::default();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let rel = format!(
+                "{}/{}",
+                crate::paths::PULLED_DIR,
+                e.file_name().to_string_lossy()
+            );
+            match crate::paths::classify(&rel) {
+                crate::paths::RepoPath::Pulled { id } => Some(id.to_string()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 fn search_with(
     dir: &LearningsDir,
     config: Option<&Config>,
@@ -43,6 +65,18 @@ fn search_with(
     tuning: &Tuning,
     freshness: Freshness,
 ) -> Result<Vec<Hit>, String> {
+    let pulled = pulled_ids(dir);
+    let with_pulled;
+    let req = match req.pulled {
+        Some(_) => req,
+        None => {
+            with_pulled = Request {
+                pulled: Some(&pulled),
+                ..req.clone()
+            };
+            &with_pulled
+        }
+    };
     let opened = store::open_fresh(dir, config, freshness)?;
     match store::with_source(dir, &opened, |s| rank::rank(s, req, tuning)) {
         Ok(hits) => Ok(hits),
@@ -111,9 +145,10 @@ pub fn context_block(
     project: Option<&str>,
     max_chars: usize,
 ) -> Result<context::Block, String> {
+    let pulled = pulled_ids(dir);
     let opened = store::open_fresh(dir, config, Freshness::CatchUp)?;
     store::with_source(dir, &opened, |s| {
-        let chosen = context::select(s, agent, project);
+        let chosen = context::select(s, agent, project, &pulled);
         let total = chosen.len();
         let metas = chosen.into_iter().filter_map(|d| s.meta(d));
         context::render(metas, total, agent, project, max_chars)

@@ -418,7 +418,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
     (units, maximum)
 }
 
-fn pulled_docs(source: &dyn Source, pulled: Option<&HashSet<String>>) -> HashSet<u32> {
+pub(super) fn pulled_docs(source: &dyn Source, pulled: Option<&HashSet<String>>) -> HashSet<u32> {
     pulled
         .into_iter()
         .flatten()

@@ -3,10 +3,12 @@
 
 mod inbox;
 mod lock;
+mod review_cache;
 mod state;
 
 pub use inbox::{Inbox, InboxItem, InboxPayload};
 pub use lock::{LockError, SyncLock};
+pub use review_cache::{ReviewCache, Tracked};
 pub use state::StateDir;
 
 pub use crate::problem::Problem;

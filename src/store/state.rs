@@ -103,6 +103,10 @@ impl StateDir {
     pub fn search_index(&self) -> PathBuf {
         self.file("search")
     }
+    /// The state of the hub's `main` the last sync recomputed for (see the hub module).
+    pub fn hub_main(&self) -> PathBuf {
+        self.file("hub-main.json")
+    }
     /// The review pass's local record of what it last did on the hub.
     pub fn review_state(&self) -> PathBuf {
         self.file("review-state.json")

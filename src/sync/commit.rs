@@ -105,6 +105,11 @@ pub fn commit_local(
         deletes: status.deleted.iter().cloned().collect(),
         ..Staged::default()
     };
+    for rel in &status.deleted {
+        if let RepoPath::Rejection { id } | RepoPath::Pulled { id } = paths::classify(rel) {
+            staged.touched.insert(id.to_string());
+        }
+    }
     for (path, why) in &status.skipped {
         out.problems.push(Problem::new(path.clone(), why.clone()));
     }
@@ -163,7 +168,10 @@ fn stage_worktree_edits(
                 }
                 staged.stage(rel, bytes, file.stat);
             }
-            _ => {
+            kind => {
+                if let RepoPath::Rejection { id } | RepoPath::Pulled { id } = kind {
+                    staged.touched.insert(id.to_string());
+                }
                 let bytes = match std::str::from_utf8(&bytes).map(redact::redact) {
                     Ok(std::borrow::Cow::Owned(clean)) => {
                         out.redacted.push(rel.clone());
@@ -289,7 +297,36 @@ fn recompute_touched(
     }
     let events = index.for_ids(&staged.touched)?;
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
-    let reviews = crate::hub::read(repo, hub, Some(&staged.touched))?.reviews;
+    let main = crate::hub::read(repo, &dir.state(), hub, Some(&staged.touched))?;
+    let overrides: BTreeMap<String, Option<String>> = staged
+        .pending
+        .iter()
+        .filter(|(rel, _)| {
+            matches!(
+                paths::classify(rel),
+                RepoPath::Rejection { .. } | RepoPath::Pulled { .. }
+            )
+        })
+        .map(|(rel, p)| {
+            (
+                rel.clone(),
+                Some(String::from_utf8_lossy(&p.bytes).into_owned()),
+            )
+        })
+        .chain(
+            staged
+                .deletes
+                .iter()
+                .filter(|rel| {
+                    matches!(
+                        paths::classify(rel),
+                        RepoPath::Rejection { .. } | RepoPath::Pulled { .. }
+                    )
+                })
+                .map(|rel| (rel.clone(), None)),
+        )
+        .collect();
+    let decisions = crate::hub::decisions_with(repo, main, Some(head_tree), &overrides)?;
     for id in staged.touched.clone() {
         if !staged.learnings.contains_key(&id) {
             match derive::find_learning(repo, head_tree, &id)? {
@@ -309,7 +346,7 @@ fn recompute_touched(
             .get(&id)
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let derived = trust::derive(learning, &mine, reviews.get(&id), &policy.trust);
+        let derived = trust::derive(learning, &mine, &decisions.for_id(&id), &policy.trust);
         trust::apply(learning, derived);
         out.recomputed += 1;
         // Compare with the level last committed (a new learning starts at L1).
@@ -497,14 +534,20 @@ fn derived_fixes(
     index.ensure(repo, tree)?;
     let events = index.for_ids(&ids)?;
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
-    let reviews = crate::hub::read(repo, hub, Some(&ids))?.reviews;
+    let main = crate::hub::read(repo, &dir.state(), hub, Some(&ids))?;
+    let decisions = crate::hub::decisions(repo, main, Some(tree))?;
     let mut fixes = Vec::new();
     for (rel, mut learning, bytes) in files {
         let mine: Vec<&Event> = events
             .get(&learning.id)
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let derived = trust::derive(&learning, &mine, reviews.get(&learning.id), &policy.trust);
+        let derived = trust::derive(
+            &learning,
+            &mine,
+            &decisions.for_id(&learning.id),
+            &policy.trust,
+        );
         if !trust::apply(&mut learning, derived) {
             continue;
         }

@@ -250,7 +250,7 @@ pub fn recompute(
     before: ObjectId,
     ids: &BTreeSet<String>,
     index: &EventIndex,
-    hub: Option<&str>,
+    hub: crate::hub::HubAt<'_>,
 ) -> Result<(Vec<Change>, Vec<LevelChange>)> {
     let mut changes = Vec::new();
     let mut levels = Vec::new();
@@ -258,7 +258,8 @@ pub fn recompute(
         return Ok((changes, levels));
     }
     let policy = policy_in(repo, tree)?;
-    let reviews = crate::hub::read(repo, hub, Some(ids))?.reviews;
+    let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
+    let decisions = crate::hub::decisions(repo, main, Some(tree))?;
     let events = index.for_ids(ids)?;
     for id in ids {
         let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
@@ -268,7 +269,7 @@ pub fn recompute(
             .get(id)
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let derived = trust::derive(&learning, &mine, reviews.get(id), &policy.trust);
+        let derived = trust::derive(&learning, &mine, &decisions.for_id(id), &policy.trust);
         trust::apply(&mut learning, derived);
         let bytes = learning.to_markdown().into_bytes();
         if repo.blob_at(tree, &rel)?.as_deref() != Some(bytes.as_slice()) {

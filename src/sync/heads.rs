@@ -318,7 +318,10 @@ fn note_affected(
     affected: &mut BTreeSet<String>,
 ) {
     match paths::classify(path) {
-        RepoPath::Learning { id, .. } | RepoPath::Review { id } => {
+        RepoPath::Learning { id, .. }
+        | RepoPath::Review { id }
+        | RepoPath::Rejection { id }
+        | RepoPath::Pulled { id } => {
             affected.insert(id.to_string());
         }
         RepoPath::Events { .. } => affected.extend(derive::ids_of_new_lines(
@@ -338,7 +341,7 @@ pub fn recompute_after(
     before: ObjectId,
     affected: &BTreeSet<String>,
     index: &mut EventIndex,
-    hub: Option<&str>,
+    hub: crate::hub::HubAt<'_>,
     who: &Identity,
 ) -> Result<(Option<ObjectId>, Vec<LevelChange>)> {
     if affected.is_empty() {

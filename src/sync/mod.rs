@@ -196,7 +196,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     report
         .problems
-        .extend(crate::hub::read(&repo, hub, None)?.problems);
+        .extend(crate::hub::read(&repo, &dir.state(), hub, None)?.problems);
     // The capture hook's lookup index follows the tree: built once, then
     // updated from the paths this cycle changed, so its cost follows them.
     let end = repo.head_commit()?;

@@ -176,7 +176,12 @@ fn merge_all(
     let who = config.identity();
     let mut lap = super::Lap::start();
     let mut head = start;
-    let mut affected = std::collections::BTreeSet::new();
+    // What the hub's main decides, now and at the last completed cycle: a
+    // learning whose record there changed is recomputed even when no path
+    // of ours changed (its record may have reached us from a peer first).
+    let recorded = crate::hub::recorded(&dir.state());
+    let main = crate::hub::main_state(repo, hub, &recorded)?;
+    let mut affected = main.changed_since(&recorded);
     for (label, theirs) in heads {
         let merged = merge_head(repo, head, *theirs, label, &who)?;
         if let Some(new) = merged.head {
@@ -192,14 +197,25 @@ fn merge_all(
         }
         lap.done(&format!("merge {label}"));
     }
-    if head == start {
-        return Ok(());
-    }
     let old_tree = repo.commit_tree(start)?;
     let mut index = EventIndex::kept(dir);
-    let (recomputed, levels) =
-        heads::recompute_after(repo, head, old_tree, &affected, &mut index, hub, &who)?;
+    let (recomputed, levels) = heads::recompute_after(
+        repo,
+        head,
+        old_tree,
+        &affected,
+        &mut index,
+        crate::hub::HubAt {
+            name: hub,
+            main: &main,
+        },
+        &who,
+    )?;
     head = recomputed.unwrap_or(head);
+    if head == start {
+        crate::hub::record(&dir.state(), &main);
+        return Ok(());
+    }
     lap.done("recompute the affected learnings");
     let new_tree = repo.commit_tree(head)?;
     let diffs = heads::diff_trees(repo, old_tree, new_tree)?;
@@ -248,6 +264,7 @@ fn merge_all(
     crate::fault::point("merge:after-worktree");
     repo.write_index(new_tree, &fresh)?;
     recover::end(dir);
+    crate::hub::record(&dir.state(), &main);
     lap.done("write the index");
     for change in levels {
         if change.to > change.from {

@@ -40,7 +40,7 @@ fn events(spec: &str) -> Vec<Event> {
 fn run(correction: Option<&str>, spec: &str) -> Derived {
     let evs = events(spec);
     let refs: Vec<&Event> = evs.iter().collect();
-    derive(&learning(correction), &refs, None, &TrustPolicy::default())
+    derive(&learning(correction), &refs, &[], &TrustPolicy::default())
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn duplicates_count_once_and_other_learnings_are_ignored() {
     stranger.learning = "learning-2".into();
     doubled.push(stranger);
     let refs: Vec<&Event> = doubled.iter().collect();
-    let d = derive(&learning(Some("fix")), &refs, None, &TrustPolicy::default());
+    let d = derive(&learning(Some("fix")), &refs, &[], &TrustPolicy::default());
     assert_eq!(d.quality.effective_count, 3);
     assert_eq!(d.trust_level, TrustLevel::L2);
 }
@@ -121,10 +121,10 @@ fn duplicates_count_once_and_other_learnings_are_ignored() {
 fn order_of_input_does_not_matter() {
     let evs = events("a:e b:i a:e c:e b:i a:i b:e");
     let mut rev: Vec<&Event> = evs.iter().collect();
-    let fwd = derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default());
+    let fwd = derive(&learning(Some("fix")), &rev, &[], &TrustPolicy::default());
     rev.reverse();
     assert_eq!(
-        derive(&learning(Some("fix")), &rev, None, &TrustPolicy::default()),
+        derive(&learning(Some("fix")), &rev, &[], &TrustPolicy::default()),
         fwd
     );
 }
@@ -134,8 +134,11 @@ fn review(l: &Learning, decision: Decision) -> Review {
         learning: l.id.clone(),
         decision,
         content_hash: l.content_hash(),
+        title: None,
+        proposed_by: None,
+        proposed_at: None,
         reviewer: Some("maintainer".into()),
-        decided_at: "2026-09-01T00:00:00Z".into(),
+        decided_at: Some("2026-09-01T00:00:00Z".into()),
         pull_request: Some(7),
     }
 }
@@ -144,15 +147,28 @@ fn review(l: &Learning, decision: Decision) -> Review {
 fn approved_review_gives_l3_and_rejection_keeps_level() {
     let l = learning(Some("fix"));
     let approved = review(&l, Decision::Approved);
-    let d = derive(&l, &[], Some(&approved), &TrustPolicy::default());
+    let d = derive(&l, &[], &[&approved], &TrustPolicy::default());
     assert_eq!(d.trust_level, TrustLevel::L3);
     assert_eq!(d.promoted_at, Timestamp::parse("2026-09-01T00:00:00Z"));
     assert_eq!(d.suggestion_status, SuggestionStatus::Approved);
 
     let rejected = review(&l, Decision::Rejected);
-    let d = derive(&l, &[], Some(&rejected), &TrustPolicy::default());
+    let d = derive(&l, &[], &[&rejected], &TrustPolicy::default());
     assert_eq!(d.trust_level, TrustLevel::L1);
     assert_eq!(d.suggestion_status, SuggestionStatus::Rejected);
+}
+
+#[test]
+fn of_several_decisions_the_approval_of_this_version_wins_and_old_ones_do_not_count() {
+    let l = learning(Some("fix"));
+    let approved = review(&l, Decision::Approved);
+    let rejected = review(&l, Decision::Rejected);
+    let d = derive(&l, &[], &[&rejected, &approved], &TrustPolicy::default());
+    assert_eq!(d.trust_level, TrustLevel::L3);
+    let mut old = review(&l, Decision::Rejected);
+    old.content_hash = "0000".into();
+    let d = derive(&l, &[], &[&old], &TrustPolicy::default());
+    assert_eq!(d.suggestion_status, SuggestionStatus::Pending);
 }
 
 #[test]
@@ -161,7 +177,7 @@ fn a_review_of_other_content_does_not_count() {
     let approved = review(&l, Decision::Approved);
     let mut edited = l.clone();
     edited.correction = Some("a different fix".into());
-    let d = derive(&edited, &[], Some(&approved), &TrustPolicy::default());
+    let d = derive(&edited, &[], &[&approved], &TrustPolicy::default());
     assert_eq!(d.trust_level, TrustLevel::L1);
     assert_eq!(d.suggestion_status, SuggestionStatus::Pending);
 }
@@ -175,12 +191,12 @@ fn forged_fields_are_recomputed_away_and_updated_at_is_untouched() {
     l.promoted_at = Some(Timestamp::from_unix(5));
     l.suggestion_status = SuggestionStatus::Approved;
     let updated = l.updated_at;
-    let d = derive(&l, &[], None, &TrustPolicy::default());
+    let d = derive(&l, &[], &[], &TrustPolicy::default());
     assert!(apply(&mut l, d));
     assert_eq!(l.trust_level, TrustLevel::L1);
     assert_eq!(l.quality, Quality::default());
     assert_eq!(l.promoted_at, None);
     assert_eq!(l.updated_at, updated);
-    let again = derive(&l, &[], None, &TrustPolicy::default());
+    let again = derive(&l, &[], &[], &TrustPolicy::default());
     assert!(!apply(&mut l, again), "recomputing twice changes nothing");
 }

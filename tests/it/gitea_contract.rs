@@ -692,6 +692,7 @@ async fn review_routes_follow_gitea_swagger() {
         state: StateFilter::All,
         labels: vec!["learning-problem".into()],
         created_by: Some(READER.into()),
+        labels_known: false,
     })
     .await
     .expect("issues");

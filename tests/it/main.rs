@@ -20,6 +20,8 @@ mod publish_faults;
 mod publish_git_wiki;
 mod publish_gitea;
 mod redact_corpus;
+mod redact_end_to_end;
+mod review_gitea;
 mod search_cli;
 mod sync_convergence;
 mod sync_kill;

@@ -237,7 +237,14 @@ fn every_page_kind_renders_the_structure_a_reader_expects() {
             ..Default::default()
         },
     );
-    add_retractions(&mut s, &learnings, &published, &templates).expect("retract");
+    add_retractions(
+        &mut s,
+        &learnings,
+        &Default::default(),
+        &published,
+        &templates,
+    )
+    .expect("retract");
     let h = |l: u8, t: &str| (l, t.to_string());
 
     // A learning with every optional field.

@@ -197,6 +197,21 @@ impl Machine {
         git_in(&self.dir, &self.home, args)
     }
 
+    /// The repository path of learning `id` (`<agent>/<id>.md`).
+    pub fn learning_rel(&self, id: &str) -> String {
+        let wanted = format!("/{id}.md");
+        self.git(&["ls-files"])
+            .lines()
+            .find(|l| l.ends_with(&wanted) && !l.starts_with("shared/"))
+            .unwrap_or_else(|| panic!("no file for {id} in {}", self.dir.display()))
+            .to_string()
+    }
+
+    /// The text of learning `id`'s file in the work tree.
+    pub fn learning_file(&self, id: &str) -> String {
+        std::fs::read_to_string(self.dir.join(self.learning_rel(id))).expect("learning file")
+    }
+
     /// Every learning and events file, path → bytes.
     pub fn learning_and_event_files(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
         let mut out = std::collections::BTreeMap::new();

@@ -1,0 +1,350 @@
+//! Chains (`a && b || c; d`): their parts, the part that most likely failed,
+//! the program key of the whole line, and the normal form a recurrence is
+//! matched by.
+//!
+//! Where a part starts and ends is the lexer's call ([`super::lex`]); what a
+//! part's program is, [`super::program`]'s.
+
+use super::lex::{self, Kind, Lexer};
+use super::program;
+
+/// The operator that joins a chain part to the one before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainOp {
+    /// `&&`: runs only if the previous part succeeded.
+    And,
+    /// `||`: runs only if the previous part failed.
+    Or,
+    /// `;`, a newline or a background `&`: runs regardless.
+    Seq,
+}
+
+impl ChainOp {
+    fn as_str(self) -> &'static str {
+        match self {
+            ChainOp::And => "&&",
+            ChainOp::Or => "||",
+            ChainOp::Seq => ";",
+        }
+    }
+}
+
+/// One command of a chain, trimmed, with the operator that precedes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChainPart<'a> {
+    pub op: Option<ChainOp>,
+    pub text: &'a str,
+}
+
+/// Split a command line at `&&`, `||`, `;`, newlines and background `&`,
+/// outside quotes, backslash escapes, `$(…)`, backticks and `(…)` subshells.
+/// Pipes stay inside a part (a pipeline is one command); `2>&1`, `&>` and `|&`
+/// are not separators. A comment ends its part. Empty parts are dropped.
+pub fn split_chain(cmd: &str) -> Vec<ChainPart<'_>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut pending: Option<ChainOp> = None;
+    let mut push = |from: usize, to: usize, op: &mut Option<ChainOp>, next: Option<ChainOp>| {
+        let text = cmd.get(from..to).unwrap_or("").trim();
+        if !text.is_empty() {
+            parts.push(ChainPart {
+                op: if parts.is_empty() { None } else { *op },
+                text,
+            });
+            *op = next;
+        } else if op.is_none() || next == Some(ChainOp::Seq) {
+            // `a;; b` or a leading separator: keep the stronger operator seen.
+            if op.is_none() {
+                *op = next;
+            }
+        } else {
+            *op = next;
+        }
+    };
+    for t in Lexer::new(cmd) {
+        let next = match t.kind {
+            Kind::Op(op) => op,
+            // Comment to end of line: the part ends where it starts.
+            Kind::Comment => ChainOp::Seq,
+            _ => continue,
+        };
+        push(start, t.start, &mut pending, Some(next));
+        start = t.end;
+    }
+    push(start, cmd.len(), &mut pending, None);
+    parts
+}
+
+/// Which part of a failed chain most likely failed.
+///
+/// The rule: the exit status of a list is that of the last command executed,
+/// and in `a && b` a failing `a` stops the chain, so either part could be the
+/// one. Evidence first: with exit 127 the part whose program the output names
+/// as `not found`; otherwise the last part whose program name starts an
+/// output line (`git: 'pussh' is not a git command`, `cd: no such file…`).
+/// Without evidence, the last non-trivial part (`cd x && cargo build` →
+/// `cargo build`): the last part that could have run, assuming the earlier
+/// ones did what they usually do. `a; b` and `a || b` follow the same rule:
+/// their status is the last part's.
+pub fn failing_subcommand<'a>(
+    cmd: &'a str,
+    exit_code: Option<i32>,
+    output: &str,
+) -> Option<&'a str> {
+    let parts = split_chain(cmd);
+    if parts.len() <= 1 {
+        return parts.first().map(|p| p.text);
+    }
+    let programs: Vec<Option<String>> = parts
+        .iter()
+        .map(|p| program::simple_key(p.text).map(|(prog, _)| prog))
+        .collect();
+    if exit_code == Some(127) {
+        for (part, prog) in parts.iter().zip(&programs).rev() {
+            if let Some(prog) = prog
+                && output
+                    .lines()
+                    .any(|l| l.contains(prog.as_str()) && l.contains("not found"))
+            {
+                return Some(part.text);
+            }
+        }
+    }
+    let first_words: Vec<&str> = output
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let end = l.find([':', ' ']).unwrap_or(l.len());
+            let w = &l[..end];
+            let w = w.rsplit('/').next().unwrap_or(w);
+            (!w.is_empty()).then_some(w)
+        })
+        .take(200)
+        .collect();
+    for (part, prog) in parts.iter().zip(&programs).rev() {
+        if let Some(prog) = prog
+            && !program::is_trivial(prog)
+            && first_words.contains(&prog.as_str())
+        {
+            return Some(part.text);
+        }
+    }
+    // `cd: no such file` style evidence for a trivial part.
+    for (part, prog) in parts.iter().zip(&programs).rev() {
+        if let Some(prog) = prog
+            && program::is_trivial(prog)
+            && output.lines().any(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{prog}:"))
+                    || l.contains(&format!(": {prog}: "))
+                    || l.contains(&format!(": line 1: {prog}:"))
+            })
+        {
+            return Some(part.text);
+        }
+    }
+    parts
+        .iter()
+        .rev()
+        .find(|p| !program::is_trivial_command(p.text))
+        .or(parts.last())
+        .map(|p| p.text)
+}
+
+/// Program and subcommand of a command, for grouping learnings:
+/// `git -C dir push -f` → `("git", Some("push"))`, `FOO=1 sudo -E make build`
+/// → `("make", Some("build"))`, `npx prettier --check .` → `("prettier",
+/// None)`, `python -m pytest` → `("pytest", None)`. For a chain, the part
+/// [`failing_subcommand`] would pick without output evidence (the last
+/// non-trivial one); for one command, [`program`]'s table decides.
+pub fn program_key(cmd: &str) -> Option<(String, Option<String>)> {
+    let part = failing_subcommand(cmd, None, "")?;
+    program::simple_key(part)
+}
+
+/// A command's normal form for matching a recurring failure: parts of the
+/// chain without leading `FOO=bar` assignments, words separated by one space
+/// (quoting kept as written), operators as ` && `, ` || `, `; `.
+pub fn normalise_command(cmd: &str) -> String {
+    let mut out = String::with_capacity(cmd.len());
+    for part in split_chain(cmd) {
+        let words: Vec<&str> = lex::raw_words(part.text)
+            .into_iter()
+            .skip_while(|w| lex::is_assignment(w))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            match part.op.unwrap_or(ChainOp::Seq) {
+                ChainOp::Seq => out.push_str("; "),
+                op => {
+                    out.push(' ');
+                    out.push_str(op.as_str());
+                    out.push(' ');
+                }
+            }
+        }
+        out.push_str(&words.join(" "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(cmd: &str) -> Vec<&str> {
+        split_chain(cmd).into_iter().map(|p| p.text).collect()
+    }
+
+    #[test]
+    fn split_chain_respects_quotes_substitutions_and_redirects() {
+        let cases: &[(&str, &[&str])] = &[
+            ("cargo build", &["cargo build"]),
+            ("cd app && cargo build", &["cd app", "cargo build"]),
+            ("a || b; c\nd", &["a", "b", "c", "d"]),
+            ("echo 'a && b' && ls", &["echo 'a && b'", "ls"]),
+            (r#"echo "x; y" ; ls"#, &[r#"echo "x; y""#, "ls"]),
+            (
+                "echo $(cd /tmp && pwd) && ls",
+                &["echo $(cd /tmp && pwd)", "ls"],
+            ),
+            (r#"echo "$(a; b)" && c"#, &[r#"echo "$(a; b)""#, "c"]),
+            (
+                "(cd x && make) || echo failed",
+                &["(cd x && make)", "echo failed"],
+            ),
+            (
+                "make 2>&1 | tee log && echo ok",
+                &["make 2>&1 | tee log", "echo ok"],
+            ),
+            ("cargo build &> out.txt", &["cargo build &> out.txt"]),
+            (
+                "server & sleep 1; curl localhost",
+                &["server", "sleep 1", "curl localhost"],
+            ),
+            (r"echo a \&\& b", &[r"echo a \&\& b"]),
+            ("echo `date; id` && ls", &["echo `date; id`", "ls"]),
+            ("ls # a comment; not split\npwd", &["ls", "pwd"]),
+            ("  ;; && ", &[]),
+            ("a && \\\n  b", &["a", "\\\n  b"]),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(texts(cmd), *want, "split_chain({cmd:?})");
+        }
+    }
+
+    #[test]
+    fn split_chain_reads_nested_substitutions_in_double_quotes() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                r#"echo "$(echo "a && b")" && ls"#,
+                &[r#"echo "$(echo "a && b")""#, "ls"],
+            ),
+            (
+                r#"echo "$(echo ')' "(")" ; ls"#,
+                &[r#"echo "$(echo ')' "(")""#, "ls"],
+            ),
+            (
+                r#"git commit -m "$(cat <<'EOF'
+Fix "the" total
+EOF
+)" && git push"#,
+                &[
+                    "git commit -m \"$(cat <<'EOF'\nFix \"the\" total\nEOF\n)\"",
+                    "git push",
+                ],
+            ),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(texts(cmd), *want, "split_chain({cmd:?})");
+        }
+    }
+
+    #[test]
+    fn split_chain_records_operators() {
+        let ops: Vec<_> = split_chain("a && b || c; d").iter().map(|p| p.op).collect();
+        assert_eq!(
+            ops,
+            vec![
+                None,
+                Some(ChainOp::And),
+                Some(ChainOp::Or),
+                Some(ChainOp::Seq)
+            ]
+        );
+    }
+
+    #[test]
+    fn failing_subcommand_follows_the_documented_rule() {
+        let cases: &[(&str, Option<i32>, &str, Option<&str>)] = &[
+            ("git push -f", Some(1), "", Some("git push -f")),
+            (
+                "cd app && cargo build",
+                Some(101),
+                "error[E0425]",
+                Some("cargo build"),
+            ),
+            (
+                "cargo fmt && cargo build && echo done",
+                Some(1),
+                "",
+                Some("cargo build"),
+            ),
+            ("make; make install", Some(2), "", Some("make install")),
+            ("npm ci || yarn install", Some(1), "", Some("yarn install")),
+            (
+                "cd app && foo --bar && git status",
+                Some(127),
+                "bash: line 1: foo: command not found",
+                Some("foo --bar"),
+            ),
+            (
+                "git pussh && cargo build",
+                Some(1),
+                "git: 'pussh' is not a git command. See 'git --help'.",
+                Some("git pussh"),
+            ),
+            (
+                "cd nowhere && cargo build",
+                Some(1),
+                "bash: line 1: cd: nowhere: No such file or directory",
+                Some("cd nowhere"),
+            ),
+            ("", None, "", None),
+        ];
+        for (cmd, code, out, want) in cases {
+            assert_eq!(failing_subcommand(cmd, *code, out), *want, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn normalise_command_collapses_space_and_drops_assignments() {
+        let cases = [
+            ("  git   push  -f ", "git push -f"),
+            ("RUST_LOG=debug  cargo run", "cargo run"),
+            ("FOO=\"a b\" make", "make"),
+            ("echo 'a   b'", "echo 'a   b'"),
+            ("cd x&&make ;  make install", "cd x && make; make install"),
+            ("a ||\n b", "a || b"),
+            ("make VAR=1", "make VAR=1"),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(normalise_command(cmd), want, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn normal_form_keeps_backticks_and_quoted_substitutions_whole() {
+        let cases = [
+            ("echo `date  +%s`", "echo `date  +%s`"),
+            (r#"say   "$(echo "a  b")""#, r#"say "$(echo "a  b")""#),
+            // Parentheses outside quotes are word material: split as before.
+            ("(cd x  &&  make)", "(cd x && make)"),
+        ];
+        for (cmd, want) in cases {
+            assert_eq!(normalise_command(cmd), want, "{cmd:?}");
+        }
+    }
+}

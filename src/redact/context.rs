@@ -1,0 +1,884 @@
+//! Credentials recognised by where they stand or by a structure, not by a key name:
+//! URL userinfo, `Authorization` and cookie headers, a command's password flag
+//! (`mysql -pX`, `sshpass -p X`, `curl -u u:p`), connection strings, webhook URLs, PEM
+//! blocks (also base64-wrapped, as kubeconfig's `client-key-data`), JWTs, and the few
+//! vendor formats whose anchor sits inside the token (`…Q~…`, `….atlasv1.…`).
+
+use super::text::{
+    Need, at, b64_decode_prefix, before, contains_ci, find, has_alpha, has_digit, has_lower,
+    has_upper, is_b64, is_b64url, is_placeholder, is_word, line_end, line_start, plausible,
+    random_alnum, run, run_back, skip_blanks, starts_word,
+};
+
+/// One credential: its marker kind and byte range.
+pub(super) type Hit = (&'static str, usize, usize);
+
+fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
+    (start < end).then_some((kind, start, end))
+}
+
+/// End of an unquoted credential in a header or on a command line.
+fn cred_end(b: &[u8], from: usize) -> usize {
+    run(&b[..(from + 4096).min(b.len())], from, |c| {
+        !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b',' | b';'))
+    })
+}
+
+// ---------------------------------------------------------------------------
+// URLs
+
+/// `scheme://user:password@host` — only the password (or a lone token user) goes.
+pub(super) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let scheme_start = run_back(b, s, s.saturating_sub(32), |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
+    });
+    if scheme_start == s || !b[scheme_start].is_ascii_alphabetic() {
+        return None;
+    }
+    let auth_end = run(&b[..(e + 1024).min(b.len())], e, |c| {
+        !(c.is_ascii_whitespace()
+            || matches!(
+                c,
+                b'/' | b'?' | b'#' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\'
+            ))
+    });
+    let at_sign = b[e..auth_end].iter().rposition(|&c| c == b'@')? + e;
+    let userinfo = &b[e..at_sign];
+    match userinfo.iter().position(|&c| c == b':') {
+        Some(colon) => {
+            let start = e + colon + 1;
+            let pass = &b[start..at_sign];
+            (!is_placeholder(pass)).then(|| hit("url-password", start, at_sign))?
+        }
+        None => {
+            let looks_like_token = userinfo.len() >= 20
+                && has_digit(userinfo)
+                && has_alpha(userinfo)
+                && !is_placeholder(userinfo);
+            looks_like_token.then(|| hit("url-password", e, at_sign))?
+        }
+    }
+}
+
+/// Webhook URLs whose path is the credential: Slack, Discord, Teams, Zapier, Telegram bots.
+pub(super) fn webhook(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
+    let lit = literal.as_bytes();
+    let path_ok = |c: u8| is_b64url(c) || c == b'/';
+    if lit.eq_ignore_ascii_case(b"hooks.slack.com/") {
+        let path = ["services/", "workflows/", "triggers/"]
+            .iter()
+            .find(|p| b[e..].starts_with(p.as_bytes()))?;
+        let start = e + path.len();
+        let end = run(b, start, path_ok);
+        return (end - start >= 20).then(|| hit("slack-webhook", start, end))?;
+    }
+    if lit.eq_ignore_ascii_case(b"api.telegram.org/bot") {
+        let end = run(b, e, |c| is_b64url(c) || c == b':');
+        return (end - e >= 30 && b[e..end].contains(&b':'))
+            .then(|| hit("telegram-bot-token", e, end))?;
+    }
+    let kind = if contains_ci(lit, b"discord") {
+        "discord-webhook"
+    } else if contains_ci(lit, b"office") || contains_ci(lit, b"logic.azure") {
+        "teams-webhook"
+    } else {
+        "webhook-token"
+    };
+    let _ = s;
+    let end = run(b, e, |c| {
+        path_ok(c) || c == b'@' || c == b'?' || c == b'=' || c == b'&' || c == b'%'
+    });
+    (end - e >= 16 && has_digit(&b[e..end])).then(|| hit(kind, e, end))?
+}
+
+/// A webhook URL after its `://`: Discord, Teams, Zapier, Telegram bots.
+pub(super) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let host_end = run(&b[..(e + 128).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    let host = &b[e..host_end];
+    let path = &b[host_end..];
+    let (lit, skip): (&str, &[u8]) = if (host.eq_ignore_ascii_case(b"discord.com")
+        || host.eq_ignore_ascii_case(b"discordapp.com"))
+        && path.starts_with(b"/api/webhooks/")
+    {
+        ("discord.com/api/webhooks/", b"/api/webhooks/")
+    } else if host.ends_with(b".webhook.office.com") && path.starts_with(b"/webhookb2/") {
+        ("webhook.office.com/webhookb2/", b"/webhookb2/")
+    } else if host.eq_ignore_ascii_case(b"hooks.zapier.com") && path.starts_with(b"/hooks/catch/") {
+        ("hooks.zapier.com/hooks/catch/", b"/hooks/catch/")
+    } else if host.eq_ignore_ascii_case(b"outlook.office.com") && path.starts_with(b"/webhook/") {
+        ("webhook.office.com/webhookb2/", b"/webhook/")
+    } else if host.eq_ignore_ascii_case(b"api.telegram.org") && path.starts_with(b"/bot") {
+        ("api.telegram.org/bot", b"/bot")
+    } else {
+        return None;
+    };
+    webhook(b, s, host_end + skip.len(), lit)
+}
+
+/// A URL path segment after one that names a credential (`/webhooks/<random>/…`,
+/// `/token/<random>`): the random segment is the credential.
+pub(super) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    // Inside a URL: a `://` earlier on the line.
+    let ls = line_start(b, s);
+    find(&b[ls..s], b"://")?;
+    let end = run(&b[..(e + 512).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
+    });
+    let seg = &b[e..end];
+    let at_next = at(b, end);
+    if seg.len() < 16 || at_next == Some(b'.') || !plausible(seg, Need::Strong) {
+        return None;
+    }
+    let kind = if contains_ci(&b[s..e], b"hook") {
+        "webhook-token"
+    } else {
+        "token"
+    };
+    hit(kind, e, end)
+}
+
+// ---------------------------------------------------------------------------
+// Headers
+
+/// Schemes whose credential is one token after a space.
+const AUTH_SCHEMES: &[&[u8]] = &[
+    b"bearer",
+    b"basic",
+    b"token",
+    b"bot",
+    b"apikey",
+    b"api-key",
+    b"key",
+    b"sso-key",
+    b"negotiate",
+    b"ntlm",
+    b"jwt",
+    b"session",
+    b"splunk",
+    b"klaviyo-api-key",
+    b"dsn",
+    b"ghost",
+    b"pat",
+    b"secret",
+];
+
+/// `Authorization: <scheme> <credential>` in any quoting (HTTP, curl -H, JSON, YAML,
+/// git's `http.extraHeader`); `key=…` (FCM) and schemes with parameters (`Digest`,
+/// `AWS4-HMAC-SHA256 Credential=…, Signature=…`) lose everything after the scheme.
+pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let mut i = e;
+    if matches!(at(b, i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    i = skip_blanks(b, i);
+    if !matches!(at(b, i), Some(b':' | b'=')) {
+        return None;
+    }
+    i = skip_blanks(b, i + 1);
+    if matches!(at(b, i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    let word_end = run(b, i, |c| c.is_ascii_alphanumeric() || c == b'-');
+    let scheme = &b[i..word_end];
+    let known = AUTH_SCHEMES.iter().any(|k| scheme.eq_ignore_ascii_case(k));
+    let (start, end) = if known && at(b, word_end) == Some(b' ') {
+        let start = skip_blanks(b, word_end);
+        (start, cred_end(b, start))
+    } else if at(b, word_end) == Some(b'=') && word_end > i {
+        // `key=AAAA…`, `token=…`.
+        let start = word_end + 1;
+        (start, cred_end(b, start))
+    } else if at(b, word_end) == Some(b' ') && scheme.len() >= 4 && !known {
+        // A scheme with parameters: all of them are the credential.
+        let start = skip_blanks(b, word_end);
+        let end = run(&b[..line_end(b, start, 4096)], start, |c| {
+            !matches!(c, b'"' | b'\'' | b'`')
+        });
+        (start, end)
+    } else if known {
+        return None;
+    } else {
+        (i, cred_end(b, i))
+    };
+    *reach = end;
+    let cred = &b[start..end];
+    if is_placeholder(cred) || !(known || cred.len() >= 8 && has_digit(cred)) {
+        return None;
+    }
+    hit("auth-header", start, end)
+}
+
+/// A bare `Bearer <token>` outside an Authorization header.
+pub(super) fn bearer(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let start = skip_blanks(b, e);
+    let end = cred_end(b, start);
+    let cred = &b[start..end];
+    (cred.len() >= 16 && has_digit(cred) && has_alpha(cred) && !is_placeholder(cred))
+        .then(|| hit("auth-header", start, end))?
+}
+
+/// `Cookie: a=b; session=<random>`, `Set-Cookie: sid=…`, `curl -b 'sid=…'`: each value
+/// that looks machine-made, or that a session cookie's name announces.
+pub(super) fn cookies(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
+    if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return;
+    }
+    let mut i = e;
+    if matches!(at(b, i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    i = skip_blanks(b, i);
+    match at(b, i) {
+        Some(b':' | b'=') => i = skip_blanks(b, i + 1),
+        _ if before(b, s).is_some_and(|c| c == b'-') && at(b, e) == Some(b' ') => {}
+        _ => return,
+    }
+    if matches!(at(b, i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    let end = line_end(b, i, 4096);
+    while i < end {
+        let name_end = run(&b[..end], i, |c| {
+            c != b'=' && c != b';' && c != b'"' && c != b'\''
+        });
+        if at(b, name_end) != Some(b'=') {
+            break;
+        }
+        let name = b[i..name_end].trim_ascii();
+        let vs = name_end + 1;
+        let ve = run(&b[..end], vs, |c| {
+            !matches!(c, b';' | b'"' | b'\'' | b' ' | b',')
+        });
+        let v = &b[vs..ve];
+        let session_name = [
+            b"sess".as_slice(),
+            b"sid",
+            b"auth",
+            b"token",
+            b"jwt",
+            b"remember",
+            b"login",
+        ]
+        .iter()
+        .any(|w| contains_ci(name, w));
+        let attribute = [
+            b"path".as_slice(),
+            b"domain",
+            b"expires",
+            b"max-age",
+            b"samesite",
+        ]
+        .iter()
+        .any(|w| name.eq_ignore_ascii_case(w));
+        if !attribute
+            && (session_name && v.len() >= 8 || plausible(v, Need::Strong))
+            && !is_placeholder(v)
+        {
+            out.push(("cookie", vs, ve));
+        }
+        i = skip_blanks(b, run(&b[..end], ve, |c| c == b';' || c == b' '));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Command lines
+
+/// The words of the shell command that holds byte `i`, up to it: its segment after
+/// `|`, `;`, `&&`, `(` or a backquote, on its line. Each word without its path and `.exe`,
+/// so that `/usr/bin/mysql` and `Run mysql` (a CI log) both name `mysql`.
+fn command_words(b: &[u8], i: usize) -> impl Iterator<Item = &[u8]> {
+    let ls = line_start(b, i);
+    let seg_start = b[ls..i]
+        .iter()
+        .rposition(|&c| matches!(c, b'|' | b';' | b'&' | b'(' | b'`'))
+        .map_or(ls, |p| ls + p + 1);
+    b[seg_start..i]
+        .split(|c| c.is_ascii_whitespace())
+        .map(|w| {
+            // Argument lists quote each word: `["mysql",`, `'curl',`.
+            let n = w
+                .iter()
+                .take_while(|c| matches!(c, b'[' | b'"' | b'\''))
+                .count();
+            let w = &w[n..];
+            let m = w
+                .iter()
+                .rev()
+                .take_while(|c| matches!(c, b',' | b'"' | b'\'' | b']'))
+                .count();
+            &w[..w.len() - m]
+        })
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let base = w.rsplit(|&c| c == b'/').next().unwrap_or(w);
+            base.strip_suffix(b".exe").unwrap_or(base)
+        })
+}
+
+fn runs_one_of(b: &[u8], i: usize, programs: &[&str]) -> bool {
+    command_words(b, i).any(|w| programs.iter().any(|p| p.as_bytes() == w))
+}
+
+/// Programs whose short flag takes a password: `(programs, flag, glued value allowed,
+/// spaced value allowed)`.
+const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
+    (
+        &[
+            "mysql",
+            "mysqldump",
+            "mysqladmin",
+            "mysqlimport",
+            "mysqlshow",
+            "mysqlcheck",
+            "mysqlsh",
+            "mariadb",
+            "mariadb-dump",
+            "mysqlpump",
+        ],
+        "-p",
+        true,
+        true,
+    ),
+    (&["sshpass"], "-p", true, true),
+    (&["az"], "-p", false, true),
+    (
+        &[
+            "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "regctl",
+            "oc", "cf", "jfrog", "argocd", "vault",
+        ],
+        "-p",
+        false,
+        true,
+    ),
+    (
+        &[
+            "twine",
+            "rabbitmqadmin",
+            "psexec",
+            "psexec.py",
+            "rdesktop",
+            "mongo",
+            "mongosh",
+            "mongodump",
+            "mongorestore",
+            "mongoexport",
+            "mongoimport",
+            "mongostat",
+            "mongotop",
+            "influx",
+        ],
+        "-p",
+        false,
+        true,
+    ),
+    (
+        &[
+            "sqlcmd",
+            "bcp",
+            "osql",
+            "isql",
+            "zip",
+            "unzip",
+            "ipmitool",
+            "ssh-keygen",
+            "sybase",
+            "sqsh",
+        ],
+        "-P",
+        true,
+        true,
+    ),
+    (&["7z", "7za", "7zz", "rar", "unrar"], "-p", true, false),
+    (
+        &[
+            "ldapsearch",
+            "ldapadd",
+            "ldapmodify",
+            "ldapdelete",
+            "ldapwhoami",
+            "ldappasswd",
+            "ldapcompare",
+            "ldapmodrdn",
+            "ldapexop",
+        ],
+        "-w",
+        false,
+        true,
+    ),
+    (
+        &["redis-cli", "redis-benchmark", "keydb-cli", "valkey-cli"],
+        "-a",
+        false,
+        true,
+    ),
+    (&["openssl"], "-k", false, true),
+    (&["ssh-keygen"], "-N", false, true),
+    (&["doctl", "vercel", "linode-cli"], "-t", false, true),
+    (
+        &["smbclient", "rpcclient", "smbmap", "crackmapexec", "nxc"],
+        "-p",
+        false,
+        true,
+    ),
+];
+
+/// A command's short password flag, `-pSECRET` or `-p SECRET`; any other program's
+/// `-p`/`-P` counts only with a clearly random value.
+pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    // `s` is the blank or quote before the flag.
+    let fs = s + 1;
+    let flag = &b[fs..e];
+    if !matches!(flag, b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t") {
+        return None;
+    }
+    let glued_start = e;
+    let in_list = matches!(b[s], b'"' | b'\'');
+    let glued =
+        at(b, e).is_some_and(|c| !c.is_ascii_whitespace() && c != b'=' && !(in_list && c == b[s]));
+    // The value first: it is cheap to reject, the program lookup reads the line.
+    let spaced_at = if glued { None } else { next_argument(b, e) };
+    let first = if glued {
+        at(b, e)
+    } else {
+        spaced_at.and_then(|j| at(b, j))
+    };
+    if first.is_none_or(|c| c.is_ascii_whitespace())
+        || first == Some(b'-')
+            && !glued
+            && !spaced_at.is_some_and(|j| super::assign::dash_random(b, j))
+    {
+        return None;
+    }
+    let entry = PASSWORD_FLAGS
+        .iter()
+        .find(|(progs, f, _, _)| f.as_bytes() == flag && runs_one_of(b, fs, progs));
+    let (start, need) = match entry {
+        Some((_, _, true, _)) if glued => (glued_start, Need::Password),
+        Some((progs, _, _, true)) if !glued => {
+            // Registry and cluster clients take `-p` as a password only when logging in.
+            let login_only = progs.contains(&"docker");
+            if login_only && !command_words(b, fs).any(|w| w == b"login" || w == b"auth") {
+                return None;
+            }
+            (spaced_at?, Need::Password)
+        }
+        Some(_) => return None,
+        None if !glued && matches!(flag, b"-p" | b"-P") => (spaced_at?, Need::Strong),
+        None => return None,
+    };
+    // In an argument list a glued value ends at the item's closing quote.
+    let list_quote = (glued && in_list).then_some(b[s]);
+    let quote = list_quote.or(at(b, start).filter(|c| matches!(c, b'"' | b'\'')));
+    let vs = start + usize::from(quote.is_some() && list_quote.is_none());
+    let ve = match quote {
+        Some(q) => run(&b[..line_end(b, vs, 1024)], vs, |c| c != q),
+        None => cred_end(b, vs),
+    };
+    let v = &b[vs..ve];
+    if v.starts_with(b"-") && quote.is_none() && !glued && !super::assign::dash_random(b, vs)
+        || !plausible(v, need)
+    {
+        return None;
+    }
+    // `mysql -u root -p shop`: a spaced `-p` before a plain word names the database.
+    if entry.is_some_and(|(p, _, g, _)| *g && p[0] == "mysql")
+        && !glued
+        && quote.is_none()
+        && v.iter().all(|c| c.is_ascii_lowercase() || *c == b'_')
+    {
+        return None;
+    }
+    hit("password", vs, ve)
+}
+
+/// Where the argument after a flag starts: after blanks on a command line, or after the
+/// `', '` between the items of an argument list (`['curl', '-u', 'u:p']`, JSON arrays).
+fn next_argument(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    if at(b, j).is_some_and(|c| matches!(c, b'"' | b'\'')) && at(b, j + 1) == Some(b',') {
+        j = skip_blanks(b, j + 2);
+        return at(b, j)
+            .is_some_and(|c| matches!(c, b'"' | b'\''))
+            .then_some(j);
+    }
+    let k = skip_blanks(b, j);
+    (k > j).then_some(k)
+}
+
+/// `curl -u user:password`, `--user user:password`, httpie `-a`/`--auth`, smbclient
+/// `-U user%password`: the password goes, the user stays.
+pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if !before(b, s).is_some_and(|c| matches!(c, b' ' | b'\t' | b'"' | b'\'')) {
+        return None;
+    }
+    let f = &b[s..e];
+    let long = f.starts_with(b"--");
+    let mut i = e;
+    if long && at(b, i) == Some(b'=') {
+        i += 1;
+    } else {
+        i = next_argument(b, i)?;
+    }
+    let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\''));
+    if quote.is_some() {
+        i += 1;
+    }
+    let stop = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'');
+    let colon = run(b, i, |c| !(stop(c) || c == b':' || c == b'%'));
+    let found_sep = at(b, colon).filter(|&c| c == b':' || c == b'%')?;
+    let sep: u8 = match f {
+        b"-u" | b"--user" | b"--proxy-user" if runs_one_of(b, s, &["curl", "wget"]) => b':',
+        b"-a" | b"--auth" if runs_one_of(b, s, &["http", "https", "xh"]) => b':',
+        b"-U" | b"--user" if runs_one_of(b, s, &["smbclient", "rpcclient", "smbmap"]) => b'%',
+        _ => return None,
+    };
+    if found_sep != sep {
+        return None;
+    }
+    let start = colon + 1;
+    let end = match quote {
+        Some(q) => run(b, start, |c| c != q && c != b'\n'),
+        None => run(b, start, |c| !stop(c)),
+    };
+    let pass = &b[start..end];
+    (!is_placeholder(pass) && !pass.is_empty()).then(|| hit("password", start, end))?
+}
+
+/// `CREATE USER … IDENTIFIED BY 'x'`.
+pub(super) fn identified_by(b: &[u8], e: usize) -> Option<Hit> {
+    let i = skip_blanks(b, e);
+    let q = at(b, i).filter(|c| matches!(c, b'\'' | b'"' | b'`'))?;
+    let end = run(&b[..line_end(b, i + 1, 512)], i + 1, |c| c != q);
+    (at(b, end) == Some(q) && plausible(&b[i + 1..end], Need::Password))
+        .then(|| hit("password", i + 1, end))?
+}
+
+/// GitHub Actions' `::add-mask::VALUE`: the value is a secret by declaration.
+pub(super) fn add_mask(b: &[u8], e: usize) -> Option<Hit> {
+    let end = line_end(b, e, 4096);
+    let v = b[e..end].trim_ascii_end();
+    (!v.is_empty() && !is_placeholder(v)).then(|| hit("secret", e, e + v.len()))?
+}
+
+/// ``cannot unmarshal !!str `VALUE` into …``: YAML quoting a string it could not use.
+/// The key is elsewhere, so only a value shaped like a password or a token counts.
+pub(super) fn yaml_str(b: &[u8], e: usize) -> Option<Hit> {
+    let end = run(&b[..line_end(b, e, 512)], e, |c| c != b'`');
+    let v = &b[e..end];
+    let shaped = v.len() >= 6
+        && has_digit(v)
+        && has_alpha(v)
+        && !v.contains(&b' ')
+        && plausible(v, Need::Password)
+        && !super::text::is_numeric_shape(v)
+        && !super::text::is_version(v)
+        && !super::text::is_uuid(v)
+        && !super::text::is_named_digest(v)
+        && !super::text::looks_like_word_list(v);
+    (at(b, end) == Some(b'`') && shaped).then(|| hit("secret", e, end))?
+}
+
+/// A `.pgpass` line, `host:port:database:user:password`, found by its port field.
+pub(super) fn pgpass(b: &[u8], s: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let le = line_end(b, s, 512);
+    let line = &b[ls..le];
+    let fields: Vec<&[u8]> = line.split(|&c| c == b':').collect();
+    if fields.len() != 5
+        || fields
+            .iter()
+            .any(|f| f.is_empty() || f.iter().any(|c| c.is_ascii_whitespace()))
+    {
+        return None;
+    }
+    if !(fields[1] == b"*" || fields[1].iter().all(u8::is_ascii_digit)) {
+        return None;
+    }
+    let pw = fields[4];
+    (!is_placeholder(pw)).then(|| hit("password", le - pw.len(), le))?
+}
+
+// ---------------------------------------------------------------------------
+// Structured credentials
+
+/// `AccountKey=` / `SharedAccessKey=` in an Azure connection string.
+pub(super) fn azure(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let end = run(b, e, |c| is_b64(c) || c == b'%');
+    (end - e >= 16).then(|| hit("azure-key", e, end))?
+}
+
+/// The `sig=` of an Azure SAS URL or token, AWS's `X-Amz-Signature=`, GCS's `X-Goog-Signature=`.
+pub(super) fn signature_param(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if !matches!(before(b, s), Some(b'?' | b'&' | b';' | b'\'' | b'"' | b' ')) {
+        return None;
+    }
+    let end = run(b, e, |c| is_b64(c) || c == b'%' || c == b'-' || c == b'_');
+    (end - e >= 20)
+        .then(|| hit("azure-key", e, end))
+        .flatten()
+        .map(|(_, s, e2)| {
+            let kind = if contains_ci(&b[s.saturating_sub(20)..s], b"amz")
+                || contains_ci(&b[s.saturating_sub(20)..s], b"goog")
+            {
+                "signature"
+            } else {
+                "azure-key"
+            };
+            (kind, s, e2)
+        })
+}
+
+/// OpenAI (`sk-…`, `sk-proj-…`) and other `sk-` keys (DeepSeek, Moonshot).
+pub(super) fn sk_dash(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Option<Hit> {
+    if &b[s..e] != b"sk-" || before(b, s).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-') {
+        return None;
+    }
+    let end = run(&b[..(e + 512).min(b.len())], e, is_b64url);
+    *reach = end;
+    if b[e..].starts_with(b"ant-") || b[e..].starts_with(b"or-v1-") {
+        return None;
+    }
+    let body = &b[e..end];
+    if body.len() >= 20 && has_digit(body) && has_upper(body) && has_lower(body) {
+        return hit("openai-key", s, end);
+    }
+    (body.len() >= 32
+        && body.iter().all(u8::is_ascii_alphanumeric)
+        && has_digit(body)
+        && has_alpha(body))
+    .then(|| hit("api-key", s, end))?
+}
+
+/// `…T3BlbkFJ…` ("OpenAI" in base64) marks an OpenAI key wherever it sits.
+pub(super) fn openai_marker(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let start = run_back(b, s, s.saturating_sub(200), is_b64url);
+    let end = run(&b[..(e + 200).min(b.len())], e, is_b64url);
+    (s - start >= 20 && end - e >= 20).then(|| hit("openai-key", start, end))?
+}
+
+/// `eyJ<header>.eyJ<payload>.<signature>` (three or five parts); an `eyJ` run with no dots
+/// is base64 JSON, a credential when it decodes to a Grafana key or a service account.
+pub(super) fn jwt(b: &[u8], s: usize) -> Option<Hit> {
+    if !b[s..].starts_with(b"eyJ")
+        || before(b, s).is_some_and(|c| is_b64url(c) || c == b'.' || c == b'+')
+    {
+        return None;
+    }
+    let h_end = run(b, s, is_b64url);
+    if at(b, h_end) != Some(b'.') {
+        return b64_json(b, s);
+    }
+    if h_end - s < 10 || !b[h_end + 1..].starts_with(b"ey") {
+        return None;
+    }
+    let p_end = run(b, h_end + 1, is_b64url);
+    if p_end - h_end - 1 < 10 || at(b, p_end) != Some(b'.') {
+        return None;
+    }
+    let mut end = run(b, p_end + 1, is_b64url);
+    // JWE has two more parts.
+    for _ in 0..2 {
+        if at(b, end) == Some(b'.') && at(b, end + 1).is_some_and(is_b64url) {
+            end = run(b, end + 1, is_b64url);
+        }
+    }
+    hit("jwt", s, end)
+}
+
+fn b64_json(b: &[u8], s: usize) -> Option<Hit> {
+    let end = run(&b[..(s + 65536).min(b.len())], s, |c| {
+        is_b64(c) || c == b'-' || c == b'_'
+    });
+    if end - s < 60 {
+        return None;
+    }
+    let head = b64_decode_prefix(&b[s..end], 4096);
+    if head.starts_with(b"{\"k\":\"") {
+        return hit("grafana-api-key", s, end);
+    }
+    (find(&head, b"private_key").is_some()
+        || find(&head, b"PRIVATE KEY").is_some()
+        || find(&head, b"refresh_token").is_some()
+        || find(&head, b"client_secret").is_some())
+    .then(|| hit("private-key", s, end))?
+}
+
+/// A base64 blob of a PEM private key (kubeconfig `client-key-data`, k8s `tls.key`).
+pub(super) fn b64_pem(b: &[u8], s: usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| is_b64(c) && c != b'=') {
+        return None;
+    }
+    let end = run(&b[..(s + 65536).min(b.len())], s, is_b64);
+    let head = b64_decode_prefix(&b[s..end], 64);
+    (find(&head, b"PRIVATE KEY").is_some() && end - s >= 40).then(|| hit("private-key", s, end))?
+}
+
+/// A pretty-printed JSON document in base64 (`ewog…`, `{\n  "`): a credential when it
+/// holds a private key or a secret (a service-account file passed as one variable).
+pub(super) fn b64_pretty_json(b: &[u8], s: usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| is_b64(c) && c != b'=') {
+        return None;
+    }
+    b64_json(b, s)
+}
+
+/// A PEM private key block (any algorithm, PGP too), BEGIN to END or to the end of text.
+pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<Hit> {
+    let b = text.as_bytes();
+    if &b[s..e] != b"-----BEGIN " {
+        return None;
+    }
+    let label_end = run(b, e, |c| {
+        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' '
+    });
+    let label = &b[e..label_end];
+    if !b[label_end..].starts_with(b"-----") || !contains_ci(label, b"PRIVATE KEY") {
+        return None;
+    }
+    let mut from = label_end + 5;
+    while let Some(off) = text.get(from..).and_then(|t| t.find("-----END ")) {
+        let l = from + off + "-----END ".len();
+        if b[l..].starts_with(label) && b[l + label.len()..].starts_with(b"-----") {
+            *reach = l + label.len() + 5;
+            return hit("private-key", s, *reach);
+        }
+        from = l;
+    }
+    *reach = b.len();
+    hit("private-key", s, b.len())
+}
+
+/// A PuTTY key file's private lines.
+pub(super) fn putty(b: &[u8], e: usize) -> Option<Hit> {
+    let start = skip_blanks(b, e);
+    let count_end = run(b, start, |c| c.is_ascii_digit());
+    let lines: usize = std::str::from_utf8(&b[start..count_end])
+        .ok()?
+        .parse()
+        .ok()?;
+    let mut end = count_end;
+    for _ in 0..lines.min(64) {
+        if at(b, end) == Some(b'\r') {
+            end += 1;
+        }
+        if at(b, end) != Some(b'\n') {
+            break;
+        }
+        end = line_end(b, end + 1, 256);
+    }
+    hit("private-key", skip_blanks(b, count_end), end)
+}
+
+/// Formats whose anchor is inside the token; `s..e` is the anchor.
+pub(super) fn infix(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
+    match literal {
+        // Azure AD client secrets: `abc8Q~` + 31–34.
+        "Q~" => {
+            if &b[s..e] != b"Q~" || s < 4 || !before(b, s).is_some_and(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let start = s - 4;
+            if !b[start..s - 1]
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'~' | b'.'))
+                || before(b, start).is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'~' | b'.' | b'-')
+                })
+            {
+                return None;
+            }
+            let end = run(b, e, |c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'_' | b'~' | b'.' | b'-')
+            });
+            (31..=34)
+                .contains(&(end - e))
+                .then(|| hit("azure-client-secret", start, end))?
+        }
+        // Terraform Cloud: `<14>.atlasv1.<60-70>`.
+        ".atlasv1." => {
+            let start = run_back(b, s, s.saturating_sub(14), |c| c.is_ascii_alphanumeric());
+            let end = run(b, e, |c| is_b64url(c) || c == b'=');
+            (s - start == 14 && (60..=70).contains(&(end - e)))
+                .then(|| hit("terraform-token", start, end))?
+        }
+        // MaxMind: `<6>_<29>_mmk`.
+        "_mmk" => {
+            let start = run_back(b, s, s.saturating_sub(40), |c| {
+                c.is_ascii_alphanumeric() || c == b'_'
+            });
+            (s - start == 36 && !at(b, e).is_some_and(is_word))
+                .then(|| hit("maxmind-license-key", start, e))?
+        }
+        // Mailgun private keys: `key-<32 hex>`.
+        "key-" => {
+            if &b[s..e] != b"key-" || before(b, s).is_some_and(|c| is_word(c) || c == b'-') {
+                return None;
+            }
+            let end = run(b, e, |c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
+            (end - e == 32 && !at(b, end).is_some_and(is_word))
+                .then(|| hit("mailgun-key", s, end))?
+        }
+        // Mailchimp: `<32 hex>-us<dc>`.
+        "-us" => {
+            let start = run_back(b, s, s.saturating_sub(32), |c| {
+                c.is_ascii_digit() || (b'a'..=b'f').contains(&c)
+            });
+            let end = run(b, e, |c| c.is_ascii_digit());
+            (s - start == 32
+                && (1..=2).contains(&(end - e))
+                && starts_word(b, start)
+                && !at(b, end).is_some_and(is_word))
+            .then(|| hit("mailchimp-key", start, end))?
+        }
+        // Twitter/X app bearer tokens start with 22 `A`s.
+        "AAAAAAAAAAAAAAAAAAAAA" => {
+            if !starts_word(b, s) {
+                return None;
+            }
+            let end = run(b, e, |c| c.is_ascii_alphanumeric() || c == b'%');
+            (end - s >= 80).then(|| hit("twitter-bearer-token", s, end))?
+        }
+        // Stripe client secrets: `pi_<24>_secret_<25>`.
+        "_secret_" => {
+            let start = run_back(b, s, s.saturating_sub(40), |c| {
+                c.is_ascii_alphanumeric() || c == b'_'
+            });
+            let end = run(b, e, |c| c.is_ascii_alphanumeric());
+            let head = &b[start..s];
+            let ok = (head.starts_with(b"pi_")
+                || head.starts_with(b"seti_")
+                || head.starts_with(b"pm_"))
+                && end - e >= 20;
+            ok.then(|| hit("stripe-key", start, end))?
+        }
+        // Telegram bot tokens: `<8-10 digits>:AA<33>`.
+        ":AA" => {
+            let start = run_back(b, s, s.saturating_sub(10), |c| c.is_ascii_digit());
+            let end = run(b, e, is_b64url);
+            let ok = (8..=10).contains(&(s - start))
+                && (!before(b, start).is_some_and(is_word) || b[..start].ends_with(b"bot"))
+                && (31..=35).contains(&(end - e))
+                && random_alnum(
+                    &b[e..end]
+                        .iter()
+                        .copied()
+                        .filter(u8::is_ascii_alphanumeric)
+                        .collect::<Vec<_>>(),
+                    20,
+                );
+            ok.then(|| hit("telegram-bot-token", start, end))?
+        }
+        _ => None,
+    }
+}

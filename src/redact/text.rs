@@ -1,0 +1,690 @@
+//! Byte-level helpers every detector shares: character classes, runs, and the value tests
+//! that tell a credential from a word, a path, a version, an id or a placeholder.
+
+/// How much the context already says "credential", and so how random a value must look.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Need {
+    /// The key names a password: people choose those, so anything that is not a
+    /// placeholder, a word of prose or a reference in code counts.
+    Password,
+    /// The key names a token, secret or key: the value must look machine-made.
+    Token,
+    /// Nothing but a nearby word says "secret": only a clearly random value counts.
+    Strong,
+}
+
+pub(super) fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+pub(super) fn is_b64url(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'-' || c == b'_'
+}
+
+pub(super) fn is_b64(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'='
+}
+
+pub(super) fn is_hex(c: u8) -> bool {
+    c.is_ascii_hexdigit()
+}
+
+/// End of the run of bytes accepted by `pred` starting at `from`.
+pub(super) fn run(b: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
+    let mut i = from;
+    while i < b.len() && pred(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Start of the run of bytes accepted by `pred` that ends at `to`, looking back no further
+/// than `lo`.
+pub(super) fn run_back(b: &[u8], to: usize, lo: usize, pred: impl Fn(u8) -> bool) -> usize {
+    let mut i = to;
+    while i > lo && pred(b[i - 1]) {
+        i -= 1;
+    }
+    i
+}
+
+pub(super) fn at(b: &[u8], i: usize) -> Option<u8> {
+    b.get(i).copied()
+}
+
+pub(super) fn before(b: &[u8], i: usize) -> Option<u8> {
+    i.checked_sub(1).and_then(|j| b.get(j).copied())
+}
+
+/// No word character right before `i`: the token starts here, not mid-word.
+pub(super) fn starts_word(b: &[u8], i: usize) -> bool {
+    !before(b, i).is_some_and(is_word)
+}
+
+pub(super) fn skip_blanks(b: &[u8], i: usize) -> usize {
+    run(b, i, |c| c == b' ' || c == b'\t')
+}
+
+pub(super) fn has_digit(v: &[u8]) -> bool {
+    v.iter().any(u8::is_ascii_digit)
+}
+
+pub(super) fn has_upper(v: &[u8]) -> bool {
+    v.iter().any(u8::is_ascii_uppercase)
+}
+
+pub(super) fn has_lower(v: &[u8]) -> bool {
+    v.iter().any(u8::is_ascii_lowercase)
+}
+
+pub(super) fn has_alpha(v: &[u8]) -> bool {
+    v.iter().any(u8::is_ascii_alphabetic)
+}
+
+/// Start of the line holding `i`, looking back at most 512 bytes (a command line's head).
+pub(super) fn line_start(b: &[u8], i: usize) -> usize {
+    let lo = i.saturating_sub(512);
+    b[lo..i]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(lo, |p| lo + p + 1)
+}
+
+/// End of the line holding `i`, looking ahead at most `max` bytes.
+pub(super) fn line_end(b: &[u8], i: usize, max: usize) -> usize {
+    let hi = (i + max).min(b.len());
+    b[i..hi]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .map_or(hi, |p| i + p)
+}
+
+pub(super) fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
+    needle.len() <= hay.len()
+        && hay
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Shannon entropy of `v` in bits per byte.
+pub(super) fn entropy(v: &[u8]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for &c in v {
+        counts[usize::from(c)] += 1;
+    }
+    let n = v.len() as f64;
+    counts
+        .iter()
+        .filter(|&&k| k > 0)
+        .map(|&k| {
+            let p = f64::from(k) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// A run of letters and digits that a machine made: mixed classes in random proportions,
+/// not words, not an id in one case of hex. Separators are the caller's business.
+pub(super) fn random_alnum(v: &[u8], min: usize) -> bool {
+    if v.len() < min || !v.iter().all(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let n = v.len();
+    let upper = v.iter().filter(|c| c.is_ascii_uppercase()).count();
+    let lower = v.iter().filter(|c| c.is_ascii_lowercase()).count();
+    let digit = n - upper - lower;
+    if v.iter().all(|&c| is_hex(c)) && (upper == 0 || lower == 0) {
+        // One-case hex: ids and digests look exactly like this, so only length speaks.
+        return n >= 32 && digit > 0 && upper + lower > 0 && entropy(v) >= 3.3;
+    }
+    if upper > 0 && lower > 0 {
+        // Words in camel case keep capitals apart and use vowels like language does;
+        // random text puts capitals side by side and vowels in a fifth of its letters.
+        let caps_together = v
+            .windows(2)
+            .filter(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase())
+            .count();
+        let mixed = upper * 6 >= n && lower * 6 >= n;
+        let wordy =
+            vowel_share(v) >= 0.35 && caps_together <= 1 || caps_together == 0 && digit == 0;
+        return mixed && !wordy && (digit > 0 || n >= 24) && entropy(v) >= 3.5;
+    }
+    // One case and digits: base36.
+    digit * 10 >= n && (upper + lower) * 3 >= n && vowel_share(v) < 0.35 && entropy(v) >= 3.5
+}
+
+/// Share of vowels among the letters: about 0.4 in words, 0.2 in random letters.
+fn vowel_share(v: &[u8]) -> f64 {
+    let letters = v.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    if letters == 0 {
+        return 0.0;
+    }
+    let vowels = v
+        .iter()
+        .filter(|c| matches!(c.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u'))
+        .count();
+    vowels as f64 / letters as f64
+}
+
+/// `1.2.3`, `v2.0.1-beta.4+build.5`.
+pub(super) fn is_version(v: &[u8]) -> bool {
+    let v = v
+        .strip_prefix(b"v")
+        .or_else(|| v.strip_prefix(b"V"))
+        .unwrap_or(v);
+    let core_end = run(v, 0, |c| c.is_ascii_digit() || c == b'.');
+    let core = &v[..core_end];
+    core.first().is_some_and(u8::is_ascii_digit)
+        && core.contains(&b'.')
+        && (core_end == v.len() || matches!(v[core_end], b'-' | b'+'))
+}
+
+/// `8-4-4-4-12` hex.
+pub(super) fn is_uuid(v: &[u8]) -> bool {
+    v.len() == 36
+        && v.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => is_hex(c),
+        })
+}
+
+/// `Linux-cargo-9f86d081…`, `node-modules-<hash>`: words and a digest, a cache key or an id.
+pub(super) fn is_named_digest(v: &[u8]) -> bool {
+    let mut parts = v.split(|&c| c == b'-' || c == b'_' || c == b'.');
+    let Some(last) = v
+        .rsplit(|&c| c == b'-' || c == b'_' || c == b'.')
+        .next()
+        .filter(|p| p.len() >= 7 && p.iter().all(|&c| is_hex(c)))
+    else {
+        return false;
+    };
+    let _ = last;
+    parts
+        .next()
+        .is_some_and(|p| p.len() >= 2 && p.iter().all(u8::is_ascii_alphabetic) && p.len() < v.len())
+        && v.contains(&b'-')
+}
+
+/// A version, a date, a time, an IP address, a port mapping: digits and punctuation.
+pub(super) fn is_numeric_shape(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"v").unwrap_or(v);
+    v.iter().all(|&c| {
+        c.is_ascii_digit()
+            || matches!(
+                c,
+                b'.' | b':' | b'-' | b'_' | b'/' | b'+' | b'T' | b'Z' | b','
+            )
+    })
+}
+
+/// `/etc/x`, `./x`, `~/x`, `C:\x`, `refs/heads/main`, `app.kubernetes.io/name`.
+pub(super) fn is_path_like(v: &[u8]) -> bool {
+    // Base64 may start with `/` too: padding, `+`, or a long random segment says which.
+    let base64 = v.iter().all(|&c| is_b64(c))
+        && (v.ends_with(b"=")
+            || v.contains(&b'+')
+            || v.split(|&c| c == b'/').any(|seg| random_alnum(seg, 16)));
+    if base64 {
+        return false;
+    }
+    if v.starts_with(b"/") || v.starts_with(b"./") || v.starts_with(b"../") || v.starts_with(b"~") {
+        return true;
+    }
+    if v.len() > 2 && v[0].is_ascii_alphabetic() && v[1] == b':' && matches!(v[2], b'\\' | b'/') {
+        return true;
+    }
+    v.contains(&b'/')
+        && v.split(|&c| c == b'/').all(|seg| {
+            seg.iter().all(|&c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'_')
+            })
+        })
+}
+
+const FILE_EXTENSIONS: &[&[u8]] = &[
+    b".json",
+    b".pem",
+    b".key",
+    b".crt",
+    b".cer",
+    b".p12",
+    b".pfx",
+    b".txt",
+    b".yaml",
+    b".yml",
+    b".env",
+    b".gpg",
+    b".asc",
+    b".pub",
+    b".jks",
+    b".keystore",
+    b".ppk",
+    b".toml",
+    b".ini",
+    b".conf",
+    b".cfg",
+    b".xml",
+    b".properties",
+    b".der",
+    b".csr",
+    b".kdbx",
+    b".enc",
+    b".age",
+];
+
+pub(super) fn is_file_name(v: &[u8]) -> bool {
+    FILE_EXTENSIONS
+        .iter()
+        .any(|ext| v.len() > ext.len() && v[v.len() - ext.len()..].eq_ignore_ascii_case(ext))
+}
+
+/// `os.environ.TOKEN`, `config.secret`: a reference in code, not a value. A segment
+/// with digits and both cases (`hvs.CAES…9fL`) is random, so not a name.
+pub(super) fn is_dotted_identifier(v: &[u8]) -> bool {
+    v.contains(&b'.')
+        && v.split(|&c| c == b'.').all(|part| {
+            part.first()
+                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+                && part.iter().all(|&c| is_word(c))
+                && !(has_digit(part) && has_upper(part) && has_lower(part))
+        })
+}
+
+/// `$VAR`, `<your-key>`, `{{ tpl }}`, `[REDACTED:…]`: a value that stands for another.
+pub(super) fn placeholder_start(c: u8) -> bool {
+    matches!(c, b'$' | b'<' | b'{' | b'[')
+}
+
+/// YAML's `!tag`, `&anchor`, `*alias` (a name after the sigil), `***` masks, `%s` formats.
+fn sigil_name(v: &[u8]) -> bool {
+    let Some((&first, rest)) = v.split_first() else {
+        return false;
+    };
+    match first {
+        b'!' | b'&' | b'*' => {
+            rest.first() == Some(&first)
+                || !rest.is_empty() && rest.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_')
+        }
+        b'%' => matches!(rest.first(), Some(b'(' | b'{' | b's' | b'd')),
+        _ => false,
+    }
+}
+
+/// Not a secret: a variable, a template, a mask, an example, or our own marker.
+pub(super) fn is_placeholder(v: &[u8]) -> bool {
+    let Some(&first) = v.first() else {
+        return true;
+    };
+    if placeholder_start(first) || sigil_name(v) {
+        return true;
+    }
+    if v.iter().all(|&c| c == first) {
+        return true;
+    }
+    if v.iter().all(|&c| {
+        matches!(
+            c,
+            b'*' | b'x' | b'X' | b'.' | b'#' | b'-' | b'_' | b'\xe2' | b'\x80' | b'\xa2'
+        )
+    }) {
+        return true;
+    }
+    if contains_ci(v, b"redacted") || contains_ci(v, b"example") && !has_digit(v) {
+        return true;
+    }
+    contains_ci(v, b"your")
+        && (contains_ci(v, b"token")
+            || contains_ci(v, b"key")
+            || contains_ci(v, b"password")
+            || contains_ci(v, b"secret"))
+}
+
+/// Words that follow a secret's name in prose, type names in code, and the values
+/// configuration files use to say "no value here".
+const STOP_WORDS: &[&[u8]] = &[
+    b"null",
+    b"none",
+    b"nil",
+    b"true",
+    b"false",
+    b"undefined",
+    b"string",
+    b"str",
+    b"bool",
+    b"boolean",
+    b"required",
+    b"optional",
+    b"empty",
+    b"hidden",
+    b"masked",
+    b"redacted",
+    b"secret",
+    b"password",
+    b"token",
+    b"unset",
+    b"yes",
+    b"no",
+    b"n/a",
+    b"tbd",
+    b"todo",
+    b"prompt",
+    b"incorrect",
+    b"invalid",
+    b"expired",
+    b"missing",
+    b"for",
+    b"is",
+    b"was",
+    b"not",
+    b"the",
+    b"and",
+    b"or",
+    b"from",
+    b"of",
+    b"to",
+    b"in",
+    b"changed",
+    b"updated",
+    b"reset",
+    b"ok",
+    b"option",
+    b"self",
+    b"this",
+    b"value",
+    b"default",
+    b"u8",
+    b"u16",
+    b"u32",
+    b"u64",
+    b"u128",
+    b"usize",
+    b"i32",
+    b"i64",
+    b"int",
+    b"char",
+    b"bytes",
+    b"vec",
+    b"cannot",
+    b"can't",
+    b"must",
+    b"should",
+    b"could",
+    b"will",
+    b"would",
+    b"may",
+    b"has",
+    b"have",
+    b"had",
+    b"does",
+    b"did",
+    b"be",
+    b"been",
+    b"are",
+    b"were",
+    b"with",
+    b"without",
+    b"into",
+    b"on",
+    b"at",
+    b"by",
+    b"as",
+    b"if",
+    b"then",
+    b"else",
+    b"when",
+    b"that",
+    b"which",
+    b"please",
+    b"failed",
+    b"error",
+    b"denied",
+    b"rejected",
+    b"accepted",
+    b"provided",
+    b"given",
+    b"supplied",
+    b"set",
+    b"found",
+    b"needed",
+    b"too",
+    b"a",
+    b"an",
+    b"its",
+    b"your",
+    b"my",
+    b"our",
+    b"their",
+    b"new",
+    b"old",
+    b"current",
+    b"authentication",
+    b"authorization",
+    b"auth",
+    b"key",
+    b"api",
+    b"sensitive",
+    b"secure",
+    b"env",
+    b"environment",
+    b"file",
+    b"stdin",
+    b"keyring",
+    b"vault",
+    b"object",
+    b"any",
+    b"text",
+    b"number",
+    b"secretstr",
+    b"secretstring",
+    b"pydantic",
+    b"field",
+    b"list",
+    b"dict",
+    b"map",
+    b"type",
+    b"mismatch",
+    b"length",
+    b"strength",
+    b"policy",
+    b"protected",
+    b"encrypted",
+    b"omitted",
+    b"elided",
+    b"filtered",
+    b"removed",
+    b"sanitized",
+    b"placeholder",
+    b"example",
+    b"sample",
+    b"dummy",
+    b"test",
+    b"generated",
+    b"only",
+    b"here",
+    b"there",
+    b"above",
+    b"below",
+    b"same",
+    b"changeme",
+    b"change_me",
+    b"change-me",
+    b"replaceme",
+    b"replace-me",
+    b"notasecret",
+];
+
+pub(super) fn is_stop_word(v: &[u8]) -> bool {
+    let v = v
+        .strip_suffix(b":")
+        .or_else(|| v.strip_suffix(b"="))
+        .or_else(|| v.strip_suffix(b","))
+        .unwrap_or(v);
+    STOP_WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// Whether `v` can be the value of a credential, given how sure the context is.
+pub(super) fn plausible(v: &[u8], need: Need) -> bool {
+    if v.is_empty() || v.len() > 8192 || is_placeholder(v) || is_stop_word(v) {
+        return false;
+    }
+    if v.contains(&b'(') || v.contains(&b')') || is_dotted_identifier(v) {
+        return false;
+    }
+    if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") {
+        return false;
+    }
+    match need {
+        Need::Password => {
+            // Prose of many words is a sentence about the password, not the password.
+            let sentence =
+                v.contains(&b' ') && !has_digit(v) && v.split(|&c| c == b' ').count() > 6;
+            let url = v.starts_with(b"http://") || v.starts_with(b"https://");
+            !(v.len() < 3 || is_path_like(v) || url || sentence)
+        }
+        Need::Token | Need::Strong => {
+            let strong = need == Need::Strong;
+            let min = if strong { 12 } else { 8 };
+            if v.len() < min
+                || v.contains(&b' ')
+                || v.contains(&b'\t')
+                || is_path_like(v)
+                || is_file_name(v)
+                || v.contains(&b'@') && v.contains(&b'.') && !v.contains(&b':')
+                || v.windows(3).any(|w| w == b"://")
+            {
+                return false;
+            }
+            if v.iter().all(u8::is_ascii_digit) {
+                return !strong && v.len() >= 20;
+            }
+            if is_numeric_shape(v) || is_version(v) || is_named_digest(v) {
+                return false;
+            }
+            if strong && is_uuid(v) {
+                return false;
+            }
+            let alpha = has_alpha(v);
+            let symbols = v.iter().any(|c| !c.is_ascii_alphanumeric());
+            let mixed = alpha && (has_digit(v) || symbols && v.len() >= 12);
+            // Letters only: random only when the case flips like random text does.
+            if !has_digit(v) && !symbols && !random_alnum(v, 20) {
+                return false;
+            }
+            // Short one-case hex is an abbreviated hash or an id.
+            let hex_id =
+                v.len() < 16 && v.iter().all(|&c| is_hex(c)) && !(has_upper(v) && has_lower(v));
+            if hex_id || looks_like_word_list(v) {
+                return false;
+            }
+            let e = entropy(v);
+            if strong {
+                has_digit(v) && alpha && e >= 3.0
+            } else {
+                (mixed || v.len() >= 20) && e >= 2.5
+            }
+        }
+    }
+}
+
+/// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.
+pub(super) fn looks_like_word_list(v: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = v
+        .split(|&c| matches!(c, b'_' | b'-' | b'.' | b':'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            p.len() <= 12
+                && (p.iter().all(u8::is_ascii_alphabetic)
+                    || p.iter().all(u8::is_ascii_digit)
+                    || p.len() <= 3)
+        })
+}
+
+/// Decodes the start of a standard or URL-safe base64 run into at most `max` bytes.
+pub(super) fn b64_decode_prefix(v: &[u8], max: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(max.min(v.len()));
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for &c in v {
+        let d = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => break,
+        };
+        acc = (acc << 6) | u32::from(d);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            if out.len() >= max {
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_alnum_tells_tokens_from_words_and_ids() {
+        assert!(random_alnum(b"aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY", 20));
+        assert!(random_alnum(
+            b"0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b",
+            20
+        ));
+        assert!(!random_alnum(b"ThisIsAVeryLongCamelCaseName", 20));
+        assert!(!random_alnum(b"3f786850e387550f", 20));
+        assert!(!random_alnum(b"abcdefghijklmnopqrstuvwxyz", 20));
+    }
+
+    #[test]
+    fn plausible_values_by_need() {
+        assert!(plausible(b"hunter2", Need::Password));
+        assert!(!plausible(b"${DB_PASSWORD}", Need::Password));
+        assert!(plausible(
+            b"3f9a1c0e5b7d2f4a6c8e0b1d3f5a7c9e1b2d4f6a",
+            Need::Strong
+        ));
+        assert!(!plausible(
+            b"Linux-cargo-9f86d081884c7d659a2feaa0c55ad015",
+            Need::Token
+        ));
+        assert!(!plausible(b"/etc/ssl/private/server.key", Need::Token));
+        assert!(!plausible(b"server.key", Need::Token));
+        assert!(!plausible(b"1.2.3-beta.4", Need::Token));
+        assert!(!plausible(
+            b"123e4567-e89b-12d3-a456-426614174000",
+            Need::Strong
+        ));
+        assert!(plausible(
+            b"123e4567-e89b-12d3-a456-426614174000",
+            Need::Token
+        ));
+        assert!(!plausible(b"some_function_name_2", Need::Strong));
+    }
+
+    #[test]
+    fn base64_prefix_decodes() {
+        assert_eq!(
+            b64_decode_prefix(b"LS0tLS1CRUdJTiBSU0E=", 64),
+            b"-----BEGIN RSA"
+        );
+    }
+}
