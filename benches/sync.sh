@@ -99,6 +99,10 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "sync_fixture" and m.get("executable"):
         print(m["executable"])')
 [ -x "$BIN" ] && [ -x "$GEN" ] || die "build failed"
+# What the fixture's bytes depend on: the generator and the library's
+# writers it calls (not every library change, so a fixture survives work on
+# the cycle itself).
+GEN_KEY=$(cd "$ROOT" && cat benches/sync_fixture.rs src/learning.rs src/event.rs src/trust.rs src/policy.rs src/timestamp.rs | sha1sum | cut -c1-12)
 
 # The policy file exactly as `learnsync init` writes it.
 rm -rf "$WORK/init"
@@ -111,7 +115,7 @@ cp "$WORK/init/.learnsync/policy.yaml" "$POLICY"
 fixture() {
     local n=$1 d="$WORK/n$1" e
     e=$(events_for "$n")
-    local key="v3 $WORKLOAD n=$n e=$e k=$SOURCE_AGENTS b=$BRANCHES c=$COMMITS al=$ADD_LEARNINGS ae=$ADD_EVENTS x=$EXISTING_SHARE f=$FIRST_SYNC $(sha1sum <"$GEN" | cut -c1-12) $(sha1sum <"$POLICY" | cut -c1-12)"
+    local key="v3 $WORKLOAD n=$n e=$e k=$SOURCE_AGENTS b=$BRANCHES c=$COMMITS al=$ADD_LEARNINGS ae=$ADD_EVENTS x=$EXISTING_SHARE f=$FIRST_SYNC $GEN_KEY $(sha1sum <"$POLICY" | cut -c1-12)"
     if [ "${REGEN:-0}" != 1 ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ]; then
         say "n=$n: fixture cached in $d"
         return

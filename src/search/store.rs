@@ -414,6 +414,15 @@ fn catch_up_with(
         rebuild(dir, config)?;
         return Ok(());
     }
+    // The blobs read below, read once in pack order (a sync changes
+    // thousands of learnings; in any other order each inflates its chain).
+    repo.prefetch_blobs(changed.iter().flat_map(|rel| {
+        let events = matches!(paths::classify(rel), RepoPath::Events { .. });
+        let old = events.then(|| repo.blob_id_at(old_tree, rel).ok().flatten());
+        [repo.blob_id_at(new_tree, rel).ok().flatten(), old.flatten()]
+            .into_iter()
+            .flatten()
+    }));
     let mut delta = match opened.delta() {
         Some(_) => opened.delta,
         None => Delta {

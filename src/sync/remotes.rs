@@ -239,6 +239,7 @@ fn merge_all(
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
     let mut writes = Vec::new();
+    repo.prefetch_blobs(diffs.iter().flat_map(|d| [d.ours, d.theirs]).flatten());
     for d in &diffs {
         let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
         let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
