@@ -377,6 +377,14 @@ impl Repo {
         Ok(blob.data.clone())
     }
 
+    /// Drops the decoded trees and blobs kept so far: for a caller done
+    /// with this tree's objects, before work that does not need them (the
+    /// caches are most of a sync's memory).
+    pub fn release_caches(&self) {
+        *self.trees.borrow_mut() = TreeCache::default();
+        *self.blobs.borrow_mut() = BlobCache::default();
+    }
+
     /// Reads `ids` into the blob cache, in the order they lie in their
     /// packs, so that a later [`Repo::read_blob`] of each is a copy.
     ///

@@ -29,6 +29,10 @@ const MAX_VALUE: usize = 256 << 20;
 
 pub struct EventStore {
     db: Database,
+    /// The values the last catch-up wrote, as written (not deflated): a
+    /// cycle reads back the lines of the learnings whose events just
+    /// changed, and inflating them again cost as much as the write.
+    written: std::cell::RefCell<HashMap<String, Vec<u8>>>,
 }
 
 /// What bringing the store to a tree took.
@@ -63,7 +67,10 @@ impl EventStore {
                 Database::builder().create(path).map_err(redb_err("open"))?
             }
         };
-        let store = EventStore { db };
+        let store = EventStore {
+            db,
+            written: Default::default(),
+        };
         match store.meta("version") {
             Ok(None) => {}
             Ok(Some(v)) if v == VERSION => {}
@@ -190,6 +197,7 @@ impl EventStore {
         added: &BTreeMap<String, Vec<u8>>,
         removed: &BTreeMap<String, HashSet<(String, String)>>,
     ) -> Result<()> {
+        let mut written = HashMap::new();
         let mut tx = self.db.begin_write().map_err(redb_err("write"))?;
         tx.set_quick_repair(true);
         if clear {
@@ -221,6 +229,7 @@ impl EventStore {
                         .insert(id.as_str(), pack(&value).as_slice())
                         .map_err(redb_err("write"))?;
                 }
+                written.insert(id.to_string(), value);
             }
             let mut meta = tx.open_table(META).map_err(redb_err("write"))?;
             let hex = tree.map_or_else(|| NO_TREE.to_string(), |t| t.to_string());
@@ -228,7 +237,10 @@ impl EventStore {
                 .map_err(redb_err("write"))?;
             meta.insert("version", VERSION).map_err(redb_err("write"))?;
         }
-        tx.commit().map_err(redb_err("commit"))
+        tx.commit().map_err(redb_err("commit"))?;
+        // Kept only once committed: what is kept is what the store holds.
+        *self.written.borrow_mut() = if clear { HashMap::new() } else { written };
+        Ok(())
     }
 
     /// The events of `ids`, as `(events path, line)` pairs.
@@ -243,14 +255,24 @@ impl EventStore {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(out),
             Err(e) => return Err(redb_err("read")(e)),
         };
+        let written = self.written.borrow();
         for id in ids {
-            if let Some(v) = table.get(id.as_str()).map_err(redb_err("read"))? {
-                let mut pairs = Vec::new();
-                for_each_line(&unpack(v.value())?, |path, line| {
-                    pairs.push((path.to_string(), line.to_string()));
-                });
-                out.insert(id.clone(), pairs);
-            }
+            let unpacked;
+            let value = match written.get(id) {
+                Some(v) => v.as_slice(),
+                None => match table.get(id.as_str()).map_err(redb_err("read"))? {
+                    Some(v) => {
+                        unpacked = unpack(v.value())?;
+                        unpacked.as_slice()
+                    }
+                    None => continue,
+                },
+            };
+            let mut pairs = Vec::new();
+            for_each_line(value, |path, line| {
+                pairs.push((path.to_string(), line.to_string()));
+            });
+            out.insert(id.clone(), pairs);
         }
         Ok(out)
     }
