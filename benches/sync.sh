@@ -23,6 +23,7 @@
 #   RUNS             timed runs per command (interleaved)          [10]
 #   RUNS_LARGE       runs per command when N >= 100000             [5]
 #   LEARNSYNC_BIN    time this learnsync binary instead of building one
+#   COMPARE_BIN      also time this other build in the same rounds (before/after)
 #   BENCH_DIR        where fixtures live (reused when unchanged)   [$CARGO_TARGET_DIR/sync-bench[-apply]]
 #   REGEN=1          regenerate fixtures even when cached
 #   PROFILE=1        also `perf record` one learnsync sync at MAIN_N (needs perf)
@@ -336,6 +337,14 @@ bench_merge() {
         cmds+=("learnsync first sync after init" "$d/prepare.sh $d/run-first $d/fresh"
             "$timing $BIN --dir $d/run-first -q sync" "$d/steps-first-{k}.txt")
     fi
+    if [ -n "${COMPARE_BIN:-}" ]; then
+        # Another build (e.g. the previous commit's), timed in the same rounds.
+        cmds+=("compare: synced before" "$d/prepare.sh $d/run-cmp" "$timing $COMPARE_BIN --dir $d/run-cmp -q sync" "$d/steps-cmpbefore-{k}.txt")
+        if [ "$FIRST_SYNC" = 1 ]; then
+            cmds+=("compare: first sync after init" "$d/prepare.sh $d/run-cmpfirst $d/fresh"
+                "$timing $COMPARE_BIN --dir $d/run-cmpfirst -q sync" "$d/steps-cmpfirst-{k}.txt")
+        fi
+    fi
     python3 "$WORK/rounds.py" "$d/merge.json" "$runs" "${cmds[@]}"
 }
 
@@ -406,6 +415,7 @@ for _, label in states:
 head += " learnsync RSS | git RSS | touched | rewritten | objects pushed (git's) | no-op sync | no-op, watch: off |"
 print(head)
 print("|" + "---:|" * (head.count("|") - 1))
+extra = []
 for d in dirs:
     n = int(re.search(r"n(\d+)$", d).group(1))
     r = {x["name"]: x for x in json.load(open(d + "/merge.json"))["results"]}
@@ -425,6 +435,11 @@ for d in dirs:
     row += f" {c[0]:,} | {c[1]:,} | {c[2]:,} ({c[3]:,}) |"
     row += f" {ms(noop[0])} | {ms(noop[3])} |" if noop else " | |"
     print(row)
+    for name in [k for k in med if k.startswith("compare: ")]:
+        extra.append(f"N={n:,}, COMPARE_BIN, {name[9:]}: {ms(med[name])}, ratio to git +push {med[name] / gp:.2f}, to git {med[name] / g:.2f}, RSS {mb(rss[name])}")
+print()
+for line in extra:
+    print(line)
 EOF
 echo
 echo "Where one sync's time goes (ms, medians over the timed runs, LEARNSYNC_LOG=learnsync::timing=debug;"
@@ -458,7 +473,7 @@ cols = []
 for d in sys.argv[1:]:
     n = int(re.search(r"n(\d+)$", d).group(1))
     touched = int(open(d + "/counts").read().split()[0])
-    for state, label in (("first", "first sync"), ("before", "synced before")):
+    for state, label in (("first", "first sync"), ("before", "synced before"), ("cmpfirst", "COMPARE_BIN first sync"), ("cmpbefore", "COMPARE_BIN synced before")):
         runs = [steps(p) for p in sorted(glob.glob(f"{d}/steps-{state}-*.txt"))]
         if runs:
             med = {g: statistics.median(r[g] for r in runs) for g, _ in groups}

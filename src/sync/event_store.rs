@@ -29,10 +29,6 @@ const MAX_VALUE: usize = 256 << 20;
 
 pub struct EventStore {
     db: Database,
-    /// The values the last catch-up wrote, as written (not deflated): a
-    /// cycle reads back the lines of the learnings whose events just
-    /// changed, and inflating them again cost as much as the write.
-    written: std::cell::RefCell<HashMap<String, Vec<u8>>>,
 }
 
 /// What bringing the store to a tree took.
@@ -67,10 +63,7 @@ impl EventStore {
                 Database::builder().create(path).map_err(redb_err("open"))?
             }
         };
-        let store = EventStore {
-            db,
-            written: Default::default(),
-        };
+        let store = EventStore { db };
         match store.meta("version") {
             Ok(None) => {}
             Ok(Some(v)) if v == VERSION => {}
@@ -197,7 +190,6 @@ impl EventStore {
         added: &BTreeMap<String, Vec<u8>>,
         removed: &BTreeMap<String, HashSet<(String, String)>>,
     ) -> Result<()> {
-        let mut written = HashMap::new();
         let mut tx = self.db.begin_write().map_err(redb_err("write"))?;
         tx.set_quick_repair(true);
         if clear {
@@ -229,7 +221,6 @@ impl EventStore {
                         .insert(id.as_str(), pack(&value).as_slice())
                         .map_err(redb_err("write"))?;
                 }
-                written.insert(id.to_string(), value);
             }
             let mut meta = tx.open_table(META).map_err(redb_err("write"))?;
             let hex = tree.map_or_else(|| NO_TREE.to_string(), |t| t.to_string());
@@ -237,10 +228,7 @@ impl EventStore {
                 .map_err(redb_err("write"))?;
             meta.insert("version", VERSION).map_err(redb_err("write"))?;
         }
-        tx.commit().map_err(redb_err("commit"))?;
-        // Kept only once committed: what is kept is what the store holds.
-        *self.written.borrow_mut() = if clear { HashMap::new() } else { written };
-        Ok(())
+        tx.commit().map_err(redb_err("commit"))
     }
 
     /// The events of `ids`, as `(events path, line)` pairs.
@@ -255,24 +243,14 @@ impl EventStore {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(out),
             Err(e) => return Err(redb_err("read")(e)),
         };
-        let written = self.written.borrow();
         for id in ids {
-            let unpacked;
-            let value = match written.get(id) {
-                Some(v) => v.as_slice(),
-                None => match table.get(id.as_str()).map_err(redb_err("read"))? {
-                    Some(v) => {
-                        unpacked = unpack(v.value())?;
-                        unpacked.as_slice()
-                    }
-                    None => continue,
-                },
-            };
-            let mut pairs = Vec::new();
-            for_each_line(value, |path, line| {
-                pairs.push((path.to_string(), line.to_string()));
-            });
-            out.insert(id.clone(), pairs);
+            if let Some(v) = table.get(id.as_str()).map_err(redb_err("read"))? {
+                let mut pairs = Vec::new();
+                for_each_line(&unpack(v.value())?, |path, line| {
+                    pairs.push((path.to_string(), line.to_string()));
+                });
+                out.insert(id.clone(), pairs);
+            }
         }
         Ok(out)
     }

@@ -173,7 +173,8 @@ fn prefetch_heads(
     let ours = repo.commit_tree(start)?;
     let mut wanted = Vec::new();
     for (_, theirs) in heads {
-        if *theirs == start {
+        // A head already in ours is not merged (a no-op sync sees only those).
+        if *theirs == start || repo.merge_base(start, *theirs)? == Some(*theirs) {
             continue;
         }
         let tree = repo.commit_tree(*theirs)?;
