@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# The sync benchmark (issue 4, "Speed"): see benches/README.md.
+# The sync benchmark (issue 4, "Speed"; issue 13, the apply-heavy workload):
+# see benches/README.md.
 #
-#   benches/sync.sh             # full run: 1k, 10k, 100k existing learnings
-#   QUICK=1 benches/sync.sh     # 1k and 10k only, 3 runs (a few minutes)
+#   benches/sync.sh                  # issue 4's workload: 1k, 10k, 100k existing learnings
+#   WORKLOAD=apply benches/sync.sh   # issue 13's: agents mostly apply what exists
+#   QUICK=1 benches/sync.sh          # 1k and 10k only, 3 runs (a few minutes)
 #
-# Environment (defaults in brackets):
+# Environment (defaults in brackets; [add | apply] where the workloads differ):
+#   WORKLOAD         add (issue 4) or apply (issue 13)             [add]
 #   SIZES            existing learnings per fixture, for (c)       [1000 10000 100000]
 #   MAIN_N           the fixture of (a)                            [10000]
 #   NOOP_N           the fixture of (b)                            [largest of SIZES]
-#   EVENTS_PER_LEARNING  base events = this x learnings            [10]
+#   EVENTS           base events (fixed)                           [10 x N | 100000]
+#   SOURCE_AGENTS    folders a0..a<K-1> holding the base           [10 | 20]
 #   BRANCHES         agent branches a0..a<B-1> on the hub          [10]
+#   COMMITS          commits per branch                            [1 | 5]
 #   ADD_LEARNINGS    new learnings per branch                      [100]
 #   ADD_EVENTS       new events per branch                         [1000]
-#   RUNS             hyperfine runs per command                    [10]
+#   EXISTING_SHARE   percent of branch events on base learnings    [- | 70]
+#   FIRST_SYNC=1     also time the first sync after `init` on a clone  [0 | 1]
+#   MERGE_OPTS       options of the git side's merges              [none | -X theirs]
+#   RUNS             timed runs per command (interleaved)          [10]
 #   RUNS_LARGE       runs per command when N >= 100000             [5]
-#   BENCH_DIR        where fixtures live (reused when unchanged)   [$CARGO_TARGET_DIR/sync-bench]
+#   LEARNSYNC_BIN    time this learnsync binary instead of building one
+#   COMPARE_BIN      also time this other build in the same rounds (before/after)
+#   BENCH_DIR        where fixtures live (reused when unchanged)   [$CARGO_TARGET_DIR/sync-bench[-apply]]
 #   REGEN=1          regenerate fixtures even when cached
 #   PROFILE=1        also `perf record` one learnsync sync at MAIN_N (needs perf)
 set -euo pipefail
@@ -35,6 +45,22 @@ if [ "${QUICK:-0}" = 1 ]; then
     SIZES=${SIZES:-"1000 10000"}
     RUNS=${RUNS:-3}
 fi
+WORKLOAD=${WORKLOAD:-add}
+case "$WORKLOAD" in
+add)
+    SOURCE_AGENTS=${SOURCE_AGENTS:-10} COMMITS=${COMMITS:-1} FIRST_SYNC=${FIRST_SYNC:-0}
+    MERGE_OPTS=${MERGE_OPTS:-} WORK=${BENCH_DIR:-$TARGET/sync-bench}
+    ;;
+apply)
+    SOURCE_AGENTS=${SOURCE_AGENTS:-20} COMMITS=${COMMITS:-5} FIRST_SYNC=${FIRST_SYNC:-1}
+    EXISTING_SHARE=${EXISTING_SHARE:-70} EVENTS=${EVENTS:-100000}
+    # Two branches' recomputed derived fields of one learning are a textual
+    # conflict for git (the reason learnsync exists): git keeps theirs.
+    MERGE_OPTS=${MERGE_OPTS:--X theirs} WORK=${BENCH_DIR:-$TARGET/sync-bench-apply}
+    ;;
+*) die "WORKLOAD is add or apply, not $WORKLOAD" ;;
+esac
+EXISTING_SHARE=${EXISTING_SHARE:-70}
 SIZES=${SIZES:-"1000 10000 100000"}
 MAIN_N=${MAIN_N:-10000}
 NOOP_N=${NOOP_N:-$(printf '%s\n' $SIZES | sort -n | tail -1)}
@@ -44,7 +70,7 @@ ADD_LEARNINGS=${ADD_LEARNINGS:-100}
 ADD_EVENTS=${ADD_EVENTS:-1000}
 RUNS=${RUNS:-10}
 RUNS_LARGE=${RUNS_LARGE:-5}
-WORK=${BENCH_DIR:-$TARGET/sync-bench}
+events_for() { echo "${EVENTS:-$(($1 * EVENTS_PER_LEARNING))}"; }
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
@@ -59,9 +85,14 @@ git config --file "$GIT_CONFIG_GLOBAL" init.defaultBranch main
 unset LEARNSYNC_DIR TERRAPHIM_LEARNINGS_DIR LEARNSYNC_LOG GIT_DIR GIT_WORK_TREE
 
 # 1. Build.
-say "building learnsync (release) and the fixture generator"
-cargo build --release --quiet
-BIN="$TARGET/release/learnsync"
+if [ -n "${LEARNSYNC_BIN:-}" ]; then
+    BIN=$(cd "$(dirname "$LEARNSYNC_BIN")" && pwd)/$(basename "$LEARNSYNC_BIN")
+    say "timing $BIN; building the fixture generator"
+else
+    say "building learnsync (release) and the fixture generator"
+    cargo build --release --quiet
+    BIN="$TARGET/release/learnsync"
+fi
 GEN=$(cargo bench --bench sync_fixture --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json,sys
 for l in sys.stdin:
@@ -69,6 +100,10 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "sync_fixture" and m.get("executable"):
         print(m["executable"])')
 [ -x "$BIN" ] && [ -x "$GEN" ] || die "build failed"
+# What the fixture's bytes depend on: the generator and the library's
+# writers it calls (not every library change, so a fixture survives work on
+# the cycle itself).
+GEN_KEY=$(cd "$ROOT" && cat benches/sync_fixture.rs src/learning.rs src/event.rs src/trust.rs src/policy.rs src/timestamp.rs | sha1sum | cut -c1-12)
 
 # The policy file exactly as `learnsync init` writes it.
 rm -rf "$WORK/init"
@@ -79,18 +114,21 @@ cp "$WORK/init/.learnsync/policy.yaml" "$POLICY"
 # 2-3. Fixtures: hub.git (agents/hub = agents/me = base, agents/a*) and clone/
 # (agents/me at base, checked out, configured as `learnsync init` would).
 fixture() {
-    local n=$1 d="$WORK/n$1"
-    local key="v2 n=$n e=$((n * EVENTS_PER_LEARNING)) b=$BRANCHES al=$ADD_LEARNINGS ae=$ADD_EVENTS $(sha1sum <"$GEN" | cut -c1-12) $(sha1sum <"$POLICY" | cut -c1-12)"
+    local n=$1 d="$WORK/n$1" e
+    e=$(events_for "$n")
+    local key="v3 $WORKLOAD n=$n e=$e k=$SOURCE_AGENTS b=$BRANCHES c=$COMMITS al=$ADD_LEARNINGS ae=$ADD_EVENTS x=$EXISTING_SHARE f=$FIRST_SYNC $GEN_KEY $(sha1sum <"$POLICY" | cut -c1-12)"
     if [ "${REGEN:-0}" != 1 ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ]; then
         say "n=$n: fixture cached in $d"
         return
     fi
-    say "n=$n: generating hub ($n learnings, $((n * EVENTS_PER_LEARNING)) events)"
+    say "n=$n: generating hub ($n learnings, $e events)"
     rm -rf "$d"
     mkdir -p "$d"
     git init -q --bare "$d/hub.git"
-    local args=(--hub "$d/hub.git" --policy "$POLICY" --learnings "$n" --events "$((n * EVENTS_PER_LEARNING))"
-        --branches "$BRANCHES" --add-learnings "$ADD_LEARNINGS" --add-events "$ADD_EVENTS")
+    local args=(--hub "$d/hub.git" --policy "$POLICY" --learnings "$n" --events "$e"
+        --branches "$BRANCHES" --add-learnings "$ADD_LEARNINGS" --add-events "$ADD_EVENTS"
+        --source-agents "$SOURCE_AGENTS" --workload "$WORKLOAD" --commits "$COMMITS"
+        --existing-share "$EXISTING_SHARE")
     "$GEN" "${args[@]}" base
     say "n=$n: cloning agents/me (checkout of $n files)"
     # --no-local: the clone holds only what agents/me reaches, like a real machine.
@@ -104,7 +142,13 @@ fixture() {
     # That sync may have started a watcher (watch: auto, >= 10,000 files):
     # stop it, so the pristine clone carries no socket into its copies.
     "$BIN" --dir "$d/clone" -q watch --stop || true
-    say "n=$n: adding $BRANCHES agent branches (+$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
+    if [ "$FIRST_SYNC" = 1 ]; then
+        # A new team member: a clone of the hub, `learnsync init`, no sync yet.
+        say "n=$n: a second clone, adopted by learnsync init"
+        git clone -q --no-local --single-branch -b agents/me -o hub "$d/hub.git" "$d/fresh"
+        "$BIN" --dir "$d/fresh" -q init --agent me --hub hub >/dev/null
+    fi
+    say "n=$n: adding $BRANCHES agent branches ($COMMITS commit(s), +$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
     "$GEN" "${args[@]}" branches
     git -C "$d/hub.git" rev-parse refs/heads/agents/me >"$d/base"
     (cd "$d/hub.git/objects/pack" && ls pack-*.pack) >"$d/hub-packs.txt"
@@ -124,9 +168,10 @@ scripts() {
     # would both re-hash every file).
     cat >"$d/prepare.sh" <<EOF
 #!/bin/sh
+# prepare.sh COPY [SOURCE]: a pristine copy of clone/ (or SOURCE, e.g. fresh/).
 set -e
 rm -rf "\$1"
-cp -a "$d/clone" "\$1"
+cp -a "\${2:-$d/clone}" "\$1"
 git -C "\$1" update-index -q --refresh >/dev/null 2>&1 || true
 git -C "$d/hub.git" update-ref refs/heads/agents/me $(cat "$d/base")
 # Each timed push leaves a pack on the hub that nothing reaches once the ref
@@ -145,7 +190,7 @@ EOF
 set -e
 cd "\$1"
 git fetch -q hub
-for b in $merges; do git merge -q --no-edit "\$b"; done
+for b in $merges; do git merge -q --no-edit $MERGE_OPTS "\$b"; done
 if [ "\${2:-}" = push ]; then git push -q hub agents/me; fi
 EOF
     chmod +x "$d/prepare.sh" "$d/git-merge.sh"
@@ -158,9 +203,71 @@ maxrss_kb() { # command... ; prints the peak RSS in KiB of the command
     awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt"
 }
 
+# The interleaved runner: round after round, each command once (in an order
+# that rotates), each after its own untimed prepare; wall time and the peak
+# RSS of the command's process tree (wait4) of every run, as JSON.
+#   rounds.py OUT RUNS  NAME PREPARE RUN STDERR-PATTERN  [NAME PREPARE RUN STDERR]...
+# PREPARE and RUN are shell commands; STDERR-PATTERN ("-": discard) gets the
+# run number for {k}, so the step timings of every timed run are kept.
+cat >"$WORK/rounds.py" <<'EOF'
+import json, os, subprocess, sys, time
+out, runs, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+cmds = [rest[i:i + 4] for i in range(0, len(rest), 4)]
+samples = {c[0]: {"times": [], "rss_kb": []} for c in cmds}
+for r in range(runs):
+    for i in range(len(cmds)):
+        name, prepare, run, err = cmds[(i + r) % len(cmds)]
+        subprocess.run(["sh", "-c", prepare], check=True, stdout=subprocess.DEVNULL)
+        stderr = subprocess.DEVNULL if err == "-" else open(err.replace("{k}", str(r + 1)), "w")
+        t0 = time.perf_counter()
+        p = subprocess.Popen(["sh", "-c", run], stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(p.pid, 0)
+        t = time.perf_counter() - t0
+        if status != 0:
+            sys.exit(f"{name}: exit status {status} (run {r + 1})")
+        samples[name]["times"].append(t)
+        samples[name]["rss_kb"].append(usage.ru_maxrss)
+        print(f"  [{r + 1}/{runs}] {name}: {t * 1000:.0f} ms, {usage.ru_maxrss // 1024} MiB", file=sys.stderr)
+json.dump({"results": [dict(name=c[0], **samples[c[0]]) for c in cmds]}, open(out, "w"), indent=1)
+EOF
+
+# Counts the report needs, from the fixture and from one cycle's result:
+# learnings the branches touched (their file or a new event line), learning
+# files the cycle's recompute commit rewrote, and the objects a push of the
+# result must send (reachable from it, not from any ref the hub had).
+counts() {
+    local n=$1 d="$WORK/n$1" dir=$2 base
+    base=$(cat "$d/base")
+    local affected rewritten sends
+    affected=$(for ((i = 0; i < BRANCHES; i++)); do
+        git -C "$d/hub.git" diff --no-renames --name-only "$base" "agents/a$i" -- ':!events' ':!.learnsync'
+        git -C "$d/hub.git" diff --no-renames -U0 "$base" "agents/a$i" -- events | grep '^+{' || true
+    done | python3 -c 'import re, sys
+ids = set()
+for l in sys.stdin:
+    m = re.search(r"\"learning\":\"([^\"]+)\"", l) if l.startswith("+{") else re.search(r"([^/]+)\.md$", l.strip())
+    if m: ids.add(m.group(1))
+print(len(ids))')
+    if git -C "$dir" log -1 --format=%s HEAD | grep -q 'recompute derived state'; then
+        rewritten=$(git -C "$dir" diff --name-only HEAD~1 HEAD | wc -l)
+    else
+        rewritten=0
+    fi
+    sends=$(pushed_objects "$n" "$dir")
+    echo "$affected $rewritten $sends"
+}
+
+# Objects reachable from a clone's HEAD that the hub (as generated) lacks:
+# what a push of it sends.
+pushed_objects() {
+    local d="$WORK/n$1" dir=$2
+    # shellcheck disable=SC2046
+    git -C "$dir" rev-list --objects HEAD --not $(git -C "$d/hub.git" for-each-ref --format='%(objectname)' 'refs/heads/agents/a*') "$(cat "$d/base")" | wc -l
+}
+
 # 4. Correctness of what is timed.
 verify() {
-    local n=$1 d="$WORK/n$1" ls="$WORK/n$1/run-ls" gt="$WORK/n$1/run-git"
+    local n=$1 d="$WORK/n$1" ls="$WORK/n$1/run-ls" gt="$WORK/n$1/run-git" fs="$WORK/n$1/run-first"
     say "n=$n: verifying one learnsync sync and the git merges"
     "$d/prepare.sh" "$ls"
     local rc=0
@@ -170,6 +277,7 @@ verify() {
     local base missing=0 added=0
     base=$(cat "$d/base")
     git -C "$ls" ls-tree -r --name-only HEAD | sort >"$d/ls-files.txt"
+    rm -f "$d/added.txt.tmp"
     for ((i = 0; i < BRANCHES; i++)); do
         git -C "$d/hub.git" diff --name-only --diff-filter=A "$base" "agents/a$i" -- "a$i/" >>"$d/added.txt.tmp"
     done
@@ -179,47 +287,65 @@ verify() {
     [ "$added" = $((BRANCHES * ADD_LEARNINGS)) ] || die "n=$n: the branches add $added learnings, expected $((BRANCHES * ADD_LEARNINGS))"
     [ "$missing" = 0 ] || die "n=$n: $missing new learnings missing after sync"
     while read -r f; do [ -f "$ls/$f" ] || die "n=$n: $f not in the work tree"; done <"$d/added.txt"
-    local events want
+    local events want affected rewritten sends
     events=$(git -C "$ls" ls-files -z events | (cd "$ls" && xargs -0 cat) | wc -l)
-    want=$((n * EVENTS_PER_LEARNING + BRANCHES * ADD_EVENTS))
+    want=$(($(events_for "$n") + BRANCHES * ADD_EVENTS))
     [ "$events" = "$want" ] || die "n=$n: $events event lines after sync, expected $want"
     [ "$(git -C "$ls" rev-parse HEAD)" = "$(git -C "$d/hub.git" rev-parse agents/me)" ] ||
         die "n=$n: the hub's agents/me is not the clone's HEAD (push did not happen)"
+    read -r affected rewritten sends <<<"$(counts "$n" "$ls")"
+    if [ "$FIRST_SYNC" = 1 ]; then
+        "$d/prepare.sh" "$fs" "$d/fresh"
+        rc=0
+        "$BIN" --dir "$fs" -q sync || rc=$?
+        [ "$rc" = 0 ] || die "n=$n: the first sync after init exited $rc"
+        [ -z "$(git -C "$fs" status --porcelain)" ] || die "n=$n: git status is not clean after the first sync"
+        # Both machines saw the same commits: the same files, byte for byte (§6).
+        [ "$(git -C "$fs" rev-parse 'HEAD^{tree}')" = "$(git -C "$ls" rev-parse 'HEAD^{tree}')" ] ||
+            die "n=$n: the first sync after init and a synced machine's sync end with different trees"
+    fi
 
     "$d/prepare.sh" "$gt"
-    "$d/git-merge.sh" "$gt" || die "n=$n: git merge did not complete (conflicts?); see $gt"
+    "$d/git-merge.sh" "$gt" >"$d/git-merge.log" 2>&1 || die "n=$n: git merge did not complete (conflicts?); see $gt and $d/git-merge.log"
     [ -z "$(git -C "$gt" diff --name-only --diff-filter=U)" ] || die "n=$n: git merge left conflicts"
     [ -z "$(git -C "$gt" status --porcelain)" ] || die "n=$n: git status is not clean after the git merges"
-    local differ
+    local differ gsends
     differ=$(diff <(git -C "$ls" ls-tree -r HEAD) <(git -C "$gt" ls-tree -r HEAD) | grep -c '^<' || true)
+    gsends=$(pushed_objects "$n" "$gt")
     echo "  n=$n ok: exit 0, status clean, $added/$added new learnings, $events event lines, pushed;" \
-        "git fetch + $BRANCHES successive merges: no conflicts; trees differ in $differ path(s)" >&2
+        "$affected learnings touched by the branches, $rewritten rewritten by the recompute, $sends objects to push" \
+        "(git: $gsends); git fetch + $BRANCHES successive merges${MERGE_OPTS:+ ($MERGE_OPTS)}: no conflicts left;" \
+        "trees differ in $differ path(s)" >&2
     echo "$differ" >"$d/tree-differ"
+    echo "$affected $rewritten $sends $gsends" >"$d/counts"
 }
 
-median() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.4f" % x["median"] for x in r))' "$1"; }
-
-# (a) and (c): learnsync sync vs git fetch + merges, each from a pristine copy.
+# (a) and (c): learnsync sync vs git fetch + merges, each from a pristine
+# copy, interleaved round by round; every learnsync run logs its steps.
 bench_merge() {
     local n=$1 d="$WORK/n$1" runs
     runs=$(runs_for "$n")
-    say "n=$n: timing sync of $BRANCHES branches ($runs runs each)"
-    hyperfine -N --runs "$runs" --style basic --export-json "$d/merge.json" \
-        --prepare "$d/prepare.sh $d/run-ls" \
-        --prepare "$d/prepare.sh $d/run-git" \
-        --prepare "$d/prepare.sh $d/run-git" \
-        -n "learnsync sync (n=$n)" "$BIN --dir $d/run-ls -q sync" \
-        -n "git fetch + $BRANCHES merges (n=$n)" "$d/git-merge.sh $d/run-git" \
-        -n "git fetch + $BRANCHES merges + push (n=$n)" "$d/git-merge.sh $d/run-git push" >&2
-    "$d/prepare.sh" "$d/run-ls"
-    maxrss_kb "$BIN" --dir "$d/run-ls" -q sync >"$d/merge.rss"
-    "$d/prepare.sh" "$d/run-git"
-    maxrss_kb "$d/git-merge.sh" "$d/run-git" >"$d/git.rss"
-    # Where the time goes: three more runs with the cycle's steps timed.
-    for k in 1 2 3; do
-        "$d/prepare.sh" "$d/run-ls"
-        LEARNSYNC_LOG=learnsync::timing=debug "$BIN" --dir "$d/run-ls" -q sync 2>"$d/steps-$k.txt" >/dev/null
-    done
+    say "n=$n: timing sync of $BRANCHES branches ($runs interleaved rounds)"
+    rm -f "$d"/steps-*.txt
+    local timing="LEARNSYNC_LOG=learnsync::timing=debug"
+    local cmds=(
+        "learnsync sync, synced before" "$d/prepare.sh $d/run-ls" "$timing $BIN --dir $d/run-ls -q sync" "$d/steps-before-{k}.txt"
+        "git fetch + merges" "$d/prepare.sh $d/run-git" "$d/git-merge.sh $d/run-git" "-"
+        "git fetch + merges + push" "$d/prepare.sh $d/run-git" "$d/git-merge.sh $d/run-git push" "-"
+    )
+    if [ "$FIRST_SYNC" = 1 ]; then
+        cmds+=("learnsync first sync after init" "$d/prepare.sh $d/run-first $d/fresh"
+            "$timing $BIN --dir $d/run-first -q sync" "$d/steps-first-{k}.txt")
+    fi
+    if [ -n "${COMPARE_BIN:-}" ]; then
+        # Another build (e.g. the previous commit's), timed in the same rounds.
+        cmds+=("compare: synced before" "$d/prepare.sh $d/run-cmp" "$timing $COMPARE_BIN --dir $d/run-cmp -q sync" "$d/steps-cmpbefore-{k}.txt")
+        if [ "$FIRST_SYNC" = 1 ]; then
+            cmds+=("compare: first sync after init" "$d/prepare.sh $d/run-cmpfirst $d/fresh"
+                "$timing $COMPARE_BIN --dir $d/run-cmpfirst -q sync" "$d/steps-cmpfirst-{k}.txt")
+        fi
+    fi
+    python3 "$WORK/rounds.py" "$d/merge.json" "$runs" "${cmds[@]}"
 }
 
 # (b): nothing new, on a clone that has synced once. With `watch: auto` (the
@@ -252,7 +378,10 @@ bench_noop() {
 ALL=$(printf '%s\n' $SIZES "$MAIN_N" "$NOOP_N" | sort -nu)
 for n in $ALL; do fixture "$n"; scripts "$n"; done
 for n in $ALL; do verify "$n"; done
-for n in $ALL; do bench_merge "$n"; bench_noop "$n"; done
+for n in $ALL; do
+    bench_merge "$n"
+    if [ "${NOOP:-1}" = 1 ]; then bench_noop "$n"; else rm -f "$WORK/n$n/noop.json"; fi
+done
 
 if [ "${PROFILE:-0}" = 1 ]; then
     command -v perf >/dev/null || die "PROFILE=1 needs perf (apt-get install linux-perf)"
@@ -264,67 +393,97 @@ fi
 
 # 5. Report.
 echo
-echo "## learnsync sync benchmark ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(git --version))"
+echo "## learnsync sync benchmark, workload $WORKLOAD ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(git --version))"
 echo
-echo "Each fixture: N learnings + ${EVENTS_PER_LEARNING}N events on the hub; $BRANCHES branches each adding"
-echo "$ADD_LEARNINGS learnings + $ADD_EVENTS events. Medians; RSS = peak resident memory of one run."
-echo "git = \`git fetch\` + $BRANCHES successive \`git merge --no-edit\` (no conflicts, no -X option needed)."
+if [ -n "${EVENTS:-}" ]; then base_events="$EVENTS"; else base_events="${EVENTS_PER_LEARNING}N"; fi
+echo "Each fixture: N learnings in $SOURCE_AGENTS folders + $base_events events on the hub; $BRANCHES branches"
+echo "each adding $ADD_LEARNINGS learnings + $ADD_EVENTS events in $COMMITS commit(s)$([ "$WORKLOAD" = apply ] && echo ", $EXISTING_SHARE% of the events about existing learnings")."
+echo "Medians of interleaved runs; RSS = peak resident memory of the largest process of any run."
+echo "git = \`git fetch\` + $BRANCHES successive \`git merge --no-edit${MERGE_OPTS:+ $MERGE_OPTS}\` on a copy of the same clone."
 echo
-echo "| N learnings | learnsync sync | git fetch+merge | ratio | git +push | ratio | learnsync RSS | git RSS (largest process) | no-op sync | no-op --no-fetch --no-push | git status | no-op, watch: off | no-op RSS |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for n in $ALL; do
-    d="$WORK/n$n"
-    read -r ls g gp <<<"$(median "$d/merge.json")"
-    read -r no nolocal gs off <<<"$(median "$d/noop.json")"
-    python3 - "$n" "$ls" "$g" "$gp" "$(cat "$d/merge.rss")" "$(cat "$d/git.rss")" "$no" "$nolocal" "$gs" "$off" "$(cat "$d/noop.rss")" <<'EOF'
-import sys
-n, ls, g, gp, rss, grss, no, nl, gs, off, nrss = sys.argv[1:]
-ms = lambda s: "%.0f ms" % (float(s) * 1000)
-mb = lambda k: "%.0f MiB" % (int(k) / 1024)
-print(f"| {int(n):,} | {ms(ls)} | {ms(g)} | {float(ls)/float(g):.2f} | {ms(gp)} | {float(ls)/float(gp):.2f} | {mb(rss)} | {mb(grss)} | {ms(no)} | {ms(nl)} | {ms(gs)} | {ms(off)} | {mb(nrss)} |")
+python3 - "$FIRST_SYNC" $(for n in $ALL; do echo "$WORK/n$n"; done) <<'EOF'
+import json, re, statistics, sys
+first, dirs = sys.argv[1] == "1", sys.argv[2:]
+ms = lambda s: "%.0f ms" % (s * 1000)
+mb = lambda k: "%.0f MiB" % (k / 1024)
+states = [("learnsync sync, synced before", "synced before")]
+if first:
+    states.insert(0, ("learnsync first sync after init", "first sync after init"))
+head = "| N | git fetch+merges | git +push |"
+for _, label in states:
+    head += f" learnsync, {label} | ratio to git +push | ratio to git |"
+head += " learnsync RSS | git RSS | touched | rewritten | objects pushed (git's) | no-op sync | no-op, watch: off |"
+print(head)
+print("|" + "---:|" * (head.count("|") - 1))
+extra = []
+for d in dirs:
+    n = int(re.search(r"n(\d+)$", d).group(1))
+    r = {x["name"]: x for x in json.load(open(d + "/merge.json"))["results"]}
+    med = {k: statistics.median(v["times"]) for k, v in r.items()}
+    rss = {k: max(v["rss_kb"]) for k, v in r.items()}
+    try:
+        noop = [x["median"] for x in json.load(open(d + "/noop.json"))["results"]]
+    except OSError:
+        noop = None
+    c = list(map(int, open(d + "/counts").read().split()))
+    g, gp = med["git fetch + merges"], med["git fetch + merges + push"]
+    row = f"| {n:,} | {ms(g)} | {ms(gp)} |"
+    for name, _ in states:
+        row += f" {ms(med[name])} | **{med[name] / gp:.2f}** | {med[name] / g:.2f} |"
+    row += f" {mb(max(rss[name] for name, _ in states))} |"
+    row += f" {mb(max(rss['git fetch + merges'], rss['git fetch + merges + push']))} |"
+    row += f" {c[0]:,} | {c[1]:,} | {c[2]:,} ({c[3]:,}) |"
+    row += f" {ms(noop[0])} | {ms(noop[3])} |" if noop else " | |"
+    print(row)
+    for name in [k for k in med if k.startswith("compare: ")]:
+        extra.append(f"N={n:,}, COMPARE_BIN, {name[9:]}: {ms(med[name])}, ratio to git +push {med[name] / gp:.2f}, to git {med[name] / g:.2f}, RSS {mb(rss[name])}")
+print()
+for line in extra:
+    print(line)
 EOF
-done
 echo
-d="$WORK/n$MAIN_N"
-read -r ls g gp <<<"$(median "$d/merge.json")"
-python3 -c "import sys; ls,g=map(float,sys.argv[1:]); print(f'(a) n=$MAIN_N: learnsync {ls*1000:.0f} ms vs git fetch+merge {g*1000:.0f} ms: ratio {ls/g:.2f} (target <= 1.0)')" "$ls" "$g"
-read -r no _ gs off <<<"$(median "$WORK/n$NOOP_N/noop.json")"
-python3 -c "import sys; no,gs,off=map(float,sys.argv[1:]); print(f'(b) n=$NOOP_N: no-op sync {no*1000:.0f} ms with the watcher (target <= 150 ms), {off*1000:.0f} ms with watch: off; git status {gs*1000:.0f} ms')" "$no" "$gs" "$off"
-echo "(c) see the table above, and where one sync's time goes at each N (ms, median of"
-echo "    3 runs with LEARNSYNC_LOG=learnsync::timing=debug; fetch and push are the git binary's work):"
+echo "Where one sync's time goes (ms, medians over the timed runs, LEARNSYNC_LOG=learnsync::timing=debug;"
+echo "fetch and push are the git binary's work; µs/learning = the recompute step over the learnings touched):"
 echo
 python3 - $(for n in $ALL; do echo "$WORK/n$n"; done) <<'EOF'
-import re, sys
+import glob, re, statistics, sys
 groups = [
+    ("whole cycle", lambda s: s in ("open, recover, ask the watcher", "commit local work", "fetch, merge, recompute, push (all remotes)", "capture index", "search index", "events index")),
     ("commit local work", lambda s: s == "commit local work"),
     ("fetch", lambda s: s.startswith("fetch ") and "," not in s),
-    ("merge 10 heads", lambda s: s.startswith("merge ")),
+    ("merge the heads", lambda s: s.startswith("merge ")),
     ("recompute", lambda s: s == "recompute the affected learnings"),
+    ("  events index catch-up", lambda s: s == "  bring the events index along"),
     ("work tree + index", lambda s: s in ("diff the merged tree", "move the ref, write the work tree", "write the index")),
     ("push", lambda s: s.startswith("push ")),
     ("capture index", lambda s: s == "capture index"),
-    ("events index", lambda s: s == "events index"),
+    ("search index", lambda s: s == "search index"),
+    ("events index (first build)", lambda s: s == "events index"),
 ]
-import glob, statistics
 def steps(path):
     sums = {g: 0.0 for g, _ in groups}
     for line in open(path):
         m = re.search(r"DEBUG (.*): ([0-9.]+) ms$", line.rstrip())
-        if not m or m.group(1).startswith(" "):
-            continue
-        for g, match in groups:
-            if match(m.group(1)):
-                sums[g] += float(m.group(2))
-                break
+        if m:
+            for g, match in groups:
+                if match(m.group(1)):
+                    sums[g] += float(m.group(2))
     return sums
 cols = []
 for d in sys.argv[1:]:
-    runs = [steps(p) for p in sorted(glob.glob(d + "/steps-*.txt"))]
-    cols.append((re.search(r"n(\d+)$", d).group(1),
-                 {g: statistics.median(r[g] for r in runs) for g, _ in groups}))
-print("| step | " + " | ".join(f"N={int(n):,}" for n, _ in cols) + " |")
+    n = int(re.search(r"n(\d+)$", d).group(1))
+    touched = int(open(d + "/counts").read().split()[0])
+    for state, label in (("first", "first sync"), ("before", "synced before"), ("cmpfirst", "COMPARE_BIN first sync"), ("cmpbefore", "COMPARE_BIN synced before")):
+        runs = [steps(p) for p in sorted(glob.glob(f"{d}/steps-{state}-*.txt"))]
+        if runs:
+            med = {g: statistics.median(r[g] for r in runs) for g, _ in groups}
+            med["µs/learning"] = med["recompute"] * 1000 / max(touched, 1)
+            cols.append((f"N={n:,} {label}", med))
+rows = [g for g, _ in groups] + ["µs/learning"]
+print("| step | " + " | ".join(c for c, _ in cols) + " |")
 print("|---|" + "---:|" * len(cols))
-for g, _ in groups:
+for g in rows:
     print(f"| {g} | " + " | ".join(f"{s[g]:.0f}" for _, s in cols) + " |")
 EOF
-echo "Raw hyperfine JSON: $WORK/n*/merge.json, noop.json"
+echo
+echo "Raw JSON: $WORK/n*/merge.json (every run), noop.json; step logs: $WORK/n*/steps-*.txt"

@@ -6,11 +6,22 @@
 //! - `agents/hub` (and `agents/me`, same commit): the base — `LEARNINGS`
 //!   learnings in `a0..a9/<id>.md` and `EVENTS` events in
 //!   `events/<agent>/<YYYY-MM>.jsonl`, plus `.learnsync/policy.yaml`;
-//! - with `--branches`: `agents/a0..a<B-1>`, each the base plus one commit by
-//!   that agent adding `ADD_LEARNINGS` learnings and `ADD_EVENTS` events (half
-//!   on its new learnings, half on `ADD_LEARNINGS/2` base learnings that no
-//!   other branch touches), with the derived fields of every touched learning
-//!   recomputed — exactly the commit a `learnsync sync` of that agent makes.
+//! - with `--branches`: `agents/a0..a<B-1>`, each the base plus commits by
+//!   that agent adding `ADD_LEARNINGS` learnings and `ADD_EVENTS` events, with
+//!   the derived fields of every touched learning recomputed — exactly the
+//!   commits a `learnsync sync` of that agent makes. Two workloads:
+//!   - `--workload add` (the default; issue 4): one commit; half the events
+//!     on its new learnings, half on `ADD_LEARNINGS/2` base learnings that no
+//!     other branch touches;
+//!   - `--workload apply` (issue 13: agents mostly *apply* what they know):
+//!     `--commits C` commits sharing the additions; `--existing-share P`
+//!     percent of the events (70) about base learnings drawn at random among
+//!     those with a correction (an L0 is never suggested, so never applied),
+//!     overlapping between branches; the rest about the branch's own new
+//!     learnings of that commit or an earlier one.
+//!
+//! `--source-agents K` spreads the base learnings (and the base events'
+//! writers) over `a0..a<K-1>` (10).
 //!
 //! Every file is written by the library's own writers (`Learning::to_markdown`,
 //! `Event::to_line`, `event::union`, `trust::derive`), so the fixture is
@@ -21,17 +32,18 @@
 //!   sync_fixture --hub DIR --policy FILE --learnings N --events N base
 //!   sync_fixture --hub DIR --policy FILE --learnings N --events N \
 //!                --branches B --add-learnings N --add-events N branches
+//!   (either with [--source-agents K] [--workload add|apply] [--commits C]
+//!   [--existing-share P]; both runs take the same arguments)
 
 use learnsync::event::{self, Event, Outcome};
 use learnsync::learning::Learning;
 use learnsync::policy::{POLICY_PATH, Policy, TrustPolicy};
 use learnsync::timestamp::Timestamp;
 use learnsync::trust;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-const AGENTS: usize = 10;
 /// 2025-01-01T00:00:00Z: the first base learning.
 const T0: i64 = 1_735_689_600;
 /// 2026-06-30T00:00:00Z: the last base learning.
@@ -79,7 +91,17 @@ struct Args {
     branches: usize,
     add_learnings: usize,
     add_events: usize,
+    source_agents: usize,
+    workload: Workload,
+    commits: usize,
+    existing_share: u64,
     mode: String,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Workload {
+    Add,
+    Apply,
 }
 
 fn parse_args() -> Args {
@@ -91,6 +113,10 @@ fn parse_args() -> Args {
         branches: 10,
         add_learnings: 100,
         add_events: 1_000,
+        source_agents: 10,
+        workload: Workload::Add,
+        commits: 1,
+        existing_share: 70,
         mode: String::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -104,6 +130,16 @@ fn parse_args() -> Args {
             "--branches" => a.branches = val().parse().expect("--branches N"),
             "--add-learnings" => a.add_learnings = val().parse().expect("--add-learnings N"),
             "--add-events" => a.add_events = val().parse().expect("--add-events N"),
+            "--source-agents" => a.source_agents = val().parse().expect("--source-agents N"),
+            "--commits" => a.commits = val().parse().expect("--commits N"),
+            "--existing-share" => a.existing_share = val().parse().expect("--existing-share P"),
+            "--workload" => {
+                a.workload = match val().as_str() {
+                    "add" => Workload::Add,
+                    "apply" => Workload::Apply,
+                    w => panic!("--workload add|apply, not {w:?}"),
+                }
+            }
             "base" | "branches" => a.mode = arg.clone(),
             "--bench" => {} // passed by `cargo bench`
             other => panic!("unknown argument {other:?}"),
@@ -112,11 +148,12 @@ fn parse_args() -> Args {
     assert!(!a.hub.is_empty(), "--hub DIR is required");
     assert!(!a.policy.is_empty(), "--policy FILE is required");
     assert!(!a.mode.is_empty(), "say `base` or `branches`");
+    assert!(a.source_agents >= 1 && a.commits >= 1 && a.existing_share <= 100);
     a
 }
 
-fn agent(i: usize) -> String {
-    format!("a{}", i % AGENTS)
+fn agent(i: usize, agents: usize) -> String {
+    format!("a{}", i % agents.max(1))
 }
 
 fn outcome(rng: &mut Rng) -> Outcome {
@@ -161,7 +198,10 @@ fn base(args: &Args) -> (Vec<Learning>, Vec<Event>) {
     let n = args.learnings.max(1);
     let step = (T_LAST_LEARNING - T0) / n as i64;
     let learnings: Vec<Learning> = (0..n)
-        .map(|i| learning(0x1000_0000 + i as u64, agent(i), i, T0 + step * i as i64))
+        .map(|i| {
+            let who = agent(i, args.source_agents);
+            learning(0x1000_0000 + i as u64, who, i, T0 + step * i as i64)
+        })
         .collect();
     let mut rng = Rng(42);
     let events = (0..args.events)
@@ -170,7 +210,10 @@ fn base(args: &Args) -> (Vec<Learning>, Vec<Event>) {
             let l = &learnings[li];
             let from = l.captured_at.unix() + 3600;
             let at = from + rng.below((T_LAST_EVENT - from).max(1) as u64) as i64;
-            let a = agent(rng.below(AGENTS as u64) as usize);
+            let a = agent(
+                rng.below(args.source_agents as u64) as usize,
+                args.source_agents,
+            );
             Event {
                 id: rng.uuid(),
                 learning: l.id.clone(),
@@ -287,69 +330,10 @@ fn main() {
             s.file(&p, t.as_bytes());
         }
         writeln!(s.out, "reset refs/heads/agents/me\nfrom :1\n").unwrap();
+    } else if args.workload == Workload::Add {
+        branches_add(&args, &mut s, &learnings, &events, &base_by, &policy);
     } else {
-        // The base commit is the current agents/hub.
-        let base_ref = "refs/heads/agents/hub";
-        let all_base: Vec<&Event> = events.iter().collect();
-        let base_files = files(&all_base);
-        for b in 0..args.branches {
-            let me = format!("a{b}");
-            let mut rng = Rng(0xB000 + b as u64);
-            let new: Vec<Learning> = (0..args.add_learnings)
-                .map(|j| {
-                    let n = 1_000_000 * (b + 1) + j;
-                    learning(
-                        0x2000_0000 + n as u64,
-                        me.clone(),
-                        n,
-                        T_BRANCH + (b * 3600 + j * 10) as i64,
-                    )
-                })
-                .collect();
-            // Base learnings this branch touches: disjoint from other branches'.
-            let touched_n = (args.add_learnings / 2).max(1);
-            let touched: Vec<&Learning> = (0..touched_n)
-                .map(|m| &learnings[(b * touched_n + m) % learnings.len()])
-                .collect();
-            let added: Vec<Event> = (0..args.add_events)
-                .map(|k| {
-                    let target = if k % 2 == 0 && !new.is_empty() {
-                        &new[(k / 2) % new.len()]
-                    } else {
-                        touched[(k / 2) % touched.len()]
-                    };
-                    Event {
-                        id: rng.uuid(),
-                        learning: target.id.clone(),
-                        agent: me.clone(),
-                        at: Timestamp::from_unix(
-                            T_BRANCH_EVENTS + rng.below(BRANCH_EVENTS_SPAN as u64) as i64,
-                        ),
-                        outcome: outcome(&mut rng),
-                    }
-                })
-                .collect();
-            let added_by = by_learning(&added);
-            s.commit(
-                &format!("refs/heads/agents/{me}"),
-                10 + b as u32,
-                T_BRANCH_EVENTS + BRANCH_EVENTS_SPAN,
-                &format!("learnsync: bench commit from {me}"),
-                Some(base_ref),
-            );
-            for l in new.iter().chain(touched.iter().copied()) {
-                let mut mine: Vec<&Event> = base_by.get(l.id.as_str()).cloned().unwrap_or_default();
-                mine.extend(added_by.get(l.id.as_str()).cloned().unwrap_or_default());
-                s.file(&path_of(l), derived(l, &mine, &policy).as_bytes());
-            }
-            for (p, t) in files(&added.iter().collect::<Vec<_>>()) {
-                let merged = match base_files.get(&p) {
-                    Some(old) => event::union(&[old, &t]),
-                    None => t,
-                };
-                s.file(&p, merged.as_bytes());
-            }
-        }
+        branches_apply(&args, &mut s, &learnings, &events, &base_by, &policy);
     }
     writeln!(s.out, "done").unwrap();
     s.out.flush().unwrap();
@@ -361,4 +345,165 @@ fn main() {
         args.mode,
         started.elapsed().as_secs_f64()
     );
+}
+
+/// The branch's new learnings (`add_learnings` of them, in `a<b>/`).
+fn new_learnings(args: &Args, b: usize) -> Vec<Learning> {
+    let me = format!("a{b}");
+    (0..args.add_learnings)
+        .map(|j| {
+            let n = 1_000_000 * (b + 1) + j;
+            learning(
+                0x2000_0000 + n as u64,
+                me.clone(),
+                n,
+                T_BRANCH + (b * 3600 + j * 10) as i64,
+            )
+        })
+        .collect()
+}
+
+/// Issue 4's branches: one commit each; half the events on the branch's new
+/// learnings, half on base learnings no other branch touches.
+fn branches_add<W: Write>(
+    args: &Args,
+    s: &mut Stream<W>,
+    learnings: &[Learning],
+    events: &[Event],
+    base_by: &BTreeMap<&str, Vec<&Event>>,
+    policy: &TrustPolicy,
+) {
+    // The base commit is the current agents/hub.
+    let base_ref = "refs/heads/agents/hub";
+    let all_base: Vec<&Event> = events.iter().collect();
+    let base_files = files(&all_base);
+    for b in 0..args.branches {
+        let me = format!("a{b}");
+        let mut rng = Rng(0xB000 + b as u64);
+        let new = new_learnings(args, b);
+        // Base learnings this branch touches: disjoint from other branches'.
+        let touched_n = (args.add_learnings / 2).max(1);
+        let touched: Vec<&Learning> = (0..touched_n)
+            .map(|m| &learnings[(b * touched_n + m) % learnings.len()])
+            .collect();
+        let added: Vec<Event> = (0..args.add_events)
+            .map(|k| {
+                let target = if k % 2 == 0 && !new.is_empty() {
+                    &new[(k / 2) % new.len()]
+                } else {
+                    touched[(k / 2) % touched.len()]
+                };
+                Event {
+                    id: rng.uuid(),
+                    learning: target.id.clone(),
+                    agent: me.clone(),
+                    at: Timestamp::from_unix(
+                        T_BRANCH_EVENTS + rng.below(BRANCH_EVENTS_SPAN as u64) as i64,
+                    ),
+                    outcome: outcome(&mut rng),
+                }
+            })
+            .collect();
+        let added_by = by_learning(&added);
+        s.commit(
+            &format!("refs/heads/agents/{me}"),
+            10 + b as u32,
+            T_BRANCH_EVENTS + BRANCH_EVENTS_SPAN,
+            &format!("learnsync: bench commit from {me}"),
+            Some(base_ref),
+        );
+        for l in new.iter().chain(touched.iter().copied()) {
+            let mut mine: Vec<&Event> = base_by.get(l.id.as_str()).cloned().unwrap_or_default();
+            mine.extend(added_by.get(l.id.as_str()).cloned().unwrap_or_default());
+            s.file(&path_of(l), derived(l, &mine, policy).as_bytes());
+        }
+        for (p, t) in files(&added.iter().collect::<Vec<_>>()) {
+            let merged = match base_files.get(&p) {
+                Some(old) => event::union(&[old, &t]),
+                None => t,
+            };
+            s.file(&p, merged.as_bytes());
+        }
+    }
+}
+
+/// Issue 13's branches: agents that mostly apply what the team already
+/// knows. Each branch is `commits` commits of its agent's sync; each commit
+/// adds its share of the new learnings and events, `existing_share` percent
+/// of the events about base learnings with a correction (any branch may
+/// pick the same one), the rest about the branch's new learnings so far.
+fn branches_apply<W: Write>(
+    args: &Args,
+    s: &mut Stream<W>,
+    learnings: &[Learning],
+    events: &[Event],
+    base_by: &BTreeMap<&str, Vec<&Event>>,
+    policy: &TrustPolicy,
+) {
+    let base_ref = "refs/heads/agents/hub";
+    let all_base: Vec<&Event> = events.iter().collect();
+    let base_files = files(&all_base);
+    let suggested: Vec<&Learning> = learnings.iter().filter(|l| l.has_correction()).collect();
+    let commits = args.commits;
+    let span = BRANCH_EVENTS_SPAN / commits as i64;
+    for b in 0..args.branches {
+        let me = format!("a{b}");
+        let mut rng = Rng(0xC000 + b as u64);
+        let new = new_learnings(args, b);
+        // Everything this branch has added so far, by learning.
+        let mut added: Vec<Event> = Vec::new();
+        for c in 0..commits {
+            let upto = args.add_learnings * (c + 1) / commits;
+            let from_new = args.add_learnings * c / commits;
+            let n_events = args.add_events * (c + 1) / commits - args.add_events * c / commits;
+            let t0 = T_BRANCH_EVENTS + span * c as i64;
+            let mut touched: BTreeSet<usize> = BTreeSet::new(); // base index
+            let mut touched_new: BTreeSet<usize> = (from_new..upto).collect();
+            let mut this: Vec<Event> = Vec::new();
+            for _ in 0..n_events {
+                let existing = upto == 0 || rng.below(100) < args.existing_share;
+                let target = if existing && !suggested.is_empty() {
+                    let k = rng.below(suggested.len() as u64) as usize;
+                    touched.insert(k);
+                    suggested[k]
+                } else {
+                    let k = rng.below(upto.max(1) as u64) as usize;
+                    touched_new.insert(k);
+                    &new[k]
+                };
+                this.push(Event {
+                    id: rng.uuid(),
+                    learning: target.id.clone(),
+                    agent: me.clone(),
+                    at: Timestamp::from_unix(t0 + rng.below(span.max(1) as u64) as i64),
+                    outcome: outcome(&mut rng),
+                });
+            }
+            added.extend(this);
+            let added_by = by_learning(&added);
+            s.commit(
+                &format!("refs/heads/agents/{me}"),
+                (1000 + b * commits + c) as u32,
+                t0 + span,
+                &format!("learnsync: bench commit {} of {commits} from {me}", c + 1),
+                (c == 0).then_some(base_ref),
+            );
+            let targets = touched_new
+                .iter()
+                .map(|&k| &new[k])
+                .chain(touched.iter().map(|&k| suggested[k]));
+            for l in targets {
+                let mut mine: Vec<&Event> = base_by.get(l.id.as_str()).cloned().unwrap_or_default();
+                mine.extend(added_by.get(l.id.as_str()).cloned().unwrap_or_default());
+                s.file(&path_of(l), derived(l, &mine, policy).as_bytes());
+            }
+            for (p, t) in files(&added.iter().collect::<Vec<_>>()) {
+                let merged = match base_files.get(&p) {
+                    Some(old) => event::union(&[old, &t]),
+                    None => t,
+                };
+                s.file(&p, merged.as_bytes());
+            }
+        }
+    }
 }

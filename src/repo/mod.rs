@@ -377,6 +377,80 @@ impl Repo {
         Ok(blob.data.clone())
     }
 
+    /// Drops the decoded trees and blobs kept so far: for a caller done
+    /// with this tree's objects, before work that does not need them (the
+    /// caches are most of a sync's memory).
+    pub fn release_caches(&self) {
+        *self.trees.borrow_mut() = TreeCache::default();
+        *self.blobs.borrow_mut() = BlobCache::default();
+    }
+
+    /// Reads `ids` into the blob cache, in the order they lie in their
+    /// packs, so that a later [`Repo::read_blob`] of each is a copy.
+    ///
+    /// A packed blob is mostly a delta on an earlier object of its pack, up
+    /// to 50 deep; read in any order, each blob inflates its whole chain
+    /// (most of a sync's reading time, measured). In pack order the object
+    /// a blob is a delta on was usually decoded just before it and is still
+    /// in gix's delta-base cache, so each costs about one inflate. Best
+    /// effort: what cannot be placed or read is left for `read_blob` to
+    /// read (and report) itself.
+    pub fn prefetch_blobs(&self, ids: impl IntoIterator<Item = ObjectId>) {
+        let mut wanted: Vec<ObjectId> = {
+            let cache = self.blobs.borrow();
+            if cache.bytes >= BLOB_CACHE_BYTES {
+                return;
+            }
+            ids.into_iter()
+                .filter(|id| !cache.by_id.contains_key(id))
+                .collect()
+        };
+        wanted.sort_unstable();
+        wanted.dedup();
+        if wanted.len() < 2 {
+            return;
+        }
+        let packs = self.pack_indexes();
+        let mut placed: Vec<(usize, u64, ObjectId)> = wanted
+            .into_iter()
+            .map(|id| {
+                packs
+                    .iter()
+                    .enumerate()
+                    .find_map(|(p, index)| {
+                        index
+                            .lookup(id)
+                            .map(|i| (p, index.pack_offset_at_index(i), id))
+                    })
+                    .unwrap_or((usize::MAX, 0, id))
+            })
+            .collect();
+        placed.sort_unstable_by_key(|&(p, offset, _)| (p, offset));
+        for (_, _, id) in placed {
+            if self.read_blob(id).is_err() || self.blobs.borrow().bytes >= BLOB_CACHE_BYTES {
+                return;
+            }
+        }
+    }
+
+    /// The pack indexes of the object store, as they are now (a fetch
+    /// adds packs, so they are not kept).
+    fn pack_indexes(&self) -> Vec<gix::odb::pack::index::File> {
+        let dir = self.git.common_dir().join("objects").join("pack");
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = read
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+            .collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .filter_map(|p| gix::odb::pack::index::File::at(&p, self.git.object_hash()).ok())
+            .collect()
+    }
+
     /// A tree, decoded once per process.
     pub fn tree(&self, id: ObjectId) -> Result<Rc<Tree>> {
         if let Some(t) = self.trees.borrow().by_id.get(&id) {

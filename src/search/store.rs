@@ -426,6 +426,32 @@ fn catch_up_with(
     let base = SegmentSource::new(segment);
     let base_doc = |id: &str| base.postings(&format!("{ID}{id}")).first().map(|&(d, _)| d);
 
+    // A change that will be folded into a rebuild anyway (each changed
+    // learning with a document in the segment adds a removal, and removals
+    // only grow) is rebuilt now, without weighing its documents first.
+    let fold_at = DELTA_MIN_FOLD.max(segment.len() as usize / 10);
+    let removals = changed
+        .iter()
+        .filter_map(|p| match paths::classify(p) {
+            RepoPath::Learning { id, .. } => base_doc(id),
+            _ => None,
+        })
+        .chain(delta.removed.iter().copied())
+        .collect::<HashSet<_>>()
+        .len();
+    if removals > fold_at {
+        rebuild(dir, config)?;
+        return Ok(());
+    }
+    // The blobs read below, read once in pack order (a sync changes
+    // thousands of learnings; in any other order each inflates its chain).
+    repo.prefetch_blobs(changed.iter().flat_map(|rel| {
+        let events = matches!(paths::classify(rel), RepoPath::Events { .. });
+        let old = events.then(|| repo.blob_id_at(old_tree, rel).ok().flatten());
+        [repo.blob_id_at(new_tree, rel).ok().flatten(), old.flatten()]
+            .into_iter()
+            .flatten()
+    }));
     // Events first: their new lines tally ineffective and recurred outcomes.
     let mut increments: HashMap<String, Tally> = HashMap::new();
     for rel in changed

@@ -261,10 +261,33 @@ pub fn recompute(
     let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
     let events = index.for_ids(ids)?;
+    // Every blob the loop reads (each candidate file, and its version
+    // before), read once in pack order first.
+    let folders: Vec<(String, std::rc::Rc<crate::repo::Tree>)> = repo
+        .tree(tree)?
+        .entries
+        .iter()
+        .filter(|e| e.is_tree)
+        .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
+        .collect::<Result<_>>()?;
+    let mut wanted = Vec::new();
+    for id in ids {
+        let file = format!("{id}.md");
+        for (name, folder) in &folders {
+            if let Some(e) = folder.get(&file).filter(|e| e.is_blob) {
+                wanted.push(e.id);
+                if let Some(was) = repo.blob_id_at(before, &format!("{name}/{file}"))? {
+                    wanted.push(was);
+                }
+            }
+        }
+    }
+    repo.prefetch_blobs(wanted);
     for id in ids {
         let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
             continue;
         };
+        let recorded = learning.trust_level;
         let mine: Vec<&Event> = events
             .get(id)
             .map(|v| v.iter().collect())
@@ -278,10 +301,15 @@ pub fn recompute(
                 bytes,
             });
         }
-        let previous = repo
-            .blob_at(before, &rel)?
-            .and_then(|b| Learning::parse(&b).ok())
-            .map_or(TrustLevel::L1, |l| l.trust_level);
+        let was = repo.blob_id_at(before, &rel)?;
+        let previous = if was.is_some() && was == repo.blob_id_at(tree, &rel)? {
+            recorded
+        } else {
+            was.map(|id| repo.read_blob(id))
+                .transpose()?
+                .and_then(|b| Learning::parse(&b).ok())
+                .map_or(TrustLevel::L1, |l| l.trust_level)
+        };
         if learning.trust_level != previous && learning.trust_level.max(previous) >= TrustLevel::L2
         {
             levels.push(LevelChange {

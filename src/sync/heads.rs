@@ -218,6 +218,21 @@ pub fn merge_head(
         id.map(|id| repo.read_blob(id)).transpose()
     };
     let mut affected: BTreeSet<String> = BTreeSet::new();
+    // Every blob the loop below reads, read once in pack order (see
+    // `Repo::prefetch_blobs`): the same reads, in a fraction of the time.
+    repo.prefetch_blobs(diffs.iter().flat_map(|d| {
+        let kind = paths::classify(&d.path);
+        let events = matches!(kind, RepoPath::Events { .. });
+        let both = !fast_forward || events;
+        let base = !fast_forward && needs_base(&kind, d.ours.is_some(), d.theirs.is_some());
+        [
+            d.ours.filter(|_| both),
+            d.theirs.filter(|_| both),
+            d.base.filter(|_| base),
+        ]
+        .into_iter()
+        .flatten()
+    }));
     if fast_forward {
         for d in &diffs {
             // Only an events file's lines are needed to know whom it is about.
@@ -240,13 +255,12 @@ pub fn merge_head(
     let mut conflicts_kept = Vec::new();
     for d in &diffs {
         let (o, t) = (read(d.ours)?, read(d.theirs)?);
-        // The base only matters for a deletion, or a line merge of other files.
-        let needs_base = match paths::classify(&d.path) {
-            RepoPath::Events { .. } => false,
-            RepoPath::Learning { .. } => o.is_none() || t.is_none(),
-            _ => true,
+        let kind = paths::classify(&d.path);
+        let b = if needs_base(&kind, o.is_some(), t.is_some()) {
+            read(d.base)?
+        } else {
+            None
         };
-        let b = if needs_base { read(d.base)? } else { None };
         let result = merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref());
         note_affected(
             &d.path,
@@ -307,6 +321,16 @@ pub fn merge_head(
         conflicts_kept,
         affected,
     })
+}
+
+/// Whether merging a path needs its base version: only for a deletion of
+/// a learning, or a line merge of other files (events are a union).
+fn needs_base(kind: &RepoPath<'_>, ours: bool, theirs: bool) -> bool {
+    match kind {
+        RepoPath::Events { .. } => false,
+        RepoPath::Learning { .. } => !ours || !theirs,
+        _ => true,
+    }
 }
 
 /// Adds the learnings a changed path is about: a learning's or review's

@@ -30,8 +30,23 @@ impl Lap {
     pub(crate) fn done(&mut self, step: &str) {
         let now = Instant::now();
         tracing::debug!(target: "learnsync::timing", "{step}: {:.1} ms", (now - self.0).as_secs_f64() * 1e3);
+        if tracing::enabled!(target: "learnsync::memory", tracing::Level::DEBUG) {
+            tracing::debug!(target: "learnsync::memory", "{step}: {}", peak_rss());
+        }
         self.0 = now;
     }
+}
+
+/// The process's resident memory now and at its peak (Linux; empty
+/// elsewhere), for `LEARNSYNC_LOG=learnsync::memory=debug`.
+fn peak_rss() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What the user asked of this cycle.
@@ -203,6 +218,9 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     } else {
         remotes::exchange(&repo, &dir, config, options, &mut report)?;
     }
+    // The indexes below read few of the objects the merges kept, and one
+    // opens its own repository: their peak memory need not add to ours.
+    repo.release_caches();
     lap.done("fetch, merge, recompute, push (all remotes)");
     // What the cycle computed with and could not use, said once.
     if let Some(head) = repo.head_commit()? {

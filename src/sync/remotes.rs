@@ -174,6 +174,34 @@ fn http_token(
     crate::gitea::TokenSource::from_config(config).and_then(|source| source.resolve().ok())
 }
 
+/// Reads every blob the heads bring that our tree lacks, all heads at
+/// once, in pack order: the fetch put them in one pack, where a blob is
+/// mostly a delta on another head's version of the same file, so one pass
+/// over all of them inflates each chain once (head by head, each pass
+/// walked the chains again). Only a cache: the merges read what they need.
+fn prefetch_heads(
+    repo: &Repo,
+    start: ObjectId,
+    heads: &[(String, ObjectId)],
+) -> Result<(), SyncError> {
+    let ours = repo.commit_tree(start)?;
+    let mut wanted = Vec::new();
+    for (_, theirs) in heads {
+        // A head already in ours is not merged (a no-op sync sees only those).
+        if *theirs == start || repo.merge_base(start, *theirs)? == Some(*theirs) {
+            continue;
+        }
+        let tree = repo.commit_tree(*theirs)?;
+        wanted.extend(
+            heads::diff_trees(repo, ours, tree)?
+                .into_iter()
+                .filter_map(|d| d.theirs),
+        );
+    }
+    repo.prefetch_blobs(wanted);
+    Ok(())
+}
+
 /// Merges every head into ours, then moves the ref once and updates the
 /// work tree and index (crash-safe through the cycle marker).
 fn merge_all(
@@ -196,6 +224,7 @@ fn merge_all(
     let recorded = crate::hub::recorded(&dir.state());
     let main = crate::hub::main_state(repo, hub, &recorded)?;
     let mut affected = main.changed_since(&recorded);
+    prefetch_heads(repo, start, heads)?;
     for (label, theirs) in heads {
         let merged = merge_head(repo, head, *theirs, label, &who)?;
         if let Some(new) = merged.head {
@@ -253,6 +282,7 @@ fn merge_all(
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
     let mut writes = Vec::new();
+    repo.prefetch_blobs(diffs.iter().flat_map(|d| [d.ours, d.theirs]).flatten());
     for d in &diffs {
         let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
         let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
