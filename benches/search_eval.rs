@@ -2,6 +2,9 @@
 //! measures quality, and writes the large dirs whose speed the script times).
 //!
 //!   search_eval eval DIR QUERIES [--misses]
+//!       (`--misses`: the tune half's queries not answered first, with where
+//!       the answer was: at N, not in the top 5, or answered when it should
+//!       be empty)
 //!       recall@1, recall@5 and MRR per query kind, and the share of
 //!       unanswerable queries answered with nothing, for (a) learnsync
 //!       (through the on-disk index, as `suggest` runs), (b) plain BM25 over
@@ -13,6 +16,9 @@
 //!       halves apart (the defaults were tuned on `tune` only).
 //!   search_eval tune DIR QUERIES
 //!       a grid over the query-side knobs, on the `tune` half, in memory.
+//!   search_eval explain DIR TEXT
+//!       the text's units and the maximum, then the top 5 with relevance,
+//!       those below the threshold too (marked): how far a refusal was.
 //!   search_eval gen FIXTURE_LEARNINGS OUT N [SEED]
 //!       N synthetic learnings in OUT/<agent>/<id>.md, varied from the
 //!       fixture's shapes (other projects, paths, numbers and names), one in
@@ -401,7 +407,14 @@ fn eval(dir: &Path, queries_path: &Path, misses: bool) {
                 Some(w) => ans.first() == Some(w),
             };
             if !ok {
-                eprintln!("\nMISS [{}/{}] {}", q.kind, q.split, q.q);
+                let at = match &q.expect {
+                    None => "answered".to_string(),
+                    Some(w) => ans
+                        .iter()
+                        .position(|x| x == w)
+                        .map_or("not in the top 5".to_string(), |p| format!("at {}", p + 1)),
+                };
+                eprintln!("\nMISS [{}/{}] ({at}) {}", q.kind, q.split, q.q);
                 if let Some(w) = &q.expect {
                     eprintln!("  want: {}", title.get(w.as_str()).unwrap_or(&"?"));
                 }
@@ -631,9 +644,21 @@ fn main() {
                 limit: 5,
                 ..Request::default()
             };
-            for h in rank::rank(&index, &req, &Tuning::default()) {
+            // Below the threshold too (marked), to see how far a refused
+            // answer was from it.
+            let t = Tuning::default();
+            let loose = Tuning {
+                min_relevance: 0.0,
+                ..t
+            };
+            for h in rank::rank(&index, &req, &loose) {
+                let below = if h.relevance < t.min_relevance {
+                    " (below the threshold)"
+                } else {
+                    ""
+                };
                 println!(
-                    "{:.3} {:.3} {}  {:?}",
+                    "{:.3} {:.3} {}  {:?}{below}",
                     h.relevance, h.score, h.meta.title, h.terms
                 );
             }
