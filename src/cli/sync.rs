@@ -102,10 +102,12 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ));
         }
         for r in report.remotes.iter().filter(|r| r.pushed) {
-            ctx.say(format!(
-                "Pushed agents/{} to {}",
-                ctx.config.home_agent.value, r.name
-            ));
+            let agent = &ctx.config.home_agent.value;
+            ctx.say(if r.up_to_date {
+                format!("{} already has agents/{agent}", r.name)
+            } else {
+                format!("Pushed agents/{agent} to {}", r.name)
+            });
         }
     }
     Ok(if report.is_partial() {

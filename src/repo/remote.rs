@@ -10,8 +10,10 @@ use std::sync::atomic::AtomicBool;
 /// How a push went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PushOutcome {
-    /// The remote branch now points at our commit (or already did).
+    /// The remote branch now points at our commit.
     Pushed,
+    /// It already did: git sent nothing.
+    UpToDate,
     /// Not a fast-forward: someone else got there first.
     Rejected(String),
     /// Anything else: unreachable, auth, a hook said no.
@@ -169,7 +171,13 @@ impl Repo {
         }
         let summary = crate::redact::redact(text.trim()).into_owned();
         if out.status.success() {
-            PushOutcome::Pushed
+            // `--porcelain` flags each ref: `=` is "[up to date]".
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if stdout.lines().any(|l| l.starts_with('=')) {
+                PushOutcome::UpToDate
+            } else {
+                PushOutcome::Pushed
+            }
         } else if text.contains("[rejected]")
             || text.contains("non-fast-forward")
             || text.contains("fetch first")

@@ -89,6 +89,9 @@ pub struct RemoteReport {
     pub fetched: bool,
     /// The remote's branch is at our head after the cycle (pushed now, or already there).
     pub pushed: bool,
+    /// It was there already: nothing was sent.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub up_to_date: bool,
     pub push_attempts: u32,
     pub errors: Vec<String>,
 }

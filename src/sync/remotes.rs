@@ -107,6 +107,7 @@ pub fn exchange(
                 && repo.ref_commit(&format!("refs/remotes/{}/{branch}", r.name))? == ours
             {
                 rep.pushed = true;
+                rep.up_to_date = true;
                 continue;
             }
             for attempt in 1..=PUSH_ATTEMPTS {
@@ -117,6 +118,11 @@ pub fn exchange(
                 match pushed {
                     PushOutcome::Pushed => {
                         rep.pushed = true;
+                        break;
+                    }
+                    PushOutcome::UpToDate => {
+                        rep.pushed = true;
+                        rep.up_to_date = true;
                         break;
                     }
                     PushOutcome::Rejected(why) if attempt < PUSH_ATTEMPTS => {
