@@ -73,36 +73,11 @@ impl HubRepo {
     }
 
     fn git(&self) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.arg("--git-dir")
-            .arg(&self.path)
-            .arg("--literal-pathspecs")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("TZ", "UTC")
-            .stdin(Stdio::null());
-        cmd
+        bare_git(&self.path)
     }
 
-    fn run(&self, mut cmd: Command, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
-        if stdin.is_some() {
-            cmd.stdin(Stdio::piped());
-        }
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| format!("spawn git: {e}"))?;
-        if let Some(input) = stdin
-            && let Some(mut pipe) = child.stdin.take()
-        {
-            use std::io::Write;
-            pipe.write_all(input)
-                .map_err(|e| format!("git stdin: {e}"))?;
-        }
-        let out = child.wait_with_output().map_err(|e| format!("git: {e}"))?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-        }
-        Ok(out.stdout)
+    fn run(&self, cmd: Command, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+        run_git(cmd, stdin)
     }
 
     fn text(&self, args: &[&str]) -> Result<String, String> {
@@ -430,4 +405,39 @@ pub fn blob_sha(bytes: &[u8]) -> String {
         .wait_with_output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default()
+}
+
+/// git on the bare repository at `path`, with no user or system config.
+pub(super) fn bare_git(path: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("--git-dir")
+        .arg(path)
+        .arg("--literal-pathspecs")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("TZ", "UTC")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs `cmd` (feeding `stdin`); its stdout, or its stderr as the error.
+pub(super) fn run_git(mut cmd: Command, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+    if stdin.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| format!("spawn git: {e}"))?;
+    if let Some(input) = stdin
+        && let Some(mut pipe) = child.stdin.take()
+    {
+        use std::io::Write;
+        pipe.write_all(input)
+            .map_err(|e| format!("git stdin: {e}"))?;
+    }
+    let out = child.wait_with_output().map_err(|e| format!("git: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(out.stdout)
 }

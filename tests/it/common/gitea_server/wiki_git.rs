@@ -2,7 +2,7 @@
 //! branch tip and one real commit per write, with explicit identities.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A commit as the wiki API reports it.
@@ -47,36 +47,11 @@ impl WikiRepo {
     }
 
     fn git(&self) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.arg("--git-dir")
-            .arg(&self.path)
-            .arg("--literal-pathspecs")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("TZ", "UTC")
-            .stdin(Stdio::null());
-        cmd
+        super::hub_git::bare_git(&self.path)
     }
 
-    fn run(&self, mut cmd: Command, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
-        if stdin.is_some() {
-            cmd.stdin(Stdio::piped());
-        }
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| format!("spawn git: {e}"))?;
-        if let Some(input) = stdin
-            && let Some(mut pipe) = child.stdin.take()
-        {
-            use std::io::Write;
-            pipe.write_all(input)
-                .map_err(|e| format!("git stdin: {e}"))?;
-        }
-        let out = child.wait_with_output().map_err(|e| format!("git: {e}"))?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-        }
-        Ok(out.stdout)
+    fn run(&self, cmd: Command, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+        super::hub_git::run_git(cmd, stdin)
     }
 
     fn text(&self, args: &[&str]) -> Result<String, String> {
