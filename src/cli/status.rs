@@ -109,8 +109,8 @@ fn print_daemon(d: &crate::daemon::DaemonStatus) {
 /// A run record's time (`…T12:00:31.004Z`) to the second, as `last sync`
 /// shows its time; the records keep the milliseconds.
 fn to_seconds(stamp: &str) -> String {
-    match (stamp.find('.'), stamp.strip_suffix('Z')) {
-        (Some(dot), Some(_)) => format!("{}Z", &stamp[..dot]),
+    match stamp.split_once('.') {
+        Some((seconds, _)) if stamp.ends_with('Z') => format!("{seconds}Z"),
         _ => stamp.to_string(),
     }
 }
