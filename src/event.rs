@@ -210,6 +210,16 @@ pub fn learning_of(line: &str) -> Option<std::borrow::Cow<'_, str>> {
         .map(|e| std::borrow::Cow::Owned(e.learning))
 }
 
+/// The event id of a line written as learnsync writes it (`{"id":"…",`),
+/// read without parsing it; `None` for any other shape. A hint, like
+/// [`learning_of`]: a line that matters is parsed in full.
+pub fn id_of(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("{\"id\":\"")?;
+    let end = rest.find('"')?;
+    let id = &rest[..end];
+    (!id.is_empty() && !id.contains('\\') && rest[end..].starts_with("\",")).then_some(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +246,35 @@ mod tests {
         let back = Event::parse_line(&line).expect("parses");
         assert_eq!(back.to_line(), line);
         assert_eq!(back.file_path(), "events/claude/2026-08.jsonl");
+    }
+
+    #[test]
+    fn the_quick_id_is_the_parsed_one_or_none() {
+        let line = ev("e-1", 1_786_795_200, Outcome::Recurred);
+        assert_eq!(id_of(&line), Some("e-1"));
+        assert_eq!(id_of(&format!("  {line}")), Some("e-1"));
+        // Escapes, other spacing or key order: left to the full parse.
+        assert_eq!(id_of(r#"{"id":"a\"b","learning":"x"}"#), None);
+        assert_eq!(id_of(r#"{ "id": "e1", "learning":"x"}"#), None);
+        assert_eq!(id_of(r#"{"learning":"x","id":"e1"}"#), None);
+        assert_eq!(id_of(r#"{"id":"","learning":"x"}"#), None);
+    }
+
+    proptest! {
+        #[test]
+        fn the_quick_id_never_disagrees_with_the_parse(id in "[ -~]{1,40}") {
+            let line = Event {
+                id: id.clone(),
+                learning: "learning-1".into(),
+                agent: "claude".into(),
+                at: Timestamp::from_unix(1_786_795_200),
+                outcome: Outcome::Effective,
+            }
+            .to_line();
+            if let Some(quick) = id_of(&line) {
+                prop_assert_eq!(quick, id.as_str());
+            }
+        }
     }
 
     #[test]

@@ -366,15 +366,9 @@ impl Repo {
     }
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
-        if let Some(bytes) = self.blobs.borrow().get(&id) {
-            return Ok(bytes);
-        }
-        let blob = self
-            .git
-            .find_blob(id)
-            .map_err(fail(format!("read blob {id}")))?;
-        self.blobs.borrow_mut().keep(id, &blob.data);
-        Ok(blob.data.clone())
+        let bytes = self.read_blob_once(id)?;
+        self.blobs.borrow_mut().keep(id, &bytes);
+        Ok(bytes)
     }
 
     /// Drops the decoded trees and blobs kept so far: for a caller done
@@ -410,6 +404,17 @@ impl Repo {
         if wanted.len() < 2 {
             return;
         }
+        for id in self.in_pack_order(wanted) {
+            if self.read_blob(id).is_err() || self.blobs.borrow().bytes >= BLOB_CACHE_BYTES {
+                return;
+            }
+        }
+    }
+
+    /// `ids` sorted by where they lie in the packs (loose objects last), the
+    /// order in which reading them costs about one inflate each (see
+    /// [`Repo::prefetch_blobs`]).
+    pub fn in_pack_order(&self, wanted: Vec<ObjectId>) -> Vec<ObjectId> {
         let packs = self.pack_indexes();
         let mut placed: Vec<(usize, u64, ObjectId)> = wanted
             .into_iter()
@@ -426,11 +431,25 @@ impl Repo {
             })
             .collect();
         placed.sort_unstable_by_key(|&(p, offset, _)| (p, offset));
-        for (_, _, id) in placed {
-            if self.read_blob(id).is_err() || self.blobs.borrow().bytes >= BLOB_CACHE_BYTES {
-                return;
-            }
+        placed.into_iter().map(|(_, _, id)| id).collect()
+    }
+
+    /// The object hash of the repository (SHA-1 today).
+    pub fn object_hash(&self) -> gix::hash::Kind {
+        self.git.object_hash()
+    }
+
+    /// A blob's bytes, read past the blob cache and not kept in it: for a
+    /// caller that reads each blob of a large tree once.
+    pub fn read_blob_once(&self, id: ObjectId) -> Result<Vec<u8>> {
+        if let Some(bytes) = self.blobs.borrow().get(&id) {
+            return Ok(bytes);
         }
+        let blob = self
+            .git
+            .find_blob(id)
+            .map_err(fail(format!("read blob {id}")))?;
+        Ok(blob.detach().data)
     }
 
     /// The pack indexes of the object store, as they are now (a fetch

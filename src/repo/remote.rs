@@ -153,11 +153,44 @@ impl Repo {
 
     /// Pushes `refs/heads/<branch>` to the same name on `remote`, never forcing.
     pub fn push(&self, remote: &str, branch: &str, token: Option<&SecretString>) -> PushOutcome {
+        self.start_push(remote, branch, token).finish()
+    }
+
+    /// Starts [`Repo::push`]: the git binary works while the caller does
+    /// something else; [`PendingPush::finish`] waits for it.
+    pub fn start_push(
+        &self,
+        remote: &str,
+        branch: &str,
+        token: Option<&SecretString>,
+    ) -> PendingPush {
         let spec = format!("refs/heads/{branch}:refs/heads/{branch}");
-        let out = git_command(self.root(), token)
+        let child = git_command(self.root(), token)
             .args(["push", "--porcelain", "--quiet", remote, &spec])
-            .output();
-        let out = match out {
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn();
+        PendingPush {
+            child,
+            token: token.cloned(),
+        }
+    }
+}
+
+/// A `git push` running (see [`Repo::start_push`]). Its output is a few
+/// lines (`--porcelain --quiet`), well within a pipe's buffer, so it never
+/// blocks on the caller before `finish`.
+pub struct PendingPush {
+    child: std::io::Result<std::process::Child>,
+    token: Option<SecretString>,
+}
+
+impl PendingPush {
+    /// Waits for the push and says how it went.
+    pub fn finish(self) -> PushOutcome {
+        let token = self.token.as_ref();
+        let out = match self.child.and_then(|c| c.wait_with_output()) {
             Ok(o) => o,
             Err(e) => return PushOutcome::Failed(format!("cannot run git: {e}")),
         };

@@ -40,6 +40,9 @@ pub struct Caught {
     pub rebuilt: bool,
 }
 
+/// The events index's page cache.
+const CACHE_BYTES: usize = 8 << 20;
+
 fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + '_ {
     move |e| fail(format!("events index: {action}"))(e.into())
 }
@@ -47,7 +50,15 @@ fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + 
 impl EventStore {
     /// Opens (or creates) the store at `path`.
     pub fn open(path: &Path) -> Result<Self> {
-        let db = match Database::builder().create(path) {
+        // redb's default page cache (1 GiB) would let one cycle's reads
+        // grow the process by tens of MiB; a cycle reads each page about
+        // once, so a small cache costs no speed.
+        let builder = || {
+            let mut b = Database::builder();
+            b.set_cache_size(CACHE_BYTES);
+            b
+        };
+        let db = match builder().create(path) {
             Ok(db) => db,
             Err(e @ redb::DatabaseError::DatabaseAlreadyOpen) => return Err(redb_err("open")(e)),
             // Unreadable: moved aside (never deleted) and started afresh, so
@@ -60,7 +71,7 @@ impl EventStore {
                     aside.display()
                 );
                 std::fs::rename(path, &aside).map_err(fail("events index: move aside"))?;
-                Database::builder().create(path).map_err(redb_err("open"))?
+                builder().create(path).map_err(redb_err("open"))?
             }
         };
         let store = EventStore { db };

@@ -216,13 +216,26 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let scanned_all = only.is_none().then_some(outcome.scanned);
     report.watched = only.is_some();
     outcome.fill(&mut report);
+    // The lookup indexes follow the tree the cycle ends on. When it pushes,
+    // they are brought along while the push (the git binary's work) runs; a
+    // push rejected and merged again moves HEAD on, and the rest is caught
+    // up after it.
+    let mut indexed = None;
     if options.stopping() {
         report.stopped = true;
     } else {
-        remotes::exchange(&repo, &dir, config, options, &mut report)?;
+        let mut before_push = || {
+            // The indexes read few of the objects the merges kept, and one
+            // opens its own repository: their memory need not add to the
+            // caches'.
+            repo.release_caches();
+            if let Ok(end) = repo.head_commit() {
+                update_indexes(config, &dir, start, end, changed_since(&repo, start, end));
+                indexed = Some(end);
+            }
+        };
+        remotes::exchange(&repo, &dir, config, options, &mut report, &mut before_push)?;
     }
-    // The indexes below read few of the objects the merges kept, and one
-    // opens its own repository: their peak memory need not add to ours.
     repo.release_caches();
     lap.done("fetch, merge, recompute, push (all remotes)");
     // What the cycle computed with and could not use, said once.
@@ -238,22 +251,11 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     report
         .problems
         .extend(crate::hub::read(&repo, &dir.state(), hub, None)?.problems);
-    // The capture hook's lookup index follows the tree: built once, then
-    // updated from the paths this cycle changed, so its cost follows them.
     let end = repo.head_commit()?;
-    match (start, end) {
-        _ if !crate::capture::index::exists(&dir) => crate::capture::index::refresh(config),
-        (Some(from), Some(to)) if from != to => {
-            crate::capture::index::update(config, &heads::changed_paths(&repo, from, to)?);
-        }
-        (None, Some(_)) => crate::capture::index::refresh(config),
-        _ => {}
-    }
-    lap.done("capture index");
-    // The search index follows the tree the same way (built the first time).
-    if start != end || !crate::search::store::exists(&dir) {
-        crate::search::update(config, &[]);
-        lap.done("search index");
+    match indexed {
+        Some(at) if at == end => {}
+        Some(at) => update_indexes(config, &dir, at, end, changed_since(&repo, at, end)),
+        None => update_indexes(config, &dir, start, end, changed_since(&repo, start, end)),
     }
     // The events index is kept from the first cycle on, so the first
     // recompute of a large repository does not read every event.
@@ -279,6 +281,46 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     }
     save_last(&dir, &report);
     Ok(report)
+}
+
+/// Repository paths whose blobs differ between two commits; `None` when
+/// there is nothing to diff from (or the diff failed): rebuild instead.
+fn changed_since(
+    repo: &Repo,
+    from: Option<gix::ObjectId>,
+    to: Option<gix::ObjectId>,
+) -> Option<Vec<String>> {
+    match (from, to) {
+        (Some(from), Some(to)) if from == to => Some(Vec::new()),
+        (Some(from), Some(to)) => heads::changed_paths(repo, from, to).ok(),
+        (_, None) => Some(Vec::new()),
+        (None, Some(_)) => None,
+    }
+}
+
+/// Brings the capture hook's lookup index and the search index from the
+/// tree of `from` to that of `to`, given what changed between them
+/// (`None`: unknown, rebuild). Each is built whole the first time. Both
+/// are caches: a failure is logged by them, never returned.
+fn update_indexes(
+    config: &Config,
+    dir: &LearningsDir,
+    from: Option<gix::ObjectId>,
+    to: Option<gix::ObjectId>,
+    changed: Option<Vec<String>>,
+) {
+    let mut lap = Lap::start();
+    match &changed {
+        _ if !crate::capture::index::exists(dir) => crate::capture::index::refresh(config),
+        None => crate::capture::index::refresh(config),
+        Some(paths) if !paths.is_empty() => crate::capture::index::update(config, paths),
+        Some(_) => {}
+    }
+    lap.done("capture index");
+    if from != to || !crate::search::store::exists(dir) {
+        crate::search::update(config, &[]);
+        lap.done("search index");
+    }
 }
 
 /// The last cycle's report as `status` shows it (`.git/learnsync/last-sync.json`).

@@ -29,12 +29,17 @@ pub fn configured(repo: &Repo, config: &Config) -> Vec<RemoteConfig> {
     }
 }
 
+/// Fetches, merges and pushes. `before_push` is called once, when the tree
+/// to push is final and its first push has started (the caller brings its
+/// indexes along while the git binary sends); not at all when nothing is
+/// pushed.
 pub fn exchange(
     repo: &Repo,
     dir: &LearningsDir,
     config: &Config,
     options: &SyncOptions,
     report: &mut SyncReport,
+    before_push: &mut dyn FnMut(),
 ) -> Result<(), SyncError> {
     let remotes = configured(repo, config);
     if remotes.is_empty() {
@@ -91,6 +96,7 @@ pub fn exchange(
     }
 
     if options.push {
+        let mut before_push = Some(before_push);
         let branch = crate::paths::agent_branch(&config.home_agent.value);
         for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
             if !r.push || !rep.errors.is_empty() {
@@ -113,7 +119,12 @@ pub fn exchange(
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
                 let mut lap = super::Lap::start();
-                let pushed = repo.push(&r.name, &branch, token.as_ref());
+                let pending = repo.start_push(&r.name, &branch, token.as_ref());
+                if let Some(f) = before_push.take() {
+                    f();
+                    lap.done("  while pushing");
+                }
+                let pushed = pending.finish();
                 lap.done(&format!("push {}", r.name));
                 match pushed {
                     PushOutcome::Pushed => {

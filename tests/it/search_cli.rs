@@ -27,6 +27,17 @@ fn corpus() -> Sandbox {
     sb
 }
 
+/// `add` of a learning nothing in the corpus is about.
+const FROBNICATOR: [&str; 7] = [
+    "add",
+    "--title",
+    "Frobnicator daemon will not start after an upgrade",
+    "--correction",
+    "delete /var/cache/frobnicator and restart it",
+    "--keyword",
+    "frobnicator",
+];
+
 fn ids(v: &Value) -> Vec<String> {
     v.as_array()
         .expect("an array")
@@ -337,18 +348,7 @@ fn a_learning_added_is_found_from_the_inbox_and_after_the_sync() {
         json(&sb.ok(&["suggest", "--json", text])),
         Value::Array(Vec::new())
     );
-    let id = sb
-        .ok(&[
-            "add",
-            "--title",
-            "Frobnicator daemon will not start after an upgrade",
-            "--correction",
-            "delete /var/cache/frobnicator and restart it",
-            "--keyword",
-            "frobnicator",
-        ])
-        .trim()
-        .to_string();
+    let id = sb.ok(&FROBNICATOR).trim().to_string();
     let found = ids(&json(&sb.ok(&["suggest", "--json", text])));
     assert_eq!(found.first(), Some(&id), "from the inbox, before any sync");
 
@@ -550,4 +550,97 @@ fn the_hook_helpers_answer_confidently_or_not_at_all() {
     let ctx = learnsync::search::context_block(&dir, None, Some("claude"), Some("shop"), 1000)
         .expect("context");
     assert!(ctx.markdown.chars().count() <= 1000 && !ctx.shown.is_empty());
+}
+
+#[test]
+fn a_rebuilt_index_is_heads_and_never_takes_an_uncommitted_claim_of_trust() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "claude"]);
+    let id = sb.ok(&FROBNICATOR).trim().to_string();
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let text = "the frobnicator daemon refuses to start after the upgrade";
+    let top = |sb: &Sandbox| json(&sb.ok(&["suggest", "--json", text]))[0].clone();
+    let before = top(&sb);
+    assert_eq!(before["id"], id.as_str());
+    assert_eq!(before["trust"], "L1");
+
+    // Edited in the work tree, not committed: a claim of L3 and another fix.
+    let list = json(&sb.ok(&["list", "--json"]));
+    let path = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|l| l["id"] == id.as_str())
+        .and_then(|l| l["path"].as_str())
+        .expect("path")
+        .to_string();
+    let file = sb.dir().join(&path);
+    let text_before = std::fs::read_to_string(&file).expect("read");
+    let forged = text_before
+        .replace("trust_level: L1", "trust_level: L3")
+        .replace("delete /var/cache/frobnicator", "reinstall the frobnicator");
+    assert_ne!(forged, text_before, "the edit applies");
+    std::fs::write(&file, forged).expect("edit");
+    std::fs::remove_dir_all(sb.dir().join(".git/learnsync/search")).expect("drop the index");
+    let rebuilt = top(&sb);
+    assert_eq!(rebuilt["trust"], "L1", "{rebuilt}");
+    assert_eq!(rebuilt["correction"], before["correction"], "HEAD's text");
+
+    // Committed by a sync, the edit counts; its trust is derived again.
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let synced = top(&sb);
+    assert_eq!(synced["trust"], "L1", "{synced}");
+    assert!(
+        synced["correction"]
+            .as_str()
+            .is_some_and(|c| c.contains("reinstall the frobnicator")),
+        "{synced}"
+    );
+}
+
+#[test]
+fn after_a_sync_that_pushed_the_index_already_holds_what_it_merged() {
+    use common::{Machine, bare};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let (a, b) = (Machine::new(tmp.path(), "a"), Machine::new(tmp.path(), "b"));
+    for (m, agent) in [(&a, "claude"), (&b, "codex")] {
+        m.ok(&["init", "--agent", agent]);
+        m.git(&["remote", "add", "origin", &hub.display().to_string()]);
+        m.ok(&["sync"]);
+    }
+    let id = a.ok(&FROBNICATOR).trim().to_string();
+    a.ok(&["sync"]);
+    // `suggest` would catch the index up first; a hook never does.
+    let hook = |m: &Machine| {
+        let mut child = m
+            .cmd(&["capture", "--format", "claude"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn capture");
+        let payload = serde_json::json!({
+            "session_id": "s1", "cwd": "/home/dev/shop",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "the frobnicator daemon will not start after an upgrade",
+        });
+        std::io::Write::write_all(
+            &mut child.stdin.take().expect("stdin"),
+            payload.to_string().as_bytes(),
+        )
+        .expect("payload");
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(hook(&b), "", "b has not synced a's learning yet");
+    b.ok(&["add", "--title", "b's own", "--correction", "b's fix"]);
+    b.ok(&["sync"]);
+    let head = b.git(&["rev-parse", "HEAD"]);
+    let pushed = common::git_in(&hub, &b.home, &["rev-parse", "agents/codex"]);
+    assert_eq!(head, pushed, "b pushed its merge");
+    let said = hook(&b);
+    assert!(said.contains(&id), "the hook knows a's learning: {said}");
 }
