@@ -19,6 +19,11 @@
 //!   search_eval explain DIR TEXT
 //!       the text's units and the maximum, then the top 5 with relevance,
 //!       those below the threshold too (marked): how far a refusal was.
+//!   search_eval margins DIR QUERIES
+//!       per query of the tune half (only): the relevance and place of the
+//!       expected learning with no threshold, beside the best other one;
+//!       for an unanswerable query, the best relevance. How near each
+//!       answer or refusal is to the threshold.
 //!   search_eval gen FIXTURE_LEARNINGS OUT N [SEED]
 //!       N synthetic learnings in OUT/<agent>/<id>.md, varied from the
 //!       fixture's shapes (other projects, paths, numbers and names), one in
@@ -514,6 +519,62 @@ fn tune(dir: &Path, queries_path: &Path) {
     );
 }
 
+/// The tune half's queries with the threshold off: where each answer stood.
+fn margins(dir: &Path, queries_path: &Path) {
+    let queries = read_queries(queries_path);
+    let config = config_for(dir);
+    let ld = LearningsDir::new(dir);
+    let index = Index::build(
+        &store::documents(&ld, &config),
+        store::load_graph(dir),
+        IndexParams::default(),
+    );
+    let t = Tuning::default();
+    let loose = Tuning {
+        min_relevance: 0.0,
+        min_units: 0,
+        single_df_share: 1.0,
+        ..t
+    };
+    for q in queries.iter().filter(|q| q.split == "tune") {
+        let req = Request {
+            text: &q.q,
+            agent: Some(q.agent.as_deref().unwrap_or("claude")),
+            project: q.project.as_deref(),
+            limit: 50,
+            ..Request::default()
+        };
+        let hits = rank::rank(&index, &req, &loose);
+        let answered = !rank::rank(&index, &Request { limit: 5, ..req }, &t).is_empty();
+        let top = |skip: Option<&str>| {
+            hits.iter()
+                .find(|h| Some(h.meta.id.as_str()) != skip)
+                .map_or(0.0, |h| h.relevance)
+        };
+        match &q.expect {
+            None => println!(
+                "{:<7} best {:.3} {} | {}",
+                q.kind,
+                top(None),
+                if answered { "ANSWERED" } else { "empty" },
+                q.q
+            ),
+            Some(want) => {
+                let at = hits.iter().position(|h| &h.meta.id == want);
+                let rel = at.map_or(0.0, |i| hits[i].relevance);
+                println!(
+                    "{:<7} want {:.3} at {:>2} other {:.3} | {}",
+                    q.kind,
+                    rel,
+                    at.map_or("--".to_string(), |i| (i + 1).to_string()),
+                    top(Some(want)),
+                    q.q
+                );
+            }
+        }
+    }
+}
+
 struct Rng(u64);
 
 impl Rng {
@@ -663,6 +724,7 @@ fn main() {
                 );
             }
         }
+        Some("margins") => margins(&path(1), &path(2)),
         Some("gen") => {
             let n = args
                 .get(3)
