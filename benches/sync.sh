@@ -443,7 +443,8 @@ for line in extra:
 EOF
 echo
 echo "Where one sync's time goes (ms, medians over the timed runs, LEARNSYNC_LOG=learnsync::timing=debug;"
-echo "fetch and push are the git binary's work; µs/learning = the recompute step over the learnings touched):"
+echo "fetch and push are the git binary's work (push: its wall time, the indexes updated meanwhile included);"
+echo "µs/learning = the recompute step over the learnings touched):"
 echo
 python3 - $(for n in $ALL; do echo "$WORK/n$n"; done) <<'EOF'
 import glob, re, statistics, sys
@@ -455,18 +456,26 @@ groups = [
     ("recompute", lambda s: s == "recompute the affected learnings"),
     ("  events index catch-up", lambda s: s == "  bring the events index along"),
     ("work tree + index", lambda s: s in ("diff the merged tree", "move the ref, write the work tree", "write the index")),
-    ("push", lambda s: s.startswith("push ")),
+    ("push", lambda s: s.startswith("push ") or s == "  while pushing"),
+    ("  indexes while pushing", lambda s: s == "  while pushing"),
     ("capture index", lambda s: s == "capture index"),
     ("search index", lambda s: s == "search index"),
     ("events index (first build)", lambda s: s == "events index"),
 ]
+# The capture and search indexes are updated while the push runs: their laps
+# then come before the exchange's, inside its time, and the whole cycle must
+# not count them twice.
 def steps(path):
     sums = {g: 0.0 for g, _ in groups}
+    exchanged = False
     for line in open(path):
         m = re.search(r"DEBUG (.*): ([0-9.]+) ms$", line.rstrip())
         if m:
+            step = m.group(1)
+            nested = not exchanged and step in ("capture index", "search index")
+            exchanged = exchanged or step == "fetch, merge, recompute, push (all remotes)"
             for g, match in groups:
-                if match(m.group(1)):
+                if match(step) and not (nested and g == "whole cycle"):
                     sums[g] += float(m.group(2))
     return sums
 cols = []
