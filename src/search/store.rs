@@ -366,7 +366,13 @@ fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
 /// no commit yet, or the tree cannot be read) and writes it.
 pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, String> {
     let started = Instant::now();
-    let mut lap = crate::sync::Lap::start();
+    // Each part's time for operators, like a sync's steps.
+    let mut at = Instant::now();
+    let mut lap = |step: &str| {
+        let now = Instant::now();
+        tracing::debug!(target: "learnsync::timing", "  search index: {step}: {:.1} ms", (now - at).as_secs_f64() * 1e3);
+        at = now;
+    };
     let head = head_commit(&dir.root);
     let at_head = head.as_deref().map(|h| documents_at(&dir.root, h));
     let docs = match at_head {
@@ -377,12 +383,12 @@ pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, Strin
         }
         None => documents(dir, config),
     };
-    lap.done("  search index: documents");
+    lap("documents");
     let index = Index::build(&docs, load_graph(&dir.root), IndexParams::default());
-    lap.done("  search index: postings");
+    lap("postings");
     let build = uuid::Uuid::new_v4().simple().to_string();
     let bytes = segment::encode(&index, head.as_deref(), &build);
-    lap.done("  search index: encode");
+    lap("encode");
     let folder = folder(dir);
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(&folder)?;
