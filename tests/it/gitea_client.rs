@@ -520,6 +520,9 @@ async fn the_token_never_appears_in_logs_or_errors() {
         .with_writer(capture.clone())
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Another test's thread may have cached a call site's interest as
+    // "never" before this subscriber existed; ask every call site again.
+    tracing::callsite::rebuild_interest_cache();
 
     let server = GiteaServer::start();
     let bad_token = "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef";
