@@ -1,6 +1,7 @@
 //! The current state of every learning as a reader should see it: work tree
 //! plus inbox, with derived fields recomputed from the evidence (§5), so a
-//! hand-edited or stale `trust_level` is never shown or acted on.
+//! hand-edited or stale `trust_level` is never shown or acted on. And, for
+//! the lookup indexes, the learnings of a commit as its files record them.
 
 use crate::config::Config;
 use crate::event::Event;
@@ -8,7 +9,8 @@ use crate::policy::{POLICY_PATH, Policy};
 use crate::repo::Repo;
 use crate::store::{InboxPayload, LearningsDir, Loaded, Problem};
 use crate::trust;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 /// Learnings with derived state, what could not be read, and what review
 /// decided or is deciding about them.
@@ -146,4 +148,63 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         pending: crate::store::ReviewCache::read(&dir.state().review_state(), "").pending(),
         decisions,
     }
+}
+
+/// The learning files of a tree (`files`: its flattened paths and blobs),
+/// each parsed and handed to `each` with its path, none kept: the derived
+/// fields as the files record them, which every writer of a tree (a
+/// sync's recompute, the commit of local work, `init`) derived from the
+/// evidence first. A work-tree file is read when its bytes hash to the
+/// tree's blob (after a sync, every one: nothing is inflated), any other
+/// blob from the object store, in pack order. Files that do not parse are
+/// skipped, as a scan skips them. A tree with terraphim `shared/` copies is
+/// refused (their derived fields are not learnsync's): read the view.
+pub fn each_learning_in(
+    repo: &Repo,
+    root: &Path,
+    files: &BTreeMap<String, gix::ObjectId>,
+    mut each: impl FnMut(&str, crate::learning::Learning),
+) -> Result<(), String> {
+    use crate::paths::{self, RepoPath};
+    // terraphim's `shared/` copies carry derived fields learnsync never
+    // reads: only the view derives theirs, so such a dir is read that way.
+    if files
+        .keys()
+        .any(|rel| matches!(paths::classify(rel), RepoPath::SharedCopy { .. }))
+    {
+        return Err("the tree holds terraphim shared/ copies".into());
+    }
+    let hash_kind = repo.object_hash();
+    let mut missed: HashMap<gix::ObjectId, Vec<&str>> = HashMap::new();
+    for (rel, &id) in files {
+        if !matches!(paths::classify(rel), RepoPath::Learning { .. }) {
+            continue;
+        }
+        let full = root.join(rel);
+        let bytes = std::fs::symlink_metadata(&full)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= crate::learning::MAX_FILE_BYTES as u64)
+            .and_then(|_| std::fs::read(&full).ok())
+            .filter(|b| {
+                gix::objs::compute_hash(hash_kind, gix::object::Kind::Blob, b)
+                    .is_ok_and(|h| h == id)
+            });
+        match bytes {
+            Some(bytes) => {
+                if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
+                    each(rel, l);
+                }
+            }
+            None => missed.entry(id).or_default().push(rel),
+        }
+    }
+    for id in repo.in_pack_order(missed.keys().copied().collect()) {
+        let bytes = repo.read_blob_once(id).map_err(|e| e.to_string())?;
+        for rel in missed.get(&id).into_iter().flatten() {
+            if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
+                each(rel, l);
+            }
+        }
+    }
+    Ok(())
 }

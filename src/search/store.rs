@@ -276,12 +276,11 @@ pub fn documents(dir: &LearningsDir, config: &Config) -> Vec<Doc> {
 }
 
 /// The retrievable learnings of a commit's tree as documents, in id order,
-/// with the derived fields its files record — what the incremental update
-/// reads too, and what every writer of the tree (a sync's recompute, the
-/// commit of local work, `init`) derived from the evidence first — and the
-/// tallies of the tree's events. Each learning is read once, in pack order,
-/// and only its document is kept: a rebuild after a sync that changed most
-/// of a large dir costs a read of the tree, not a load of the whole view.
+/// with the derived fields its files record (what the incremental update
+/// reads too; see `view::each_learning_in`) and the tallies of the tree's
+/// events. Only the documents are kept: a rebuild after a sync that
+/// changed most of a large dir costs a read of the tree, not a load of the
+/// whole view.
 fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
     let repo = Repo::open(root).map_err(|e| e.to_string())?;
     let commit = gix::ObjectId::from_hex(head.as_bytes()).map_err(|e| e.to_string())?;
@@ -313,51 +312,16 @@ fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
         }
     }
     drop(seen);
-    let learnings: Vec<(&str, gix::ObjectId)> = files
-        .iter()
-        .filter(|(rel, _)| matches!(paths::classify(rel), RepoPath::Learning { .. }))
-        .map(|(rel, id)| (rel.as_str(), *id))
-        .collect();
-    let make = |rel: &str, bytes: &[u8]| -> Option<Doc> {
-        let l = crate::learning::Learning::parse_at(rel, bytes).ok()?;
-        retrievable(&l).then(|| {
+    // One thread: a sync runs this while its push keeps the other core
+    // busy, and worker threads' allocations would not reuse the memory the
+    // sync's caches just gave back.
+    let mut docs = Vec::new();
+    crate::view::each_learning_in(&repo, root, &files, |rel, l| {
+        if retrievable(&l) {
             let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
-            Doc::new(&l, rel, tally)
-        })
-    };
-    // A work-tree file whose bytes hash to the tree's blob is that blob,
-    // read without inflating it (after a sync, all of them); the rest are
-    // read from the object store below. One thread: a sync runs this while
-    // its push keeps the other core busy, and worker threads' allocations
-    // would not reuse the memory the sync's caches just gave back.
-    let hash_kind = repo.object_hash();
-    let mut docs = Vec::with_capacity(learnings.len());
-    let mut missed = Vec::new();
-    for &(rel, id) in &learnings {
-        let full = root.join(rel);
-        let bytes = std::fs::symlink_metadata(&full)
-            .ok()
-            .filter(|m| m.is_file() && m.len() <= crate::learning::MAX_FILE_BYTES as u64)
-            .and_then(|_| std::fs::read(&full).ok())
-            .filter(|b| {
-                gix::objs::compute_hash(hash_kind, gix::object::Kind::Blob, b)
-                    .is_ok_and(|h| h == id)
-            });
-        match bytes {
-            Some(bytes) => docs.extend(make(rel, &bytes)),
-            None => missed.push((rel, id)),
+            docs.push(Doc::new(&l, rel, tally));
         }
-    }
-    let mut paths_of: HashMap<gix::ObjectId, Vec<&str>> = HashMap::new();
-    for (rel, id) in missed {
-        paths_of.entry(id).or_default().push(rel);
-    }
-    for id in repo.in_pack_order(paths_of.keys().copied().collect()) {
-        let bytes = repo.read_blob_once(id).map_err(|e| e.to_string())?;
-        for rel in paths_of.get(&id).into_iter().flatten() {
-            docs.extend(make(rel, &bytes));
-        }
-    }
+    })?;
     docs.sort_by(|a, b| (&a.meta.id, &a.meta.path).cmp(&(&b.meta.id, &b.meta.path)));
     Ok(docs)
 }

@@ -644,3 +644,29 @@ fn after_a_sync_that_pushed_the_index_already_holds_what_it_merged() {
     let said = hook(&b);
     assert!(said.contains(&id), "the hook knows a's learning: {said}");
 }
+
+#[test]
+fn a_terraphim_shared_copy_is_found_as_the_view_derives_it() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "claude"]);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/terraphim/shared");
+    copy_tree(&fixture, &sb.dir().join("shared"));
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let found = |sb: &Sandbox| {
+        ids(&json(&sb.ok(&[
+            "query",
+            "--json",
+            "only a shared copy exists",
+        ])))
+    };
+    assert!(
+        found(&sb).contains(&"learning-shared-only".to_string()),
+        "{:?}",
+        found(&sb)
+    );
+    std::fs::remove_dir_all(sb.dir().join(".git/learnsync/search")).expect("drop the index");
+    assert!(
+        found(&sb).contains(&"learning-shared-only".to_string()),
+        "rebuilt"
+    );
+}
