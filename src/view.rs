@@ -10,7 +10,6 @@ use crate::repo::Repo;
 use crate::store::{InboxPayload, LearningsDir, Loaded, Problem};
 use crate::trust;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 /// Learnings with derived state, what could not be read, and what review
 /// decided or is deciding about them.
@@ -161,7 +160,6 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
 /// refused (their derived fields are not learnsync's): read the view.
 pub fn each_learning_in(
     repo: &Repo,
-    root: &Path,
     files: &BTreeMap<String, gix::ObjectId>,
     mut each: impl FnMut(&str, crate::learning::Learning),
 ) -> Result<(), String> {
@@ -174,22 +172,12 @@ pub fn each_learning_in(
     {
         return Err("the tree holds terraphim shared/ copies".into());
     }
-    let hash_kind = repo.object_hash();
     let mut missed: HashMap<gix::ObjectId, Vec<&str>> = HashMap::new();
     for (rel, &id) in files {
         if !matches!(paths::classify(rel), RepoPath::Learning { .. }) {
             continue;
         }
-        let full = root.join(rel);
-        let bytes = std::fs::symlink_metadata(&full)
-            .ok()
-            .filter(|m| m.is_file() && m.len() <= crate::learning::MAX_FILE_BYTES as u64)
-            .and_then(|_| std::fs::read(&full).ok())
-            .filter(|b| {
-                gix::objs::compute_hash(hash_kind, gix::object::Kind::Blob, b)
-                    .is_ok_and(|h| h == id)
-            });
-        match bytes {
+        match repo.work_tree_copy(rel, id, crate::learning::MAX_FILE_BYTES) {
             Some(bytes) => {
                 if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
                     each(rel, l);

@@ -434,11 +434,6 @@ impl Repo {
         placed.into_iter().map(|(_, _, id)| id).collect()
     }
 
-    /// The object hash of the repository (SHA-1 today).
-    pub fn object_hash(&self) -> gix::hash::Kind {
-        self.git.object_hash()
-    }
-
     /// A blob's bytes, read past the blob cache and not kept in it: for a
     /// caller that reads each blob of a large tree once.
     pub fn read_blob_once(&self, id: ObjectId) -> Result<Vec<u8>> {

@@ -151,13 +151,9 @@ impl Repo {
         Ok(out)
     }
 
-    /// Pushes `refs/heads/<branch>` to the same name on `remote`, never forcing.
-    pub fn push(&self, remote: &str, branch: &str, token: Option<&SecretString>) -> PushOutcome {
-        self.start_push(remote, branch, token).finish()
-    }
-
-    /// Starts [`Repo::push`]: the git binary works while the caller does
-    /// something else; [`PendingPush::finish`] waits for it.
+    /// Starts pushing `refs/heads/<branch>` to the same name on `remote`,
+    /// never forcing: the git binary works while the caller does something
+    /// else; [`PendingPush::finish`] waits for it and says how it went.
     pub fn start_push(
         &self,
         remote: &str,

@@ -105,9 +105,25 @@ impl Repo {
             return Ok(false);
         }
         let bytes = std::fs::read(self.root.join(rel)).map_err(fail(format!("read {rel}")))?;
-        let now = gix::objs::compute_hash(self.git.object_hash(), gix::object::Kind::Blob, &bytes)
-            .map_err(fail(format!("hash {rel}")))?;
-        Ok(now != id)
+        Ok(!self.is_blob(&bytes, id))
+    }
+
+    /// True when `bytes` are the content of blob `id`.
+    fn is_blob(&self, bytes: &[u8], id: ObjectId) -> bool {
+        gix::objs::compute_hash(self.git.object_hash(), gix::object::Kind::Blob, bytes)
+            .is_ok_and(|h| h == id)
+    }
+
+    /// A work-tree file's bytes when it is a regular file of at most
+    /// `max_bytes` whose content is blob `id` (read without inflating the
+    /// blob); `None` otherwise.
+    pub fn work_tree_copy(&self, rel: &str, id: ObjectId, max_bytes: usize) -> Option<Vec<u8>> {
+        let full = self.root.join(rel);
+        std::fs::symlink_metadata(&full)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= max_bytes as u64)
+            .and_then(|_| std::fs::read(&full).ok())
+            .filter(|b| self.is_blob(b, id))
     }
 
     /// Like [`Repo::status`], for only these paths (files or folders, present

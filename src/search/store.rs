@@ -316,7 +316,7 @@ fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
     // busy, and worker threads' allocations would not reuse the memory the
     // sync's caches just gave back.
     let mut docs = Vec::new();
-    crate::view::each_learning_in(&repo, root, &files, |rel, l| {
+    crate::view::each_learning_in(&repo, &files, |rel, l| {
         if retrievable(&l) {
             let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
             docs.push(Doc::new(&l, rel, tally));
