@@ -176,6 +176,7 @@ mod tests {
             command: None,
             updated_at: 0,
             evidence: Evidence::default(),
+            lens: [0; crate::search::doc::FIELD_COUNT],
         }
     }
 

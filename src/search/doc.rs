@@ -58,6 +58,10 @@ pub struct Meta {
     pub updated_at: i64,
     #[serde(default)]
     pub evidence: Evidence,
+    /// Terms in each field (the length norm's input): what a fold of the
+    /// index subtracts when this learning leaves it.
+    #[serde(default)]
+    pub lens: [u32; FIELD_COUNT],
 }
 
 /// The outcomes that rank a learning (§4, §5): `recurred` events count here
@@ -146,6 +150,7 @@ impl Doc {
                 ineffective: tally.ineffective,
                 recurred: tally.recurred,
             },
+            lens: fields.each_ref().map(|f| f.len() as u32),
         };
         Doc {
             meta,

@@ -11,6 +11,7 @@
 
 pub mod context;
 pub mod doc;
+pub mod fold;
 pub mod kg;
 pub mod postings;
 pub mod rank;

@@ -77,13 +77,43 @@ impl Default for IndexParams {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub avg_len: [f32; FIELD_COUNT],
+    /// The fields' total lengths over the learnings indexed, and how many
+    /// there are: kept exact when a segment is folded, so the averages the
+    /// postings were weighed with are known to still hold (zero in an index
+    /// written before they were kept).
+    #[serde(default)]
+    pub total_len: [u64; FIELD_COUNT],
+    #[serde(default)]
+    pub docs: u64,
 }
 
 impl Default for Stats {
     fn default() -> Self {
         Stats {
             avg_len: [1.0; FIELD_COUNT],
+            total_len: [0; FIELD_COUNT],
+            docs: 0,
         }
+    }
+}
+
+impl Stats {
+    /// How far the true average of a field is from the one weighed with, as
+    /// a share of it (the largest over the fields); `None` when the totals
+    /// are not known.
+    pub fn drift(&self) -> Option<f32> {
+        if self.docs == 0 {
+            return None;
+        }
+        Some(
+            (0..FIELD_COUNT)
+                .map(|f| {
+                    let now = (self.total_len[f] as f32 / self.docs as f32).max(1.0);
+                    let was = self.avg_len[f].max(1.0);
+                    (now - was).abs() / was
+                })
+                .fold(0.0, f32::max),
+        )
     }
 }
 
@@ -316,7 +346,9 @@ impl Index {
             for f in 0..FIELD_COUNT {
                 let total: usize = docs.iter().map(|d| d.fields[f].len()).sum();
                 stats.avg_len[f] = (total as f32 / docs.len() as f32).max(1.0);
+                stats.total_len[f] = total as u64;
             }
+            stats.docs = docs.len() as u64;
         }
         let matcher = Matcher::new(&graph);
         let weighed: Vec<Vec<(String, f32)>> = docs

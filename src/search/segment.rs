@@ -78,7 +78,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
-fn quantise(f: f32) -> u16 {
+pub(super) fn quantise(f: f32) -> u16 {
     if f <= 0.0 {
         0
     } else {
@@ -117,88 +117,228 @@ fn decode_attrs(b: &[u8]) -> Option<Attrs> {
 /// The bytes of a segment for `index`, reflecting commit `head`; `build`
 /// names this build (any unique string).
 pub fn encode(index: &Index, head: Option<&str>, build: &str) -> Vec<u8> {
-    let n = index.attrs.len();
     let mut terms: Vec<(u64, &str, u32)> = index
         .dict
         .iter()
         .map(|(t, &id)| (hash(t), t.as_str(), id))
         .collect();
     terms.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
-    let buckets = 1usize << FANOUT_BITS;
-    let mut fanout = vec![0u32; buckets + 1];
-    for (h, _, _) in &terms {
-        fanout[(h >> (64 - FANOUT_BITS)) as usize + 1] += 1;
-    }
-    for i in 1..=buckets {
-        fanout[i] += fanout[i - 1];
-    }
-    let mut table = Vec::with_capacity(terms.len() * TERM_ENTRY);
-    let mut postings = Vec::new();
+    let mut w = Writer::default();
     for (h, _, id) in &terms {
         let list = &index.postings[*id as usize];
-        let start = postings.len() as u64;
-        let mut last = 0u32;
-        for (i, &(doc, f)) in list.iter().enumerate() {
-            put_varint(&mut postings, if i == 0 { doc } else { doc - last });
-            postings.extend_from_slice(&quantise(f).to_le_bytes());
-            last = doc;
-        }
-        table.extend_from_slice(&h.to_le_bytes());
-        table.extend_from_slice(&start.to_le_bytes());
-        table.extend_from_slice(&(list.len() as u32).to_le_bytes());
-        table.extend_from_slice(&((postings.len() as u64 - start) as u32).to_le_bytes());
+        w.term(*h, list.iter().map(|&(doc, f)| (doc, quantise(f))));
     }
-    let mut attrs = Vec::with_capacity(n * ATTR_LEN);
-    for a in &index.attrs {
-        encode_attrs(a, &mut attrs);
-    }
-    let mut meta_offsets = Vec::with_capacity((n + 1) * 8);
-    let mut metas = Vec::new();
-    for m in &index.metas {
-        meta_offsets.extend_from_slice(&(metas.len() as u64).to_le_bytes());
-        metas.extend_from_slice(&serde_json::to_vec(m).unwrap_or_default());
-    }
-    meta_offsets.extend_from_slice(&(metas.len() as u64).to_le_bytes());
-    let info = serde_json::to_vec(&Info {
-        head: head.map(str::to_string),
-        build: build.to_string(),
-        params: index.params,
-        stats: index.stats,
-        tables: index.tables.clone(),
-        graph: index.graph.clone(),
-    })
-    .unwrap_or_default();
+    let metas: Vec<Vec<u8>> = index
+        .metas
+        .iter()
+        .map(|m| serde_json::to_vec(m).unwrap_or_default())
+        .collect();
+    w.finish(
+        &index.attrs,
+        metas.iter().map(Vec::as_slice),
+        &Info {
+            head: head.map(str::to_string),
+            build: build.to_string(),
+            params: index.params,
+            stats: index.stats,
+            tables: index.tables.clone(),
+            graph: index.graph.clone(),
+        },
+    )
+}
 
-    let fanout_bytes: Vec<u8> = fanout.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let sections = [
-        &fanout_bytes,
-        &table,
-        &postings,
-        &attrs,
-        &meta_offsets,
-        &metas,
-        &info,
-    ];
-    let mut offsets = [0u64; 8];
-    let mut at = HEADER_LEN as u64;
-    for (i, s) in sections.iter().enumerate() {
-        offsets[i] = at;
-        at += s.len() as u64;
+/// Lays a segment out term by term, in hash order (what [`encode`] and a
+/// fold of an existing segment both write).
+#[derive(Default)]
+pub(super) struct Writer {
+    counts: Vec<u32>,
+    table: Vec<u8>,
+    postings: Vec<u8>,
+    terms: u32,
+    last: Option<u64>,
+}
+
+impl Writer {
+    /// Adds the postings of the term with hash `h` (doc order, weights as
+    /// stored); terms come in hash order. An empty list adds nothing.
+    pub(super) fn term(&mut self, h: u64, list: impl Iterator<Item = (u32, u16)>) {
+        debug_assert!(self.last.is_none_or(|l| l <= h), "terms out of hash order");
+        self.last = Some(h);
+        let start = self.postings.len() as u64;
+        let mut last = 0u32;
+        let mut count = 0u32;
+        for (doc, q) in list {
+            put_varint(
+                &mut self.postings,
+                if count == 0 { doc } else { doc - last },
+            );
+            self.postings.extend_from_slice(&q.to_le_bytes());
+            last = doc;
+            count += 1;
+        }
+        if count == 0 {
+            return;
+        }
+        if self.counts.is_empty() {
+            self.counts = vec![0; (1 << FANOUT_BITS) + 1];
+        }
+        self.counts[(h >> (64 - FANOUT_BITS)) as usize + 1] += 1;
+        self.table.extend_from_slice(&h.to_le_bytes());
+        self.table.extend_from_slice(&start.to_le_bytes());
+        self.table.extend_from_slice(&count.to_le_bytes());
+        self.table
+            .extend_from_slice(&((self.postings.len() as u64 - start) as u32).to_le_bytes());
+        self.terms += 1;
     }
-    offsets[7] = at;
-    let mut out = Vec::with_capacity(at as usize);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(n as u32).to_le_bytes());
-    out.extend_from_slice(&(terms.len() as u32).to_le_bytes());
-    for o in offsets {
-        out.extend_from_slice(&o.to_le_bytes());
+
+    /// The file: these postings with every learning's attributes and
+    /// metadata (JSON), in doc order, and `info`.
+    pub(super) fn finish<'m>(
+        mut self,
+        attrs: &[Attrs],
+        metas: impl Iterator<Item = &'m [u8]>,
+        info: &Info,
+    ) -> Vec<u8> {
+        let n = attrs.len();
+        if self.counts.is_empty() {
+            self.counts = vec![0; (1 << FANOUT_BITS) + 1];
+        }
+        for i in 1..self.counts.len() {
+            self.counts[i] += self.counts[i - 1];
+        }
+        let mut attr_bytes = Vec::with_capacity(n * ATTR_LEN);
+        for a in attrs {
+            encode_attrs(a, &mut attr_bytes);
+        }
+        let mut meta_offsets = Vec::with_capacity((n + 1) * 8);
+        let mut meta_bytes = Vec::new();
+        for m in metas {
+            meta_offsets.extend_from_slice(&(meta_bytes.len() as u64).to_le_bytes());
+            meta_bytes.extend_from_slice(m);
+        }
+        meta_offsets.extend_from_slice(&(meta_bytes.len() as u64).to_le_bytes());
+        let info = serde_json::to_vec(info).unwrap_or_default();
+        let fanout_bytes: Vec<u8> = self.counts.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let sections = [
+            &fanout_bytes,
+            &self.table,
+            &self.postings,
+            &attr_bytes,
+            &meta_offsets,
+            &meta_bytes,
+            &info,
+        ];
+        let mut offsets = [0u64; 8];
+        let mut at = HEADER_LEN as u64;
+        for (i, s) in sections.iter().enumerate() {
+            offsets[i] = at;
+            at += s.len() as u64;
+        }
+        offsets[7] = at;
+        let mut out = Vec::with_capacity(at as usize);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+        out.extend_from_slice(&self.terms.to_le_bytes());
+        for o in offsets {
+            out.extend_from_slice(&o.to_le_bytes());
+        }
+        out.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
+        for s in sections {
+            out.extend_from_slice(s);
+        }
+        out
     }
-    out.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
-    for s in sections {
-        out.extend_from_slice(s);
+}
+
+/// A segment's term table, postings and metadata read whole (what a fold
+/// rewrites), checked as a query checks what it reads.
+pub(super) struct Whole {
+    table: Vec<u8>,
+    postings: Vec<u8>,
+    meta_offsets: Vec<u8>,
+    metas: Vec<u8>,
+    n: u32,
+}
+
+impl Whole {
+    /// Every term: (hash, postings as stored), in hash order.
+    pub(super) fn terms(
+        &self,
+    ) -> impl Iterator<Item = Result<(u64, Vec<(u32, u16)>), SegmentError>> + '_ {
+        self.table.chunks_exact(TERM_ENTRY).map(|e| {
+            let word = |i: usize| {
+                let mut x = [0u8; 8];
+                x.copy_from_slice(&e[i..i + 8]);
+                u64::from_le_bytes(x)
+            };
+            let count = u32::from_le_bytes([e[16], e[17], e[18], e[19]]);
+            let bytes = u32::from_le_bytes([e[20], e[21], e[22], e[23]]);
+            let offset = word(8);
+            let buf = usize::try_from(offset)
+                .ok()
+                .and_then(|o| self.postings.get(o..o.checked_add(bytes as usize)?))
+                .ok_or_else(|| damaged("a posting list runs past its section"))?;
+            Ok((word(0), decode_list(buf, count, self.n)?))
+        })
     }
-    out
+
+    /// The stored metadata (JSON) of `doc`.
+    pub(super) fn meta(&self, doc: u32) -> Result<&[u8], SegmentError> {
+        let at = |i: usize| -> Option<u64> {
+            let b = self.meta_offsets.get(i * 8..i * 8 + 8)?;
+            Some(u64::from_le_bytes(b.try_into().ok()?))
+        };
+        let range = at(doc as usize)
+            .zip(at(doc as usize + 1))
+            .and_then(|(s, e)| Some(usize::try_from(s).ok()?..usize::try_from(e).ok()?));
+        range
+            .and_then(|r| self.metas.get(r))
+            .ok_or_else(|| damaged("a learning's metadata runs past its section"))
+    }
+}
+
+/// Decodes `count` postings of a segment with `n` learnings.
+fn decode_list(buf: &[u8], count: u32, n: u32) -> Result<Vec<(u32, u16)>, SegmentError> {
+    if count > n || u64::from(count) * 3 > buf.len() as u64 {
+        return Err(damaged("a posting list runs past its section"));
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    let mut at = 0usize;
+    let mut doc = 0u32;
+    for i in 0..count {
+        let mut v = 0u32;
+        let mut shift = 0;
+        loop {
+            let b = *buf
+                .get(at)
+                .ok_or_else(|| damaged("a posting list is cut short"))?;
+            at += 1;
+            v |= u32::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 28 {
+                return Err(damaged("a posting's doc number is malformed"));
+            }
+        }
+        doc = if i == 0 {
+            v
+        } else {
+            doc.checked_add(v)
+                .ok_or_else(|| damaged("doc numbers overflow"))?
+        };
+        if doc >= n {
+            return Err(damaged("a posting names a learning past the end"));
+        }
+        let q = buf
+            .get(at..at + 2)
+            .ok_or_else(|| damaged("a posting list is cut short"))?;
+        at += 2;
+        out.push((doc, u16::from_le_bytes([q[0], q[1]])));
+    }
+    Ok(out)
 }
 
 /// An open segment: the small sections in memory, the rest read on demand.
@@ -339,51 +479,32 @@ impl Segment {
             return Ok(Vec::new());
         };
         let section = self.offsets[3] - self.offsets[2];
-        if offset + u64::from(bytes) > section
-            || count > self.n
-            || u64::from(count) * 3 > u64::from(bytes)
-        {
+        if offset + u64::from(bytes) > section {
             return Err(damaged("a posting list runs past its section"));
         }
         let mut buf = vec![0u8; bytes as usize];
         self.file
             .read_exact_at(&mut buf, self.offsets[2] + offset)?;
-        let mut out = Vec::with_capacity(count as usize);
-        let mut at = 0usize;
-        let mut doc = 0u32;
-        for i in 0..count {
-            let mut v = 0u32;
-            let mut shift = 0;
-            loop {
-                let b = *buf
-                    .get(at)
-                    .ok_or_else(|| damaged("a posting list is cut short"))?;
-                at += 1;
-                v |= u32::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
-                if b & 0x80 == 0 {
-                    break;
-                }
-                shift += 7;
-                if shift > 28 {
-                    return Err(damaged("a posting's doc number is malformed"));
-                }
-            }
-            doc = if i == 0 {
-                v
-            } else {
-                doc.checked_add(v)
-                    .ok_or_else(|| damaged("doc numbers overflow"))?
-            };
-            if doc >= self.n {
-                return Err(damaged("a posting names a learning past the end"));
-            }
-            let q = buf
-                .get(at..at + 2)
-                .ok_or_else(|| damaged("a posting list is cut short"))?;
-            at += 2;
-            out.push((doc, f32::from(u16::from_le_bytes([q[0], q[1]])) / 256.0));
-        }
-        Ok(out)
+        Ok(decode_list(&buf, count, self.n)?
+            .into_iter()
+            .map(|(doc, q)| (doc, f32::from(q) / 256.0))
+            .collect())
+    }
+
+    /// The sections a fold rewrites, read whole.
+    pub(super) fn whole(&self) -> Result<Whole, SegmentError> {
+        let read = |i: usize| -> Result<Vec<u8>, SegmentError> {
+            let mut buf = vec![0u8; (self.offsets[i + 1] - self.offsets[i]) as usize];
+            self.file.read_exact_at(&mut buf, self.offsets[i])?;
+            Ok(buf)
+        };
+        Ok(Whole {
+            table: read(1)?,
+            postings: read(2)?,
+            meta_offsets: read(4)?,
+            metas: read(5)?,
+            n: self.n,
+        })
     }
 
     pub fn read_meta(&self, doc: u32) -> Result<Meta, SegmentError> {

@@ -9,8 +9,11 @@
 //! calls [`update`] with what it changed; a query that finds another HEAD
 //! (a commit made by hand, a sync of an older learnsync) diffs the two
 //! trees and applies that, so neither reads the whole dir unless the index
-//! is missing, damaged, built by another version, the KG changed, or the
-//! delta outgrew a tenth of the segment — then it is rebuilt from the view.
+//! is missing, damaged, built by another version or the KG changed — then
+//! it is rebuilt from HEAD's tree. A delta that outgrows a tenth of the
+//! segment is folded into a new one ([`fold`](super::fold)): only the
+//! learnings that changed are read, and a rebuild happens only when their
+//! field lengths have drifted from the averages the index was weighed with.
 
 use super::doc::{Doc, Evidence, Tally, retrievable};
 use super::kg::{self, Graph};
@@ -353,16 +356,7 @@ pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, Strin
     let build = uuid::Uuid::new_v4().simple().to_string();
     let bytes = segment::encode(&index, head.as_deref(), &build);
     lap("encode");
-    let folder = folder(dir);
-    let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&folder)?;
-        crate::store::atomic_write(&folder.join(SEGMENT_FILE), &bytes)?;
-        match std::fs::remove_file(folder.join(DELTA_FILE)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        }
-    };
-    write().map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))?;
+    write_segment(&folder(dir), &bytes)?;
     Ok(BuildReport {
         learnings: docs.len(),
         bytes: bytes.len() as u64,
@@ -459,6 +453,12 @@ fn catch_up_with(
         rebuild(dir, config)?;
         return Ok(());
     };
+    let mut at = Instant::now();
+    let mut lap = |step: &str| {
+        let now = Instant::now();
+        tracing::debug!(target: "learnsync::timing", "  search index: {step}: {:.1} ms", (now - at).as_secs_f64() * 1e3);
+        at = now;
+    };
     let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
     let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
     let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
@@ -496,32 +496,34 @@ fn catch_up_with(
     let base = SegmentSource::new(segment);
     let base_doc = |id: &str| base.postings(&format!("{ID}{id}")).first().map(|&(d, _)| d);
 
-    // A change that will be folded into a rebuild anyway (each changed
-    // learning with a document in the segment adds a removal, and removals
-    // only grow) is rebuilt now, without weighing its documents first.
-    let fold_at = DELTA_MIN_FOLD.max(segment.len() as usize / 10);
-    let removals = changed
+    lap("diff");
+    // The changed learnings, parsed: from the work tree when a file there
+    // is the committed blob (every file a sync just wrote), else read once
+    // in pack order (in any other order each inflates its delta chain).
+    let learning_files: BTreeMap<String, gix::ObjectId> = changed
         .iter()
-        .filter_map(|p| match paths::classify(p) {
-            RepoPath::Learning { id, .. } => base_doc(id),
-            _ => None,
-        })
-        .chain(delta.removed.iter().copied())
-        .collect::<HashSet<_>>()
-        .len();
-    if removals > fold_at {
-        rebuild(dir, config)?;
-        return Ok(());
-    }
-    // The blobs read below, read once in pack order (a sync changes
-    // thousands of learnings; in any other order each inflates its chain).
-    repo.prefetch_blobs(changed.iter().flat_map(|rel| {
-        let events = matches!(paths::classify(rel), RepoPath::Events { .. });
-        let old = events.then(|| repo.blob_id_at(old_tree, rel).ok().flatten());
-        [repo.blob_id_at(new_tree, rel).ok().flatten(), old.flatten()]
-            .into_iter()
-            .flatten()
-    }));
+        .filter(|rel| matches!(paths::classify(rel), RepoPath::Learning { .. }))
+        .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(new_tree, rel).ok()??)))
+        .collect();
+    let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
+    crate::view::each_learning_in(&repo, &learning_files, |rel, l| {
+        parsed.insert(rel.to_string(), l);
+    })?;
+    drop(learning_files);
+    lap("read the changed learnings");
+    repo.prefetch_blobs(
+        changed
+            .iter()
+            .filter(|rel| matches!(paths::classify(rel), RepoPath::Events { .. }))
+            .flat_map(|rel| {
+                [
+                    repo.blob_id_at(new_tree, rel).ok().flatten(),
+                    repo.blob_id_at(old_tree, rel).ok().flatten(),
+                ]
+            })
+            .flatten(),
+    );
+    lap("read the changed events");
     // Events first: their new lines tally ineffective and recurred outcomes.
     let mut increments: HashMap<String, Tally> = HashMap::new();
     for rel in changed
@@ -543,17 +545,27 @@ fn catch_up_with(
             }
         }
     }
+    lap("events");
+    // The delta as maps while it changes (thousands of learnings in a sync).
+    let mut docs: BTreeMap<String, WeighedDoc> = std::mem::take(&mut delta.docs)
+        .into_iter()
+        .map(|d| (d.meta.id.clone(), d))
+        .collect();
+    let mut removed: HashSet<u32> = delta.removed.drain(..).collect();
+    let mut evidence = std::mem::take(&mut delta.evidence);
     // The evidence a learning had in the index, to carry over.
-    let previous = |id: &str, delta: &Delta| -> Option<Evidence> {
-        if let Some(d) = delta.docs.iter().find(|d| d.meta.id == id) {
+    let previous = |id: &str,
+                    docs: &BTreeMap<String, WeighedDoc>,
+                    removed: &HashSet<u32>,
+                    evidence: &BTreeMap<u32, Evidence>| {
+        if let Some(d) = docs.get(id) {
             return Some(d.meta.evidence);
         }
         let doc = base_doc(id)?;
-        if delta.removed.contains(&doc) {
+        if removed.contains(&doc) {
             return None;
         }
-        delta
-            .evidence
+        evidence
             .get(&doc)
             .copied()
             .or_else(|| segment.read_meta(doc).ok().map(|m| m.evidence))
@@ -566,24 +578,19 @@ fn catch_up_with(
             continue;
         };
         touched.insert(id.to_string());
-        let before = previous(id, &delta).unwrap_or_default();
+        let before = previous(id, &docs, &removed, &evidence).unwrap_or_default();
         let inc = increments.get(id).copied().unwrap_or_default();
         let tally = Tally {
             ineffective: before.ineffective + inc.ineffective,
             recurred: before.recurred + inc.recurred,
         };
-        delta.docs.retain(|d| d.meta.id != id);
+        docs.remove(id);
         if let Some(doc) = base_doc(id)
-            && !delta.removed.contains(&doc)
+            && removed.insert(doc)
         {
-            delta.removed.push(doc);
-            delta.evidence.remove(&doc);
+            evidence.remove(&doc);
         }
-        let learning = repo
-            .blob_at(new_tree, rel)
-            .map_err(|e| e.to_string())?
-            .and_then(|bytes| crate::learning::Learning::parse_at(rel, &bytes).ok())
-            .filter(retrievable);
+        let learning = parsed.remove(rel.as_str()).filter(retrievable);
         if let Some(l) = learning {
             let doc = Doc::new(&l, rel, tally);
             let terms = super::postings::weigh(
@@ -593,10 +600,13 @@ fn catch_up_with(
                 &segment.info.params,
                 &segment.info.stats,
             );
-            delta.docs.push(WeighedDoc {
-                meta: doc.meta,
-                terms,
-            });
+            docs.insert(
+                doc.meta.id.clone(),
+                WeighedDoc {
+                    meta: doc.meta,
+                    terms,
+                },
+            );
         }
     }
     // Learnings whose events alone changed.
@@ -604,33 +614,76 @@ fn catch_up_with(
         if touched.contains(id.as_str()) {
             continue;
         }
-        if let Some(d) = delta.docs.iter_mut().find(|d| &d.meta.id == id) {
+        if let Some(d) = docs.get_mut(id) {
             d.meta.evidence.ineffective += inc.ineffective;
             d.meta.evidence.recurred += inc.recurred;
             continue;
         }
         let Some(doc) = base_doc(id) else { continue };
-        if delta.removed.contains(&doc) {
+        if removed.contains(&doc) {
             continue;
         }
-        let mut e = previous(id, &delta).unwrap_or_default();
+        let mut e = previous(id, &docs, &removed, &evidence).unwrap_or_default();
         e.ineffective += inc.ineffective;
         e.recurred += inc.recurred;
-        delta.evidence.insert(doc, e);
+        evidence.insert(doc, e);
     }
     if let Some(e) = base.error.borrow().as_ref() {
         return Err(e.clone());
     }
-    if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
-        rebuild(dir, config)?;
-        return Ok(());
-    }
+    lap("documents");
     delta.head = Some(head.to_string());
-    delta.docs.sort_by(|a, b| a.meta.id.cmp(&b.meta.id));
+    delta.docs = docs.into_values().collect();
+    delta.removed = removed.into_iter().collect();
     delta.removed.sort_unstable();
+    delta.evidence = evidence;
+    if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
+        return fold_delta(dir, config, segment, &delta, head);
+    }
     let bytes = serde_json::to_vec(&delta).map_err(|e| e.to_string())?;
     crate::store::atomic_write(&folder(dir).join(DELTA_FILE), &bytes)
         .map_err(|e| format!("cannot write the search index delta: {e}"))
+}
+
+/// Writes `segment` with `delta` folded in as the new segment (and no
+/// delta), or rebuilds when a fold declines (see [`fold`](super::fold)).
+fn fold_delta(
+    dir: &LearningsDir,
+    config: &Config,
+    segment: &Segment,
+    delta: &Delta,
+    head: &str,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let changes = super::fold::Changes {
+        removed: &delta.removed,
+        evidence: &delta.evidence,
+        added: &delta.docs,
+    };
+    let build = uuid::Uuid::new_v4().simple().to_string();
+    let Some(bytes) =
+        super::fold::fold(segment, &changes, Some(head), &build).map_err(|e| e.to_string())?
+    else {
+        tracing::debug!("search index: the field lengths drifted; rebuilding");
+        return rebuild(dir, config).map(|_| ());
+    };
+    write_segment(&folder(dir), &bytes)?;
+    tracing::debug!(target: "learnsync::timing", "  search index: fold: {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    Ok(())
+}
+
+/// Replaces the segment (atomically) and drops the delta that applied to
+/// the old one.
+fn write_segment(folder: &Path, bytes: &[u8]) -> Result<(), String> {
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(folder)?;
+        crate::store::atomic_write(&folder.join(SEGMENT_FILE), bytes)?;
+        match std::fs::remove_file(folder.join(DELTA_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    };
+    write().map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))
 }
 
 /// The learnings of the inbox that may be returned, as documents.

@@ -389,6 +389,17 @@ fn a_commit_made_by_hand_is_seen_by_the_next_query() {
         edited
     };
     std::fs::write(&file, edited).expect("edit");
+    commit_by_hand(&sb, "edit by hand");
+    let hits = json(&sb.ok(&["query", "--json", "rotate the quuxinator keys"]));
+    assert_eq!(
+        ids(&hits).first().map(String::as_str),
+        first["id"].as_str(),
+        "{hits}"
+    );
+}
+
+/// Commits the whole work tree with git itself, as a person would.
+fn commit_by_hand(sb: &Sandbox, message: &str) {
     sb.git(&["add", "-A"]);
     sb.git(&[
         "-c",
@@ -397,14 +408,8 @@ fn a_commit_made_by_hand_is_seen_by_the_next_query() {
         "user.email=t@x",
         "commit",
         "-qm",
-        "edit by hand",
+        message,
     ]);
-    let hits = json(&sb.ok(&["query", "--json", "rotate the quuxinator keys"]));
-    assert_eq!(
-        ids(&hits).first().map(String::as_str),
-        first["id"].as_str(),
-        "{hits}"
-    );
 }
 
 /// A hub whose `main` holds review records for `reviews` (id, decision).
@@ -669,4 +674,134 @@ fn a_terraphim_shared_copy_is_found_as_the_view_derives_it() {
         found(&sb).contains(&"learning-shared-only".to_string()),
         "rebuilt"
     );
+}
+
+/// Every learning file of the dir, relative paths.
+fn learning_files(sb: &Sandbox) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for agent in std::fs::read_dir(sb.dir()).expect("dir").flatten() {
+        let name = agent.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.')
+            || !agent.path().is_dir()
+            || ["kg", "events"].contains(&name.as_str())
+        {
+            continue;
+        }
+        for f in std::fs::read_dir(agent.path()).expect("folder").flatten() {
+            if f.path().extension().is_some_and(|e| e == "md") {
+                out.push(f.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_commit_that_changes_most_learnings_is_folded_in_and_ranks_as_a_rebuild() {
+    let sb = corpus();
+    let files = learning_files(&sb);
+    assert!(files.len() > 300, "{} learnings", files.len());
+    // Every learning touched (a new `updated_at`: the blob changes, the
+    // text an index weighs does not) and one given a correction nothing
+    // else has: more than the delta holds, so the index folds it in.
+    let mut target = None;
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("read");
+        let mut edited: String = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("updated_at: ") {
+                    "updated_at: 2026-11-30T08:00:00Z".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        edited.push('\n');
+        if target.is_none()
+            && text.contains("\ntrust_level: L2\n")
+            && text.contains("\ncorrection: \"")
+        {
+            let at = edited.find("\ncorrection: ").expect("a correction");
+            let end = at + 1 + edited[at + 1..].find('\n').expect("line end");
+            edited.replace_range(at + 1..end, "correction: \"rotate the quuxinator keys\"");
+            let id = edited
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .expect("id")
+                .to_string();
+            target = Some(id);
+        }
+        assert_ne!(edited, text, "{} changed", f.display());
+        std::fs::write(f, edited).expect("edit");
+    }
+    commit_by_hand(&sb, "touch every learning");
+    let queries = [
+        "rotate the quuxinator keys",
+        "cargo build cannot find macro format_description",
+        "how do I get past the protected branch",
+        "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        "permission denied (publickey)",
+    ];
+    let ask = |q: &str| -> (Value, String) {
+        let out = sb
+            .cmd(&["query", "--json", "--limit", "5", q])
+            .env("LEARNSYNC_LOG", "learnsync::timing=debug")
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            json(&String::from_utf8_lossy(&out.stdout)),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (first, log) = ask(queries[0]);
+    assert!(
+        log.contains("search index: fold"),
+        "folded, not rebuilt: {log}"
+    );
+    assert!(!log.contains("search index: postings"), "no rebuild: {log}");
+    assert_eq!(ids(&first).first(), target.as_ref(), "{first}");
+    let folded: Vec<Value> = queries.iter().map(|q| ask(q).0).collect();
+    let answered = folded.iter().filter(|v| !ids(v).is_empty()).count();
+    assert!(
+        answered >= 4,
+        "most queries find something to compare: {folded:?}"
+    );
+    assert!(
+        !sb.git(&["status", "--porcelain"]).contains(".md"),
+        "the work tree is untouched"
+    );
+
+    std::fs::remove_dir_all(sb.dir().join(".git/learnsync/search")).expect("drop the index");
+    for (i, (q, before)) in queries.iter().zip(&folded).enumerate() {
+        let (rebuilt, log) = ask(q);
+        assert_eq!(
+            log.contains("search index: postings"),
+            i == 0,
+            "rebuilt once: {log}"
+        );
+        assert_eq!(ids(&rebuilt), ids(before), "{q}");
+        for (a, b) in rebuilt
+            .as_array()
+            .expect("hits")
+            .iter()
+            .zip(before.as_array().expect("hits"))
+        {
+            let (a, b) = (
+                a["score"].as_f64().expect("score"),
+                b["score"].as_f64().expect("score"),
+            );
+            assert!(
+                (a - b).abs() < 0.02 * a.abs().max(b.abs()),
+                "{q}: {a} vs {b}"
+            );
+        }
+    }
 }
