@@ -453,7 +453,7 @@ echo
 python3 - $(for n in $ALL; do echo "$WORK/n$n"; done) <<'EOF'
 import glob, re, statistics, sys
 groups = [
-    ("whole cycle", lambda s: s in ("open, recover, ask the watcher", "commit local work", "fetch, merge, recompute, push (all remotes)", "capture index", "search index", "events index")),
+    ("whole cycle", lambda s: s in ("open, recover, ask the watcher", "commit local work", "fetch, merge, recompute, push (all remotes)", "capture index", "search index", "capture and search indexes", "events index")),
     ("commit local work", lambda s: s == "commit local work"),
     ("fetch", lambda s: s.startswith("fetch ") and "," not in s),
     ("merge the heads", lambda s: s.startswith("merge ")),
@@ -464,6 +464,7 @@ groups = [
     ("  indexes while pushing", lambda s: s == "  while pushing"),
     ("capture index", lambda s: s == "capture index"),
     ("search index", lambda s: s == "search index"),
+    ("both, one read (first build)", lambda s: s == "capture and search indexes"),
     ("events index (first build)", lambda s: s == "events index"),
 ]
 # The capture and search indexes are updated while the push runs: their laps
@@ -476,7 +477,7 @@ def steps(path):
         m = re.search(r"DEBUG (.*): ([0-9.]+) ms$", line.rstrip())
         if m:
             step = m.group(1)
-            nested = not exchanged and step in ("capture index", "search index")
+            nested = not exchanged and step in ("capture index", "search index", "capture and search indexes")
             exchanged = exchanged or step == "fetch, merge, recompute, push (all remotes)"
             for g, match in groups:
                 if match(step) and not (nested and g == "whole cycle"):

@@ -285,6 +285,29 @@ impl Learning {
         from_mapping(map, body)
     }
 
+    /// The `trust_level` a file written as learnsync writes it records,
+    /// read without parsing the rest; `None` for any other shape (then
+    /// parse it). What a recompute needs of a learning's previous version.
+    pub fn recorded_trust(bytes: &[u8]) -> Option<TrustLevel> {
+        let text = std::str::from_utf8(bytes.get(..bytes.len().min(MAX_FILE_BYTES))?).ok()?;
+        let (front, _) = split_frontmatter(text).ok()?;
+        let mut found = None;
+        for line in front.lines() {
+            if let Some(v) = line.strip_prefix("trust_level:") {
+                if found.is_some() {
+                    return None;
+                }
+                let v = v.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .unwrap_or(v);
+                found = Some(TrustLevel::parse(v)?);
+            }
+        }
+        found
+    }
+
     /// Parses the file at repository path `rel` (`<agent>/<id>.md`, a
     /// terraphim `shared/` copy, or anything else), checking that its folder
     /// and file name agree with its `agent_id` and `id`: the one parser for

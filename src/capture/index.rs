@@ -411,6 +411,38 @@ pub fn refresh(config: &crate::config::Config) {
     finish_folding(&state, &folding, &index);
 }
 
+/// A rebuild fed learning by learning by another reader of the tree (a
+/// first sync builds the search index from the same read): the log is
+/// moved aside when it starts, as [`refresh`] does.
+pub struct Rebuild {
+    state: StateDir,
+    folding: PathBuf,
+    index: CaptureIndex,
+}
+
+impl Rebuild {
+    pub fn start(config: &crate::config::Config) -> Rebuild {
+        let state = crate::store::LearningsDir::new(config.dir.value.clone()).state();
+        let folding = start_folding(&state);
+        Rebuild {
+            state,
+            folding,
+            index: CaptureIndex::build([]),
+        }
+    }
+
+    /// Files one learning of HEAD's tree (derived fields as committed).
+    pub fn add(&mut self, l: &Learning) {
+        self.index.add(l);
+    }
+
+    /// Saves the snapshot, keeping what the log says about learnings HEAD
+    /// does not have yet (captures still in the inbox).
+    pub fn finish(self) {
+        finish_folding(&self.state, &self.folding, &self.index);
+    }
+}
+
 /// Brings the index up to date with the learning files a sync changed
 /// (`changed`: repository paths; a missing file is a deletion), without
 /// reading the rest of the dir: one log line that forgets the changed

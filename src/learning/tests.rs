@@ -199,6 +199,16 @@ proptest! {
     }
 
     #[test]
+    fn the_recorded_trust_is_what_a_parse_reads(l in learning()) {
+        let written = l.to_markdown();
+        prop_assert_eq!(Learning::recorded_trust(written.as_bytes()), Some(l.trust_level), "{}", written);
+        // A file not as learnsync writes it is left to the parser.
+        let crlf = written.replace('\n', "\r\n");
+        let quick = Learning::recorded_trust(crlf.as_bytes());
+        prop_assert!(quick.is_none() || quick == Some(l.trust_level));
+    }
+
+    #[test]
     fn parse_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let mut input = b"---\n".to_vec();
         input.extend(bytes);
@@ -228,6 +238,19 @@ suggestion_status: approved
 future_field: kept
 ---
 body without a final newline"#;
+
+#[test]
+fn the_recorded_trust_of_other_shapes_is_the_parsers_or_none() {
+    assert_eq!(
+        Learning::recorded_trust(CLAIMS_L3.as_bytes()),
+        Some(TrustLevel::L3),
+        "terraphim's names"
+    );
+    let twice = "---\nid: x\ntrust_level: L1\ntrust_level: L3\n---\n";
+    assert_eq!(Learning::recorded_trust(twice.as_bytes()), None);
+    assert_eq!(Learning::recorded_trust(b"trust_level: L2\n"), None, "no frontmatter");
+    assert_eq!(Learning::recorded_trust(b"---\ntrust_level: L9\n---\n"), None);
+}
 
 fn recomputed(text: &str) -> Learning {
     let mut l = Learning::parse(text.as_bytes()).expect("parses");

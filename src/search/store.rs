@@ -284,7 +284,11 @@ pub fn documents(dir: &LearningsDir, config: &Config) -> Vec<Doc> {
 /// events. Only the documents are kept: a rebuild after a sync that
 /// changed most of a large dir costs a read of the tree, not a load of the
 /// whole view.
-fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
+fn documents_at(
+    root: &Path,
+    head: &str,
+    see: &mut dyn FnMut(&crate::learning::Learning),
+) -> Result<Vec<Doc>, String> {
     let repo = Repo::open(root).map_err(|e| e.to_string())?;
     let commit = gix::ObjectId::from_hex(head.as_bytes()).map_err(|e| e.to_string())?;
     let tree = repo.commit_tree(commit).map_err(|e| e.to_string())?;
@@ -320,6 +324,7 @@ fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
     // sync's caches just gave back.
     let mut docs = Vec::new();
     crate::view::each_learning_in(&repo, &files, |rel, l| {
+        see(&l);
         if retrievable(&l) {
             let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
             docs.push(Doc::new(&l, rel, tally));
@@ -332,6 +337,17 @@ fn documents_at(root: &Path, head: &str) -> Result<Vec<Doc>, String> {
 /// Builds the whole index from HEAD's tree (the dir's view when there is
 /// no commit yet, or the tree cannot be read) and writes it.
 pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, String> {
+    rebuild_seeing(dir, config, &mut |_| {}).map(|(report, _)| report)
+}
+
+/// [`rebuild`], handing `see` every learning of HEAD's tree as it is read
+/// (the capture index a first sync builds shares the read). The flag says
+/// whether it did: false when the index was built from the view instead.
+pub fn rebuild_seeing(
+    dir: &LearningsDir,
+    config: &Config,
+    see: &mut dyn FnMut(&crate::learning::Learning),
+) -> Result<(BuildReport, bool), String> {
     let started = Instant::now();
     // Each part's time for operators, like a sync's steps.
     let mut at = Instant::now();
@@ -341,14 +357,14 @@ pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, Strin
         at = now;
     };
     let head = head_commit(&dir.root);
-    let at_head = head.as_deref().map(|h| documents_at(&dir.root, h));
-    let docs = match at_head {
-        Some(Ok(docs)) => docs,
+    let at_head = head.as_deref().map(|h| documents_at(&dir.root, h, see));
+    let (docs, seen) = match at_head {
+        Some(Ok(docs)) => (docs, true),
         Some(Err(e)) => {
             tracing::debug!("search index: cannot read HEAD's tree ({e}); reading the view");
-            documents(dir, config)
+            (documents(dir, config), false)
         }
-        None => documents(dir, config),
+        None => (documents(dir, config), false),
     };
     lap("documents");
     let index = Index::build(&docs, load_graph(&dir.root), IndexParams::default());
@@ -357,11 +373,12 @@ pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, Strin
     let bytes = segment::encode(&index, head.as_deref(), &build);
     lap("encode");
     write_segment(&folder(dir), &bytes)?;
-    Ok(BuildReport {
+    let report = BuildReport {
         learnings: docs.len(),
         bytes: bytes.len() as u64,
         millis: started.elapsed().as_millis(),
-    })
+    };
+    Ok((report, seen))
 }
 
 /// Brings the index to HEAD after a sync changed `changed` (repository

@@ -241,6 +241,9 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
     Ok(None)
 }
 
+/// Learnings recomputed together (their events and blobs held at once).
+const RECOMPUTE_CHUNK: usize = 1024;
+
 /// Recomputes the derived state of `ids` in `tree`. Returns the files to
 /// rewrite and the trust changes relative to `before` (the levels the
 /// previous head recorded).
@@ -260,9 +263,6 @@ pub fn recompute(
     let policy = policy_in(repo, tree)?;
     let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
-    let events = index.for_ids(ids)?;
-    // Every blob the loop reads (each candidate file, and its version
-    // before), read once in pack order first.
     let folders: Vec<(String, std::rc::Rc<crate::repo::Tree>)> = repo
         .tree(tree)?
         .entries
@@ -270,53 +270,67 @@ pub fn recompute(
         .filter(|e| e.is_tree)
         .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
         .collect::<Result<_>>()?;
-    let mut wanted = Vec::new();
-    for id in ids {
-        let file = format!("{id}.md");
-        for (name, folder) in &folders {
-            if let Some(e) = folder.get(&file).filter(|e| e.is_blob) {
-                wanted.push(e.id);
-                if let Some(was) = repo.blob_id_at(before, &format!("{name}/{file}"))? {
-                    wanted.push(was);
+    // In chunks: a cycle recomputes thousands of learnings, and each
+    // chunk's events and blobs need not be held with every other's.
+    let ids: Vec<&String> = ids.iter().collect();
+    for chunk in ids.chunks(RECOMPUTE_CHUNK) {
+        let chunk: BTreeSet<String> = chunk.iter().map(|id| (*id).clone()).collect();
+        let events = index.for_ids(&chunk)?;
+        // Every blob the loop reads (each candidate file, and its version
+        // before), read once in pack order first.
+        let mut wanted = Vec::new();
+        for id in &chunk {
+            let file = format!("{id}.md");
+            for (name, folder) in &folders {
+                if let Some(e) = folder.get(&file).filter(|e| e.is_blob) {
+                    wanted.push(e.id);
+                    if let Some(was) = repo.blob_id_at(before, &format!("{name}/{file}"))? {
+                        wanted.push(was);
+                    }
                 }
             }
         }
-    }
-    repo.prefetch_blobs(wanted);
-    for id in ids {
-        let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
-            continue;
-        };
-        let recorded = learning.trust_level;
-        let mine: Vec<&Event> = events
-            .get(id)
-            .map(|v| v.iter().collect())
-            .unwrap_or_default();
-        let derived = trust::derive(&learning, &mine, &decisions.for_id(id), &policy.trust);
-        trust::apply(&mut learning, derived);
-        let bytes = learning.to_markdown().into_bytes();
-        if repo.blob_at(tree, &rel)?.as_deref() != Some(bytes.as_slice()) {
-            changes.push(Change::Upsert {
-                path: rel.clone(),
-                bytes,
-            });
-        }
-        let was = repo.blob_id_at(before, &rel)?;
-        let previous = if was.is_some() && was == repo.blob_id_at(tree, &rel)? {
-            recorded
-        } else {
-            was.map(|id| repo.read_blob(id))
-                .transpose()?
-                .and_then(|b| Learning::parse(&b).ok())
-                .map_or(TrustLevel::L1, |l| l.trust_level)
-        };
-        if learning.trust_level != previous && learning.trust_level.max(previous) >= TrustLevel::L2
-        {
-            levels.push(LevelChange {
-                id: id.clone(),
-                from: previous.to_string(),
-                to: learning.trust_level.to_string(),
-            });
+        repo.prefetch_blobs(wanted);
+        for id in &chunk {
+            let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
+                continue;
+            };
+            let recorded = learning.trust_level;
+            let mine: Vec<&Event> = events
+                .get(id)
+                .map(|v| v.iter().collect())
+                .unwrap_or_default();
+            let derived = trust::derive(&learning, &mine, &decisions.for_id(id), &policy.trust);
+            trust::apply(&mut learning, derived);
+            let bytes = learning.to_markdown().into_bytes();
+            if repo.blob_at(tree, &rel)?.as_deref() != Some(bytes.as_slice()) {
+                changes.push(Change::Upsert {
+                    path: rel.clone(),
+                    bytes,
+                });
+            }
+            let was = repo.blob_id_at(before, &rel)?;
+            let previous = if was.is_some() && was == repo.blob_id_at(tree, &rel)? {
+                recorded
+            } else {
+                // Only the level is wanted: read without parsing the file.
+                was.map(|id| repo.read_blob(id))
+                    .transpose()?
+                    .and_then(|b| {
+                        Learning::recorded_trust(&b)
+                            .or_else(|| Learning::parse(&b).ok().map(|l| l.trust_level))
+                    })
+                    .unwrap_or(TrustLevel::L1)
+            };
+            if learning.trust_level != previous
+                && learning.trust_level.max(previous) >= TrustLevel::L2
+            {
+                levels.push(LevelChange {
+                    id: id.clone(),
+                    from: previous.to_string(),
+                    to: learning.trust_level.to_string(),
+                });
+            }
         }
     }
     Ok((changes, levels))

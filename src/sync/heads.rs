@@ -381,6 +381,7 @@ pub fn recompute_after(
         return Ok((None, levels));
     }
     let new_tree = repo.write_tree(tree, &changes)?;
+    lap.done("  write the recomputed files");
     let msg = format!(
         "learnsync: recompute derived state after merging\n\n{} learning(s) recomputed.\n",
         changes.len()

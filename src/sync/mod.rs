@@ -310,11 +310,33 @@ fn update_indexes(
     changed: Option<Vec<String>>,
 ) {
     let mut lap = Lap::start();
+    let capture_missing = !crate::capture::index::exists(dir) || changed.is_none();
+    if capture_missing && !crate::search::store::exists(dir) {
+        // A first sync: both indexes are built from one read of HEAD's tree.
+        let mut capture = crate::capture::index::Rebuild::start(config);
+        let built = crate::search::store::rebuild_seeing(dir, config, &mut |l| capture.add(l));
+        match built {
+            Ok((_, true)) => capture.finish(),
+            Ok((_, false)) => {
+                drop(capture);
+                crate::capture::index::refresh(config);
+            }
+            Err(e) => {
+                tracing::warn!("search index not built ({e}); the next query builds it");
+                drop(capture);
+                crate::capture::index::refresh(config);
+            }
+        }
+        lap.done("capture and search indexes");
+        return;
+    }
     match &changed {
-        _ if !crate::capture::index::exists(dir) => crate::capture::index::refresh(config),
-        None => crate::capture::index::refresh(config),
-        Some(paths) if !paths.is_empty() => crate::capture::index::update(config, paths),
-        Some(_) => {}
+        Some(paths) if !capture_missing => {
+            if !paths.is_empty() {
+                crate::capture::index::update(config, paths);
+            }
+        }
+        _ => crate::capture::index::refresh(config),
     }
     lap.done("capture index");
     if from != to || !crate::search::store::exists(dir) {
