@@ -248,8 +248,15 @@ fn the_recorded_trust_of_other_shapes_is_the_parsers_or_none() {
     );
     let twice = "---\nid: x\ntrust_level: L1\ntrust_level: L3\n---\n";
     assert_eq!(Learning::recorded_trust(twice.as_bytes()), None);
-    assert_eq!(Learning::recorded_trust(b"trust_level: L2\n"), None, "no frontmatter");
-    assert_eq!(Learning::recorded_trust(b"---\ntrust_level: L9\n---\n"), None);
+    assert_eq!(
+        Learning::recorded_trust(b"trust_level: L2\n"),
+        None,
+        "no frontmatter"
+    );
+    assert_eq!(
+        Learning::recorded_trust(b"---\ntrust_level: L9\n---\n"),
+        None
+    );
 }
 
 fn recomputed(text: &str) -> Learning {

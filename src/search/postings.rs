@@ -286,22 +286,19 @@ pub fn weigh(
         }
     }
     out.insert(format!("{ID}{}", doc.meta.id), 0.0);
-    // Rounded as the segment stores them, so the file and memory rank alike.
-    let mut v: Vec<(String, f32)> = out
-        .into_iter()
-        .map(|(t, f)| {
-            (
-                t,
-                if f > 0.0 {
-                    (f * 256.0).round().clamp(1.0, 65_535.0) / 256.0
-                } else {
-                    0.0
-                },
-            )
-        })
-        .collect();
+    let mut v: Vec<(String, f32)> = out.into_iter().map(|(t, f)| (t, stored(f))).collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
+}
+
+/// A pseudo-frequency rounded as the segment stores it (1/256 steps), so
+/// the file and memory rank alike.
+pub fn stored(f: f32) -> f32 {
+    if f > 0.0 {
+        (f * 256.0).round().clamp(1.0, 65_535.0) / 256.0
+    } else {
+        0.0
+    }
 }
 
 /// The concepts a weighed learning mentions (for the graph's ranks).
@@ -338,36 +335,6 @@ pub struct Index {
 }
 
 impl Index {
-    /// Builds an index of `docs` (in the order given: doc numbers are
-    /// positions). The graph's ranks are recomputed from these learnings.
-    pub fn build(docs: &[Doc], mut graph: Graph, params: IndexParams) -> Index {
-        let mut stats = Stats::default();
-        if !docs.is_empty() {
-            for f in 0..FIELD_COUNT {
-                let total: usize = docs.iter().map(|d| d.fields[f].len()).sum();
-                stats.avg_len[f] = (total as f32 / docs.len() as f32).max(1.0);
-                stats.total_len[f] = total as u64;
-            }
-            stats.docs = docs.len() as u64;
-        }
-        let matcher = Matcher::new(&graph);
-        let weighed: Vec<Vec<(String, f32)>> = docs
-            .iter()
-            .map(|d| weigh(d, &matcher, &graph, &params, &stats))
-            .collect();
-        let by_name: HashMap<&str, u32> = graph
-            .concepts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.name.as_str(), i as u32))
-            .collect();
-        let mentions: Vec<Vec<(u32, u32)>> =
-            weighed.iter().map(|w| mentioned(w, &by_name)).collect();
-        drop(by_name);
-        graph.rank(&mentions);
-        Self::assemble_docs(docs, weighed, graph, params, stats, Tables::default())
-    }
-
     /// An index of `docs` weighed against another index's statistics and
     /// graph (the learnings changed since a segment was built, the inbox),
     /// its tables continuing `tables`.

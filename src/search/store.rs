@@ -15,6 +15,7 @@
 //! learnings that changed are read, and a rebuild happens only when their
 //! field lengths have drifted from the averages the index was weighed with.
 
+use super::build::Builder;
 use super::doc::{Doc, Evidence, Tally, retrievable};
 use super::kg::{self, Graph};
 use super::postings::{ID, Index, IndexParams, Layered, Source, WeighedDoc};
@@ -288,7 +289,8 @@ fn documents_at(
     root: &Path,
     head: &str,
     see: &mut dyn FnMut(&crate::learning::Learning),
-) -> Result<Vec<Doc>, String> {
+    builder: &mut Builder,
+) -> Result<(), String> {
     let repo = Repo::open(root).map_err(|e| e.to_string())?;
     let commit = gix::ObjectId::from_hex(head.as_bytes()).map_err(|e| e.to_string())?;
     let tree = repo.commit_tree(commit).map_err(|e| e.to_string())?;
@@ -319,19 +321,33 @@ fn documents_at(
         }
     }
     drop(seen);
-    // One thread: a sync runs this while its push keeps the other core
-    // busy, and worker threads' allocations would not reuse the memory the
-    // sync's caches just gave back.
-    let mut docs = Vec::new();
-    crate::view::each_learning_in(&repo, &files, |rel, l| {
-        see(&l);
-        if retrievable(&l) {
-            let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
-            docs.push(Doc::new(&l, rel, tally));
+    drop(repo);
+    // Two threads in a pipeline: one reads and parses the files (a
+    // repository of its own), this one tokenises and indexes them. A
+    // bounded channel keeps only a few hundred learnings in flight.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(String, crate::learning::Learning)>(256);
+    let files = &files;
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || -> Result<(), String> {
+            let repo = Repo::open(root).map_err(|e| e.to_string())?;
+            crate::view::each_learning_in(&repo, files, |rel, l| {
+                // A send fails only when this side stopped: nothing to do.
+                let _ = tx.send((rel.to_string(), l));
+            })
+        });
+        for (rel, l) in rx {
+            see(&l);
+            if retrievable(&l) {
+                let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
+                builder.add(&Doc::new(&l, &rel, tally));
+            }
         }
+        reader
+            .join()
+            .unwrap_or_else(|_| Err("the reader of the tree panicked".into()))
     })?;
-    docs.sort_by(|a, b| (&a.meta.id, &a.meta.path).cmp(&(&b.meta.id, &b.meta.path)));
-    Ok(docs)
+    builder.sort_by_id();
+    Ok(())
 }
 
 /// Builds the whole index from HEAD's tree (the dir's view when there is
@@ -357,24 +373,33 @@ pub fn rebuild_seeing(
         at = now;
     };
     let head = head_commit(&dir.root);
-    let at_head = head.as_deref().map(|h| documents_at(&dir.root, h, see));
-    let (docs, seen) = match at_head {
-        Some(Ok(docs)) => (docs, true),
-        Some(Err(e)) => {
+    let graph = load_graph(&dir.root);
+    // Each learning is added as it is read; the builder keeps only what
+    // weighing needs of it.
+    let mut builder = Builder::new(graph.clone(), IndexParams::default());
+    let at_head = head
+        .as_deref()
+        .map(|h| documents_at(&dir.root, h, see, &mut builder));
+    let seen = matches!(at_head, Some(Ok(())));
+    if !seen {
+        if let Some(Err(e)) = at_head {
             tracing::debug!("search index: cannot read HEAD's tree ({e}); reading the view");
-            (documents(dir, config), false)
         }
-        None => (documents(dir, config), false),
-    };
+        builder = Builder::new(graph, IndexParams::default());
+        for d in documents(dir, config) {
+            builder.add(&d);
+        }
+    }
+    let learnings = builder.len();
     lap("documents");
-    let index = Index::build(&docs, load_graph(&dir.root), IndexParams::default());
+    let index = builder.finish();
     lap("postings");
     let build = uuid::Uuid::new_v4().simple().to_string();
     let bytes = segment::encode(&index, head.as_deref(), &build);
     lap("encode");
     write_segment(&folder(dir), &bytes)?;
     let report = BuildReport {
-        learnings: docs.len(),
+        learnings,
         bytes: bytes.len() as u64,
         millis: started.elapsed().as_millis(),
     };
