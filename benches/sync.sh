@@ -380,6 +380,20 @@ bench_noop() {
 }
 
 ALL=$(printf '%s\n' $SIZES "$MAIN_N" "$NOOP_N" | sort -nu)
+# Every timed sync may start a watcher (watch: auto, >= 10,000 files) on its
+# run dir; a copy replaced under it can leave it running. Stop them all when
+# the script ends, so no watcher of ours loads the machine afterwards.
+stop_watchers() {
+    local n d
+    for n in $ALL; do
+        for d in "$WORK/n$n"/run-*; do
+            [ -d "$d/.git" ] || continue
+            "$BIN" --dir "$d" -q watch --stop >/dev/null 2>&1 || true
+            [ -z "${COMPARE_BIN:-}" ] || "$COMPARE_BIN" --dir "$d" -q watch --stop >/dev/null 2>&1 || true
+        done
+    done
+}
+trap stop_watchers EXIT
 for n in $ALL; do fixture "$n"; scripts "$n"; done
 for n in $ALL; do verify "$n"; done
 for n in $ALL; do
