@@ -63,6 +63,17 @@ pub fn exchange(
         }
     }
 
+    let branch = crate::paths::agent_branch(&config.home_agent.value);
+    // The remote pushed to first, and its push when it started early.
+    let first_push = if options.push {
+        remotes
+            .iter()
+            .zip(&reports)
+            .position(|(r, rep)| r.push && rep.errors.is_empty())
+    } else {
+        None
+    };
+    let mut early: Option<crate::repo::PendingPush> = None;
     if options.fetch {
         let mut heads: Vec<(String, ObjectId)> = Vec::new();
         for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
@@ -92,13 +103,19 @@ pub fn exchange(
             report.remotes = reports;
             return Ok(());
         }
-        merge_all(repo, dir, config, &heads, report)?;
+        // The first push starts as soon as the merged head is in the ref:
+        // git sends while the work tree and index are written.
+        let first = first_push.map(|i| &remotes[i].name);
+        merge_all(repo, dir, config, &heads, report, &mut || {
+            if let Some(name) = first {
+                early = Some(repo.start_push(name, &branch, token.as_ref()));
+            }
+        })?;
     }
 
     if options.push {
         let mut before_push = Some(before_push);
-        let branch = crate::paths::agent_branch(&config.home_agent.value);
-        for (r, rep) in remotes.iter().zip(reports.iter_mut()) {
+        for (i, (r, rep)) in remotes.iter().zip(reports.iter_mut()).enumerate() {
             if !r.push || !rep.errors.is_empty() {
                 continue;
             }
@@ -108,7 +125,9 @@ pub fn exchange(
             }
             // Nothing to push when the fetch just saw the remote at our head.
             let ours = repo.head_commit()?;
-            if rep.fetched
+            let started = early.take_if(|_| Some(i) == first_push);
+            if started.is_none()
+                && rep.fetched
                 && ours.is_some()
                 && repo.ref_commit(&format!("refs/remotes/{}/{branch}", r.name))? == ours
             {
@@ -116,10 +135,14 @@ pub fn exchange(
                 rep.up_to_date = true;
                 continue;
             }
+            let mut started = started;
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
                 let mut lap = super::Lap::start();
-                let pending = repo.start_push(&r.name, &branch, token.as_ref());
+                let pending = match started.take() {
+                    Some(p) => p,
+                    None => repo.start_push(&r.name, &branch, token.as_ref()),
+                };
                 if let Some(f) = before_push.take() {
                     f();
                     lap.done("  while pushing");
@@ -150,7 +173,7 @@ pub fn exchange(
                         match repo.fetch(&r.name, token.as_ref()) {
                             Ok(()) => {
                                 let heads = repo.tracking_refs(&r.name)?;
-                                merge_all(repo, dir, config, &heads, report)?;
+                                merge_all(repo, dir, config, &heads, report, &mut || {})?;
                             }
                             Err(e) => {
                                 rep.errors.push(e.to_string());
@@ -169,6 +192,11 @@ pub fn exchange(
                 }
             }
         }
+    }
+    // A push started early and not waited for (the cycle was asked to
+    // stop): let it finish, so no git runs on after the cycle.
+    if let Some(p) = early.take() {
+        let _ = p.finish();
     }
     report.remotes = reports;
     Ok(())
@@ -220,13 +248,16 @@ fn prefetch_heads(
 }
 
 /// Merges every head into ours, then moves the ref once and updates the
-/// work tree and index (crash-safe through the cycle marker).
+/// work tree and index (crash-safe through the cycle marker). `moved` is
+/// called once the ref points at the merged head, before the work tree is
+/// written (the caller starts its push there).
 fn merge_all(
     repo: &Repo,
     dir: &LearningsDir,
     config: &Config,
     heads: &[(String, ObjectId)],
     report: &mut SyncReport,
+    moved: &mut dyn FnMut(),
 ) -> Result<(), SyncError> {
     let Some(start) = repo.head_commit()? else {
         return Ok(());
@@ -295,6 +326,7 @@ fn merge_all(
         &who,
     )?;
     crate::fault::point("merge:after-ref");
+    moved();
 
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
