@@ -15,11 +15,10 @@ use super::postings::{
 use crate::learning::TrustLevel;
 use std::collections::HashMap;
 
-/// One learning as a build holds it.
+/// One learning as a build holds it (its fields' lengths are in `meta`).
 struct Compact {
     meta: Meta,
     trust: TrustLevel,
-    lens: [u32; FIELD_COUNT],
     /// (term, field, occurrences), by term then field.
     words: Vec<(u32, u8, u32)>,
     /// Terms of fixed weight, and the concept each names (for the ranks).
@@ -58,9 +57,7 @@ impl Builder {
     /// Adds a learning (its doc number is its position, unless sorted).
     pub fn add(&mut self, doc: &Doc) {
         let mut words = Vec::new();
-        let mut lens = [0u32; FIELD_COUNT];
         for (f, terms) in doc.fields.iter().enumerate() {
-            lens[f] = terms.len() as u32;
             for t in terms {
                 let id = self.intern(t);
                 words.push((id, f as u8, 1u32));
@@ -94,22 +91,17 @@ impl Builder {
         }
         fixed.push((format!("{ID}{}", doc.meta.id), 0.0, None));
         // A key set twice keeps its last weight, as a map insert would.
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        let mut kept: Vec<(u32, f32, Option<u32>)> = Vec::new();
+        let mut kept: Vec<(u32, f32, Option<u32>)> = Vec::with_capacity(fixed.len());
         for (term, w, concept) in fixed {
-            match seen.get(&term) {
-                Some(&i) => kept[i] = (kept[i].0, w, concept),
-                None => {
-                    let id = self.intern(&term);
-                    seen.insert(term, kept.len());
-                    kept.push((id, w, concept));
-                }
+            let id = self.intern(&term);
+            match kept.iter_mut().find(|k| k.0 == id) {
+                Some(k) => *k = (id, w, concept),
+                None => kept.push((id, w, concept)),
             }
         }
         self.docs.push(Compact {
             meta: doc.meta.clone(),
             trust: doc.trust,
-            lens,
             words,
             fixed: kept,
         });
@@ -142,7 +134,7 @@ impl Builder {
         let mut stats = Stats::default();
         if !docs.is_empty() {
             for f in 0..FIELD_COUNT {
-                let total: usize = docs.iter().map(|d| d.lens[f] as usize).sum();
+                let total: usize = docs.iter().map(|d| d.meta.lens[f] as usize).sum();
                 stats.avg_len[f] = (total as f32 / docs.len() as f32).max(1.0);
                 stats.total_len[f] = total as u64;
             }
@@ -157,9 +149,9 @@ impl Builder {
             let n = n as u32;
             let mut w = [0f32; FIELD_COUNT];
             for (f, wf) in w.iter_mut().enumerate() {
-                if d.lens[f] > 0 {
-                    let norm =
-                        1.0 - params.b + params.b * d.lens[f] as f32 / stats.avg_len[f].max(1e-3);
+                if d.meta.lens[f] > 0 {
+                    let norm = 1.0 - params.b
+                        + params.b * d.meta.lens[f] as f32 / stats.avg_len[f].max(1e-3);
                     *wf = params.field_weights[f] / norm;
                 }
             }
@@ -266,15 +258,9 @@ mod tests {
         let matcher = Matcher::new(&index.graph);
         let mut expected: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
         let mut all_mentions = Vec::new();
-        let by_name: HashMap<&str, u32> = graph
-            .concepts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.name.as_str(), i as u32))
-            .collect();
         for (n, d) in docs.iter().enumerate() {
             let terms = weigh(d, &matcher, &index.graph, &params, &index.stats);
-            all_mentions.push(mentioned(&terms, &by_name));
+            all_mentions.push(mentioned(&terms, &graph));
             for (t, w) in terms {
                 expected.entry(t).or_default().push((n as u32, w));
             }

@@ -65,7 +65,7 @@ pub fn fold(
     }
     let kept = n - removed.len() as u32;
     stats.docs = u64::from(kept) + changes.added.len() as u64;
-    if stats.drift().is_none_or(|d| d > MAX_DRIFT) && stats.docs > 0 {
+    if stats.drift().is_some_and(|d| d > MAX_DRIFT) {
         return Ok(None);
     }
 
@@ -239,6 +239,13 @@ mod tests {
         Doc::new(&l, &format!("{agent}/learning-{i:04}.md"), Tally::default())
     }
 
+    /// `index` written as a segment file in `dir`, opened.
+    fn written(index: &Index, dir: &std::path::Path, head: Option<&str>) -> Segment {
+        let path = dir.join("segment.bin");
+        std::fs::write(&path, encode(index, head, "b1")).expect("write");
+        Segment::open(&path).expect("opens")
+    }
+
     fn weighed(d: &Doc, graph: &Graph, stats: &Stats) -> WeighedDoc {
         let m = Matcher::new(graph);
         WeighedDoc {
@@ -263,9 +270,7 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         let docs: Vec<Doc> = (0..120).map(|i| doc(i, "first")).collect();
         let built = Index::build(&docs, graph(), IndexParams::default());
-        let path = tmp.path().join("segment.bin");
-        std::fs::write(&path, encode(&built, Some("c1"), "b1")).expect("write");
-        let segment = Segment::open(&path).expect("opens");
+        let segment = written(&built, tmp.path(), Some("c1"));
         let stats = segment.info.stats;
 
         // Replace every third learning with a longer text, delete two, add
@@ -311,17 +316,10 @@ mod tests {
             .collect();
         reference.extend(added.iter().cloned());
         let mut g = segment.info.graph.clone();
-        let by_name: HashMap<&str, u32> = g
-            .concepts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.name.as_str(), i as u32))
-            .collect();
         let mentions: Vec<Vec<(u32, u32)>> = reference
             .iter()
-            .map(|d| crate::search::postings::mentioned(&d.terms, &by_name))
+            .map(|d| crate::search::postings::mentioned(&d.terms, &g))
             .collect();
-        drop(by_name);
         g.rank(&mentions);
         let expected = Index::assemble(
             &reference,
@@ -379,9 +377,7 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         let docs: Vec<Doc> = (0..50).map(|i| doc(i, "short")).collect();
         let built = Index::build(&docs, graph(), IndexParams::default());
-        let path = tmp.path().join("segment.bin");
-        std::fs::write(&path, encode(&built, None, "b1")).expect("write");
-        let segment = Segment::open(&path).expect("opens");
+        let segment = written(&built, tmp.path(), None);
         let long = "a much longer body that goes on ".repeat(40);
         let added: Vec<WeighedDoc> = (0..50)
             .map(|i| weighed(&doc(i, &long), &segment.info.graph, &segment.info.stats))
@@ -410,8 +406,7 @@ mod tests {
         let mut old = built.clone();
         old.stats.docs = 0;
         old.stats.total_len = [0; FIELD_COUNT];
-        std::fs::write(&path, encode(&old, None, "b0")).expect("write");
-        let segment = Segment::open(&path).expect("opens");
+        let segment = written(&old, tmp.path(), None);
         assert!(fold(&segment, &few, None, "b2").expect("reads").is_none());
     }
 }

@@ -301,14 +301,17 @@ pub fn stored(f: f32) -> f32 {
     }
 }
 
-/// The concepts a weighed learning mentions (for the graph's ranks).
-pub fn mentioned(terms: &[(String, f32)], graph_index: &HashMap<&str, u32>) -> Vec<(u32, u32)> {
+/// The concepts a weighed learning mentions, as the graph's ranks count
+/// them: what a build and a fold recount from the concept terms, and the
+/// reference their tests hold them to.
+#[cfg(test)]
+pub fn mentioned(terms: &[(String, f32)], graph: &Graph) -> Vec<(u32, u32)> {
     terms
         .iter()
         .filter_map(|(t, w)| {
-            t.strip_prefix(CONCEPT)
-                .and_then(|name| graph_index.get(name))
-                .map(|&c| (c, w.max(1.0) as u32))
+            let name = t.strip_prefix(CONCEPT)?;
+            let c = graph.concepts.iter().position(|c| c.name == name)?;
+            Some((c as u32, w.max(1.0) as u32))
         })
         .collect()
 }

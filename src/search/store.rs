@@ -350,6 +350,17 @@ fn documents_at(
     Ok(())
 }
 
+/// Logs each part's time for operators, like a sync's steps (under
+/// `learnsync::timing`), from the previous call's end.
+fn laps() -> impl FnMut(&str) {
+    let mut at = Instant::now();
+    move |step: &str| {
+        let now = Instant::now();
+        tracing::debug!(target: "learnsync::timing", "  search index: {step}: {:.1} ms", (now - at).as_secs_f64() * 1e3);
+        at = now;
+    }
+}
+
 /// Builds the whole index from HEAD's tree (the dir's view when there is
 /// no commit yet, or the tree cannot be read) and writes it.
 pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, String> {
@@ -365,13 +376,7 @@ pub fn rebuild_seeing(
     see: &mut dyn FnMut(&crate::learning::Learning),
 ) -> Result<(BuildReport, bool), String> {
     let started = Instant::now();
-    // Each part's time for operators, like a sync's steps.
-    let mut at = Instant::now();
-    let mut lap = |step: &str| {
-        let now = Instant::now();
-        tracing::debug!(target: "learnsync::timing", "  search index: {step}: {:.1} ms", (now - at).as_secs_f64() * 1e3);
-        at = now;
-    };
+    let mut lap = laps();
     let head = head_commit(&dir.root);
     let graph = load_graph(&dir.root);
     // Each learning is added as it is read; the builder keeps only what
@@ -495,12 +500,7 @@ fn catch_up_with(
         rebuild(dir, config)?;
         return Ok(());
     };
-    let mut at = Instant::now();
-    let mut lap = |step: &str| {
-        let now = Instant::now();
-        tracing::debug!(target: "learnsync::timing", "  search index: {step}: {:.1} ms", (now - at).as_secs_f64() * 1e3);
-        at = now;
-    };
+    let mut lap = laps();
     let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
     let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
     let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
@@ -696,7 +696,7 @@ fn fold_delta(
     delta: &Delta,
     head: &str,
 ) -> Result<(), String> {
-    let started = Instant::now();
+    let mut lap = laps();
     let changes = super::fold::Changes {
         removed: &delta.removed,
         evidence: &delta.evidence,
@@ -710,7 +710,7 @@ fn fold_delta(
         return rebuild(dir, config).map(|_| ());
     };
     write_segment(&folder(dir), &bytes)?;
-    tracing::debug!(target: "learnsync::timing", "  search index: fold: {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    lap("fold");
     Ok(())
 }
 

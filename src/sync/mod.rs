@@ -317,12 +317,12 @@ fn update_indexes(
         let built = crate::search::store::rebuild_seeing(dir, config, &mut |l| capture.add(l));
         match built {
             Ok((_, true)) => capture.finish(),
-            Ok((_, false)) => {
-                drop(capture);
-                crate::capture::index::refresh(config);
-            }
-            Err(e) => {
-                tracing::warn!("search index not built ({e}); the next query builds it");
+            // Built from the view, or not at all: the capture index reads
+            // the view itself.
+            other => {
+                if let Err(e) = other {
+                    tracing::warn!("search index not built ({e}); the next query builds it");
+                }
                 drop(capture);
                 crate::capture::index::refresh(config);
             }

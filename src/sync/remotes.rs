@@ -125,7 +125,7 @@ pub fn exchange(
             }
             // Nothing to push when the fetch just saw the remote at our head.
             let ours = repo.head_commit()?;
-            let started = early.take_if(|_| Some(i) == first_push);
+            let mut started = early.take_if(|_| Some(i) == first_push);
             if started.is_none()
                 && rep.fetched
                 && ours.is_some()
@@ -135,7 +135,6 @@ pub fn exchange(
                 rep.up_to_date = true;
                 continue;
             }
-            let mut started = started;
             for attempt in 1..=PUSH_ATTEMPTS {
                 rep.push_attempts = attempt;
                 let mut lap = super::Lap::start();
