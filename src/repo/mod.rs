@@ -1,6 +1,7 @@
 //! The git edge: the learnings dir as a repository, through gix. Reading
 //! trees and blobs, writing commits, moving refs; no domain rules here.
 
+mod batch;
 pub mod locks;
 mod remote;
 mod tree_write;
@@ -696,6 +697,7 @@ impl Repo {
         use gix::refs::transaction::{
             Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog,
         };
+        self.persist_objects()?;
         let head: gix::refs::FullName = "HEAD".try_into().map_err(fail("HEAD"))?;
         let sig = signature(who);
         let mut buf = gix::date::parse::TimeBuf::default();

@@ -161,6 +161,13 @@ impl Repo {
         token: Option<&SecretString>,
     ) -> PendingPush {
         let spec = format!("refs/heads/{branch}:refs/heads/{branch}");
+        // git reads the objects it sends from disk.
+        if let Err(e) = self.persist_objects() {
+            return PendingPush {
+                child: Err(std::io::Error::other(e.to_string())),
+                token: None,
+            };
+        }
         let child = git_command(self.root(), token)
             .args(["push", "--porcelain", "--quiet", remote, &spec])
             .stdin(std::process::Stdio::null())

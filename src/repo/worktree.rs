@@ -197,6 +197,7 @@ impl Repo {
     /// before the committed bytes were read, so a later edit still shows),
     /// else from the old index when the blob is unchanged, else from disk.
     pub fn write_index(&self, tree: ObjectId, fresh: &HashMap<String, Stat>) -> Result<()> {
+        self.persist_objects()?;
         let old = self.git.index_or_empty().map_err(fail("read the index"))?;
         let mut old_stats: HashMap<&[u8], (ObjectId, Stat)> = HashMap::new();
         for e in old.entries() {

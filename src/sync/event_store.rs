@@ -212,9 +212,10 @@ impl EventStore {
         {
             let mut table = tx.open_table(LINES).map_err(redb_err("write"))?;
             let ids: BTreeSet<&String> = added.keys().chain(removed.keys()).collect();
+            let mut codec = Codec::new();
             for id in ids {
                 let mut value: Vec<u8> = match table.get(id.as_str()).map_err(redb_err("read"))? {
-                    Some(v) => unpack(v.value())?,
+                    Some(v) => codec.unpack(v.value())?,
                     None => Vec::new(),
                 };
                 if let Some(gone) = removed.get(id) {
@@ -229,7 +230,7 @@ impl EventStore {
                     table.remove(id.as_str()).map_err(redb_err("write"))?;
                 } else {
                     table
-                        .insert(id.as_str(), pack(&value).as_slice())
+                        .insert(id.as_str(), codec.pack(&value).as_slice())
                         .map_err(redb_err("write"))?;
                 }
             }
@@ -254,10 +255,11 @@ impl EventStore {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(out),
             Err(e) => return Err(redb_err("read")(e)),
         };
+        let mut codec = Codec::new();
         for id in ids {
             if let Some(v) = table.get(id.as_str()).map_err(redb_err("read"))? {
                 let mut pairs = Vec::new();
-                for_each_line(&unpack(v.value())?, |path, line| {
+                for_each_line(&codec.unpack(v.value())?, |path, line| {
                     pairs.push((path.to_string(), line.to_string()));
                 });
                 out.insert(id.clone(), pairs);
@@ -301,45 +303,67 @@ fn push_line(value: &mut Vec<u8>, path: &str, line: &str) {
     value.push(b'\n');
 }
 
-/// `[length: u32 LE][zlib stream]`.
-fn pack(value: &[u8]) -> Vec<u8> {
-    use zlib_rs::deflate::{DeflateConfig, compress_bound, compress_slice};
-    let mut out = vec![0u8; 4 + compress_bound(value.len())];
-    let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
-    out[..4].copy_from_slice(&len.to_le_bytes());
-    let (written, rc) = compress_slice(&mut out[4..], value, DeflateConfig::new(1));
-    if value.is_empty() || rc != zlib_rs::ReturnCode::Ok || len == u32::MAX {
-        // Cannot happen with a bound-sized buffer; store it plain (length 0 marks it).
-        let mut plain = vec![0u8; 4];
-        plain.extend_from_slice(value);
-        return plain;
-    }
-    let n = 4 + written.len();
-    out.truncate(n);
-    out
+/// Stored values, `[length: u32 LE][zlib stream]` (length 0: the bytes
+/// plain). One compressor and one decompressor serve every value of a
+/// transaction: setting up a zlib stream zeroes ~256 KiB of tables, which
+/// cost ten times the compression of a learning's few kilobytes.
+struct Codec {
+    deflate: zlib_rs::Deflate,
+    inflate: zlib_rs::Inflate,
 }
 
-fn unpack(stored: &[u8]) -> Result<Vec<u8>> {
-    use zlib_rs::inflate::{InflateConfig, uncompress_slice};
-    let corrupt = || GitError {
-        action: "events index".into(),
-        message: "a stored value is corrupt".into(),
-    };
-    let (head, body) = stored.split_at_checked(4).ok_or_else(corrupt)?;
-    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
-    // A learning's lines are kilobytes; a huge length is a corrupt value.
-    if len > MAX_VALUE {
-        return Err(corrupt());
+impl Codec {
+    fn new() -> Self {
+        Codec {
+            deflate: zlib_rs::Deflate::new(1, true, 15),
+            inflate: zlib_rs::Inflate::new(true, 15),
+        }
     }
-    if len == 0 {
-        return Ok(body.to_vec());
+
+    fn pack(&mut self, value: &[u8]) -> Vec<u8> {
+        use zlib_rs::deflate::compress_bound;
+        let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
+        let mut out = vec![0u8; 4 + compress_bound(value.len())];
+        out[..4].copy_from_slice(&len.to_le_bytes());
+        self.deflate.reset();
+        let done = self
+            .deflate
+            .compress(value, &mut out[4..], zlib_rs::DeflateFlush::Finish);
+        if value.is_empty() || len == u32::MAX || !matches!(done, Ok(zlib_rs::Status::StreamEnd)) {
+            // Cannot happen with a bound-sized buffer; store it plain.
+            let mut plain = vec![0u8; 4];
+            plain.extend_from_slice(value);
+            return plain;
+        }
+        out.truncate(4 + self.deflate.total_out() as usize);
+        out
     }
-    let mut out = vec![0u8; len];
-    let (got, rc) = uncompress_slice(&mut out, body, InflateConfig::default());
-    if rc != zlib_rs::ReturnCode::Ok || got.len() != len {
-        return Err(corrupt());
+
+    fn unpack(&mut self, stored: &[u8]) -> Result<Vec<u8>> {
+        let corrupt = || GitError {
+            action: "events index".into(),
+            message: "a stored value is corrupt".into(),
+        };
+        let (head, body) = stored.split_at_checked(4).ok_or_else(corrupt)?;
+        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        // A learning's lines are kilobytes; a huge length is a corrupt value.
+        if len > MAX_VALUE {
+            return Err(corrupt());
+        }
+        if len == 0 {
+            return Ok(body.to_vec());
+        }
+        let mut out = vec![0u8; len];
+        self.inflate.reset(true);
+        let done = self
+            .inflate
+            .decompress(body, &mut out, zlib_rs::InflateFlush::Finish);
+        if !matches!(done, Ok(zlib_rs::Status::StreamEnd)) || self.inflate.total_out() != len as u64
+        {
+            return Err(corrupt());
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
 fn for_each_line(value: &[u8], mut f: impl FnMut(&str, &str)) {

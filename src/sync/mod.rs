@@ -171,7 +171,8 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         return Err(SyncError::NotInitialised(dir.root.display().to_string()));
     }
     let _lock = SyncLock::acquire(&dir.state().sync_lock(), options.wait, "learnsync sync")?;
-    let repo = Repo::open(&dir.root)?.with_identity(&config.identity())?;
+    let mut repo = Repo::open(&dir.root)?.with_identity(&config.identity())?;
+    repo.hold_objects();
     // A process killed mid-write (this one last time, or a user's git)
     // leaves git lock files that would fail every later write.
     let stale_locks =

@@ -484,6 +484,57 @@ fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() 
     }
 }
 
+/// A cycle that writes many objects writes them as one pack (index last);
+/// killed between the two files, nothing is lost and the next sync ends
+/// the job: the pack without an index is never read, and is written anew.
+#[test]
+fn a_sync_killed_between_a_new_pack_and_its_index_loses_nothing() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let now = learnsync::timestamp::Timestamp::from_unix(1_780_000_000);
+    let mut made = Vec::new();
+    for n in 0..120 {
+        let id = format!("learning-{n:032x}-1780000000000");
+        let mut l = learnsync::learning::Learning::new(
+            id.clone(),
+            "codex".into(),
+            format!("lesson {n}"),
+            now,
+        );
+        l.correction = Some(format!("do thing {n} instead"));
+        let path = b.dir.join("codex").join(format!("{id}.md"));
+        std::fs::create_dir_all(path.parent().expect("folder")).expect("mkdir");
+        std::fs::write(path, l.to_markdown()).expect("write learning");
+        made.push(id);
+    }
+    let out = b
+        .cmd(&["sync"])
+        .env("LEARNSYNC_FAULT", "objects:before-index")
+        .output()
+        .expect("run");
+    assert!(!out.status.success(), "the fault must stop the process");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("objects:before-index"));
+    let packs = b.dir.join(".git/objects/pack");
+    let orphan = std::fs::read_dir(&packs)
+        .expect("pack dir")
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().ends_with(".pack"));
+    assert!(orphan, "the kill came after the pack, before its index");
+    b.ok(&["sync"]);
+    assert_clean_and_sound(&b.dir, &b.home);
+    let indexed = std::fs::read_dir(&packs)
+        .expect("pack dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
+        .count();
+    assert!(indexed >= 1, "the second sync wrote its objects as a pack");
+    made.sort();
+    assert_eq!(ids(&b), made, "every learning committed");
+    a.ok(&["sync"]);
+    assert_eq!(ids(&a), made, "and pushed");
+    assert_converged(&[&a, &b]);
+}
+
 #[test]
 fn plain_git_remote_add_works_too() {
     let tmp = tempfile::tempdir().expect("tmp");
