@@ -269,10 +269,13 @@ pushed_objects() {
 verify() {
     local n=$1 d="$WORK/n$1" ls="$WORK/n$1/run-ls" gt="$WORK/n$1/run-git" fs="$WORK/n$1/run-first"
     say "n=$n: verifying one learnsync sync and the git merges"
-    # The machine that has synced before keeps a search index of the build
-    # timed (a cached fixture may hold one an older build wrote).
-    rm -rf "$d/clone/.git/learnsync/search"
+    # The machine that has synced before keeps a search index and an
+    # events index of the build timed (a cached fixture may hold ones an
+    # older build wrote, in a layout it would rebuild in the timed sync).
+    rm -rf "$d/clone/.git/learnsync/search" "$d/clone/.git/learnsync/events.redb"
     "$BIN" --dir "$d/clone" -q query --limit 1 "warm the index" >/dev/null
+    "$BIN" --dir "$d/clone" -q sync --no-fetch --no-push
+    [ -f "$d/clone/.git/learnsync/events.redb" ] || die "n=$n: no events index after a local sync"
     "$d/prepare.sh" "$ls"
     local rc=0
     "$BIN" --dir "$ls" --json sync >"$d/sync-report.json" || rc=$?

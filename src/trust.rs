@@ -38,14 +38,18 @@ pub fn derive(
     let quality = quality(&mine);
     let (mut trust_level, mut promoted_at) = fold(learning, &mine, policy);
 
-    let hash = learning.content_hash();
-    let current = |decision: Decision| {
-        reviews
-            .iter()
-            .copied()
-            .find(|r| r.learning == learning.id && r.content_hash == hash && r.decision == decision)
-    };
-    let review = current(Decision::Approved).or_else(|| current(Decision::Rejected));
+    // Hashing the content is most of a derive; only a review needs it.
+    let review = (!reviews.is_empty())
+        .then(|| {
+            let hash = learning.content_hash();
+            let current = |decision: Decision| {
+                reviews.iter().copied().find(|r| {
+                    r.learning == learning.id && r.content_hash == hash && r.decision == decision
+                })
+            };
+            current(Decision::Approved).or_else(|| current(Decision::Rejected))
+        })
+        .flatten();
     let suggestion_status = match review.map(|r| r.decision) {
         Some(Decision::Approved) => {
             trust_level = TrustLevel::L3;

@@ -574,10 +574,12 @@ impl Repo {
     }
 
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId> {
+        use gix::prelude::Write;
+        // Straight to the object store, hashed once (see `write_entries`).
         let id = self
             .git
-            .write_blob(bytes)
-            .map(|id| id.detach())
+            .objects
+            .write_buf(gix::object::Kind::Blob, bytes)
             .map_err(fail("write blob"))?;
         self.blobs.borrow_mut().keep(id, bytes);
         Ok(id)

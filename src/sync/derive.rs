@@ -9,7 +9,7 @@ use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
 use crate::policy::{POLICY_PATH, Policy};
-use crate::repo::{Change, Repo, Result};
+use crate::repo::{Change, Repo, Result, fail};
 use crate::store::LearningsDir;
 use crate::trust;
 use gix::ObjectId;
@@ -244,9 +244,33 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 /// Learnings recomputed together (their events and blobs held at once).
 const RECOMPUTE_CHUNK: usize = 1024;
 
+/// One learning to recompute, as read from the trees: each file named
+/// `<id>.md` in an agent folder (the first that parses is the learning),
+/// with its bytes and what its version in the previous head was.
+struct Read {
+    id: String,
+    candidates: Vec<Candidate>,
+}
+
+struct Candidate {
+    rel: String,
+    bytes: Vec<u8>,
+    /// The previous head's version of this path: `None` when there was
+    /// none, `Some(None)` when it is these very bytes.
+    before: Option<Option<Vec<u8>>>,
+}
+
+/// What recomputing one learning gives: its rewrite, if its bytes change,
+/// and its trust change, if one is reported.
+type Outcome = (Option<Change>, Option<LevelChange>);
+
 /// Recomputes the derived state of `ids` in `tree`. Returns the files to
 /// rewrite and the trust changes relative to `before` (the levels the
 /// previous head recorded).
+///
+/// Per chunk, this thread reads the blobs (in pack order) while a second
+/// reads and parses the chunk's events; then both cores parse, derive and
+/// serialise half the chunk each.
 pub fn recompute(
     repo: &Repo,
     tree: ObjectId,
@@ -270,68 +294,131 @@ pub fn recompute(
         .filter(|e| e.is_tree)
         .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
         .collect::<Result<_>>()?;
-    // In chunks: a cycle recomputes thousands of learnings, and each
-    // chunk's events and blobs need not be held with every other's.
     let ids: Vec<&String> = ids.iter().collect();
     for chunk in ids.chunks(RECOMPUTE_CHUNK) {
         let chunk: BTreeSet<String> = chunk.iter().map(|id| (*id).clone()).collect();
-        let events = index.for_ids(&chunk)?;
-        // Every blob the loop reads (each candidate file, and its version
-        // before), read once in pack order first.
-        let mut wanted = Vec::new();
-        for id in &chunk {
-            let file = format!("{id}.md");
-            for (name, folder) in &folders {
-                if let Some(e) = folder.get(&file).filter(|e| e.is_blob) {
-                    wanted.push(e.id);
-                    if let Some(was) = repo.blob_id_at(before, &format!("{name}/{file}"))? {
-                        wanted.push(was);
-                    }
-                }
-            }
-        }
-        repo.prefetch_blobs(wanted);
-        for id in &chunk {
-            let Some((rel, mut learning)) = find_learning(repo, tree, id)? else {
-                continue;
-            };
-            let recorded = learning.trust_level;
+        let (events, read) = std::thread::scope(|s| {
+            let events = s.spawn(|| index.for_ids(&chunk));
+            let read = read_chunk(repo, before, &folders, &chunk);
+            (events.join(), read)
+        });
+        let events =
+            events.map_err(|_| fail("read the events")("the reading thread panicked"))??;
+        let read = read?;
+        let derive_one = |r: &Read| {
             let mine: Vec<&Event> = events
-                .get(id)
+                .get(&r.id)
                 .map(|v| v.iter().collect())
                 .unwrap_or_default();
-            let derived = trust::derive(&learning, &mine, &decisions.for_id(id), &policy.trust);
-            trust::apply(&mut learning, derived);
-            let bytes = learning.to_markdown().into_bytes();
-            if repo.blob_at(tree, &rel)?.as_deref() != Some(bytes.as_slice()) {
-                changes.push(Change::Upsert {
-                    path: rel.clone(),
-                    bytes,
-                });
-            }
-            let was = repo.blob_id_at(before, &rel)?;
-            let previous = if was.is_some() && was == repo.blob_id_at(tree, &rel)? {
-                recorded
-            } else {
-                // Only the level is wanted: read without parsing the file.
-                was.map(|id| repo.read_blob(id))
-                    .transpose()?
-                    .and_then(|b| {
-                        Learning::recorded_trust(&b)
-                            .or_else(|| Learning::parse(&b).ok().map(|l| l.trust_level))
-                    })
-                    .unwrap_or(TrustLevel::L1)
-            };
-            if learning.trust_level != previous
-                && learning.trust_level.max(previous) >= TrustLevel::L2
-            {
-                levels.push(LevelChange {
-                    id: id.clone(),
-                    from: previous.to_string(),
-                    to: learning.trust_level.to_string(),
-                });
-            }
+            recompute_one(r, &mine, &decisions.for_id(&r.id), &policy.trust)
+        };
+        let (first, second) = read.split_at(read.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let other = s.spawn(|| second.iter().map(derive_one).collect::<Vec<_>>());
+            (
+                first.iter().map(derive_one).collect::<Vec<_>>(),
+                other.join(),
+            )
+        });
+        let b = b.map_err(|_| fail("recompute")("a recompute thread panicked"))?;
+        for (change, level) in a.into_iter().chain(b) {
+            changes.extend(change);
+            levels.extend(level);
         }
     }
     Ok((changes, levels))
+}
+
+/// Reads every candidate file of `ids` and its previous version, the
+/// blobs first read in pack order.
+fn read_chunk(
+    repo: &Repo,
+    before: ObjectId,
+    folders: &[(String, std::rc::Rc<crate::repo::Tree>)],
+    ids: &BTreeSet<String>,
+) -> Result<Vec<Read>> {
+    let mut located = Vec::with_capacity(ids.len());
+    let mut wanted = Vec::new();
+    for id in ids {
+        let file = format!("{id}.md");
+        let mut here = Vec::new();
+        for (name, folder) in folders {
+            let Some(e) = folder.get(&file).filter(|e| e.is_blob) else {
+                continue;
+            };
+            let Ok(rel) = paths::learning_path(name, id) else {
+                continue;
+            };
+            let was = repo.blob_id_at(before, &rel)?;
+            wanted.push(e.id);
+            wanted.extend(was.filter(|w| *w != e.id));
+            here.push((rel, e.id, was));
+        }
+        located.push((id, here));
+    }
+    repo.prefetch_blobs(wanted);
+    located
+        .into_iter()
+        .map(|(id, here)| {
+            let candidates = here
+                .into_iter()
+                .map(|(rel, blob, was)| {
+                    let before = match was {
+                        None => None,
+                        Some(w) if w == blob => Some(None),
+                        Some(w) => Some(Some(repo.read_blob(w)?)),
+                    };
+                    Ok(Candidate {
+                        rel,
+                        bytes: repo.read_blob(blob)?,
+                        before,
+                    })
+                })
+                .collect::<Result<_>>()?;
+            Ok(Read {
+                id: id.clone(),
+                candidates,
+            })
+        })
+        .collect()
+}
+
+/// Recomputes one learning from its file, events and reviews: pure.
+fn recompute_one(
+    read: &Read,
+    events: &[&Event],
+    reviews: &[&crate::review::Review],
+    policy: &crate::policy::TrustPolicy,
+) -> Outcome {
+    let Some((found, mut learning)) = read
+        .candidates
+        .iter()
+        .find_map(|c| Learning::parse_at(&c.rel, &c.bytes).ok().map(|l| (c, l)))
+    else {
+        return (None, None);
+    };
+    let recorded = learning.trust_level;
+    let derived = trust::derive(&learning, events, reviews, policy);
+    trust::apply(&mut learning, derived);
+    let bytes = learning.to_markdown().into_bytes();
+    let change = (bytes != found.bytes).then(|| Change::Upsert {
+        path: found.rel.clone(),
+        bytes,
+    });
+    let previous = match &found.before {
+        Some(None) => recorded,
+        // Only the level is wanted: read without parsing the file.
+        Some(Some(b)) => Learning::recorded_trust(b)
+            .or_else(|| Learning::parse(b).ok().map(|l| l.trust_level))
+            .unwrap_or(TrustLevel::L1),
+        None => TrustLevel::L1,
+    };
+    let level = (learning.trust_level != previous
+        && learning.trust_level.max(previous) >= TrustLevel::L2)
+        .then(|| LevelChange {
+            id: read.id.clone(),
+            from: previous.to_string(),
+            to: learning.trust_level.to_string(),
+        });
+    (change, level)
 }

@@ -19,10 +19,19 @@ use std::path::Path;
 /// `"tree"` → hex id of the `events/` tree reflected (absent: none);
 /// `"version"` → the layout version below.
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
-/// Learning id → its lines, each `<events path>\t<line>\n`, deflated
-/// (`pack`): a learning's lines repeat their keys, so they shrink ~5×.
-const LINES: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
-const VERSION: &str = "1";
+/// (learning id, segment) → lines of that learning, each `<events
+/// path>\t<line>\n`, deflated (`Codec`): a learning's lines repeat their
+/// keys, so they shrink ~5×. A catch-up appends the lines it found as the
+/// learning's next segment instead of rewriting its whole value (most of
+/// a cycle's learnings gain an event or two); a learning that reaches
+/// `MAX_SEGMENTS`, or loses lines, is rewritten as one segment.
+const SEGMENTS: TableDefinition<(&str, u32), &[u8]> = TableDefinition::new("segments");
+/// Version 1 kept one value per learning, in a table `lines`.
+const VERSION: &str = "2";
+/// Segments a learning may have before its next write merges them.
+const MAX_SEGMENTS: u32 = 8;
+/// Values shorter than this are stored plain.
+const PLAIN_BELOW: usize = 512;
 const NO_TREE: &str = "none";
 /// The largest value `unpack` will inflate (a corrupt length is refused).
 const MAX_VALUE: usize = 256 << 20;
@@ -204,33 +213,55 @@ impl EventStore {
         let mut tx = self.db.begin_write().map_err(redb_err("write"))?;
         tx.set_quick_repair(true);
         if clear {
-            for name in ["lines", "meta"] {
-                let def: TableDefinition<&str, &[u8]> = TableDefinition::new(name);
-                tx.delete_table(def).map_err(redb_err("clear"))?;
-            }
+            let old: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
+            let meta: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+            tx.delete_table(old).map_err(redb_err("clear"))?;
+            tx.delete_table(meta).map_err(redb_err("clear"))?;
+            tx.delete_table(SEGMENTS).map_err(redb_err("clear"))?;
         }
         {
-            let mut table = tx.open_table(LINES).map_err(redb_err("write"))?;
+            let mut table = tx.open_table(SEGMENTS).map_err(redb_err("write"))?;
             let ids: BTreeSet<&String> = added.keys().chain(removed.keys()).collect();
             let mut codec = Codec::new();
             for id in ids {
-                let mut value: Vec<u8> = match table.get(id.as_str()).map_err(redb_err("read"))? {
-                    Some(v) => codec.unpack(v.value())?,
-                    None => Vec::new(),
+                let all = (id.as_str(), 0u32)..=(id.as_str(), u32::MAX);
+                let last = match table
+                    .range(all.clone())
+                    .map_err(redb_err("read"))?
+                    .next_back()
+                {
+                    Some(entry) => Some(entry.map_err(redb_err("read"))?.0.value().1),
+                    None => None,
                 };
-                if let Some(gone) = removed.get(id) {
+                let gone = removed.get(id);
+                let more = added.get(id);
+                let next = last.map_or(0, |l| l + 1);
+                if gone.is_none() && next < MAX_SEGMENTS {
+                    if let Some(more) = more {
+                        table
+                            .insert((id.as_str(), next), codec.pack(more).as_slice())
+                            .map_err(redb_err("write"))?;
+                    }
+                    continue;
+                }
+                let mut value = Vec::new();
+                for entry in table.range(all.clone()).map_err(redb_err("read"))? {
+                    value.extend(codec.unpack(entry.map_err(redb_err("read"))?.1.value())?);
+                }
+                if let Some(gone) = gone {
                     value = retain_lines(&value, |path, line| {
                         !gone.contains(&(path.to_string(), line.to_string()))
                     });
                 }
-                if let Some(more) = added.get(id) {
+                if let Some(more) = more {
                     value.extend_from_slice(more);
                 }
-                if value.is_empty() {
-                    table.remove(id.as_str()).map_err(redb_err("write"))?;
-                } else {
+                table
+                    .retain_in(all, |_, _| false)
+                    .map_err(redb_err("write"))?;
+                if !value.is_empty() {
                     table
-                        .insert(id.as_str(), codec.pack(&value).as_slice())
+                        .insert((id.as_str(), 0), codec.pack(&value).as_slice())
                         .map_err(redb_err("write"))?;
                 }
             }
@@ -250,18 +281,22 @@ impl EventStore {
     ) -> Result<HashMap<String, Vec<(String, String)>>> {
         let mut out = HashMap::new();
         let tx = self.db.begin_read().map_err(redb_err("read"))?;
-        let table = match tx.open_table(LINES) {
+        let table = match tx.open_table(SEGMENTS) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(out),
             Err(e) => return Err(redb_err("read")(e)),
         };
         let mut codec = Codec::new();
         for id in ids {
-            if let Some(v) = table.get(id.as_str()).map_err(redb_err("read"))? {
-                let mut pairs = Vec::new();
-                for_each_line(&codec.unpack(v.value())?, |path, line| {
+            let mut pairs = Vec::new();
+            let all = (id.as_str(), 0u32)..=(id.as_str(), u32::MAX);
+            for entry in table.range(all).map_err(redb_err("read"))? {
+                let value = codec.unpack(entry.map_err(redb_err("read"))?.1.value())?;
+                for_each_line(&value, |path, line| {
                     pairs.push((path.to_string(), line.to_string()));
                 });
+            }
+            if !pairs.is_empty() {
                 out.insert(id.clone(), pairs);
             }
         }
@@ -323,6 +358,12 @@ impl Codec {
     fn pack(&mut self, value: &[u8]) -> Vec<u8> {
         use zlib_rs::deflate::compress_bound;
         let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
+        // A segment of a line or two would shrink by little.
+        if value.len() < PLAIN_BELOW {
+            let mut plain = vec![0u8; 4];
+            plain.extend_from_slice(value);
+            return plain;
+        }
         let mut out = vec![0u8; 4 + compress_bound(value.len())];
         out[..4].copy_from_slice(&len.to_le_bytes());
         self.deflate.reset();
@@ -452,6 +493,8 @@ mod tests {
     enum Step {
         /// Replace a file with these lines (none: delete it).
         Write(usize, Option<Vec<u8>>),
+        /// Add these lines to a file (what most cycles do).
+        Append(usize, Vec<u8>),
         /// Something happened to the store file between cycles.
         LoseStore,
         CorruptMeta,
@@ -463,6 +506,8 @@ mod tests {
         prop_oneof![
             6 => (0..FILES.len(), proptest::option::weighted(0.85, proptest::collection::vec(0u8..40, 0..12)))
                 .prop_map(|(f, lines)| Step::Write(f, lines)),
+            6 => (0..FILES.len(), proptest::collection::vec(0u8..40, 1..4))
+                .prop_map(|(f, lines)| Step::Append(f, lines)),
             1 => Just(Step::LoseStore),
             1 => Just(Step::CorruptMeta),
             1 => (0..FILES.len()).prop_map(Step::FolderToFile),
@@ -472,7 +517,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         #[test]
-        fn kept_index_answers_like_the_tree(steps in proptest::collection::vec(step(), 1..10)) {
+        fn kept_index_answers_like_the_tree(steps in proptest::collection::vec(step(), 1..24)) {
             let tmp = tempfile::tempdir().expect("tmp");
             let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
             let store_path = tmp.path().join("events.redb");
@@ -484,6 +529,19 @@ mod tests {
                     Step::Write(f, Some(lines)) => {
                         let text: String = lines.iter().map(|n| line(*n) + if n % 3 == 0 { "\r\n" } else { "\n" }).collect();
                         tree = repo.write_tree(tree, &[Change::Upsert { path: FILES[f].into(), bytes: text.into_bytes() }]).expect("write");
+                    }
+                    Step::Append(f, lines) => {
+                        let mut text = repo
+                            .blob_at(tree, FILES[f])
+                            .ok()
+                            .flatten()
+                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            .unwrap_or_default();
+                        if !text.is_empty() && !text.ends_with('\n') {
+                            text.push('\n');
+                        }
+                        text.extend(lines.iter().map(|n| line(*n) + "\n"));
+                        tree = repo.write_tree(tree, &[Change::Upsert { path: FILES[f].into(), bytes: text.into_bytes() }]).expect("append");
                     }
                     Step::Write(f, None) => {
                         if repo.blob_id_at(tree, FILES[f]).expect("lookup").is_some() {
@@ -511,6 +569,99 @@ mod tests {
                 prop_assert_eq!(answers(&kept), answers(&read));
             }
         }
+    }
+
+    /// A learning's segments, as stored.
+    fn segments(path: &Path, id: &str) -> u32 {
+        let db = Database::open(path).expect("open");
+        let tx = db.begin_read().expect("read");
+        let table = tx.open_table(SEGMENTS).expect("table");
+        table
+            .range((id, 0u32)..=(id, u32::MAX))
+            .expect("range")
+            .count() as u32
+    }
+
+    #[test]
+    fn cycles_that_only_add_events_append_segments_and_merge_them_past_the_limit() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
+        let store_path = tmp.path().join("events.redb");
+        let mut tree = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let mut text = String::new();
+        let mut most = 0;
+        for cycle in 0..20u8 {
+            // Two lines a cycle: one about l-a, one about another learning.
+            text.push_str(&(line(cycle * 4) + "\n"));
+            text.push_str(&(line(cycle * 4 + 1) + "\n"));
+            tree = repo
+                .write_tree(
+                    tree,
+                    &[Change::Upsert {
+                        path: FILES[0].into(),
+                        bytes: text.clone().into_bytes(),
+                    }],
+                )
+                .expect("write");
+            let mut kept = EventIndex::kept_at(store_path.clone());
+            kept.ensure(&repo, tree).expect("kept");
+            let mut read = EventIndex::default();
+            read.ensure(&repo, tree).expect("read");
+            assert_eq!(answers(&kept), answers(&read), "cycle {cycle}");
+            drop(kept);
+            let n = segments(&store_path, "l-a");
+            assert!(n <= MAX_SEGMENTS, "cycle {cycle}: {n} segments");
+            most = most.max(n);
+        }
+        assert_eq!(most, MAX_SEGMENTS, "appends made segments up to the limit");
+        assert!(
+            segments(&store_path, "l-a") < MAX_SEGMENTS,
+            "and were merged past it"
+        );
+    }
+
+    #[test]
+    fn a_store_in_the_first_layout_is_rebuilt_in_the_current_one() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
+        let store_path = tmp.path().join("events.redb");
+        let text: String = (0..8u8).map(|n| line(n) + "\n").collect();
+        let tree = repo
+            .write_tree(
+                ObjectId::empty_tree(gix::hash::Kind::Sha1),
+                &[Change::Upsert {
+                    path: FILES[0].into(),
+                    bytes: text.into_bytes(),
+                }],
+            )
+            .expect("write");
+        let events = repo
+            .subtree(tree, "events")
+            .expect("subtree")
+            .expect("events");
+        {
+            // Version 1: one value per learning in `lines`, this very tree.
+            let db = Database::create(&store_path).expect("create");
+            let tx = db.begin_write().expect("write");
+            {
+                let old: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
+                let mut table = tx.open_table(old).expect("lines");
+                table
+                    .insert("l-a", b"\0\0\0\0stale".as_slice())
+                    .expect("insert");
+                let mut meta = tx.open_table(META).expect("meta");
+                meta.insert("tree", events.to_string().as_str())
+                    .expect("tree");
+                meta.insert("version", "1").expect("version");
+            }
+            tx.commit().expect("commit");
+        }
+        let mut kept = EventIndex::kept_at(store_path.clone());
+        kept.ensure(&repo, tree).expect("kept");
+        let mut read = EventIndex::default();
+        read.ensure(&repo, tree).expect("read");
+        assert!(!answers(&read).is_empty());
+        assert_eq!(answers(&kept), answers(&read));
     }
 
     #[test]
