@@ -38,18 +38,18 @@ pub fn derive(
     let quality = quality(&mine);
     let (mut trust_level, mut promoted_at) = fold(learning, &mine, policy);
 
-    // Hashing the content is most of a derive; only a review needs it.
-    let review = (!reviews.is_empty())
-        .then(|| {
-            let hash = learning.content_hash();
-            let current = |decision: Decision| {
-                reviews.iter().copied().find(|r| {
-                    r.learning == learning.id && r.content_hash == hash && r.decision == decision
-                })
-            };
-            current(Decision::Approved).or_else(|| current(Decision::Rejected))
-        })
-        .flatten();
+    // Only a review needs the content's hash (a SHA-256 of the file).
+    let review = if reviews.is_empty() {
+        None
+    } else {
+        let hash = learning.content_hash();
+        let current = |decision: Decision| {
+            reviews.iter().copied().find(|r| {
+                r.learning == learning.id && r.content_hash == hash && r.decision == decision
+            })
+        };
+        current(Decision::Approved).or_else(|| current(Decision::Rejected))
+    };
     let suggestion_status = match review.map(|r| r.decision) {
         Some(Decision::Approved) => {
             trust_level = TrustLevel::L3;

@@ -40,8 +40,8 @@ impl Repo {
             return Ok(());
         }
         let mut objects: Vec<_> = held.iter().collect();
-        // Kind by kind, as git orders a pack (commits, trees, blobs).
-        objects.sort_unstable_by_key(|(id, (kind, _))| (kind_order(*kind), **id));
+        // Kind by kind (commits, trees, blobs), as git groups a pack.
+        objects.sort_unstable_by_key(|(id, (kind, _))| (type_code(*kind), **id));
         let dir = self.git.objects.store_ref().path().join("pack");
         write_pack(&dir, &objects, self.git.object_hash()).map_err(fail(format!(
             "write a pack of {} objects to {}",
@@ -189,25 +189,20 @@ fn encode_index(
     Ok(out)
 }
 
-fn kind_order(kind: gix::object::Kind) -> u8 {
+/// A kind's type number in a pack entry's header.
+fn type_code(kind: gix::object::Kind) -> u8 {
     match kind {
-        gix::object::Kind::Commit => 0,
-        gix::object::Kind::Tag => 1,
+        gix::object::Kind::Commit => 1,
         gix::object::Kind::Tree => 2,
         gix::object::Kind::Blob => 3,
+        gix::object::Kind::Tag => 4,
     }
 }
 
 /// An entry's header: its type in bits 4–6 of the first byte, its size
 /// in the low 4 bits and then 7 bits a byte, low first.
 fn entry_header(kind: gix::object::Kind, size: usize, out: &mut Vec<u8>) {
-    let code: u8 = match kind {
-        gix::object::Kind::Commit => 1,
-        gix::object::Kind::Tree => 2,
-        gix::object::Kind::Blob => 3,
-        gix::object::Kind::Tag => 4,
-    };
-    let mut byte = (code << 4) | (size & 0x0f) as u8;
+    let mut byte = (type_code(kind) << 4) | (size & 0x0f) as u8;
     let mut rest = size >> 4;
     while rest > 0 {
         out.push(byte | 0x80);

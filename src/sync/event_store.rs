@@ -225,14 +225,13 @@ impl EventStore {
             let mut codec = Codec::new();
             for id in ids {
                 let all = (id.as_str(), 0u32)..=(id.as_str(), u32::MAX);
-                let last = match table
+                let last = table
                     .range(all.clone())
                     .map_err(redb_err("read"))?
                     .next_back()
-                {
-                    Some(entry) => Some(entry.map_err(redb_err("read"))?.0.value().1),
-                    None => None,
-                };
+                    .transpose()
+                    .map_err(redb_err("read"))?
+                    .map(|(key, _)| key.value().1);
                 let gone = removed.get(id);
                 let more = added.get(id);
                 let next = last.map_or(0, |l| l + 1);
@@ -357,12 +356,13 @@ impl Codec {
 
     fn pack(&mut self, value: &[u8]) -> Vec<u8> {
         use zlib_rs::deflate::compress_bound;
-        let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
+        let plain = || [&[0u8; 4][..], value].concat();
         // A segment of a line or two would shrink by little.
+        let Ok(len) = u32::try_from(value.len()) else {
+            return plain();
+        };
         if value.len() < PLAIN_BELOW {
-            let mut plain = vec![0u8; 4];
-            plain.extend_from_slice(value);
-            return plain;
+            return plain();
         }
         let mut out = vec![0u8; 4 + compress_bound(value.len())];
         out[..4].copy_from_slice(&len.to_le_bytes());
@@ -370,11 +370,9 @@ impl Codec {
         let done = self
             .deflate
             .compress(value, &mut out[4..], zlib_rs::DeflateFlush::Finish);
-        if value.is_empty() || len == u32::MAX || !matches!(done, Ok(zlib_rs::Status::StreamEnd)) {
-            // Cannot happen with a bound-sized buffer; store it plain.
-            let mut plain = vec![0u8; 4];
-            plain.extend_from_slice(value);
-            return plain;
+        if !matches!(done, Ok(zlib_rs::Status::StreamEnd)) {
+            // Cannot happen with a bound-sized buffer.
+            return plain();
         }
         out.truncate(4 + self.deflate.total_out() as usize);
         out
