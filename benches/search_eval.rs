@@ -470,8 +470,9 @@ fn tune(dir: &Path, queries_path: &Path) {
             Box::new(|t, v| t.evidence_up = v),
             Box::new(|t, v| t.evidence_down = v),
             Box::new(|t, v| t.project = v),
+            Box::new(|t, v| t.path_dir = v),
         ];
-        let grids: [&[f32]; 12] = [
+        let grids: [&[f32]; 13] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -484,6 +485,7 @@ fn tune(dir: &Path, queries_path: &Path) {
             &[0.0, 0.1, 0.2, 0.4],
             &[0.0, 0.4, 0.6, 0.8, 0.9],
             &[1.0, 1.1, 1.25, 1.5, 2.0],
+            &[0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
         ];
         for (set, grid) in candidates.iter().zip(grids) {
             for &v in grid {

@@ -45,6 +45,8 @@ pub struct Tuning {
     pub program: f32,
     /// How much of its idf a word no learning holds adds to the maximum.
     pub unknown: f32,
+    /// Weight of a word that is only ever a directory of a path in the text.
+    pub path_dir: f32,
     /// Terms in more than this share of learnings are skipped (no signal).
     pub max_df_share: f32,
     /// Multiplier per trust level, L0..L3 (L0 is never indexed).
@@ -79,6 +81,7 @@ impl Default for Tuning {
             keyword: 0.5,
             program: 2.0,
             unknown: 0.75,
+            path_dir: 0.25,
             max_df_share: 0.5,
             trust: [0.0, 1.0, 1.05, 1.25],
             evidence_up: 0.05,
@@ -285,9 +288,22 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
     let mut units = Vec::new();
     let mut maximum = 0f32;
     let unknown_idf = idf(n, 0);
-    let mut seen = HashSet::new();
-    for (term, word) in tokenize::terms_with_words(text) {
-        if !seen.insert(term.clone()) {
+    // Each term once, at full weight unless every use of it is a
+    // directory of a path (which names the machine, not the failure).
+    let mut terms: Vec<(String, String, f32)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for q in tokenize::query_terms(text) {
+        let weight = if q.in_dir { t.path_dir } else { 1.0 };
+        match at.get(&q.term) {
+            Some(&i) => terms[i].2 = terms[i].2.max(weight),
+            None => {
+                at.insert(q.term.clone(), terms.len());
+                terms.push((q.term, q.word, weight));
+            }
+        }
+    }
+    for (term, word, weight) in terms {
+        if weight <= 0.0 {
             continue;
         }
         let postings = source.postings(&term);
@@ -296,7 +312,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             // with digits (a pod name, a size, a port) is the part of an
             // error that changes every time, and says nothing.
             if !term.bytes().any(|b| b.is_ascii_digit()) {
-                maximum += t.unknown * unknown_idf;
+                maximum += weight * t.unknown * unknown_idf;
             }
             continue;
         }
@@ -304,11 +320,11 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             continue;
         }
         let w = idf(n, postings.len());
-        maximum += w;
+        maximum += weight * w;
         units.push(Unit {
             postings,
             idf: w,
-            weight: 1.0,
+            weight,
             own: true,
             counts: 1,
             label: Label::Word(word),

@@ -29,34 +29,65 @@ fn is_stop(word: &str) -> bool {
 /// The terms of `text`, in order (duplicates kept: they are term frequencies).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    walk(text, |t, _| out.push(t));
+    walk(text, |t, _, _| out.push(t));
     out
 }
 
-/// The terms of `text` with the word each came from, for saying which
-/// words of a query matched.
-pub fn terms_with_words(text: &str) -> Vec<(String, String)> {
+/// One term of a query, with what it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub term: String,
+    /// The word of the text, for saying which words matched.
+    pub word: String,
+    /// It came from a directory of a path (`/home/runner/work/…/mod.rs`
+    /// gives `home`, `runner`, `work`): the part of an error that names
+    /// this machine and checkout, and so changes every time it recurs.
+    pub in_dir: bool,
+}
+
+/// The terms of `text` with the word each came from.
+pub fn query_terms(text: &str) -> Vec<QueryTerm> {
     let mut out = Vec::new();
-    walk(text, |t, w| out.push((t, w.to_string())));
+    walk(text, |term, word, in_dir| {
+        out.push(QueryTerm {
+            term,
+            word: word.to_string(),
+            in_dir,
+        })
+    });
     out
 }
 
-/// Calls `f` with each term of `text` and the word it came from.
-fn walk(text: &str, mut f: impl FnMut(String, &str)) {
+/// Calls `f` with each term of `text`, the word it came from, and whether
+/// that word is a directory of a path.
+fn walk(text: &str, mut f: impl FnMut(String, &str, bool)) {
     for chunk in chunks(text) {
         let lower = chunk.to_lowercase();
         let parts = parts(&lower);
         if parts.len() > 1
             && let Some(t) = compound(&lower)
         {
-            f(t, &lower);
+            f(t, &lower, false);
         }
-        for p in parts {
+        let dirs = dir_words(&lower);
+        for (i, p) in parts.into_iter().enumerate() {
             if let Some(t) = term(p) {
-                f(t, p);
+                f(t, p, i < dirs);
             }
         }
     }
+}
+
+/// How many of a chunk's alphanumeric runs are directories of a path: all
+/// before its last `/` when it has at least two (`app/models/user.py`,
+/// `/var/run/docker.sock`); none for `feature/x` or a plain word.
+fn dir_words(chunk: &str) -> usize {
+    if chunk.matches('/').count() < 2 {
+        return 0;
+    }
+    chunk
+        .rsplit_once('/')
+        .map_or(0, |(dirs, _)| parts(dirs).len())
 }
 
 /// The words of `text` as the KG matcher sees them: every alphanumeric part,
@@ -288,6 +319,28 @@ mod tests {
     }
 
     #[test]
+    fn a_paths_directories_are_marked() {
+        let dirs = |text: &str| -> Vec<String> {
+            query_terms(text)
+                .into_iter()
+                .filter(|q| q.in_dir)
+                .map(|q| q.word)
+                .collect()
+        };
+        assert_eq!(
+            dirs("Diff in /home/runner/work/shop/src/main.rs at line 12"),
+            ["home", "runner", "work", "shop", "src"]
+        );
+        assert_eq!(dirs("unix:///var/run/docker.sock"), ["unix", "var", "run"]);
+        assert!(
+            dirs("git push origin feature/cart-totals").is_empty(),
+            "a branch name is not a checkout: {:?}",
+            dirs("git push origin feature/cart-totals")
+        );
+        assert!(dirs("permission denied").is_empty());
+    }
+
+    #[test]
     fn phrases_normalise_punctuation_and_case() {
         assert_eq!(
             phrase("Permission denied (publickey)."),
@@ -305,13 +358,13 @@ mod tests {
                 prop_assert_eq!(t.to_lowercase(), t.clone());
             }
             let _ = phrase(&s);
-            let _ = terms_with_words(&s);
+            let _ = query_terms(&s);
         }
 
         #[test]
-        fn terms_with_words_agrees_with_terms(s in "[a-zA-Z0-9 ./_:-]{0,120}") {
+        fn query_terms_agree_with_terms(s in "[a-zA-Z0-9 ./_:-]{0,120}") {
             let plain = terms(&s);
-            let with: Vec<String> = terms_with_words(&s).into_iter().map(|(t, _)| t).collect();
+            let with: Vec<String> = query_terms(&s).into_iter().map(|q| q.term).collect();
             prop_assert_eq!(plain, with);
         }
 

@@ -119,6 +119,29 @@ fn the_failure_seen_again_finds_its_learning_first() {
 }
 
 #[test]
+fn the_directories_of_a_path_weigh_less_than_the_failure() {
+    let index = index_of(&corpus());
+    let text = "Traceback File /home/runner/work/billing/etl/jobs/load.py line 3 ModuleNotFoundError: No module named 'yaml'";
+    let t = Tuning::default();
+    let hits = rank(&index, &ask(text), &t);
+    assert_eq!(ids(&hits).first(), Some(&"module"), "{hits:?}");
+    let flat = Tuning {
+        path_dir: 1.0,
+        min_relevance: 0.0,
+        ..t
+    };
+    let counted = rank(&index, &ask(text), &flat);
+    assert_eq!(ids(&counted).first(), Some(&"module"), "{counted:?}");
+    assert!(
+        hits[0].relevance > counted[0].relevance + 0.05,
+        "checkout directories count at {} of a word: {} vs {}",
+        t.path_dir,
+        hits[0].relevance,
+        counted[0].relevance
+    );
+}
+
+#[test]
 fn a_question_in_other_words_reaches_through_the_kg() {
     let index = index_of(&corpus());
     let hits = rank(
