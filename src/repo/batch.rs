@@ -59,17 +59,26 @@ type Held<'a> = (&'a gix::ObjectId, &'a (gix::object::Kind, Vec<u8>));
 /// (git reads a pack only through its index, so a pack is never seen
 /// half-written, and one killed before its index is merely unused).
 fn write_pack(dir: &Path, objects: &[Held<'_>], hash: gix::hash::Kind) -> std::io::Result<()> {
-    let (pack, entries) = encode_pack(objects, hash)?;
-    let sum = &pack[pack.len() - hash.len_in_bytes()..];
-    let index = encode_index(objects, &entries, sum, hash)?;
-    let name = format!("pack-{}", hex::encode(sum));
     let stamp = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple());
     let (tmp_pack, tmp_index) = (
         dir.join(format!("tmp_pack_{stamp}")),
         dir.join(format!("tmp_idx_{stamp}")),
     );
-    std::fs::write(&tmp_pack, &pack)?;
-    std::fs::write(&tmp_index, &index)?;
+    let written = stream_pack(&tmp_pack, objects, hash).and_then(|(entries, sum)| {
+        let index = encode_index(objects, &entries, &sum, hash)?;
+        std::fs::write(&tmp_index, &index)?;
+        Ok(sum)
+    });
+    let sum = match written {
+        Ok(sum) => sum,
+        Err(e) => {
+            // Half-written temporaries are no use to anyone.
+            let _ = std::fs::remove_file(&tmp_pack);
+            let _ = std::fs::remove_file(&tmp_index);
+            return Err(e);
+        }
+    };
+    let name = format!("pack-{}", hex::encode(&sum));
     std::fs::rename(&tmp_pack, dir.join(format!("{name}.pack")))?;
     crate::fault::point("objects:before-index");
     std::fs::rename(&tmp_index, dir.join(format!("{name}.idx")))
@@ -82,58 +91,104 @@ struct Placed {
     crc: u32,
 }
 
-/// A version 2 pack of `objects`, each whole (no deltas): the header, each
-/// object's type and size then its deflated bytes, and the checksum. The
-/// objects are deflated on two threads, half each.
-fn encode_pack(
-    objects: &[Held<'_>],
-    hash: gix::hash::Kind,
-) -> std::io::Result<(Vec<u8>, Vec<Placed>)> {
-    let count = u32::try_from(objects.len()).map_err(std::io::Error::other)?;
-    let (first, second) = objects.split_at(objects.len() / 2);
-    let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| encode_entries(second));
-        (encode_entries(first), other.join())
-    });
-    let (a, b) = (
-        a?,
-        b.map_err(|_| std::io::Error::other("a deflate thread panicked"))??,
-    );
-    let mut out = Vec::with_capacity(12 + a.0.len() + b.0.len() + hash.len_in_bytes());
-    out.extend_from_slice(b"PACK");
-    out.extend_from_slice(&2u32.to_be_bytes());
-    out.extend_from_slice(&count.to_be_bytes());
-    let mut placed = Vec::with_capacity(objects.len());
-    for (bytes, entries) in [a, b] {
-        let base = out.len() as u64;
-        placed.extend(entries.into_iter().map(|e| Placed {
-            offset: base + e.offset,
-            ..e
-        }));
-        out.extend_from_slice(&bytes);
-    }
-    let mut hasher = gix::hash::hasher(hash);
-    hasher.update(&out);
-    let sum = hasher.try_finalize().map_err(std::io::Error::other)?;
-    out.extend_from_slice(sum.as_slice());
-    Ok((out, placed))
+/// Input bytes deflated per batch (half on each thread) before the batch
+/// is written out: what a pack costs in memory, whatever its size.
+const BATCH_BYTES: usize = 2 << 20;
+
+/// A file being written and the hash of everything written to it.
+struct Hashing {
+    file: std::io::BufWriter<std::fs::File>,
+    hasher: gix::hash::Hasher,
+    written: u64,
 }
 
-/// The entries of `objects`, back to back, and where each starts in them.
-fn encode_entries(objects: &[Held<'_>]) -> std::io::Result<(Vec<u8>, Vec<Placed>)> {
-    let mut out = Vec::with_capacity(objects.iter().map(|(_, (_, d))| d.len() / 2 + 16).sum());
+impl Hashing {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        self.hasher.update(bytes);
+        self.written += bytes.len() as u64;
+        self.file.write_all(bytes)
+    }
+}
+
+/// Writes a version 2 pack of `objects` to `path`, each object whole (no
+/// deltas): the header, each object's type and size then its deflated
+/// bytes, and the checksum. Deflated a batch at a time, on two threads,
+/// and written as each batch is done. Returns where each entry lies and
+/// the pack's checksum.
+fn stream_pack(
+    path: &Path,
+    objects: &[Held<'_>],
+    hash: gix::hash::Kind,
+) -> std::io::Result<(Vec<Placed>, Vec<u8>)> {
+    let count = u32::try_from(objects.len()).map_err(std::io::Error::other)?;
+    let mut out = Hashing {
+        file: std::io::BufWriter::with_capacity(1 << 18, std::fs::File::create(path)?),
+        hasher: gix::hash::hasher(hash),
+        written: 0,
+    };
+    out.put(b"PACK")?;
+    out.put(&2u32.to_be_bytes())?;
+    out.put(&count.to_be_bytes())?;
     let mut placed = Vec::with_capacity(objects.len());
-    let mut zlib = Compress::new();
+    let (mut zlib_a, mut zlib_b) = (Compress::new(), Compress::new());
+    let (mut buf_a, mut buf_b) = (Vec::new(), Vec::new());
+    let mut rest = objects;
+    while !rest.is_empty() {
+        let mut take = 0;
+        let mut bytes = 0;
+        while take < rest.len() && (take == 0 || bytes < BATCH_BYTES) {
+            bytes += rest[take].1.1.len();
+            take += 1;
+        }
+        let (batch, after) = rest.split_at(take);
+        rest = after;
+        let (first, second) = batch.split_at(batch.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let other = s.spawn(|| encode_entries(&mut zlib_b, second, &mut buf_b));
+            (encode_entries(&mut zlib_a, first, &mut buf_a), other.join())
+        });
+        let (a, b) = (
+            a?,
+            b.map_err(|_| std::io::Error::other("a deflate thread panicked"))??,
+        );
+        for (buf, entries) in [(&buf_a, a), (&buf_b, b)] {
+            let base = out.written;
+            placed.extend(entries.into_iter().map(|e| Placed {
+                offset: base + e.offset,
+                ..e
+            }));
+            out.put(buf)?;
+        }
+    }
+    let sum = out.hasher.try_finalize().map_err(std::io::Error::other)?;
+    {
+        use std::io::Write;
+        out.file.write_all(sum.as_slice())?;
+        out.file.flush()?;
+    }
+    Ok((placed, sum.as_slice().to_vec()))
+}
+
+/// The entries of `objects`, back to back in `out` (cleared first), and
+/// where each starts in it.
+fn encode_entries(
+    zlib: &mut Compress,
+    objects: &[Held<'_>],
+    out: &mut Vec<u8>,
+) -> std::io::Result<Vec<Placed>> {
+    out.clear();
+    let mut placed = Vec::with_capacity(objects.len());
     for (_, (kind, data)) in objects {
         let start = out.len();
-        entry_header(*kind, data.len(), &mut out);
-        deflate(&mut zlib, data, &mut out)?;
+        entry_header(*kind, data.len(), out);
+        deflate(zlib, data, out)?;
         placed.push(Placed {
             offset: start as u64,
             crc: gix::features::hash::crc32(&out[start..]),
         });
     }
-    Ok((out, placed))
+    Ok(placed)
 }
 
 /// The version 2 index of a pack: the fan-out table, the ids in order,
@@ -306,6 +361,11 @@ mod tests {
     #[test]
     fn many_objects_become_one_pack_git_reads_and_verifies() {
         let (tmp, repo, tree, files) = held(250);
+        let total: usize = files.iter().map(|(_, b)| b.len()).sum();
+        assert!(
+            total > 2 * BATCH_BYTES,
+            "the pack is written in several batches"
+        );
         let packs = tmp.path().join(".git/objects/pack");
         assert!(files_in(&packs, ".pack").is_empty());
         // Held, not on disk: git cannot see the tree yet, this Repo can.
