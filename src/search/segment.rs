@@ -128,14 +128,14 @@ pub fn encode(index: &Index, head: Option<&str>, build: &str) -> Vec<u8> {
         let list = &index.postings[*id as usize];
         w.term(*h, list.iter().map(|&(doc, f)| (doc, quantise(f))));
     }
-    let metas: Vec<Vec<u8>> = index
+    // Serialised one at a time: the metadata is most of a segment.
+    let metas = index
         .metas
         .iter()
-        .map(|m| serde_json::to_vec(m).unwrap_or_default())
-        .collect();
+        .map(|m| serde_json::to_vec(m).unwrap_or_default());
     w.finish(
         &index.attrs,
-        metas.iter().map(Vec::as_slice),
+        metas,
         &Info {
             head: head.map(str::to_string),
             build: build.to_string(),
@@ -193,10 +193,10 @@ impl Writer {
 
     /// The file: these postings with every learning's attributes and
     /// metadata (JSON), in doc order, and `info`.
-    pub(super) fn finish<'m>(
+    pub(super) fn finish<M: AsRef<[u8]>>(
         mut self,
         attrs: &[Attrs],
-        metas: impl Iterator<Item = &'m [u8]>,
+        metas: impl Iterator<Item = M>,
         info: &Info,
     ) -> Vec<u8> {
         let n = attrs.len();
@@ -214,7 +214,7 @@ impl Writer {
         let mut meta_bytes = Vec::new();
         for m in metas {
             meta_offsets.extend_from_slice(&(meta_bytes.len() as u64).to_le_bytes());
-            meta_bytes.extend_from_slice(m);
+            meta_bytes.extend_from_slice(m.as_ref());
         }
         meta_offsets.extend_from_slice(&(meta_bytes.len() as u64).to_le_bytes());
         let info = serde_json::to_vec(info).unwrap_or_default();
@@ -235,18 +235,26 @@ impl Writer {
             at += s.len() as u64;
         }
         offsets[7] = at;
-        let mut out = Vec::with_capacity(at as usize);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(n as u32).to_le_bytes());
-        out.extend_from_slice(&self.terms.to_le_bytes());
+        let mut front = Vec::with_capacity(offsets[5] as usize);
+        front.extend_from_slice(MAGIC);
+        front.extend_from_slice(&VERSION.to_le_bytes());
+        front.extend_from_slice(&(n as u32).to_le_bytes());
+        front.extend_from_slice(&self.terms.to_le_bytes());
         for o in offsets {
-            out.extend_from_slice(&o.to_le_bytes());
+            front.extend_from_slice(&o.to_le_bytes());
         }
-        out.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
-        for s in sections {
-            out.extend_from_slice(s);
+        front.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
+        for s in &sections[..5] {
+            front.extend_from_slice(s);
         }
+        drop((self.table, self.postings, attr_bytes, meta_offsets));
+        // The metadata is most of the file: the rest goes in front of it
+        // rather than all of it being copied once more.
+        let mut out = meta_bytes;
+        out.splice(0..0, front.iter().copied());
+        drop(front);
+        out.extend_from_slice(&info);
+        debug_assert_eq!(out.len() as u64, at);
         out
     }
 }
