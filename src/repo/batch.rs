@@ -9,6 +9,7 @@
 
 use super::{Repo, Result, fail};
 use gix::features::zlib::stream::deflate::{Compress, FlushCompress};
+use std::io::Write;
 use std::path::Path;
 
 /// Fewer objects than this are written loose, as git unpacks a fetch of
@@ -104,7 +105,6 @@ struct Hashing {
 
 impl Hashing {
     fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        use std::io::Write;
         self.hasher.update(bytes);
         self.written += bytes.len() as u64;
         self.file.write_all(bytes)
@@ -162,11 +162,9 @@ fn stream_pack(
         }
     }
     let sum = out.hasher.try_finalize().map_err(std::io::Error::other)?;
-    {
-        use std::io::Write;
-        out.file.write_all(sum.as_slice())?;
-        out.file.flush()?;
-    }
+    // The checksum closes the pack and is not part of what it sums.
+    out.file.write_all(sum.as_slice())?;
+    out.file.flush()?;
     Ok((placed, sum.as_slice().to_vec()))
 }
 

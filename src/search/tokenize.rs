@@ -29,7 +29,7 @@ fn is_stop(word: &str) -> bool {
 /// The terms of `text`, in order (duplicates kept: they are term frequencies).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    walk(text, |t, _, _| out.push(t));
+    walk(text, false, |t, _, _| out.push(t));
     out
 }
 
@@ -48,7 +48,7 @@ pub struct QueryTerm {
 /// The terms of `text` with the word each came from.
 pub fn query_terms(text: &str) -> Vec<QueryTerm> {
     let mut out = Vec::new();
-    walk(text, |term, word, in_dir| {
+    walk(text, true, |term, word, in_dir| {
         out.push(QueryTerm {
             term,
             word: word.to_string(),
@@ -59,8 +59,9 @@ pub fn query_terms(text: &str) -> Vec<QueryTerm> {
 }
 
 /// Calls `f` with each term of `text`, the word it came from, and whether
-/// that word is a directory of a path.
-fn walk(text: &str, mut f: impl FnMut(String, &str, bool)) {
+/// that word is a directory of a path (looked for only when `dirs`: the
+/// index's own terms never need it).
+fn walk(text: &str, dirs: bool, mut f: impl FnMut(String, &str, bool)) {
     for chunk in chunks(text) {
         let lower = chunk.to_lowercase();
         let parts = parts(&lower);
@@ -69,7 +70,7 @@ fn walk(text: &str, mut f: impl FnMut(String, &str, bool)) {
         {
             f(t, &lower, false);
         }
-        let dirs = dir_words(&lower);
+        let dirs = if dirs { dir_words(&lower) } else { 0 };
         for (i, p) in parts.into_iter().enumerate() {
             if let Some(t) = term(p) {
                 f(t, p, i < dirs);
@@ -85,9 +86,11 @@ fn dir_words(chunk: &str) -> usize {
     if chunk.matches('/').count() < 2 {
         return 0;
     }
-    chunk
-        .rsplit_once('/')
-        .map_or(0, |(dirs, _)| parts(dirs).len())
+    chunk.rsplit_once('/').map_or(0, |(dirs, _)| {
+        dirs.split(|c: char| !c.is_alphanumeric())
+            .filter(|p| !p.is_empty())
+            .count()
+    })
 }
 
 /// The words of `text` as the KG matcher sees them: every alphanumeric part,

@@ -224,7 +224,7 @@ impl EventStore {
             let ids: BTreeSet<&String> = added.keys().chain(removed.keys()).collect();
             let mut codec = Codec::new();
             for id in ids {
-                let all = (id.as_str(), 0u32)..=(id.as_str(), u32::MAX);
+                let all = segments_of(id);
                 let last = table
                     .range(all.clone())
                     .map_err(redb_err("read"))?
@@ -288,7 +288,7 @@ impl EventStore {
         let mut codec = Codec::new();
         for id in ids {
             let mut pairs = Vec::new();
-            let all = (id.as_str(), 0u32)..=(id.as_str(), u32::MAX);
+            let all = segments_of(id);
             for entry in table.range(all).map_err(redb_err("read"))? {
                 let value = codec.unpack(entry.map_err(redb_err("read"))?.1.value())?;
                 for_each_line(&value, |path, line| {
@@ -301,6 +301,11 @@ impl EventStore {
         }
         Ok(out)
     }
+}
+
+/// The keys of every segment of learning `id`.
+fn segments_of(id: &str) -> std::ops::RangeInclusive<(&str, u32)> {
+    (id, 0)..=(id, u32::MAX)
 }
 
 /// Every events file under an `events/` tree, by repository path.
