@@ -296,6 +296,7 @@ fn recompute_touched(
         }
     }
     let events = index.for_ids(&staged.touched)?;
+    index.persist();
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let main = crate::hub::read(repo, &dir.state(), hub, Some(&staged.touched))?;
     let overrides: BTreeMap<String, Option<String>> = staged
@@ -533,6 +534,7 @@ fn derived_fixes(
     let mut index = EventIndex::kept(dir);
     index.ensure(repo, tree)?;
     let events = index.for_ids(&ids)?;
+    index.persist();
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let main = crate::hub::read(repo, &dir.state(), hub, Some(&ids))?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;

@@ -4,7 +4,7 @@
 //! review records, and the recompute of chosen learnings.
 
 use super::LevelChange;
-use super::event_store::{self, EventStore};
+use super::event_store::{Delta, EventStore};
 use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
@@ -33,7 +33,9 @@ pub struct EventIndex {
 enum Source {
     #[default]
     Unloaded,
-    Stored(EventStore),
+    /// The kept store, and what bringing it to the tree adds to it (laid
+    /// over it until `persist` stores it).
+    Stored(EventStore, Delta),
     Memory(MemIndex),
 }
 
@@ -63,18 +65,18 @@ impl EventIndex {
             return Ok(());
         }
         if let Some(path) = &self.store_path {
-            let opened = EventStore::open(path).and_then(|mut store| {
-                let caught = store.bring_to(repo, tree)?;
-                Ok((store, caught))
+            let opened = EventStore::open(path).and_then(|store| {
+                let delta = store.delta_to(repo, tree)?;
+                Ok((store, delta))
             });
             match opened {
-                Ok((store, caught)) => {
+                Ok((store, delta)) => {
                     tracing::debug!(
                         "events index: {} file(s) read{}",
-                        caught.files,
-                        if caught.rebuilt { ", rebuilt" } else { "" }
+                        delta.caught.files,
+                        if delta.caught.rebuilt { ", rebuilt" } else { "" }
                     );
-                    self.source = Source::Stored(store);
+                    self.source = Source::Stored(store, delta);
                     return Ok(());
                 }
                 Err(e) => tracing::warn!("{e}; reading every events file instead"),
@@ -93,32 +95,83 @@ impl EventIndex {
     /// Events of the given learnings (lines that do not parse are skipped,
     /// as everywhere else).
     pub fn for_ids(&self, ids: &BTreeSet<String>) -> Result<HashMap<String, Vec<Event>>> {
-        let mut pairs = match &self.source {
-            Source::Stored(store) => store.lines_of(ids)?,
-            Source::Memory(mem) => mem.lines_of(ids),
-            Source::Unloaded => HashMap::new(),
+        let mut out: HashMap<String, Vec<Event>> = HashMap::new();
+        let mut add = |id: &str, path: &str, line: &str| {
+            if self.overlay.contains_key(path) {
+                return;
+            }
+            if let Ok(e) = Event::parse_line(line)
+                && e.learning == id
+            {
+                match out.get_mut(id) {
+                    Some(events) => events.push(e),
+                    None => {
+                        out.insert(id.to_string(), vec![e]);
+                    }
+                }
+            }
         };
-        for lines in pairs.values_mut() {
-            lines.retain(|(path, _)| !self.overlay.contains_key(path));
+        match &self.source {
+            Source::Stored(store, delta) => store.each_line_of(ids, delta, &mut add)?,
+            Source::Memory(mem) => mem.each_line_of(ids, &mut add),
+            Source::Unloaded => {}
         }
-        for (path, text) in &self.overlay {
+        for text in self.overlay.values() {
             for line in text.as_deref().unwrap_or_default().lines() {
                 let line = line.trim();
-                if let Some(id) = event::learning_of(line).filter(|id| ids.contains(id.as_ref())) {
-                    pairs
-                        .entry(id.into_owned())
-                        .or_default()
-                        .push((path.clone(), line.to_string()));
+                if let Some(id) = event::learning_of(line).filter(|id| ids.contains(id.as_ref()))
+                    && let Ok(e) = Event::parse_line(line)
+                    && e.learning == id
+                {
+                    out.entry(e.learning.clone()).or_default().push(e);
                 }
             }
         }
-        Ok(pairs
-            .into_iter()
-            .map(|(id, lines)| {
-                let events = event_store::events_of(&id, &lines);
-                (id, events)
-            })
-            .collect())
+        Ok(out)
+    }
+
+    /// Stores what the kept index was brought forward by, so the next
+    /// cycle starts from this tree. Failing only costs speed: logged.
+    pub fn persist(self) {
+        if let Source::Stored(mut store, delta) = self.source
+            && let Err(e) = store.apply(&delta)
+        {
+            tracing::warn!("{e}");
+        }
+    }
+
+    /// `persist` on another thread: a cycle stores the events index while
+    /// it writes the work tree. The cycle waits for it when the returned
+    /// value is dropped (or a kill leaves the store at its last tree,
+    /// which the next cycle catches up from).
+    pub fn persist_in_background(self) -> Persisting {
+        if !matches!(&self.source, Source::Stored(_, delta) if !delta.is_empty()) {
+            return Persisting(None);
+        }
+        let spawned = std::thread::Builder::new()
+            .name("events index".into())
+            .spawn(move || self.persist());
+        match spawned {
+            Ok(handle) => Persisting(Some(handle)),
+            Err(e) => {
+                tracing::warn!("events index: not stored this cycle ({e})");
+                Persisting(None)
+            }
+        }
+    }
+}
+
+/// An events index being stored on another thread: waited for on drop.
+#[must_use = "dropping it waits for the events index to be stored"]
+pub struct Persisting(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Persisting {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take()
+            && handle.join().is_err()
+        {
+            tracing::warn!("events index: the thread storing it panicked");
+        }
     }
 }
 
@@ -182,21 +235,17 @@ impl MemIndex {
         self.files.push((path, text));
     }
 
-    /// The lines of `ids`, as `(events path, line)` pairs.
-    fn lines_of(&self, ids: &BTreeSet<String>) -> HashMap<String, Vec<(String, String)>> {
-        ids.iter()
-            .filter_map(|id| {
-                let lines = self.lines_of.get(id)?;
-                let pairs = lines
-                    .iter()
-                    .filter_map(|&(file, start, end)| {
-                        let (path, text) = self.files.get(file)?;
-                        Some((path.clone(), text.get(start..end)?.trim().to_string()))
-                    })
-                    .collect();
-                Some((id.clone(), pairs))
-            })
-            .collect()
+    /// Calls `f(learning, events path, line)` for every line of `ids`.
+    fn each_line_of(&self, ids: &BTreeSet<String>, mut f: impl FnMut(&str, &str, &str)) {
+        for id in ids {
+            for &(file, start, end) in self.lines_of.get(id).into_iter().flatten() {
+                if let Some((path, text)) = self.files.get(file)
+                    && let Some(line) = text.get(start..end)
+                {
+                    f(id, path, line.trim());
+                }
+            }
+        }
     }
 }
 

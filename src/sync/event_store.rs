@@ -8,12 +8,11 @@
 //! whatever it cannot do (a store from a newer version, one another process
 //! holds, objects gone) makes the caller fall back to reading the tree.
 
-use crate::event::Event;
 use crate::paths::{self, RepoPath};
 use crate::repo::{GitError, Repo, Result, fail};
 use gix::ObjectId;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
 /// `"tree"` → hex id of the `events/` tree reflected (absent: none);
@@ -47,6 +46,29 @@ pub struct Caught {
     pub files: usize,
     /// True when the store was (re)built from nothing.
     pub rebuilt: bool,
+}
+
+/// The events that bringing the store to a tree adds and drops, read but
+/// not yet stored (`EventStore::delta_to`).
+#[derive(Default)]
+pub struct Delta {
+    /// The `events/` tree the store reflects once this is applied (itself
+    /// `None` for a tree without events); `None`: nothing to apply.
+    tree: Option<Option<ObjectId>>,
+    /// The store's lines are replaced, not added to (a rebuild).
+    clear: bool,
+    /// Learning → lines added, as stored (`push_line`).
+    added: BTreeMap<String, Vec<u8>>,
+    /// Learning → (path, line) pairs dropped.
+    removed: BTreeMap<String, HashSet<(String, String)>>,
+    pub caught: Caught,
+}
+
+impl Delta {
+    /// True when the store already reflects the tree.
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_none()
+    }
 }
 
 /// The events index's page cache.
@@ -119,86 +141,41 @@ impl EventStore {
 
     /// Brings the store to the events of `tree`.
     pub fn bring_to(&mut self, repo: &Repo, tree: ObjectId) -> Result<Caught> {
+        let delta = self.delta_to(repo, tree)?;
+        self.apply(&delta)?;
+        Ok(delta.caught)
+    }
+
+    /// What bringing the store to the events of `tree` takes, read from
+    /// the events files that changed but not yet written: `lines_of` lays
+    /// it over what is stored, `apply` stores it. A store that cannot be
+    /// caught up (its tree's objects are gone) is rebuilt.
+    pub fn delta_to(&self, repo: &Repo, tree: ObjectId) -> Result<Delta> {
         let target = repo.subtree(tree, "events")?;
         let from = self.reflected()?;
         if from == Some(target) {
-            return Ok(Caught::default());
+            return Ok(Delta::default());
         }
         if let Some(from) = from {
-            match self.catch_up(repo, from, target, false) {
-                Ok(caught) => return Ok(caught),
+            match catch_up(repo, from, target, false) {
+                Ok(delta) => return Ok(delta),
                 Err(e) => tracing::debug!("events index: rebuilding ({e})"),
             }
         }
-        // A rebuild: everything from an empty tree, in one transaction,
-        // which leaves its copy-on-write pages free for `compact`.
-        let caught = self.catch_up(repo, None, target, true)?;
-        self.db.compact().map_err(redb_err("compact"))?;
-        Ok(Caught {
-            rebuilt: true,
-            ..caught
-        })
+        catch_up(repo, None, target, true)
     }
 
-    /// Applies what changed between two `events/` trees, file by file
-    /// (`clear`: onto an emptied store).
-    fn catch_up(
-        &self,
-        repo: &Repo,
-        from: Option<ObjectId>,
-        to: Option<ObjectId>,
-        clear: bool,
-    ) -> Result<Caught> {
-        // Every events file of both trees, compared by blob id: a few
-        // hundred entries (agents × months) whatever the number of events,
-        // and no change is missed (a file that became a folder included).
-        let before = from
-            .map(|t| event_files(repo, t))
-            .transpose()?
-            .unwrap_or_default();
-        let after = to
-            .map(|t| event_files(repo, t))
-            .transpose()?
-            .unwrap_or_default();
-        let changed: Vec<(String, Option<ObjectId>, Option<ObjectId>)> = before
-            .keys()
-            .chain(after.keys())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .map(|p| (p.clone(), before.get(p).copied(), after.get(p).copied()))
-            .filter(|(_, a, b)| a != b)
-            .collect();
-        let mut added: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        // Learning → (path, line) pairs to drop.
-        let mut removed: BTreeMap<String, HashSet<(String, String)>> = BTreeMap::new();
-        for (path, old, new) in &changed {
-            let old = old.map(|id| blob_text(repo, id)).transpose()?;
-            let new = new.map(|id| blob_text(repo, id)).transpose()?;
-            let old_lines: HashSet<&str> = old.as_deref().map(lines).unwrap_or_default();
-            let new_lines: HashSet<&str> = new.as_deref().map(lines).unwrap_or_default();
-            for line in &new_lines {
-                if !old_lines.contains(line)
-                    && let Some(learning) = learning_of(line)
-                {
-                    push_line(added.entry(learning).or_default(), path, line);
-                }
-            }
-            for line in &old_lines {
-                if !new_lines.contains(line)
-                    && let Some(learning) = learning_of(line)
-                {
-                    removed
-                        .entry(learning)
-                        .or_default()
-                        .insert((path.clone(), line.to_string()));
-                }
-            }
+    /// Stores a delta in one transaction. A rebuild's transaction leaves
+    /// its copy-on-write pages free, for `compact` to return.
+    pub fn apply(&mut self, delta: &Delta) -> Result<()> {
+        let Some(tree) = delta.tree else {
+            return Ok(());
+        };
+        self.write(delta.clear, tree, &delta.added, &delta.removed)?;
+        if delta.clear {
+            self.db.compact().map_err(redb_err("compact"))?;
         }
-        self.write(clear, to, &added, &removed)?;
-        Ok(Caught {
-            files: changed.len(),
-            rebuilt: false,
-        })
+        Ok(())
     }
 
     /// One transaction: (optionally clear,) drop `removed`, append `added`,
@@ -244,8 +221,10 @@ impl EventStore {
                     continue;
                 }
                 let mut value = Vec::new();
+                let mut buf = Vec::new();
                 for entry in table.range(all.clone()).map_err(redb_err("read"))? {
-                    value.extend(codec.unpack(entry.map_err(redb_err("read"))?.1.value())?);
+                    let entry = entry.map_err(redb_err("read"))?;
+                    value.extend_from_slice(codec.unpack(entry.1.value(), &mut buf)?);
                 }
                 if let Some(gone) = gone {
                     value = retain_lines(&value, |path, line| {
@@ -273,34 +252,109 @@ impl EventStore {
         tx.commit().map_err(redb_err("commit"))
     }
 
-    /// The events of `ids`, as `(events path, line)` pairs.
-    pub fn lines_of(
+    /// Calls `f(learning, events path, line)` for every line of `ids`:
+    /// what is stored, with `delta` (read, not yet applied) laid over it.
+    pub fn each_line_of(
         &self,
         ids: &BTreeSet<String>,
-    ) -> Result<HashMap<String, Vec<(String, String)>>> {
-        let mut out = HashMap::new();
+        delta: &Delta,
+        mut f: impl FnMut(&str, &str, &str),
+    ) -> Result<()> {
         let tx = self.db.begin_read().map_err(redb_err("read"))?;
         let table = match tx.open_table(SEGMENTS) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(out),
+            // A rebuild replaces whatever is stored.
+            _ if delta.clear => None,
+            Ok(t) => Some(t),
+            Err(redb::TableError::TableDoesNotExist(_)) => None,
             Err(e) => return Err(redb_err("read")(e)),
         };
         let mut codec = Codec::new();
+        let mut buf = Vec::new();
         for id in ids {
-            let mut pairs = Vec::new();
-            let all = segments_of(id);
-            for entry in table.range(all).map_err(redb_err("read"))? {
-                let value = codec.unpack(entry.map_err(redb_err("read"))?.1.value())?;
-                for_each_line(&value, |path, line| {
-                    pairs.push((path.to_string(), line.to_string()));
-                });
+            if let Some(table) = &table {
+                let gone = delta.removed.get(id);
+                for entry in table.range(segments_of(id)).map_err(redb_err("read"))? {
+                    let entry = entry.map_err(redb_err("read"))?;
+                    let value = codec.unpack(entry.1.value(), &mut buf)?;
+                    for_each_line(value, |path, line| {
+                        let dropped = gone.is_some_and(|gone| {
+                            gone.contains(&(path.to_string(), line.to_string()))
+                        });
+                        if !dropped {
+                            f(id, path, line);
+                        }
+                    });
+                }
             }
-            if !pairs.is_empty() {
-                out.insert(id.clone(), pairs);
+            if let Some(more) = delta.added.get(id) {
+                for_each_line(more, |path, line| f(id, path, line));
             }
         }
-        Ok(out)
+        Ok(())
     }
+}
+
+/// What changed between two `events/` trees, file by file (`clear`: laid
+/// onto an emptied store).
+fn catch_up(
+    repo: &Repo,
+    from: Option<ObjectId>,
+    to: Option<ObjectId>,
+    clear: bool,
+) -> Result<Delta> {
+    // Every events file of both trees, compared by blob id: a few hundred
+    // entries (agents × months) whatever the number of events, and no
+    // change is missed (a file that became a folder included).
+    let before = from
+        .map(|t| event_files(repo, t))
+        .transpose()?
+        .unwrap_or_default();
+    let after = to
+        .map(|t| event_files(repo, t))
+        .transpose()?
+        .unwrap_or_default();
+    let changed: Vec<(String, Option<ObjectId>, Option<ObjectId>)> = before
+        .keys()
+        .chain(after.keys())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|p| (p.clone(), before.get(p).copied(), after.get(p).copied()))
+        .filter(|(_, a, b)| a != b)
+        .collect();
+    let mut delta = Delta {
+        tree: Some(to),
+        clear,
+        caught: Caught {
+            files: changed.len(),
+            rebuilt: clear,
+        },
+        ..Delta::default()
+    };
+    for (path, old, new) in &changed {
+        let old = old.map(|id| blob_text(repo, id)).transpose()?;
+        let new = new.map(|id| blob_text(repo, id)).transpose()?;
+        let old_lines: HashSet<&str> = old.as_deref().map(lines).unwrap_or_default();
+        let new_lines: HashSet<&str> = new.as_deref().map(lines).unwrap_or_default();
+        for line in &new_lines {
+            if !old_lines.contains(line)
+                && let Some(learning) = learning_of(line)
+            {
+                push_line(delta.added.entry(learning).or_default(), path, line);
+            }
+        }
+        for line in &old_lines {
+            if !new_lines.contains(line)
+                && let Some(learning) = learning_of(line)
+            {
+                delta
+                    .removed
+                    .entry(learning)
+                    .or_default()
+                    .insert((path.clone(), line.to_string()));
+            }
+        }
+    }
+    Ok(delta)
 }
 
 /// The keys of every segment of learning `id`.
@@ -383,7 +437,9 @@ impl Codec {
         out
     }
 
-    fn unpack(&mut self, stored: &[u8]) -> Result<Vec<u8>> {
+    /// The plain bytes of a stored value: borrowed from it when it is
+    /// stored plain, else inflated into `buf`.
+    fn unpack<'a>(&mut self, stored: &'a [u8], buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
         let corrupt = || GitError {
             action: "events index".into(),
             message: "a stored value is corrupt".into(),
@@ -395,18 +451,19 @@ impl Codec {
             return Err(corrupt());
         }
         if len == 0 {
-            return Ok(body.to_vec());
+            return Ok(body);
         }
-        let mut out = vec![0u8; len];
+        buf.clear();
+        buf.resize(len, 0);
         self.inflate.reset(true);
         let done = self
             .inflate
-            .decompress(body, &mut out, zlib_rs::InflateFlush::Finish);
+            .decompress(body, buf, zlib_rs::InflateFlush::Finish);
         if !matches!(done, Ok(zlib_rs::Status::StreamEnd)) || self.inflate.total_out() != len as u64
         {
             return Err(corrupt());
         }
-        Ok(out)
+        Ok(buf)
     }
 }
 
@@ -429,16 +486,6 @@ fn retain_lines(value: &[u8], keep: impl Fn(&str, &str) -> bool) -> Vec<u8> {
     out
 }
 
-/// Parses stored lines into the events of `id` (lines that do not parse,
-/// or are about another learning, are skipped as everywhere else).
-pub fn events_of(id: &str, pairs: &[(String, String)]) -> Vec<Event> {
-    pairs
-        .iter()
-        .filter_map(|(_, line)| Event::parse_line(line).ok())
-        .filter(|e| e.learning == id)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     //! The kept index must answer exactly what reading the tree answers,
@@ -446,7 +493,7 @@ mod tests {
     //! edits that drop lines, deleted files, duplicates, odd spacing, lines
     //! that do not parse), and whatever became of the file in between.
     use super::*;
-    use crate::event::Outcome;
+    use crate::event::{Event, Outcome};
     use crate::repo::Change;
     use crate::sync::derive::EventIndex;
     use crate::timestamp::Timestamp;
@@ -520,14 +567,16 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         #[test]
-        fn kept_index_answers_like_the_tree(steps in proptest::collection::vec(step(), 1..24)) {
+        fn kept_index_answers_like_the_tree(
+            steps in proptest::collection::vec((step(), proptest::bool::weighted(0.7)), 1..24)
+        ) {
             let tmp = tempfile::tempdir().expect("tmp");
             let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
             let store_path = tmp.path().join("events.redb");
             let mut tree = repo.write_tree(ObjectId::empty_tree(gix::hash::Kind::Sha1), &[
                 Change::Upsert { path: "ann/readme.md".into(), bytes: b"x".to_vec() },
             ]).expect("tree");
-            for step in steps {
+            for (step, stored) in steps {
                 match step {
                     Step::Write(f, Some(lines)) => {
                         let text: String = lines.iter().map(|n| line(*n) + if n % 3 == 0 { "\r\n" } else { "\n" }).collect();
@@ -570,6 +619,11 @@ mod tests {
                 let mut read = EventIndex::default();
                 read.ensure(&repo, tree).expect("read");
                 prop_assert_eq!(answers(&kept), answers(&read));
+                // Stored, or not (a cycle killed before it stored it): the
+                // next step catches up from wherever the store was left.
+                if stored {
+                    drop(kept.persist_in_background());
+                }
             }
         }
     }
@@ -611,7 +665,7 @@ mod tests {
             let mut read = EventIndex::default();
             read.ensure(&repo, tree).expect("read");
             assert_eq!(answers(&kept), answers(&read), "cycle {cycle}");
-            drop(kept);
+            kept.persist();
             let n = segments(&store_path, "l-a");
             assert!(n <= MAX_SEGMENTS, "cycle {cycle}: {n} segments");
             most = most.max(n);
@@ -715,10 +769,15 @@ mod tests {
             }
         );
         let ids: BTreeSet<String> = ["l-b".to_string()].into();
-        let lines = store.lines_of(&ids).expect("lines");
+        let mut got = BTreeSet::new();
+        store
+            .each_line_of(&ids, &Delta::default(), |id, path, _| {
+                got.insert((id.to_string(), path.to_string()));
+            })
+            .expect("lines");
         // e9 is about l-b (9 % 4 = 1) and e1 (FILES[1]) too.
-        let got: BTreeSet<&str> = lines["l-b"].iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(got, BTreeSet::from([FILES[0], FILES[1]]));
+        let want = [FILES[0], FILES[1]].map(|f| ("l-b".to_string(), f.to_string()));
+        assert_eq!(got, BTreeSet::from(want));
     }
 
     #[test]
@@ -740,7 +799,7 @@ mod tests {
         index.ensure(&repo, tree).expect("rebuilt");
         let ids: BTreeSet<String> = ["l-a".to_string()].into();
         assert_eq!(index.for_ids(&ids).expect("ids")["l-a"].len(), 1);
-        drop(index);
+        index.persist();
         // The bad bytes are kept beside it, not deleted.
         assert_eq!(
             std::fs::read(tmp.path().join("events.redb.unreadable")).expect("aside"),

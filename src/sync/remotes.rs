@@ -301,6 +301,8 @@ fn merge_all(
         },
         &who,
     )?;
+    // Stored while the work tree is written, waited for on return.
+    let stored = index.persist_in_background();
     head = recomputed.unwrap_or(head);
     if head == start {
         crate::hub::record(&dir.state(), &main);
@@ -358,6 +360,8 @@ fn merge_all(
     recover::end(dir);
     crate::hub::record(&dir.state(), &main);
     lap.done("write the index");
+    drop(stored);
+    lap.done("store the events index");
     for change in levels {
         if change.to > change.from {
             report.promoted.push(change);
