@@ -319,7 +319,7 @@ type Outcome = (Option<Change>, Option<LevelChange>);
 ///
 /// Per chunk, this thread reads the blobs (in pack order) while a second
 /// reads and parses the chunk's events; then both cores parse, derive and
-/// serialise half the chunk each.
+/// serialise the chunk's learnings, a few at a time (`on_both_cores`).
 pub fn recompute(
     repo: &Repo,
     tree: ObjectId,
@@ -343,12 +343,13 @@ pub fn recompute(
         .filter(|e| e.is_tree)
         .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
         .collect::<Result<_>>()?;
+    let files = files_by_name(&folders);
     let ids: Vec<&String> = ids.iter().collect();
     for chunk in ids.chunks(RECOMPUTE_CHUNK) {
         let chunk: BTreeSet<String> = chunk.iter().map(|id| (*id).clone()).collect();
         let (events, read) = std::thread::scope(|s| {
             let events = s.spawn(|| index.for_ids(&chunk));
-            let read = read_chunk(repo, before, &folders, &chunk);
+            let read = read_chunk(repo, before, &files, &chunk);
             (events.join(), read)
         });
         let events =
@@ -361,16 +362,7 @@ pub fn recompute(
                 .unwrap_or_default();
             recompute_one(r, &mine, &decisions.for_id(&r.id), &policy.trust)
         };
-        let (first, second) = read.split_at(read.len() / 2);
-        let (a, b) = std::thread::scope(|s| {
-            let other = s.spawn(|| second.iter().map(derive_one).collect::<Vec<_>>());
-            (
-                first.iter().map(derive_one).collect::<Vec<_>>(),
-                other.join(),
-            )
-        });
-        let b = b.map_err(|_| fail("recompute")("a recompute thread panicked"))?;
-        for (change, level) in a.into_iter().chain(b) {
+        for (change, level) in on_both_cores(&read, derive_one)? {
             changes.extend(change);
             levels.extend(level);
         }
@@ -378,12 +370,58 @@ pub fn recompute(
     Ok((changes, levels))
 }
 
+/// `f` of every item, in order, computed on two threads that each take
+/// the next few items until none are left: one finishing its share early
+/// (the other read more blobs, or hit longer files) takes more.
+fn on_both_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>> {
+    const STEP: usize = 16;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(STEP, std::sync::atomic::Ordering::Relaxed);
+            let Some(batch) = items.get(at..(at + STEP).min(items.len())) else {
+                return done;
+            };
+            if batch.is_empty() {
+                return done;
+            }
+            done.push((at, batch.iter().map(&f).collect::<Vec<_>>()));
+        }
+    };
+    let (mut mine, theirs) = std::thread::scope(|s| {
+        let other = s.spawn(work);
+        (work(), other.join())
+    });
+    mine.extend(theirs.map_err(|_| fail("recompute")("a recompute thread panicked"))?);
+    mine.sort_unstable_by_key(|(at, _)| *at);
+    Ok(mine.into_iter().flat_map(|(_, out)| out).collect())
+}
+
+/// Every blob of the agent folders by file name: `(folder, entry)` for each
+/// folder that has it (a learning is normally in one).
+type FilesByName<'a> = HashMap<&'a str, Vec<(&'a str, &'a crate::repo::TreeEntry)>>;
+
+fn files_by_name(folders: &[(String, std::rc::Rc<crate::repo::Tree>)]) -> FilesByName<'_> {
+    let mut files: FilesByName<'_> =
+        HashMap::with_capacity(folders.iter().map(|(_, t)| t.entries.len()).sum());
+    for (name, folder) in folders {
+        for e in folder.entries.iter().filter(|e| e.is_blob) {
+            files
+                .entry(e.name.as_str())
+                .or_default()
+                .push((name.as_str(), e));
+        }
+    }
+    files
+}
+
 /// Reads every candidate file of `ids` and its previous version, the
 /// blobs first read in pack order.
 fn read_chunk(
     repo: &Repo,
     before: ObjectId,
-    folders: &[(String, std::rc::Rc<crate::repo::Tree>)],
+    files: &FilesByName<'_>,
     ids: &BTreeSet<String>,
 ) -> Result<Vec<Read>> {
     let mut located = Vec::with_capacity(ids.len());
@@ -391,10 +429,7 @@ fn read_chunk(
     for id in ids {
         let file = format!("{id}.md");
         let mut here = Vec::new();
-        for (name, folder) in folders {
-            let Some(e) = folder.get(&file).filter(|e| e.is_blob) else {
-                continue;
-            };
+        for &(name, e) in files.get(file.as_str()).into_iter().flatten() {
             let Ok(rel) = paths::learning_path(name, id) else {
                 continue;
             };
