@@ -74,7 +74,11 @@ impl EventIndex {
                     tracing::debug!(
                         "events index: {} file(s) read{}",
                         delta.caught.files,
-                        if delta.caught.rebuilt { ", rebuilt" } else { "" }
+                        if delta.caught.rebuilt {
+                            ", rebuilt"
+                        } else {
+                            ""
+                        }
                     );
                     self.source = Source::Stored(store, delta);
                     return Ok(());
@@ -94,8 +98,8 @@ impl EventIndex {
 
     /// Events of the given learnings (lines that do not parse are skipped,
     /// as everywhere else).
-    pub fn for_ids(&self, ids: &BTreeSet<String>) -> Result<HashMap<String, Vec<Event>>> {
-        let mut out: HashMap<String, Vec<Event>> = HashMap::new();
+    pub fn for_ids(&self, ids: &BTreeSet<String>) -> Result<EventsOf> {
+        let mut out = EventsOf::new();
         let mut add = |id: &str, path: &str, line: &str| {
             if self.overlay.contains_key(path) {
                 return;
@@ -291,7 +295,7 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 }
 
 /// Learnings recomputed together (their events and blobs held at once).
-const RECOMPUTE_CHUNK: usize = 1024;
+const RECOMPUTE_CHUNK: usize = 512;
 
 /// One learning to recompute, as read from the trees: each file named
 /// `<id>.md` in an agent folder (the first that parses is the learning),
@@ -309,6 +313,9 @@ struct Candidate {
     before: Option<Option<Vec<u8>>>,
 }
 
+/// Events by the learning they are about.
+type EventsOf = HashMap<String, Vec<Event>>;
+
 /// What recomputing one learning gives: its rewrite, if its bytes change,
 /// and its trust change, if one is reported.
 type Outcome = (Option<Change>, Option<LevelChange>);
@@ -317,9 +324,10 @@ type Outcome = (Option<Change>, Option<LevelChange>);
 /// rewrite and the trust changes relative to `before` (the levels the
 /// previous head recorded).
 ///
-/// Per chunk, this thread reads the blobs (in pack order) while a second
-/// reads and parses the chunk's events; then both cores parse, derive and
-/// serialise the chunk's learnings, a few at a time (`on_both_cores`).
+/// A chunk at a time, as a pipeline one chunk deep: while this thread
+/// reads a chunk's blobs (in pack order) and the second its events,
+/// whichever is done first parses, derives and serialises the learnings
+/// of the chunk before, and the other joins in (`on_both_cores`).
 pub fn recompute(
     repo: &Repo,
     tree: ObjectId,
@@ -336,135 +344,225 @@ pub fn recompute(
     let policy = policy_in(repo, tree)?;
     let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
-    let folders: Vec<(String, std::rc::Rc<crate::repo::Tree>)> = repo
-        .tree(tree)?
-        .entries
+    let folders = agent_folders(repo, tree)?;
+    let files = FilesByName::of(&folders);
+    let was: HashMap<String, std::rc::Rc<crate::repo::Tree>> =
+        agent_folders(repo, before)?.into_iter().collect();
+    let chunks: Vec<BTreeSet<String>> = ids
         .iter()
-        .filter(|e| e.is_tree)
-        .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
-        .collect::<Result<_>>()?;
-    let files = files_by_name(&folders);
-    let ids: Vec<&String> = ids.iter().collect();
-    for chunk in ids.chunks(RECOMPUTE_CHUNK) {
-        let chunk: BTreeSet<String> = chunk.iter().map(|id| (*id).clone()).collect();
-        let (events, read) = std::thread::scope(|s| {
-            let events = s.spawn(|| index.for_ids(&chunk));
-            let read = read_chunk(repo, before, &files, &chunk);
-            (events.join(), read)
-        });
-        let events =
-            events.map_err(|_| fail("read the events")("the reading thread panicked"))??;
-        let read = read?;
+        .collect::<Vec<_>>()
+        .chunks(RECOMPUTE_CHUNK)
+        .map(|c| c.iter().map(|id| (*id).clone()).collect())
+        .collect();
+    let mut ready: Option<(Vec<Read>, EventsOf)> = None;
+    for k in 0..=chunks.len() {
+        let chunk = chunks.get(k);
+        let found = chunk.map(|c| locate(&files, &was, c));
+        let (reads, events) = match &ready {
+            Some((reads, events)) => (reads.as_slice(), Some(events)),
+            None => (&[][..], None),
+        };
         let derive_one = |r: &Read| {
             let mine: Vec<&Event> = events
-                .get(&r.id)
+                .and_then(|e| e.get(&r.id))
                 .map(|v| v.iter().collect())
                 .unwrap_or_default();
             recompute_one(r, &mine, &decisions.for_id(&r.id), &policy.trust)
         };
-        for (change, level) in on_both_cores(&read, derive_one)? {
+        let (read, events, derived) = on_both_cores(
+            || found.map(|f| f.reads(repo)).transpose(),
+            || chunk.map(|c| index.for_ids(c)).transpose(),
+            reads,
+            derive_one,
+        )?;
+        for (change, level) in derived {
             changes.extend(change);
             levels.extend(level);
         }
+        ready = read?.zip(events?);
     }
     Ok((changes, levels))
 }
 
-/// `f` of every item, in order, computed on two threads that each take
-/// the next few items until none are left: one finishing its share early
-/// (the other read more blobs, or hit longer files) takes more.
-fn on_both_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>> {
+/// The agent folders of a tree, by name.
+fn agent_folders(
+    repo: &Repo,
+    tree: ObjectId,
+) -> Result<Vec<(String, std::rc::Rc<crate::repo::Tree>)>> {
+    repo.tree(tree)?
+        .entries
+        .iter()
+        .filter(|e| e.is_tree)
+        .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
+        .collect()
+}
+
+/// Runs `here` on this thread and `there` on a second; each, once done,
+/// takes the next few `items` to `f` until none are left, so the one that
+/// finishes early does more of them. Returns both results and `f` of
+/// every item, in order.
+fn on_both_cores<A, B: Send, T: Sync, R: Send>(
+    here: impl FnOnce() -> A,
+    there: impl FnOnce() -> B + Send,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Result<(A, B, Vec<R>)> {
     const STEP: usize = 16;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
         let mut done = Vec::new();
         loop {
             let at = next.fetch_add(STEP, std::sync::atomic::Ordering::Relaxed);
-            let Some(batch) = items.get(at..(at + STEP).min(items.len())) else {
-                return done;
-            };
-            if batch.is_empty() {
-                return done;
+            match items.get(at..(at + STEP).min(items.len())) {
+                Some(batch) if !batch.is_empty() => {
+                    done.push((at, batch.iter().map(&f).collect::<Vec<_>>()));
+                }
+                _ => return done,
             }
-            done.push((at, batch.iter().map(&f).collect::<Vec<_>>()));
         }
     };
-    let (mut mine, theirs) = std::thread::scope(|s| {
-        let other = s.spawn(work);
-        (work(), other.join())
+    let (a, mut mine, other) = std::thread::scope(|s| {
+        let other = s.spawn(|| (there(), work()));
+        let a = here();
+        (a, work(), other.join())
     });
-    mine.extend(theirs.map_err(|_| fail("recompute")("a recompute thread panicked"))?);
+    let (b, theirs) = other.map_err(|_| fail("recompute")("a recompute thread panicked"))?;
+    mine.extend(theirs);
     mine.sort_unstable_by_key(|(at, _)| *at);
-    Ok(mine.into_iter().flat_map(|(_, out)| out).collect())
+    Ok((a, b, mine.into_iter().flat_map(|(_, out)| out).collect()))
 }
 
-/// Every blob of the agent folders by file name: `(folder, entry)` for each
-/// folder that has it (a learning is normally in one).
-type FilesByName<'a> = HashMap<&'a str, Vec<(&'a str, &'a crate::repo::TreeEntry)>>;
+/// Every blob of the agent folders by file name, with the folder it is in
+/// (a learning is normally in one; the others are chained, in folder
+/// order).
+struct FilesByName<'a> {
+    first: HashMap<&'a str, u32>,
+    /// (folder, entry, next entry of the same name or `u32::MAX`).
+    all: Vec<(&'a str, &'a crate::repo::TreeEntry, u32)>,
+}
 
-fn files_by_name(folders: &[(String, std::rc::Rc<crate::repo::Tree>)]) -> FilesByName<'_> {
-    let mut files: FilesByName<'_> =
-        HashMap::with_capacity(folders.iter().map(|(_, t)| t.entries.len()).sum());
-    for (name, folder) in folders {
-        for e in folder.entries.iter().filter(|e| e.is_blob) {
-            files
-                .entry(e.name.as_str())
-                .or_default()
-                .push((name.as_str(), e));
+impl<'a> FilesByName<'a> {
+    fn of(folders: &'a [(String, std::rc::Rc<crate::repo::Tree>)]) -> Self {
+        let n = folders.iter().map(|(_, t)| t.entries.len()).sum();
+        let mut files = FilesByName {
+            first: HashMap::with_capacity(n),
+            all: Vec::with_capacity(n),
+        };
+        for (name, folder) in folders {
+            for e in folder.entries.iter().filter(|e| e.is_blob) {
+                let Ok(at) = u32::try_from(files.all.len()) else {
+                    return files;
+                };
+                files.all.push((name.as_str(), e, u32::MAX));
+                let mut link = match files.first.entry(e.name.as_str()) {
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(at);
+                        continue;
+                    }
+                    std::collections::hash_map::Entry::Occupied(o) => *o.get(),
+                };
+                while let Some(next) = files.all.get(link as usize).map(|f| f.2)
+                    && next != u32::MAX
+                {
+                    link = next;
+                }
+                if let Some(tail) = files.all.get_mut(link as usize) {
+                    tail.2 = at;
+                }
+            }
         }
+        files
     }
-    files
+
+    /// `(folder, entry)` of every file named `name`, in folder order.
+    fn get(&self, name: &str) -> impl Iterator<Item = (&'a str, &'a crate::repo::TreeEntry)> {
+        let mut at = self.first.get(name).copied().unwrap_or(u32::MAX);
+        std::iter::from_fn(move || {
+            let &(folder, entry, next) = self.all.get(at as usize)?;
+            at = next;
+            Some((folder, entry))
+        })
+    }
 }
 
-/// Reads every candidate file of `ids` and its previous version, the
-/// blobs first read in pack order.
-fn read_chunk(
-    repo: &Repo,
-    before: ObjectId,
+/// Where a chunk's learnings are: each file named `<id>.md` in an agent
+/// folder, its blob and the blob at that path in the previous head, and
+/// every blob that is to be read.
+#[derive(Default)]
+struct Found {
+    /// Each id and its files.
+    files: Vec<(String, Vec<File>)>,
+    /// Every blob named.
+    wanted: Vec<ObjectId>,
+}
+
+/// A learning's file: its path, its blob, and the blob at that path in the
+/// previous head.
+struct File {
+    rel: String,
+    blob: ObjectId,
+    was: Option<ObjectId>,
+}
+
+fn locate(
     files: &FilesByName<'_>,
+    was: &HashMap<String, std::rc::Rc<crate::repo::Tree>>,
     ids: &BTreeSet<String>,
-) -> Result<Vec<Read>> {
-    let mut located = Vec::with_capacity(ids.len());
-    let mut wanted = Vec::new();
+) -> Found {
+    let mut found = Found::default();
     for id in ids {
         let file = format!("{id}.md");
         let mut here = Vec::new();
-        for &(name, e) in files.get(file.as_str()).into_iter().flatten() {
-            let Ok(rel) = paths::learning_path(name, id) else {
+        for (folder, e) in files.get(&file) {
+            let Ok(rel) = paths::learning_path(folder, id) else {
                 continue;
             };
-            let was = repo.blob_id_at(before, &rel)?;
-            wanted.push(e.id);
-            wanted.extend(was.filter(|w| *w != e.id));
-            here.push((rel, e.id, was));
+            let previous = was
+                .get(folder)
+                .and_then(|t| t.get(&file))
+                .filter(|e| e.is_blob)
+                .map(|e| e.id);
+            found.wanted.push(e.id);
+            found.wanted.extend(previous.filter(|w| *w != e.id));
+            here.push(File {
+                rel,
+                blob: e.id,
+                was: previous,
+            });
         }
-        located.push((id, here));
+        found.files.push((id.clone(), here));
     }
-    repo.prefetch_blobs(wanted);
-    located
-        .into_iter()
-        .map(|(id, here)| {
-            let candidates = here
-                .into_iter()
-                .map(|(rel, blob, was)| {
-                    let before = match was {
-                        None => None,
-                        Some(w) if w == blob => Some(None),
-                        Some(w) => Some(Some(repo.read_blob(w)?)),
-                    };
-                    Ok(Candidate {
-                        rel,
-                        bytes: repo.read_blob(blob)?,
-                        before,
+    found
+}
+
+impl Found {
+    /// The chunk's learnings with their bytes, the blobs first read in
+    /// pack order.
+    fn reads(self, repo: &Repo) -> Result<Vec<Read>> {
+        repo.prefetch_blobs(self.wanted);
+        let bytes_of = |id: ObjectId| repo.read_blob(id);
+        self.files
+            .into_iter()
+            .map(|(id, here)| {
+                let candidates = here
+                    .into_iter()
+                    .map(|File { rel, blob, was }| {
+                        let before = match was {
+                            None => None,
+                            Some(w) if w == blob => Some(None),
+                            Some(w) => Some(Some(bytes_of(w)?)),
+                        };
+                        Ok(Candidate {
+                            rel,
+                            bytes: bytes_of(blob)?,
+                            before,
+                        })
                     })
-                })
-                .collect::<Result<_>>()?;
-            Ok(Read {
-                id: id.clone(),
-                candidates,
+                    .collect::<Result<_>>()?;
+                Ok(Read { id, candidates })
             })
-        })
-        .collect()
+            .collect()
+    }
 }
 
 /// Recomputes one learning from its file, events and reviews: pure.
