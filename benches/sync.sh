@@ -476,7 +476,7 @@ groups = [
     ("merge the heads", lambda s: s.startswith("merge ")),
     ("recompute", lambda s: s == "recompute the affected learnings"),
     ("  events index catch-up", lambda s: s == "  bring the events index along"),
-    ("work tree + index", lambda s: s in ("diff the merged tree", "move the ref, write the work tree", "write the index")),
+    ("work tree + index", lambda s: s in ("diff the merged tree", "move the ref, write the work tree", "write the index", "store the events index")),
     ("push", lambda s: s.startswith("push ") or s == "  while pushing"),
     ("  indexes while pushing", lambda s: s == "  while pushing"),
     ("capture index", lambda s: s == "capture index"),
