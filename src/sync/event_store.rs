@@ -147,7 +147,7 @@ impl EventStore {
     }
 
     /// What bringing the store to the events of `tree` takes, read from
-    /// the events files that changed but not yet written: `lines_of` lays
+    /// the events files that changed but not yet written: `each_line_of` lays
     /// it over what is stored, `apply` stores it. A store that cannot be
     /// caught up (its tree's objects are gone) is rebuilt.
     pub fn delta_to(&self, repo: &Repo, tree: ObjectId) -> Result<Delta> {
