@@ -248,8 +248,8 @@ impl Writer {
             front.extend_from_slice(s);
         }
         drop((self.table, self.postings, attr_bytes, meta_offsets));
-        // The metadata is most of the file: the rest goes in front of it
-        // rather than all of it being copied once more.
+        // The metadata is most of the file: the rest is put in front of it
+        // in place rather than all of it copied into a second buffer.
         let mut out = meta_bytes;
         out.splice(0..0, front.iter().copied());
         drop(front);

@@ -86,11 +86,9 @@ fn dir_words(chunk: &str) -> usize {
     if chunk.matches('/').count() < 2 {
         return 0;
     }
-    chunk.rsplit_once('/').map_or(0, |(dirs, _)| {
-        dirs.split(|c: char| !c.is_alphanumeric())
-            .filter(|p| !p.is_empty())
-            .count()
-    })
+    chunk
+        .rsplit_once('/')
+        .map_or(0, |(dirs, _)| each_part(dirs).count())
 }
 
 /// The words of `text` as the KG matcher sees them: every alphanumeric part,
@@ -142,10 +140,14 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
 
 /// The alphanumeric runs of a chunk.
 fn parts(chunk: &str) -> Vec<&str> {
+    each_part(chunk).collect()
+}
+
+/// [`parts`], one at a time.
+fn each_part(chunk: &str) -> impl Iterator<Item = &str> {
     chunk
         .split(|c: char| !c.is_alphanumeric())
         .filter(|p| !p.is_empty())
-        .collect()
 }
 
 /// A chunk joined by `-`, `_` or `.` is also a term of its own

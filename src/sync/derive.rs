@@ -436,9 +436,9 @@ fn on_both_cores<A, B: Send, T: Sync, R: Send>(
 /// (a learning is normally in one; the others are chained, in folder
 /// order).
 struct FilesByName<'a> {
-    first: HashMap<&'a str, u32>,
-    /// (folder, entry, next entry of the same name or `u32::MAX`).
-    all: Vec<(&'a str, &'a crate::repo::TreeEntry, u32)>,
+    first: HashMap<&'a str, (&'a str, &'a crate::repo::TreeEntry)>,
+    /// A name in more than one folder (rare): its other places.
+    more: HashMap<&'a str, Vec<(&'a str, &'a crate::repo::TreeEntry)>>,
 }
 
 impl<'a> FilesByName<'a> {
@@ -446,28 +446,18 @@ impl<'a> FilesByName<'a> {
         let n = folders.iter().map(|(_, t)| t.entries.len()).sum();
         let mut files = FilesByName {
             first: HashMap::with_capacity(n),
-            all: Vec::with_capacity(n),
+            more: HashMap::new(),
         };
         for (name, folder) in folders {
             for e in folder.entries.iter().filter(|e| e.is_blob) {
-                let Ok(at) = u32::try_from(files.all.len()) else {
-                    return files;
-                };
-                files.all.push((name.as_str(), e, u32::MAX));
-                let mut link = match files.first.entry(e.name.as_str()) {
+                let place = (name.as_str(), e);
+                match files.first.entry(e.name.as_str()) {
                     std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(at);
-                        continue;
+                        v.insert(place);
                     }
-                    std::collections::hash_map::Entry::Occupied(o) => *o.get(),
-                };
-                while let Some(next) = files.all.get(link as usize).map(|f| f.2)
-                    && next != u32::MAX
-                {
-                    link = next;
-                }
-                if let Some(tail) = files.all.get_mut(link as usize) {
-                    tail.2 = at;
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        files.more.entry(e.name.as_str()).or_default().push(place);
+                    }
                 }
             }
         }
@@ -476,12 +466,12 @@ impl<'a> FilesByName<'a> {
 
     /// `(folder, entry)` of every file named `name`, in folder order.
     fn get(&self, name: &str) -> impl Iterator<Item = (&'a str, &'a crate::repo::TreeEntry)> {
-        let mut at = self.first.get(name).copied().unwrap_or(u32::MAX);
-        std::iter::from_fn(move || {
-            let &(folder, entry, next) = self.all.get(at as usize)?;
-            at = next;
-            Some((folder, entry))
-        })
+        let more = self.more.get(name).map(Vec::as_slice).unwrap_or_default();
+        self.first
+            .get(name)
+            .copied()
+            .into_iter()
+            .chain(more.iter().copied())
     }
 }
 
@@ -540,7 +530,6 @@ impl Found {
     /// pack order.
     fn reads(self, repo: &Repo) -> Result<Vec<Read>> {
         repo.prefetch_blobs(self.wanted);
-        let bytes_of = |id: ObjectId| repo.read_blob(id);
         self.files
             .into_iter()
             .map(|(id, here)| {
@@ -550,11 +539,11 @@ impl Found {
                         let before = match was {
                             None => None,
                             Some(w) if w == blob => Some(None),
-                            Some(w) => Some(Some(bytes_of(w)?)),
+                            Some(w) => Some(Some(repo.read_blob(w)?)),
                         };
                         Ok(Candidate {
                             rel,
-                            bytes: bytes_of(blob)?,
+                            bytes: repo.read_blob(blob)?,
                             before,
                         })
                     })
