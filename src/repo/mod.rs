@@ -380,6 +380,12 @@ impl Repo {
         *self.blobs.borrow_mut() = BlobCache::default();
     }
 
+    /// Drops the decoded trees kept so far (the blobs stay): for a caller
+    /// done walking trees, before work that reads only blobs.
+    pub fn release_trees(&self) {
+        *self.trees.borrow_mut() = TreeCache::default();
+    }
+
     /// Reads `ids` into the blob cache, in the order they lie in their
     /// packs, so that a later [`Repo::read_blob`] of each is a copy.
     ///

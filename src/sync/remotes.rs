@@ -246,6 +246,9 @@ fn prefetch_heads(
     Ok(())
 }
 
+/// Work-tree files written at once (their bytes in memory together).
+const WORK_TREE_BATCH: usize = 512;
+
 /// Merges every head into ours, then moves the ref once and updates the
 /// work tree and index (crash-safe through the cycle marker). `moved` is
 /// called once the ref points at the merged head, before the work tree is
@@ -311,6 +314,9 @@ fn merge_all(
     lap.done("recompute the affected learnings");
     let new_tree = repo.commit_tree(head)?;
     let diffs = heads::diff_trees(repo, old_tree, new_tree)?;
+    // The rest reads blobs only: the trees the merges decoded (a good part
+    // of a sync's memory) make room for the pack and the work tree.
+    repo.release_trees();
     lap.done("diff the merged tree");
     recover::begin(
         dir,
@@ -331,27 +337,31 @@ fn merge_all(
 
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
-    let mut writes = Vec::new();
     repo.prefetch_blobs(diffs.iter().flat_map(|d| [d.ours, d.theirs]).flatten());
-    for d in &diffs {
-        let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
-        let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
-        if on_disk != was {
-            tracing::warn!(
-                "{} changed while syncing; left as it is for the next sync",
-                d.path
-            );
-            fresh.insert(d.path.clone(), gix::index::entry::Stat::default());
-            continue;
+    // A batch at a time: the files' bytes are copies of cached blobs, and
+    // a sync can write most of a large dir.
+    for batch in diffs.chunks(WORK_TREE_BATCH) {
+        let mut writes = Vec::with_capacity(batch.len());
+        for d in batch {
+            let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
+            let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
+            if on_disk != was {
+                tracing::warn!(
+                    "{} changed while syncing; left as it is for the next sync",
+                    d.path
+                );
+                fresh.insert(d.path.clone(), gix::index::entry::Stat::default());
+                continue;
+            }
+            match d.theirs {
+                Some(id) => writes.push((d.path.clone(), repo.read_blob(id)?)),
+                None => repo.remove_file(&d.path)?,
+            }
         }
-        match d.theirs {
-            Some(id) => writes.push((d.path.clone(), repo.read_blob(id)?)),
-            None => repo.remove_file(&d.path)?,
-        }
-    }
-    for (path, stat) in repo.write_files(&writes)? {
-        if let Some(stat) = stat {
-            fresh.insert(path, stat);
+        for (path, stat) in repo.write_files(&writes)? {
+            if let Some(stat) = stat {
+                fresh.insert(path, stat);
+            }
         }
     }
     lap.done("move the ref, write the work tree");
