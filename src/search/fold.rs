@@ -35,12 +35,27 @@ pub struct Changes<'a> {
 /// `head`, named `build`. `None` when the field lengths drifted too far
 /// from the averages weighed with (or the segment does not know its
 /// totals): rebuild instead.
+#[cfg(test)]
 pub fn fold(
     segment: &Segment,
     changes: &Changes<'_>,
     head: Option<&str>,
     build: &str,
 ) -> Result<Option<Vec<u8>>, SegmentError> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    Ok(fold_to(segment, changes, head, build, &mut out)?.map(|_| out.into_inner()))
+}
+
+/// [`fold`], the new segment written to `out` as it is laid out (its
+/// metadata is never in memory whole); the length written, or `None` (and
+/// nothing written) when a rebuild is due.
+pub fn fold_to<W: std::io::Write + std::io::Seek>(
+    segment: &Segment,
+    changes: &Changes<'_>,
+    head: Option<&str>,
+    build: &str,
+    out: &mut W,
+) -> Result<Option<u64>, SegmentError> {
     let info = &segment.info;
     let whole = segment.whole()?;
     let n = segment.len();
@@ -178,7 +193,8 @@ pub fn fold(
     let mut graph = info.graph.clone();
     graph.rank(&mentions);
     drop(mentions);
-    Ok(Some(w.finish(
+    Ok(Some(w.finish_to(
+        out,
         &attrs,
         metas.iter().map(|m| m.as_ref()),
         &Info {
@@ -189,7 +205,7 @@ pub fn fold(
             tables: interner.tables,
             graph,
         },
-    )))
+    )?))
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use crate::learning::TrustLevel;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -117,6 +118,20 @@ fn decode_attrs(b: &[u8]) -> Option<Attrs> {
 /// The bytes of a segment for `index`, reflecting commit `head`; `build`
 /// names this build (any unique string).
 pub fn encode(index: &Index, head: Option<&str>, build: &str) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    match encode_to(index, head, build, &mut out) {
+        Ok(_) => out.into_inner(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`encode`], written to `out` as it is laid out (see [`Writer::finish_to`]).
+pub fn encode_to<W: Write + Seek>(
+    index: &Index,
+    head: Option<&str>,
+    build: &str,
+    out: &mut W,
+) -> std::io::Result<u64> {
     let mut terms: Vec<(u64, &str, u32)> = index
         .dict
         .iter()
@@ -133,7 +148,8 @@ pub fn encode(index: &Index, head: Option<&str>, build: &str) -> Vec<u8> {
         .metas
         .iter()
         .map(|m| serde_json::to_vec(m).unwrap_or_default());
-    w.finish(
+    w.finish_to(
+        out,
         &index.attrs,
         metas,
         &Info {
@@ -191,14 +207,19 @@ impl Writer {
         self.terms += 1;
     }
 
-    /// The file: these postings with every learning's attributes and
-    /// metadata (JSON), in doc order, and `info`.
-    pub(super) fn finish<M: AsRef<[u8]>>(
+    /// The file, written to `out` as it is laid out: these postings with
+    /// every learning's attributes and metadata (JSON), in doc order, and
+    /// `info`. The metadata, most of a segment, is never in memory whole;
+    /// the header and the metadata offsets are written last, into the room
+    /// left for them.
+    /// Returns the length written.
+    pub(super) fn finish_to<M: AsRef<[u8]>, W: Write + Seek>(
         mut self,
+        out: &mut W,
         attrs: &[Attrs],
         metas: impl Iterator<Item = M>,
         info: &Info,
-    ) -> Vec<u8> {
+    ) -> std::io::Result<u64> {
         let n = attrs.len();
         if self.counts.is_empty() {
             self.counts = vec![0; (1 << FANOUT_BITS) + 1];
@@ -210,52 +231,55 @@ impl Writer {
         for a in attrs {
             encode_attrs(a, &mut attr_bytes);
         }
-        let mut meta_offsets = Vec::with_capacity((n + 1) * 8);
-        let mut meta_bytes = Vec::new();
-        for m in metas {
-            meta_offsets.extend_from_slice(&(meta_bytes.len() as u64).to_le_bytes());
-            meta_bytes.extend_from_slice(m.as_ref());
-        }
-        meta_offsets.extend_from_slice(&(meta_bytes.len() as u64).to_le_bytes());
         let info = serde_json::to_vec(info).unwrap_or_default();
         let fanout_bytes: Vec<u8> = self.counts.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let sections = [
-            &fanout_bytes,
-            &self.table,
-            &self.postings,
-            &attr_bytes,
-            &meta_offsets,
-            &meta_bytes,
-            &info,
-        ];
+        let offsets_len = (n as u64 + 1) * 8;
         let mut offsets = [0u64; 8];
-        let mut at = HEADER_LEN as u64;
-        for (i, s) in sections.iter().enumerate() {
-            offsets[i] = at;
-            at += s.len() as u64;
+        offsets[0] = HEADER_LEN as u64;
+        offsets[1] = offsets[0] + fanout_bytes.len() as u64;
+        offsets[2] = offsets[1] + self.table.len() as u64;
+        offsets[3] = offsets[2] + self.postings.len() as u64;
+        offsets[4] = offsets[3] + attr_bytes.len() as u64;
+        offsets[5] = offsets[4] + offsets_len;
+        out.write_all(&[0u8; HEADER_LEN])?;
+        for s in [&fanout_bytes, &self.table, &self.postings, &attr_bytes] {
+            out.write_all(s)?;
         }
-        offsets[7] = at;
-        let mut front = Vec::with_capacity(offsets[5] as usize);
-        front.extend_from_slice(MAGIC);
-        front.extend_from_slice(&VERSION.to_le_bytes());
-        front.extend_from_slice(&(n as u32).to_le_bytes());
-        front.extend_from_slice(&self.terms.to_le_bytes());
+        drop((self.table, self.postings, attr_bytes, fanout_bytes));
+        std::io::copy(&mut std::io::repeat(0).take(offsets_len), out)?;
+        let mut meta_offsets = Vec::with_capacity(offsets_len as usize);
+        let mut at = 0u64;
+        for m in metas {
+            meta_offsets.extend_from_slice(&at.to_le_bytes());
+            out.write_all(m.as_ref())?;
+            at += m.as_ref().len() as u64;
+        }
+        meta_offsets.extend_from_slice(&at.to_le_bytes());
+        if meta_offsets.len() as u64 != offsets_len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "search segment: not one metadata entry per learning",
+            ));
+        }
+        offsets[6] = offsets[5] + at;
+        out.write_all(&info)?;
+        offsets[7] = offsets[6] + info.len() as u64;
+        out.seek(SeekFrom::Start(offsets[4]))?;
+        out.write_all(&meta_offsets)?;
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&VERSION.to_le_bytes());
+        header.extend_from_slice(&(n as u32).to_le_bytes());
+        header.extend_from_slice(&self.terms.to_le_bytes());
         for o in offsets {
-            front.extend_from_slice(&o.to_le_bytes());
+            header.extend_from_slice(&o.to_le_bytes());
         }
-        front.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
-        for s in &sections[..5] {
-            front.extend_from_slice(s);
-        }
-        drop((self.table, self.postings, attr_bytes, meta_offsets));
-        // The metadata is most of the file: the rest is put in front of it
-        // in place rather than all of it copied into a second buffer.
-        let mut out = meta_bytes;
-        out.splice(0..0, front.iter().copied());
-        drop(front);
-        out.extend_from_slice(&info);
-        debug_assert_eq!(out.len() as u64, at);
-        out
+        header.extend_from_slice(&sha2::Sha256::digest(&info)[..16]);
+        debug_assert_eq!(header.len(), HEADER_LEN);
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(&header)?;
+        out.seek(SeekFrom::Start(offsets[7]))?;
+        Ok(offsets[7])
     }
 }
 

@@ -400,12 +400,15 @@ pub fn rebuild_seeing(
     let index = builder.finish();
     lap("postings");
     let build = uuid::Uuid::new_v4().simple().to_string();
-    let bytes = segment::encode(&index, head.as_deref(), &build);
-    lap("encode");
-    write_segment(&folder(dir), &bytes)?;
+    let mut bytes = 0;
+    write_segment(&folder(dir), |out| {
+        bytes = segment::encode_to(&index, head.as_deref(), &build, out)?;
+        Ok(true)
+    })?;
+    lap("encode and write");
     let report = BuildReport {
         learnings,
-        bytes: bytes.len() as u64,
+        bytes,
         millis: started.elapsed().as_millis(),
     };
     Ok((report, seen))
@@ -703,29 +706,75 @@ fn fold_delta(
         added: &delta.docs,
     };
     let build = uuid::Uuid::new_v4().simple().to_string();
-    let Some(bytes) =
-        super::fold::fold(segment, &changes, Some(head), &build).map_err(|e| e.to_string())?
-    else {
+    let folded = write_segment(&folder(dir), |out| {
+        super::fold::fold_to(segment, &changes, Some(head), &build, out)
+            .map(|written| written.is_some())
+            .map_err(|e| match e {
+                super::segment::SegmentError::Io(e) => e,
+                other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+            })
+    })?;
+    if !folded {
         tracing::debug!("search index: the field lengths drifted; rebuilding");
         return rebuild(dir, config).map(|_| ());
-    };
-    write_segment(&folder(dir), &bytes)?;
+    }
     lap("fold");
     Ok(())
 }
 
-/// Replaces the segment (atomically) and drops the delta that applied to
-/// the old one.
-fn write_segment(folder: &Path, bytes: &[u8]) -> Result<(), String> {
-    let write = || -> std::io::Result<()> {
+/// A temp file of a segment write older than this was left by a killed
+/// process (a write takes seconds at most), and is removed.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Writes a new segment through `write` (which streams it, seeking back
+/// for its header) to a temp file, then, when `write` says so, replaces
+/// the segment with it (fsynced, renamed) and drops the delta that applied
+/// to the old one. Returns what `write` said.
+fn write_segment(
+    folder: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<bool>,
+) -> Result<bool, String> {
+    let tmp = folder.join(format!(
+        ".tmp-{}-{SEGMENT_FILE}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let run = || -> std::io::Result<bool> {
         std::fs::create_dir_all(folder)?;
-        crate::store::atomic_write(&folder.join(SEGMENT_FILE), bytes)?;
+        remove_stale_temps(folder);
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&tmp)?);
+        if !write(&mut out)? {
+            return Ok(false);
+        }
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, folder.join(SEGMENT_FILE))?;
+        std::fs::File::open(folder)?.sync_all()?;
         match std::fs::remove_file(folder.join(DELTA_FILE)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+            _ => Ok(true),
         }
     };
-    write().map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))
+    let result = run();
+    if !matches!(result, Ok(true)) {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))
+}
+
+/// Removes the segment temp files a killed write left in `folder`.
+fn remove_stale_temps(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let stale = e.file_name().to_string_lossy().starts_with(".tmp-")
+            && e.metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP));
+        if stale {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// The learnings of the inbox that may be returned, as documents.
@@ -856,4 +905,61 @@ fn append(index: &mut Index, more: Index) {
     index.attrs.extend(more.attrs);
     index.metas.extend(more.metas);
     index.tables = more.tables;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Seek, SeekFrom, Write};
+
+    #[test]
+    fn a_segment_write_replaces_the_segment_or_leaves_it_and_clears_stale_temps() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let folder = dir.path().join("search");
+        std::fs::create_dir_all(&folder).expect("folder");
+        let stale = folder.join(".tmp-killed-segment.bin");
+        let recent = folder.join(".tmp-running-segment.bin");
+        for p in [&stale, &recent] {
+            std::fs::write(p, b"half a segment").expect("temp");
+        }
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .and_then(|f| f.set_modified(hour_ago))
+            .expect("age the temp");
+        std::fs::write(folder.join(DELTA_FILE), b"{}").expect("delta");
+
+        // Declined (a fold that must rebuild): nothing moves, no temp of its own.
+        let said = write_segment(&folder, |out| {
+            out.write_all(b"never installed")?;
+            Ok(false)
+        });
+        assert_eq!(said, Ok(false));
+        assert!(!folder.join(SEGMENT_FILE).exists());
+        assert!(folder.join(DELTA_FILE).exists(), "the delta still applies");
+
+        // Written: in place, delta dropped, the killed write's temp gone,
+        // another writer's fresh temp left alone.
+        let said = write_segment(&folder, |out| {
+            out.write_all(b"0123456789")?;
+            out.seek(SeekFrom::Start(0))?;
+            out.write_all(b"ab")?;
+            Ok(true)
+        });
+        assert_eq!(said, Ok(true));
+        assert_eq!(
+            std::fs::read(folder.join(SEGMENT_FILE)).expect("segment"),
+            b"ab23456789"
+        );
+        assert!(!folder.join(DELTA_FILE).exists());
+        assert!(!stale.exists(), "a temp left by a killed write is removed");
+        assert!(recent.exists(), "a temp being written now is not touched");
+        let temps = std::fs::read_dir(&folder)
+            .expect("list")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .count();
+        assert_eq!(temps, 1, "only the other writer's temp is left");
+    }
 }
