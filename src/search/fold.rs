@@ -31,10 +31,7 @@ pub struct Changes<'a> {
     pub added: &'a [WeighedDoc],
 }
 
-/// The bytes of a new segment: `segment` with `changes` applied, reflecting
-/// `head`, named `build`. `None` when the field lengths drifted too far
-/// from the averages weighed with (or the segment does not know its
-/// totals): rebuild instead.
+/// [`fold_to`] in memory: the bytes, or `None`.
 #[cfg(test)]
 pub fn fold(
     segment: &Segment,
@@ -46,9 +43,11 @@ pub fn fold(
     Ok(fold_to(segment, changes, head, build, &mut out)?.map(|_| out.into_inner()))
 }
 
-/// [`fold`], the new segment written to `out` as it is laid out (its
-/// metadata is never in memory whole); the length written, or `None` (and
-/// nothing written) when a rebuild is due.
+/// A new segment, `segment` with `changes` applied, reflecting `head`,
+/// named `build`, written to `out` as it is laid out (its metadata is never
+/// in memory whole): the length written. `None`, with nothing written, when
+/// the field lengths drifted too far from the averages weighed with (or the
+/// segment does not know its totals): rebuild instead.
 pub fn fold_to<W: std::io::Write + std::io::Seek>(
     segment: &Segment,
     changes: &Changes<'_>,

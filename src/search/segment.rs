@@ -57,6 +57,15 @@ pub enum SegmentError {
     Damaged(String),
 }
 
+impl From<SegmentError> for std::io::Error {
+    fn from(e: SegmentError) -> Self {
+        match e {
+            SegmentError::Io(e) => e,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        }
+    }
+}
+
 fn damaged(what: impl Into<String>) -> SegmentError {
     SegmentError::Damaged(what.into())
 }
@@ -115,17 +124,17 @@ fn decode_attrs(b: &[u8]) -> Option<Attrs> {
     })
 }
 
-/// The bytes of a segment for `index`, reflecting commit `head`; `build`
-/// names this build (any unique string).
+/// [`encode_to`] in memory.
+#[cfg(test)]
 pub fn encode(index: &Index, head: Option<&str>, build: &str) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
-    match encode_to(index, head, build, &mut out) {
-        Ok(_) => out.into_inner(),
-        Err(_) => Vec::new(),
-    }
+    encode_to(index, head, build, &mut out).expect("a segment encodes in memory");
+    out.into_inner()
 }
 
-/// [`encode`], written to `out` as it is laid out (see [`Writer::finish_to`]).
+/// The segment for `index`, reflecting commit `head` (`build` names this
+/// build: any unique string), written to `out` as it is laid out (see
+/// [`Writer::finish_to`]); the length written.
 pub fn encode_to<W: Write + Seek>(
     index: &Index,
     head: Option<&str>,

@@ -709,10 +709,7 @@ fn fold_delta(
     let folded = write_segment(&folder(dir), |out| {
         super::fold::fold_to(segment, &changes, Some(head), &build, out)
             .map(|written| written.is_some())
-            .map_err(|e| match e {
-                super::segment::SegmentError::Io(e) => e,
-                other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
-            })
+            .map_err(std::io::Error::from)
     })?;
     if !folded {
         tracing::debug!("search index: the field lengths drifted; rebuilding");
@@ -727,38 +724,31 @@ fn fold_delta(
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Writes a new segment through `write` (which streams it, seeking back
-/// for its header) to a temp file, then, when `write` says so, replaces
-/// the segment with it (fsynced, renamed) and drops the delta that applied
+/// for its header) and, when `write` says so, puts it in place
+/// ([`crate::store::atomic_write_with`]) and drops the delta that applied
 /// to the old one. Returns what `write` said.
 fn write_segment(
     folder: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<bool>,
+    write: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> std::io::Result<bool>,
 ) -> Result<bool, String> {
-    let tmp = folder.join(format!(
-        ".tmp-{}-{SEGMENT_FILE}",
-        uuid::Uuid::new_v4().simple()
-    ));
     let run = || -> std::io::Result<bool> {
         std::fs::create_dir_all(folder)?;
         remove_stale_temps(folder);
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&tmp)?);
-        if !write(&mut out)? {
+        let installed = crate::store::atomic_write_with(&folder.join(SEGMENT_FILE), |file| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+            let keep = write(&mut out)?;
+            std::io::Write::flush(&mut out)?;
+            Ok(keep)
+        })?;
+        if !installed {
             return Ok(false);
         }
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, folder.join(SEGMENT_FILE))?;
-        std::fs::File::open(folder)?.sync_all()?;
         match std::fs::remove_file(folder.join(DELTA_FILE)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(true),
         }
     };
-    let result = run();
-    if !matches!(result, Ok(true)) {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))
+    run().map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))
 }
 
 /// Removes the segment temp files a killed write left in `folder`.

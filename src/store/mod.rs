@@ -58,7 +58,25 @@ pub fn append_line(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.write_all(bytes)
 }
 
+/// [`atomic_write`] for a file written as a stream: `write` fills the temp
+/// file (and may seek in it), which is put in place only when `write`
+/// returns true; otherwise it is removed and `path` is left as it was.
+pub fn atomic_write_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
+    via_temp(path, true, write)
+}
+
 fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+    via_temp(path, durable, |f| f.write_all(bytes).map(|()| true)).map(drop)
+}
+
+fn via_temp(
+    path: &Path,
+    durable: bool,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -67,7 +85,9 @@ fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<(
     let tmp = dir.join(format!(".tmp-{}-{name}", uuid::Uuid::new_v4().simple()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        if !write(&mut f)? {
+            return Ok(false);
+        }
         if durable {
             f.sync_all()?;
         }
@@ -75,9 +95,9 @@ fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<(
         if durable {
             std::fs::File::open(dir)?.sync_all()?;
         }
-        Ok(())
+        Ok(true)
     })();
-    if result.is_err() {
+    if !matches!(result, Ok(true)) {
         let _ = std::fs::remove_file(&tmp);
     }
     result
