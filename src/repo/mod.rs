@@ -36,6 +36,27 @@ pub(crate) fn fail<E: std::fmt::Display>(action: impl Into<String>) -> impl FnOn
     }
 }
 
+/// Like [`fail`], for an error whose cause is in its source chain (gix's
+/// fetch says only "Failed to update references" at the top): the message
+/// carries every cause not already in it.
+pub(crate) fn fail_chain<E: std::error::Error>(
+    action: impl Into<String>,
+) -> impl FnOnce(E) -> GitError {
+    let action = action.into();
+    move |e| {
+        let mut message = e.to_string();
+        let mut source = e.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !message.contains(&text) {
+                message = format!("{message}: {text}");
+            }
+            source = cause.source();
+        }
+        GitError { action, message }
+    }
+}
+
 /// Whether `name` may be a tree entry that becomes a file or folder in a
 /// work tree: git's own rule for checkouts (not empty, no `/`, not `.` or
 /// `..`, no `.git` in any spelling NTFS or HFS+ would treat as `.git`). A

@@ -116,7 +116,7 @@ impl Repo {
             .prepare_fetch(gix::progress::Discard, Default::default())
             .map_err(fail(action.clone()))?
             .receive(gix::progress::Discard, &interrupt)
-            .map_err(fail(action))?;
+            .map_err(super::fail_chain(action))?;
         Ok(())
     }
 

@@ -26,6 +26,15 @@ pub struct WorktreeStatus {
     pub skipped: Vec<(String, String)>,
     /// Work-tree files looked at (all of them for a full status).
     pub scanned: usize,
+    /// Untracked temp files a write killed before its rename left
+    /// ([`crate::store::is_temp_name`]): never changes, for the caller to
+    /// remove.
+    pub leftovers: Vec<String>,
+}
+
+/// True when an untracked work-tree file is a killed write's temp file.
+fn is_leftover(rel: &str) -> bool {
+    crate::store::is_temp_name(rel.rsplit('/').next().unwrap_or(rel))
 }
 
 fn stat_of(path: &Path) -> Option<Stat> {
@@ -77,6 +86,7 @@ impl Repo {
                         status.changed.push(FileState { path: rel, stat });
                     }
                 }
+                None if is_leftover(&rel) => status.leftovers.push(rel),
                 None => status.changed.push(FileState { path: rel, stat }),
             }
         }
@@ -185,6 +195,7 @@ impl Repo {
                         status.changed.push(FileState { path: rel, stat });
                     }
                 }
+                None if is_leftover(&rel) => status.leftovers.push(rel),
                 None => status.changed.push(FileState { path: rel, stat }),
             }
         }

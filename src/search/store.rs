@@ -719,10 +719,6 @@ fn fold_delta(
     Ok(())
 }
 
-/// A temp file of a segment write older than this was left by a killed
-/// process (a write takes seconds at most), and is removed.
-const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
-
 /// Writes a new segment through `write` (which streams it, seeking back
 /// for its header) and, when `write` says so, puts it in place
 /// ([`crate::store::atomic_write_with`]) and drops the delta that applied
@@ -733,7 +729,7 @@ fn write_segment(
 ) -> Result<bool, String> {
     let run = || -> std::io::Result<bool> {
         std::fs::create_dir_all(folder)?;
-        remove_stale_temps(folder);
+        crate::store::remove_stale_temps(folder);
         let installed = crate::store::atomic_write_with(&folder.join(SEGMENT_FILE), |file| {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
             let keep = write(&mut out)?;
@@ -749,22 +745,6 @@ fn write_segment(
         }
     };
     run().map_err(|e| format!("cannot write the search index in {}: {e}", folder.display()))
-}
-
-/// Removes the segment temp files a killed write left in `folder`.
-fn remove_stale_temps(folder: &Path) {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let stale = e.file_name().to_string_lossy().starts_with(".tmp-")
-            && e.metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP));
-        if stale {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 /// The learnings of the inbox that may be returned, as documents.
@@ -907,8 +887,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let folder = dir.path().join("search");
         std::fs::create_dir_all(&folder).expect("folder");
-        let stale = folder.join(".tmp-killed-segment.bin");
-        let recent = folder.join(".tmp-running-segment.bin");
+        let stale = folder.join(format!(".tmp-{}-{SEGMENT_FILE}", "a1".repeat(16)));
+        let recent = folder.join(format!(".tmp-{}-{SEGMENT_FILE}", "b2".repeat(16)));
         for p in [&stale, &recent] {
             std::fs::write(p, b"half a segment").expect("temp");
         }

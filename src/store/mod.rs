@@ -72,6 +72,45 @@ fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<(
     via_temp(path, durable, |f| f.write_all(bytes).map(|()| true)).map(drop)
 }
 
+/// The prefix of [`atomic_write`]'s temp files: `.tmp-<32 hex>-<name>`.
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// True when `name` (a file name, not a path) is one of the temp files
+/// [`atomic_write`] and [`replace_file`] make and rename: one that is still
+/// there was left by a process killed mid-write, and holds nothing that the
+/// file it was to replace (or the commit that was being checked out) lacks.
+pub fn is_temp_name(name: &str) -> bool {
+    name.strip_prefix(TEMP_PREFIX)
+        .and_then(|rest| rest.as_bytes().get(..33))
+        .is_some_and(|id| {
+            id[32] == b'-'
+                && id[..32]
+                    .iter()
+                    .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
+}
+
+/// A temp file older than this was left by a killed process (no write of
+/// ours takes more than seconds), where writers run without the sync lock.
+pub const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the temp files ([`is_temp_name`]) in `folder` older than
+/// [`STALE_TEMP`]: those a killed write left, not one being written now.
+pub fn remove_stale_temps(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let stale = is_temp_name(&e.file_name().to_string_lossy())
+            && e.metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP));
+        if stale {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn via_temp(
     path: &Path,
     durable: bool,
@@ -82,7 +121,10 @@ fn via_temp(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".tmp-{}-{name}", uuid::Uuid::new_v4().simple()));
+    let tmp = dir.join(format!(
+        "{TEMP_PREFIX}{}-{name}",
+        uuid::Uuid::new_v4().simple()
+    ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         if !write(&mut f)? {
@@ -312,4 +354,40 @@ fn parse_parallel(root: &Path, files: &[String]) -> Vec<Result<Learning, String>
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_are_exactly_the_ones_atomic_writes_make() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = dir.path().join("learning-x.md");
+        let made = via_temp(&target, false, |f| {
+            let name = std::fs::read_dir(dir.path())
+                .expect("list")
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .find(|n| n != "learning-x.md")
+                .expect("the temp file");
+            assert!(is_temp_name(&name), "{name}");
+            f.write_all(b"x").map(|()| true)
+        });
+        assert_eq!(made.ok(), Some(true));
+        let hex = "0123456789abcdef".repeat(2);
+        assert!(is_temp_name(&format!(".tmp-{hex}-a.md")));
+        for name in [
+            ".tmp-notes.md",
+            &format!(".tmp-{}-a.md", "0123456789ABCDEF".repeat(2)),
+            &format!(".tmp-{}a.md", hex),
+            &format!(".tmp-{}-a.md", &hex[1..]),
+            &format!("x.tmp-{hex}-a.md"),
+            ".tmp-",
+            ".tmp-é",
+            &format!(".tmp-{}é-a.md", &hex[1..]),
+        ] {
+            assert!(!is_temp_name(name), "{name}");
+        }
+    }
 }

@@ -100,6 +100,15 @@ pub fn commit_local(
         None => repo.status()?,
     };
     out.scanned = status.scanned;
+    // Only a sync (under the sync lock, as now) writes work-tree files, so
+    // a temp file still there is a killed one's: its rename never happened.
+    for rel in &status.leftovers {
+        let _ = std::fs::remove_file(repo.root().join(rel));
+    }
+    // Captures and state files are written without the sync lock: only
+    // their temp files old enough to be a killed process's go.
+    crate::store::remove_stale_temps(dir.inbox().dir());
+    crate::store::remove_stale_temps(dir.state().path());
     lap.done("  work-tree status");
     let mut staged = Staged {
         deletes: status.deleted.iter().cloned().collect(),

@@ -484,6 +484,70 @@ fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() 
     }
 }
 
+/// A work-tree write killed between its temp file and the rename leaves
+/// `.tmp-<32 hex>-<name>` next to the file: the next sync removes it and
+/// never commits it, while a user's own file with a look-alike name is
+/// committed as any other file.
+#[test]
+fn temp_files_left_by_a_killed_work_tree_write_are_removed_not_committed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let from_b = add(&b, "from b");
+    b.ok(&["sync"]);
+    a.ok(&["sync"]);
+    let theirs = a.dir.join("codex").join(format!("{from_b}.md"));
+    let bytes = std::fs::read(&theirs).expect("b's learning on a");
+    // What a killed write leaves: a whole copy, and a half-written one.
+    let whole = format!(".tmp-{}-{from_b}.md", "0123456789abcdef".repeat(2));
+    let half = format!(".tmp-{}-{from_b}.md", "fedcba9876543210".repeat(2));
+    std::fs::write(a.dir.join("codex").join(&whole), &bytes).expect("temp");
+    std::fs::write(a.dir.join("codex").join(&half), &bytes[..bytes.len() / 2]).expect("temp");
+    std::fs::write(a.dir.join(".tmp-notes.md"), "mine\n").expect("user file");
+    // In the inbox, which hooks write without the sync lock, only a temp
+    // old enough to be a killed hook's goes.
+    let inbox = a.dir.join(".git/learnsync/inbox");
+    std::fs::create_dir_all(&inbox).expect("inbox");
+    let old_temp = inbox.join(format!(".tmp-{}-0001-x.md", "ab".repeat(16)));
+    let new_temp = inbox.join(format!(".tmp-{}-0002-x.md", "cd".repeat(16)));
+    for p in [&old_temp, &new_temp] {
+        std::fs::write(p, "half a capture").expect("inbox temp");
+    }
+    std::fs::File::options()
+        .write(true)
+        .open(&old_temp)
+        .and_then(|f| {
+            f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        })
+        .expect("age the temp");
+    let report = json(&a.ok(&["sync", "--json"]));
+    assert!(!old_temp.exists(), "a killed hook's temp is removed");
+    assert!(
+        new_temp.exists(),
+        "a hook's temp being written is left alone"
+    );
+    let committed: Vec<&str> = report["committed_files"]
+        .as_array()
+        .expect("committed_files")
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    assert_eq!(committed, [".tmp-notes.md"], "{report}");
+    for name in [&whole, &half] {
+        assert!(
+            !a.dir.join("codex").join(name).exists(),
+            "{name} is still in the work tree"
+        );
+    }
+    let tree = common::git_in(&a.dir, &a.home, &["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert!(
+        !tree.contains(".tmp-0") && !tree.contains(".tmp-f"),
+        "{tree}"
+    );
+    assert!(tree.contains(".tmp-notes.md"), "{tree}");
+    assert_eq!(std::fs::read(&theirs).expect("still there"), bytes);
+    assert_clean_and_sound(&a.dir, &a.home);
+}
+
 /// A cycle that writes many objects writes them as one pack (index last);
 /// killed between the two files, nothing is lost and the next sync ends
 /// the job: the pack without an index is never read, and is written anew.
