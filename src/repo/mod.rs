@@ -106,6 +106,24 @@ pub struct Identity {
     pub email: String,
 }
 
+/// A [`Repo`] on its way to another thread ([`Repo::share`]).
+pub struct SharedRepo {
+    git: gix::ThreadSafeRepository,
+    root: PathBuf,
+}
+
+impl SharedRepo {
+    /// The handle, on the thread that uses it.
+    pub fn open(self) -> Repo {
+        Repo {
+            git: self.git.to_thread_local(),
+            root: self.root,
+            trees: RefCell::default(),
+            blobs: RefCell::default(),
+        }
+    }
+}
+
 /// The learnings dir's repository.
 pub struct Repo {
     git: gix::Repository,
@@ -391,6 +409,16 @@ impl Repo {
         let bytes = self.read_blob_once(id)?;
         self.blobs.borrow_mut().keep(id, &bytes);
         Ok(bytes)
+    }
+
+    /// Another handle on this repository, to open on another thread: the
+    /// object store is shared (a pack either reads is mapped once, and
+    /// counts once in the process's memory); the caches are its own.
+    pub fn share(&self) -> SharedRepo {
+        SharedRepo {
+            git: self.git.clone().into_sync(),
+            root: self.root.clone(),
+        }
     }
 
     /// Drops the decoded trees and blobs kept so far: for a caller done

@@ -157,9 +157,10 @@ pub fn context_block(
     })
 }
 
-/// Brings the index up to date after a sync (see [`store::update`]).
-pub fn update(config: &Config, changed: &[String]) {
-    store::update(config, changed)
+/// Brings the index up to date after a sync (see [`store::update_with`]),
+/// reading through the sync's repository.
+pub fn update(config: &Config, changed: &[String], repo: &crate::repo::Repo) {
+    store::update_with(config, changed, Some(repo))
 }
 
 /// The problems of the dir's KG files (`learnsync kg check`).

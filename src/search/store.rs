@@ -286,12 +286,11 @@ pub fn documents(dir: &LearningsDir, config: &Config) -> Vec<Doc> {
 /// changed most of a large dir costs a read of the tree, not a load of the
 /// whole view.
 fn documents_at(
-    root: &Path,
+    repo: &Repo,
     head: &str,
     see: &mut dyn FnMut(&crate::learning::Learning),
     builder: &mut Builder,
 ) -> Result<(), String> {
-    let repo = Repo::open(root).map_err(|e| e.to_string())?;
     let commit = gix::ObjectId::from_hex(head.as_bytes()).map_err(|e| e.to_string())?;
     let tree = repo.commit_tree(commit).map_err(|e| e.to_string())?;
     let files = repo.flatten(tree).map_err(|e| e.to_string())?;
@@ -321,16 +320,15 @@ fn documents_at(
         }
     }
     drop(seen);
-    drop(repo);
-    // Two threads in a pipeline: one reads and parses the files (a
-    // repository of its own), this one tokenises and indexes them. A
-    // bounded channel keeps only a few hundred learnings in flight.
+    // Two threads in a pipeline: one reads and parses the files (a handle
+    // of its own on the same object store), this one tokenises and indexes
+    // them. A bounded channel keeps only a few hundred learnings in flight.
     let (tx, rx) = std::sync::mpsc::sync_channel::<(String, crate::learning::Learning)>(256);
     let files = &files;
+    let reader_repo = repo.share();
     std::thread::scope(|s| {
         let reader = s.spawn(move || -> Result<(), String> {
-            let repo = Repo::open(root).map_err(|e| e.to_string())?;
-            crate::view::each_learning_in(&repo, files, |rel, l| {
+            crate::view::each_learning_in(&reader_repo.open(), files, |rel, l| {
                 // A send fails only when this side stopped: nothing to do.
                 let _ = tx.send((rel.to_string(), l));
             })
@@ -364,16 +362,19 @@ fn laps() -> impl FnMut(&str) {
 /// Builds the whole index from HEAD's tree (the dir's view when there is
 /// no commit yet, or the tree cannot be read) and writes it.
 pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, String> {
-    rebuild_seeing(dir, config, &mut |_| {}).map(|(report, _)| report)
+    rebuild_seeing(dir, config, &mut |_| {}, None).map(|(report, _)| report)
 }
 
 /// [`rebuild`], handing `see` every learning of HEAD's tree as it is read
 /// (the capture index a first sync builds shares the read). The flag says
 /// whether it did: false when the index was built from the view instead.
+/// The tree is read through `repo` (a sync's: its mapped packs are not
+/// mapped again), or a repository of its own when `None`.
 pub fn rebuild_seeing(
     dir: &LearningsDir,
     config: &Config,
     see: &mut dyn FnMut(&crate::learning::Learning),
+    repo: Option<&Repo>,
 ) -> Result<(BuildReport, bool), String> {
     let started = Instant::now();
     let mut lap = laps();
@@ -382,9 +383,12 @@ pub fn rebuild_seeing(
     // Each learning is added as it is read; the builder keeps only what
     // weighing needs of it.
     let mut builder = Builder::new(graph.clone(), IndexParams::default());
-    let at_head = head
-        .as_deref()
-        .map(|h| documents_at(&dir.root, h, see, &mut builder));
+    let at_head = head.as_deref().map(|h| match repo {
+        Some(repo) => documents_at(repo, h, see, &mut builder),
+        None => Repo::open(&dir.root)
+            .map_err(|e| e.to_string())
+            .and_then(|repo| documents_at(&repo, h, see, &mut builder)),
+    });
     let seen = matches!(at_head, Some(Ok(())));
     if !seen {
         if let Some(Err(e)) = at_head {
@@ -419,11 +423,22 @@ pub fn rebuild_seeing(
 /// commit made outside a sync is not missed). Best effort, like the capture
 /// index: a failure leaves the index to be rebuilt by the next query.
 pub fn update(config: &Config, changed: &[String]) {
+    update_with(config, changed, None);
+}
+
+/// [`update`] reading through `repo` (a sync's repository: the packs it
+/// mapped are not mapped a second time), or one of its own when `None`.
+pub fn update_with(config: &Config, changed: &[String], repo: Option<&Repo>) {
     let dir = LearningsDir::new(config.dir.value.clone());
     let head = head_commit(&dir.root);
     let result = match open(&dir) {
         Ok(o) if o.head() == head.as_deref() && changed.is_empty() => Ok(()),
-        Ok(o) => catch_up_with(&dir, config, o, head.as_deref(), changed),
+        Ok(o) => match repo {
+            Some(repo) => catch_up_with(&dir, config, o, head.as_deref(), changed, repo),
+            None => Repo::open(&dir.root)
+                .map_err(|e| e.to_string())
+                .and_then(|repo| catch_up_with(&dir, config, o, head.as_deref(), changed, &repo)),
+        },
         Err(_) => rebuild(&dir, config).map(|_| ()),
     };
     if let Err(e) = result {
@@ -438,7 +453,8 @@ fn catch_up(
     opened: Opened,
     head: Option<&str>,
 ) -> Result<(), String> {
-    catch_up_with(dir, config, opened, head, &[])
+    let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
+    catch_up_with(dir, config, opened, head, &[], &repo)
 }
 
 /// Paths whose blobs differ between two trees (both sides' files).
@@ -498,13 +514,13 @@ fn catch_up_with(
     opened: Opened,
     head: Option<&str>,
     hinted: &[String],
+    repo: &Repo,
 ) -> Result<(), String> {
     let Some(head) = head else {
         rebuild(dir, config)?;
         return Ok(());
     };
     let mut lap = laps();
-    let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
     let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
     let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
     let old_tree = match opened.head() {
@@ -518,7 +534,7 @@ fn catch_up_with(
         None => repo.empty_tree(),
     };
     let mut changed = Vec::new();
-    diff(&repo, old_tree, new_tree, "", &mut changed)?;
+    diff(repo, old_tree, new_tree, "", &mut changed)?;
     changed.extend(hinted.iter().cloned());
     changed.sort();
     changed.dedup();
@@ -551,7 +567,7 @@ fn catch_up_with(
         .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(new_tree, rel).ok()??)))
         .collect();
     let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
-    crate::view::each_learning_in(&repo, &learning_files, |rel, l| {
+    crate::view::each_learning_in(repo, &learning_files, |rel, l| {
         parsed.insert(rel.to_string(), l);
     })?;
     drop(learning_files);

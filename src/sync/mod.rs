@@ -231,7 +231,14 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             // caches'.
             repo.release_caches();
             if let Ok(end) = repo.head_commit() {
-                update_indexes(config, &dir, start, end, changed_since(&repo, start, end));
+                update_indexes(
+                    &repo,
+                    config,
+                    &dir,
+                    start,
+                    end,
+                    changed_since(&repo, start, end),
+                );
                 indexed = Some(end);
             }
         };
@@ -255,8 +262,15 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let end = repo.head_commit()?;
     match indexed {
         Some(at) if at == end => {}
-        Some(at) => update_indexes(config, &dir, at, end, changed_since(&repo, at, end)),
-        None => update_indexes(config, &dir, start, end, changed_since(&repo, start, end)),
+        Some(at) => update_indexes(&repo, config, &dir, at, end, changed_since(&repo, at, end)),
+        None => update_indexes(
+            &repo,
+            config,
+            &dir,
+            start,
+            end,
+            changed_since(&repo, start, end),
+        ),
     }
     // The events index is kept from the first cycle on, so the first
     // recompute of a large repository does not read every event.
@@ -302,8 +316,11 @@ fn changed_since(
 /// Brings the capture hook's lookup index and the search index from the
 /// tree of `from` to that of `to`, given what changed between them
 /// (`None`: unknown, rebuild). Each is built whole the first time. Both
-/// are caches: a failure is logged by them, never returned.
+/// are caches: a failure is logged by them, never returned. The search
+/// index reads through `repo`, so the packs the cycle mapped are not
+/// mapped twice; what it cached is dropped after.
 fn update_indexes(
+    repo: &Repo,
     config: &Config,
     dir: &LearningsDir,
     from: Option<gix::ObjectId>,
@@ -315,7 +332,9 @@ fn update_indexes(
     if capture_missing && !crate::search::store::exists(dir) {
         // A first sync: both indexes are built from one read of HEAD's tree.
         let mut capture = crate::capture::index::Rebuild::start(config);
-        let built = crate::search::store::rebuild_seeing(dir, config, &mut |l| capture.add(l));
+        let built =
+            crate::search::store::rebuild_seeing(dir, config, &mut |l| capture.add(l), Some(repo));
+        repo.release_caches();
         match built {
             Ok((_, true)) => capture.finish(),
             // Built from the view, or not at all: the capture index reads
@@ -341,7 +360,8 @@ fn update_indexes(
     }
     lap.done("capture index");
     if from != to || !crate::search::store::exists(dir) {
-        crate::search::update(config, &[]);
+        crate::search::update(config, &[], repo);
+        repo.release_caches();
         lap.done("search index");
     }
 }
