@@ -2,6 +2,7 @@
 //! command that only translates between the user and the library.
 
 mod add;
+mod allocator;
 mod apply;
 mod capture;
 mod completions;
@@ -289,11 +290,30 @@ pub fn main() -> i32 {
         };
         return capture::run(flags, args);
     }
+    // The long commands give freed memory back between their phases.
+    let long = match &cli.command {
+        Command::Sync(_) => true,
+        Command::Daemon(args) => args.runs_daemon(),
+        _ => false,
+    };
+    if long {
+        allocator::reexec_tuned(&argv);
+    }
     match &cli.command {
         Command::Daemon(args) if args.runs_daemon() => {
             daemon::init_logging(cli.verbose, cli.quiet, args.log_format());
         }
         _ => init_tracing(cli.verbose, cli.quiet),
+    }
+    if long {
+        tracing::debug!(
+            "allocator: {}",
+            if allocator::tuned() {
+                allocator::SETTINGS
+            } else {
+                "glibc's defaults (GLIBC_TUNABLES was set, or the exec failed)"
+            }
+        );
     }
     // Installing hooks, completions and the man page need no learnings dir
     // nor its config.

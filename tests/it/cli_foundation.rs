@@ -565,3 +565,31 @@ fn doctor_checks_a_user_template_dir_renders_as_meant() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("home.md"), "{stdout}");
 }
+
+/// `sync` runs with the allocator settings that give each phase's freed
+/// memory back (it re-executes itself with them); a `GLIBC_TUNABLES` the
+/// user set is left as it is, and a short command never re-executes.
+#[test]
+fn sync_runs_with_the_allocator_settings_and_leaves_a_users_alone() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "claude"]);
+    let stderr = |args: &[&str], tunables: Option<&str>| {
+        let mut c = sb.cmd(args);
+        c.env("LEARNSYNC_LOG", "learnsync=debug");
+        match tunables {
+            Some(v) => c.env("GLIBC_TUNABLES", v),
+            None => c.env_remove("GLIBC_TUNABLES"),
+        };
+        let out = c.output().expect("run learnsync");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let tuned = "allocator: glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2";
+    let said = stderr(&["sync"], None);
+    assert!(said.contains(tuned), "{said}");
+    let said = stderr(&["sync"], Some("glibc.malloc.check=0"));
+    assert!(said.contains("allocator: glibc's defaults"), "{said}");
+    assert!(!said.contains(tuned), "{said}");
+    let said = stderr(&["list"], None);
+    assert!(!said.contains("allocator:"), "{said}");
+}
