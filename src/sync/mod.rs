@@ -226,19 +226,11 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         report.stopped = true;
     } else {
         let mut before_push = || {
-            // The indexes read few of the objects the merges kept, and one
-            // opens its own repository: their memory need not add to the
-            // caches'.
+            // The indexes read few of the objects the merges kept: their
+            // memory need not add to the caches'.
             repo.release_caches();
             if let Ok(end) = repo.head_commit() {
-                update_indexes(
-                    &repo,
-                    config,
-                    &dir,
-                    start,
-                    end,
-                    changed_since(&repo, start, end),
-                );
+                update_indexes(&repo, config, &dir, start, end);
                 indexed = Some(end);
             }
         };
@@ -262,15 +254,8 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let end = repo.head_commit()?;
     match indexed {
         Some(at) if at == end => {}
-        Some(at) => update_indexes(&repo, config, &dir, at, end, changed_since(&repo, at, end)),
-        None => update_indexes(
-            &repo,
-            config,
-            &dir,
-            start,
-            end,
-            changed_since(&repo, start, end),
-        ),
+        Some(at) => update_indexes(&repo, config, &dir, at, end),
+        None => update_indexes(&repo, config, &dir, start, end),
     }
     // The events index is kept from the first cycle on, so the first
     // recompute of a large repository does not read every event.
@@ -315,7 +300,7 @@ fn changed_since(
 
 /// Brings the capture hook's lookup index and the search index from the
 /// tree of `from` to that of `to`, given what changed between them
-/// (`None`: unknown, rebuild). Each is built whole the first time. Both
+/// ([`changed_since`]; unknown: rebuild). Each is built whole the first time. Both
 /// are caches: a failure is logged by them, never returned. The search
 /// index reads through `repo`, so the packs the cycle mapped are not
 /// mapped twice; what it cached is dropped after.
@@ -325,8 +310,8 @@ fn update_indexes(
     dir: &LearningsDir,
     from: Option<gix::ObjectId>,
     to: Option<gix::ObjectId>,
-    changed: Option<Vec<String>>,
 ) {
+    let changed = changed_since(repo, from, to);
     let mut lap = Lap::start();
     let capture_missing = !crate::capture::index::exists(dir) || changed.is_none();
     if capture_missing && !crate::search::store::exists(dir) {
