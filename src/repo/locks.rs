@@ -193,6 +193,29 @@ pub fn recover(git_dir: &Path, stale_dir: &Path, wait: Duration) -> Result<Recov
     }
 }
 
+/// Waits, up to `wait`, while a `git push` or `git fetch` works in this
+/// repository, and returns the one still running after it (`pid 42 (git
+/// push …)`), if any. Such a process moves refs (a push its remote-tracking
+/// ref when done) with no lock file yet to see: a sync killed while its push
+/// ran leaves the push running, and a fetch racing it fails to update the
+/// refs. Call only while holding the sync lock (no learnsync of ours runs).
+pub fn wait_for_ref_writers(git_dir: &Path, wait: Duration) -> Option<String> {
+    let start = Instant::now();
+    let work_tree = git_dir.parent().unwrap_or(git_dir);
+    let mut said = false;
+    loop {
+        let writer = Processes::read().ref_writer(git_dir, work_tree)?;
+        if start.elapsed() >= wait {
+            return Some(writer);
+        }
+        if !said {
+            tracing::info!("waiting for {writer}, which is moving refs in this repository");
+            said = true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The error for a lock met in the middle of a cycle (index or ref write):
 /// who holds `lock` now, said the same way as at the start of a cycle.
 pub fn held_now(git_dir: &Path, lock: &Path, waited: Duration) -> Held {
@@ -256,6 +279,36 @@ impl Processes {
         }
     }
 
+    /// A `git push` or `git fetch` (not this process) whose working
+    /// directory is in the repository, described for a message.
+    fn ref_writer(&self, git_dir: &Path, work_tree: &Path) -> Option<String> {
+        if !self.available {
+            return None;
+        }
+        let (git_dir, work_tree) = (canonical(git_dir), canonical(work_tree));
+        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let proc = entry.path();
+            if pid == self.me || !works_here(&proc, &git_dir, &work_tree) {
+                continue;
+            }
+            let raw = std::fs::read(proc.join("cmdline")).unwrap_or_default();
+            let moves_refs = raw
+                .split(|b| *b == 0)
+                .any(|arg| arg == b"push" || arg == b"fetch");
+            if moves_refs {
+                return Some(format!("pid {pid} ({})", command_line(&proc)));
+            }
+        }
+        None
+    }
+
     fn holder(&self, lock: &Path, git_dir: &Path, work_tree: &Path) -> Holder {
         if !self.available {
             let age = std::fs::metadata(lock)
@@ -265,13 +318,8 @@ impl Processes {
                 .unwrap_or_default();
             return Holder::Unknown { age };
         }
-        let lock = lock.canonicalize().unwrap_or_else(|_| lock.to_path_buf());
-        let work_tree = work_tree
-            .canonicalize()
-            .unwrap_or_else(|_| work_tree.to_path_buf());
-        let git_dir = git_dir
-            .canonicalize()
-            .unwrap_or_else(|_| git_dir.to_path_buf());
+        let (lock, git_dir, work_tree) =
+            (canonical(lock), canonical(git_dir), canonical(work_tree));
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Holder::Nobody;
         };
@@ -287,12 +335,7 @@ impl Processes {
                 continue;
             }
             let proc = entry.path();
-            let is_git = std::fs::read_to_string(proc.join("comm"))
-                .is_ok_and(|c| c.trim_start().starts_with("git"));
-            let cwd_here = is_git
-                && std::fs::read_link(proc.join("cwd"))
-                    .is_ok_and(|cwd| cwd.starts_with(&work_tree) || cwd.starts_with(&git_dir));
-            if cwd_here || has_open(&proc, &lock) {
+            if works_here(&proc, &git_dir, &work_tree) || has_open(&proc, &lock) {
                 return Holder::Process {
                     pid,
                     command: command_line(&proc),
@@ -301,6 +344,20 @@ impl Processes {
         }
         Holder::Nobody
     }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// True when the process at `/proc/<pid>` is a git command (its name starts
+/// with `git`) working inside the repository. Its working directory is
+/// asked first: one `readlink` rules out nearly every process.
+fn works_here(proc: &Path, git_dir: &Path, work_tree: &Path) -> bool {
+    std::fs::read_link(proc.join("cwd"))
+        .is_ok_and(|cwd| cwd.starts_with(work_tree) || cwd.starts_with(git_dir))
+        && std::fs::read_to_string(proc.join("comm"))
+            .is_ok_and(|c| c.trim_start().starts_with("git"))
 }
 
 /// True when the process at `/proc/<pid>` has `file` open.
@@ -392,6 +449,47 @@ mod tests {
         // Once its holder is gone, it is stale.
         assert!(recover(&git, &tmp.path().join("stale"), Duration::ZERO).is_ok());
         assert!(!lock.exists());
+    }
+
+    #[test]
+    fn a_git_push_working_in_the_repository_is_waited_for() {
+        let (tmp, git) = git_dir();
+        // A stand-in for a push a killed sync left running: a program named
+        // `git`, run as `git push hub`, in the work tree, that ends soon.
+        let fake = tmp.path().join("bin").join("git");
+        std::fs::create_dir_all(fake.parent().expect("bin")).expect("mkdir");
+        std::fs::write(&fake, "#!/bin/sh\nsleep 1\n").expect("script");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let work_tree = git.parent().expect("work tree");
+        let mut push = std::process::Command::new(&fake)
+            .args(["push", "hub"])
+            .current_dir(work_tree)
+            .spawn()
+            .expect("spawn");
+        // Give it the moment to become a process named `git`.
+        std::thread::sleep(Duration::from_millis(100));
+        let still = wait_for_ref_writers(&git, Duration::from_millis(100));
+        let said = still.expect("the push is running");
+        assert!(said.contains(&format!("pid {}", push.id())), "{said}");
+        assert!(said.contains("push hub"), "{said}");
+        let started = Instant::now();
+        assert_eq!(wait_for_ref_writers(&git, Duration::from_secs(20)), None);
+        assert!(
+            started.elapsed() >= Duration::from_millis(500),
+            "it waited for the push"
+        );
+        let _ = push.wait();
+        // Any other git command working there is not waited for.
+        let mut status = std::process::Command::new(&fake)
+            .arg("status")
+            .current_dir(work_tree)
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(wait_for_ref_writers(&git, Duration::ZERO), None);
+        let _ = status.kill();
+        let _ = status.wait();
     }
 
     #[test]

@@ -177,6 +177,15 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     // leaves git lock files that would fail every later write.
     let stale_locks =
         crate::repo::locks::recover(repo.git_dir(), &dir.state().stale_locks(), options.wait)?;
+    // A push a killed sync left running moves a remote-tracking ref when it
+    // ends; a fetch meanwhile would fail to update its refs.
+    let writer_wait = options.wait.min(crate::repo::locks::IN_CYCLE_WAIT);
+    if let Some(writer) = crate::repo::locks::wait_for_ref_writers(repo.git_dir(), writer_wait) {
+        tracing::warn!(
+            "{writer} is still moving refs in this repository after {}s; syncing anyway",
+            writer_wait.as_secs()
+        );
+    }
     let home = &config.home_agent.value;
     match repo.head_branch()? {
         Some(b) if b == crate::paths::agent_branch(home) => {}
