@@ -279,6 +279,16 @@ impl Processes {
         }
     }
 
+    /// Every process but this one: its pid and `/proc/<pid>`.
+    fn others(&self) -> impl Iterator<Item = (u32, PathBuf)> + '_ {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| Some((e.file_name().to_str()?.parse::<u32>().ok()?, e.path())))
+            .filter(|(pid, _)| *pid != self.me)
+    }
+
     /// A `git push` or `git fetch` (not this process) whose working
     /// directory is in the repository, described for a message.
     fn ref_writer(&self, git_dir: &Path, work_tree: &Path) -> Option<String> {
@@ -286,16 +296,8 @@ impl Processes {
             return None;
         }
         let (git_dir, work_tree) = (canonical(git_dir), canonical(work_tree));
-        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let proc = entry.path();
-            if pid == self.me || !works_here(&proc, &git_dir, &work_tree) {
+        for (pid, proc) in self.others() {
+            if !works_here(&proc, &git_dir, &work_tree) {
                 continue;
             }
             let raw = std::fs::read(proc.join("cmdline")).unwrap_or_default();
@@ -320,21 +322,7 @@ impl Processes {
         }
         let (lock, git_dir, work_tree) =
             (canonical(lock), canonical(git_dir), canonical(work_tree));
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Holder::Nobody;
-        };
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid == self.me {
-                continue;
-            }
-            let proc = entry.path();
+        for (pid, proc) in self.others() {
             if works_here(&proc, &git_dir, &work_tree) || has_open(&proc, &lock) {
                 return Holder::Process {
                     pid,
