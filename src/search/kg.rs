@@ -337,41 +337,69 @@ impl Matcher {
     /// two overlap the longer one wins ("protected branch hook declined"
     /// over "branch"), so one stretch of text names one concept.
     pub fn mentions(&self, phrase: &str) -> Vec<Mention> {
+        mentions_of(phrase, &self.cover(phrase))
+    }
+
+    /// The stretches of a phrase that name a concept, as byte ranges of it:
+    /// the greedy, non-overlapping cover [`Matcher::mentions`] counts.
+    pub fn cover(&self, phrase: &str) -> Vec<Stretch> {
         let Some(ac) = &self.ac else {
             return Vec::new();
         };
         let bytes = phrase.as_bytes();
-        let mut found: Vec<(usize, usize, u32)> = ac
+        let mut found: Vec<Stretch> = ac
             .find_overlapping_iter(phrase)
             .filter(|m| {
                 let (s, e) = (m.start(), m.end());
                 (s == 0 || bytes[s - 1] == b' ') && (e == bytes.len() || bytes[e] == b' ')
             })
-            .map(|m| (m.start(), m.end(), self.owner[m.pattern().as_usize()]))
+            .map(|m| Stretch {
+                start: m.start(),
+                end: m.end(),
+                concept: self.owner[m.pattern().as_usize()],
+            })
             .collect();
         // Longest first, then leftmost: a greedy cover without overlaps.
-        found.sort_by(|a, b| (b.1 - b.0).cmp(&(a.1 - a.0)).then(a.0.cmp(&b.0)));
-        let mut taken: Vec<(usize, usize)> = Vec::new();
-        let mut counts: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
-        for (s, e, c) in found {
-            if taken.iter().any(|&(ts, te)| s < te && ts < e) {
-                continue;
+        found.sort_by(|a, b| {
+            (b.end - b.start)
+                .cmp(&(a.end - a.start))
+                .then(a.start.cmp(&b.start))
+        });
+        let mut taken: Vec<Stretch> = Vec::new();
+        for f in found {
+            if !taken.iter().any(|t| f.start < t.end && t.start < f.end) {
+                taken.push(f);
             }
-            taken.push((s, e));
-            let words = phrase[s..e].split(' ').count() as u32;
-            let entry = counts.entry(c).or_default();
-            entry.0 += 1;
-            entry.1 = entry.1.max(words);
         }
-        counts
-            .into_iter()
-            .map(|(concept, (count, words))| Mention {
-                concept,
-                count,
-                words,
-            })
-            .collect()
+        taken
     }
+}
+
+/// A stretch of a phrase that names a concept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stretch {
+    pub start: usize,
+    pub end: usize,
+    pub concept: u32,
+}
+
+/// The mentions a cover of `phrase` makes, sorted by concept.
+pub fn mentions_of(phrase: &str, cover: &[Stretch]) -> Vec<Mention> {
+    let mut counts: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
+    for s in cover {
+        let words = phrase[s.start..s.end].split(' ').count() as u32;
+        let entry = counts.entry(s.concept).or_default();
+        entry.0 += 1;
+        entry.1 = entry.1.max(words);
+    }
+    counts
+        .into_iter()
+        .map(|(concept, (count, words))| Mention {
+            concept,
+            count,
+            words,
+        })
+        .collect()
 }
 
 #[cfg(test)]

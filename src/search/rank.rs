@@ -13,6 +13,12 @@
 //!    matching on its one common word.
 //! 3. Below `min_relevance`, or matching fewer than two of the text's units,
 //!    a learning is not an answer: a text with nothing relevant gets nothing.
+//!    For that test only, a learning holding a rare KG concept the text
+//!    names is credited the words of the synonym that named it (commitlint's
+//!    "subject may not be empty" answers a convention that says
+//!    "commitlint"): the team wrote them down as meaning that concept. The
+//!    credit admits; it never reorders, since a learning that holds the
+//!    text's own words is the better match.
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
@@ -20,7 +26,7 @@
 //!    an irrelevant learning one.
 
 use super::doc::Meta;
-use super::kg::Matcher;
+use super::kg::{self, Matcher};
 use super::postings::{Attrs, CONCEPT, KEYWORD, Source, program_terms};
 use super::tokenize;
 use crate::learning::TrustLevel;
@@ -68,6 +74,11 @@ pub struct Tuning {
     pub single_df_share: f32,
     /// The relevance a hook wants before it interrupts an agent.
     pub hook_relevance: f32,
+    /// How much of a word's weight a learning gets, toward `min_relevance`
+    /// only, for holding the rare KG concept whose synonym in the text that
+    /// word is part of (0 turns it off). Between 0.65 and 1 the corpus
+    /// figures do not move; 1 says "the synonym's words are the concept".
+    pub synonym_credit: f32,
 }
 
 impl Default for Tuning {
@@ -91,6 +102,7 @@ impl Default for Tuning {
             min_units: 2,
             single_df_share: 0.05,
             hook_relevance: 0.4,
+            synonym_credit: 1.0,
         }
     }
 }
@@ -147,6 +159,9 @@ struct Unit {
     /// common (then it counts only as that word).
     counts: u32,
     label: Label,
+    /// For a concept the text names: the word units of the synonyms that
+    /// named it.
+    words: Vec<usize>,
 }
 
 /// A term in most learnings says nothing (and its postings cost the most).
@@ -188,6 +203,27 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             }
         }
     }
+    let mut credit: Vec<f32> = Vec::new();
+    if t.synonym_credit > 0.0 && units.iter().any(|u| !u.words.is_empty()) {
+        credit = vec![0f32; slots];
+        let mut credited = vec![0u64; slots];
+        for u in units.iter().filter(|u| !u.words.is_empty()) {
+            for &(doc, f) in &u.postings {
+                let d = doc as usize;
+                if d >= slots || f <= 0.0 {
+                    continue;
+                }
+                for &j in &u.words {
+                    let bit = 1u64 << j;
+                    if (matched[d] | credited[d]) & bit == 0 {
+                        let w = &units[j];
+                        credit[d] += t.synonym_credit * w.weight * w.idf * f / (t.k1 + f);
+                        credited[d] |= bit;
+                    }
+                }
+            }
+        }
+    }
     let need = (t.min_units as u32).min(own_units).max(1);
     if own_units == 1
         && units
@@ -213,16 +249,17 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         if evidence < need {
             continue;
         }
-        let relevance = (s / maximum).min(1.0);
+        let relevance = ((s + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
         if relevance < t.min_relevance {
             continue;
         }
+        let own = (s / maximum).min(1.0);
         let doc = d as u32;
         let Some(a) = source.attrs(doc) else { continue };
         if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
             continue;
         }
-        hits.push((doc, order_score(relevance, &a, req, tables, t), relevance));
+        hits.push((doc, order_score(own, &a, req, tables, t), relevance));
     }
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     hits.truncate(req.limit);
@@ -302,6 +339,8 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             }
         }
     }
+    // Which word unit each term became, for the synonyms that name concepts.
+    let mut word_unit: HashMap<String, usize> = HashMap::new();
     for (term, word, weight) in terms {
         if weight <= 0.0 {
             continue;
@@ -321,6 +360,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
         }
         let w = idf(n, postings.len());
         maximum += weight * w;
+        word_unit.insert(term, units.len());
         units.push(Unit {
             postings,
             idf: w,
@@ -328,12 +368,14 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             own: true,
             counts: 1,
             label: Label::Word(word),
+            words: Vec::new(),
         });
     }
     let graph = source.graph();
     let phrase = tokenize::phrase(text);
     if !graph.is_empty() {
-        let mentions = Matcher::new(graph).mentions(&phrase);
+        let cover = Matcher::new(graph).cover(&phrase);
+        let mentions = kg::mentions_of(&phrase, &cover);
         let named: HashSet<u32> = mentions.iter().map(|m| m.concept).collect();
         let mut neighbours: HashMap<u32, f32> = HashMap::new();
         for m in &mentions {
@@ -357,6 +399,11 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                         (false, false) => 0,
                     },
                     label: Label::Concept(c.name.clone()),
+                    words: if rare {
+                        synonym_words(&phrase, &cover, m.concept, &word_unit)
+                    } else {
+                        Vec::new()
+                    },
                 });
             }
             for (other, strength) in graph.neighbours(m.concept, t.related_floor) {
@@ -383,6 +430,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                 own: false,
                 counts: 0,
                 label: Label::Concept(c.name.clone()),
+                words: Vec::new(),
             });
         }
     }
@@ -402,6 +450,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             own: true,
             counts: 1,
             label: Label::Word(p.trim_start_matches(super::postings::PROGRAM).to_string()),
+            words: Vec::new(),
         });
     }
     let words: Vec<&str> = phrase.split(' ').collect();
@@ -423,15 +472,52 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                 own: false,
                 counts: 0,
                 label: Label::Concept(p),
+                words: Vec::new(),
             });
         }
     }
     // A bitmask of 64 units: keep the most telling ones.
     if units.len() > 64 {
-        units.sort_by(|a, b| (b.weight * b.idf).total_cmp(&(a.weight * a.idf)));
-        units.truncate(64);
+        let mut order: Vec<usize> = (0..units.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&units[a], &units[b]);
+            (b.weight * b.idf).total_cmp(&(a.weight * a.idf))
+        });
+        order.truncate(64);
+        let mut place = vec![usize::MAX; units.len()];
+        for (new, &old) in order.iter().enumerate() {
+            place[old] = new;
+        }
+        let mut slots: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
+        units = order.iter().filter_map(|&old| slots[old].take()).collect();
+        for u in &mut units {
+            u.words = u
+                .words
+                .iter()
+                .map(|&j| place[j])
+                .filter(|&j| j != usize::MAX)
+                .collect();
+        }
     }
     (units, maximum)
+}
+
+/// The word units of the stretches of `phrase` that name `concept`.
+fn synonym_words(
+    phrase: &str,
+    cover: &[kg::Stretch],
+    concept: u32,
+    word_unit: &HashMap<String, usize>,
+) -> Vec<usize> {
+    let mut out: Vec<usize> = cover
+        .iter()
+        .filter(|s| s.concept == concept)
+        .flat_map(|s| phrase[s.start..s.end].split(' '))
+        .filter_map(|w| word_unit.get(w).copied())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 pub(super) fn pulled_docs(source: &dyn Source, pulled: Option<&HashSet<String>>) -> HashSet<u32> {

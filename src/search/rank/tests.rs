@@ -268,6 +268,92 @@ fn applicability_filters_and_pulled_learnings_are_never_crossed() {
     );
 }
 
+/// A team's KG says commitlint's complaints are about commit messages; a
+/// learning that says "commitlint" but never quotes the complaint.
+fn commit_corpus() -> (Index, Tuning) {
+    let mut list = corpus();
+    list.push(learning(
+        "commits",
+        "Commit messages must follow Conventional Commits",
+        "",
+        "",
+        "write `feat(cart): add coupon codes`; commitlint in CI rejects anything else",
+    ));
+    list.push(learning(
+        "env",
+        "`deploy.sh` failed: DATABASE_URL may not be empty",
+        "./deploy.sh",
+        "error: DATABASE_URL may not be empty",
+        "export DATABASE_URL from the vault before deploying",
+    ));
+    let (concepts, problems) = kg::check(&[(
+        "kg/commit-message.md".to_string(),
+        b"synonyms:: commit message, commitlint, subject may not be empty\n".to_vec(),
+    )]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let docs: Vec<Doc> = list
+        .iter()
+        .map(|l| Doc::new(l, &format!("claude/{}.md", l.id), Tally::default()))
+        .collect();
+    let index = Index::build(&docs, Graph::from_files(&concepts), IndexParams::default());
+    (index, Tuning::default())
+}
+
+#[test]
+fn a_learning_holding_the_concept_a_synonym_names_is_credited_its_words() {
+    let (index, t) = commit_corpus();
+    let text = "⧗ input: wip ✖ subject may not be empty [subject-empty]";
+    let hits = rank(&index, &ask(text), &t);
+    assert_eq!(ids(&hits).first(), Some(&"commits"), "{hits:?}");
+    let uncredited = rank(
+        &index,
+        &ask(text),
+        &Tuning {
+            synonym_credit: 0.0,
+            ..t
+        },
+    );
+    assert!(
+        !ids(&uncredited).contains(&"commits"),
+        "without the credit the words count against it: {uncredited:?}"
+    );
+}
+
+#[test]
+fn the_synonym_credit_admits_but_never_reorders() {
+    let (index, t) = commit_corpus();
+    let open = Tuning {
+        min_relevance: 0.0,
+        ..t
+    };
+    let mut raised = 0;
+    for text in [
+        "⧗ input: wip ✖ subject may not be empty [subject-empty]",
+        "DATABASE_URL may not be empty, subject may not be empty",
+        "commitlint says the commit message is wrong",
+        "git push -f origin main: protected branch",
+    ] {
+        let credited = rank(&index, &ask(text), &open);
+        let plain = rank(
+            &index,
+            &ask(text),
+            &Tuning {
+                synonym_credit: 0.0,
+                ..open
+            },
+        );
+        let order = |hits: &[Hit]| -> Vec<(String, f32)> {
+            hits.iter().map(|h| (h.meta.id.clone(), h.score)).collect()
+        };
+        assert_eq!(order(&credited), order(&plain), "{text:?}");
+        for (c, p) in credited.iter().zip(&plain) {
+            assert!(c.relevance >= p.relevance, "{text:?}: {c:?} vs {p:?}");
+            raised += usize::from(c.relevance > p.relevance);
+        }
+    }
+    assert!(raised > 0, "the credit moved no relevance at all");
+}
+
 #[test]
 fn a_correction_that_keeps_failing_ranks_below_one_that_works() {
     let good = learning(
