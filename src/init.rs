@@ -65,7 +65,11 @@ pub fn init(
     let had_files = std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_some());
     std::fs::create_dir_all(root).map_err(io(root))?;
     let branch = crate::paths::agent_branch(home);
-    let repo = Repo::init(root, &branch)?;
+    let mut repo = Repo::init(root, &branch)?;
+    // Adopting a dir of 100,000 learnings writes as many blobs: held and
+    // written as one pack, like a sync's, not one loose file (and one
+    // compressor) each, which also fragmented the heap to ~0.4 MB a blob.
+    repo.hold_objects();
     if let Some(current) = repo.head_branch()?
         && repo.head_commit()?.is_some()
         && current != branch

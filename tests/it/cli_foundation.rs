@@ -126,6 +126,35 @@ fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
 }
 
 #[test]
+fn a_large_directory_is_adopted_as_one_pack_not_a_loose_file_per_learning() {
+    // One loose object (and one compressor) per blob made adopting 100,000
+    // learnings take 24 GB of heap before the kernel killed it.
+    let s = Sandbox::new();
+    copy_tree(&fixture("search/learnings"), &s.dir());
+    let files: usize = std::fs::read_dir(s.dir())
+        .expect("dir")
+        .flatten()
+        .filter_map(|agent| std::fs::read_dir(agent.path()).ok())
+        .map(|d| d.flatten().count())
+        .sum();
+    assert!(files >= 300, "the corpus has {files} learnings");
+    s.ok(&["init", "--agent", "claude"]);
+    let counts = s.git(&["count-objects", "-v"]);
+    let field = |name: &str| -> usize {
+        counts
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {counts}"))
+    };
+    assert_eq!(field("count"), 0, "no loose objects: {counts}");
+    assert!(field("in-pack") > files, "{counts}");
+    let tracked = s.git(&["ls-files"]).lines().count();
+    assert!(tracked > files, "every learning is committed: {tracked}");
+    assert_clean_and_sound(&s.dir(), &s.home());
+}
+
+#[test]
 fn terraphim_directory_is_adopted_and_listed_unchanged() {
     let s = Sandbox::new();
     copy_tree(&fixture("terraphim"), &s.dir());
