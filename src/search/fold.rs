@@ -12,7 +12,7 @@
 //! [`MAX_DRIFT`] from them, a fold declines and the caller rebuilds.
 
 use super::doc::{Evidence, FIELD_COUNT, Meta};
-use super::postings::{CONCEPT, Interner, WeighedDoc};
+use super::postings::{CONCEPT, Interner, Stats, WeighedDoc};
 use super::segment::{Info, Segment, SegmentError, Writer, hash, quantise};
 use crate::learning::TrustLevel;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -29,6 +29,49 @@ pub struct Changes<'a> {
     /// Learnings added or replaced, weighed against the segment's
     /// statistics and graph (kept in this order, after the segment's).
     pub added: &'a [WeighedDoc],
+}
+
+/// True when `changes` would move a field's average length more than
+/// [`MAX_DRIFT`] from the one `segment`'s postings (and the added
+/// learnings) were weighed with, or the segment does not know its totals:
+/// the index must then be rebuilt rather than carry the changes. A delta
+/// is checked on every update, not only when it is folded: laid over a
+/// segment of a few learnings, a handful of longer ones would otherwise
+/// be weighed against averages they do not resemble until the fold.
+pub fn drifted(segment: &Segment, changes: &Changes<'_>) -> Result<bool, SegmentError> {
+    let n = segment.len();
+    let removed: HashSet<u32> = changes.removed.iter().copied().filter(|&d| d < n).collect();
+    Ok(match stats_after(segment, &removed, changes.added)? {
+        Some(stats) => stats.drift().is_some_and(|d| d > MAX_DRIFT),
+        None => true,
+    })
+}
+
+/// The segment's totals after `removed` left and `added` came (`None` when
+/// the segment does not know its totals).
+fn stats_after(
+    segment: &Segment,
+    removed: &HashSet<u32>,
+    added: &[WeighedDoc],
+) -> Result<Option<Stats>, SegmentError> {
+    let mut stats = segment.info.stats;
+    let n = segment.len();
+    if stats.docs == 0 && n > 0 {
+        return Ok(None);
+    }
+    for &doc in removed {
+        let meta = segment.read_meta(doc)?;
+        for f in 0..FIELD_COUNT {
+            stats.total_len[f] = stats.total_len[f].saturating_sub(u64::from(meta.lens[f]));
+        }
+    }
+    for d in added {
+        for f in 0..FIELD_COUNT {
+            stats.total_len[f] += u64::from(d.meta.lens[f]);
+        }
+    }
+    stats.docs = u64::from(n - removed.len() as u32) + added.len() as u64;
+    Ok(Some(stats))
 }
 
 /// [`fold_to`] in memory: the bytes, or `None`.
@@ -60,28 +103,13 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     let n = segment.len();
     let removed: HashSet<u32> = changes.removed.iter().copied().filter(|&d| d < n).collect();
 
-    // The totals after the change: what left, what came.
-    let mut stats = info.stats;
-    if stats.docs == 0 && n > 0 {
+    let Some(stats) = stats_after(segment, &removed, changes.added)? else {
         return Ok(None);
-    }
-    for &doc in &removed {
-        let meta: Meta = serde_json::from_slice(whole.meta(doc)?)
-            .map_err(|e| SegmentError::Damaged(format!("metadata: {e}")))?;
-        for f in 0..FIELD_COUNT {
-            stats.total_len[f] = stats.total_len[f].saturating_sub(u64::from(meta.lens[f]));
-        }
-    }
-    for d in changes.added {
-        for f in 0..FIELD_COUNT {
-            stats.total_len[f] += u64::from(d.meta.lens[f]);
-        }
-    }
-    let kept = n - removed.len() as u32;
-    stats.docs = u64::from(kept) + changes.added.len() as u64;
+    };
     if stats.drift().is_some_and(|d| d > MAX_DRIFT) {
         return Ok(None);
     }
+    let kept = n - removed.len() as u32;
 
     // Doc numbers: the learnings kept, in order, then the ones added.
     let mut renumber = vec![u32::MAX; n as usize];
@@ -385,6 +413,54 @@ mod tests {
         assert_eq!(folded.info.stats.total_len, totals);
         assert_eq!(folded.info.stats.docs, reference.len() as u64);
         assert!(src.error.borrow().is_none());
+    }
+
+    #[test]
+    fn a_delta_has_drifted_when_it_moves_a_small_index_s_averages() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let none = BTreeMap::new();
+        let long = "a much longer body that goes on ".repeat(40);
+        // Three short learnings and one long one: the body's average more
+        // than doubles, whatever else the delta holds.
+        let docs: Vec<Doc> = (0..3).map(|i| doc(i, "short")).collect();
+        let segment = written(
+            &Index::build(&docs, graph(), IndexParams::default()),
+            tmp.path(),
+            None,
+        );
+        let one_long = [weighed(
+            &doc(3, &long),
+            &segment.info.graph,
+            &segment.info.stats,
+        )];
+        let changes = |added| Changes {
+            removed: &[],
+            evidence: &none,
+            added,
+        };
+        assert!(drifted(&segment, &changes(&one_long)).expect("reads"));
+        // A twin of the middle learning: no drift, the delta carries it.
+        let one_short = [weighed(
+            &doc(1, "short"),
+            &segment.info.graph,
+            &segment.info.stats,
+        )];
+        assert!(!drifted(&segment, &changes(&one_short)).expect("reads"));
+        // Over two thousand learnings, the long one moves nothing much.
+        let docs: Vec<Doc> = (0..2000).map(|i| doc(i, "short")).collect();
+        let big = Index::build(&docs, graph(), IndexParams::default());
+        let segment = written(&big, tmp.path(), None);
+        let one_long = [weighed(
+            &doc(2000, &long),
+            &segment.info.graph,
+            &segment.info.stats,
+        )];
+        assert!(!drifted(&segment, &changes(&one_long)).expect("reads"));
+        // Totals unknown (a segment of an older learnsync): rebuild.
+        let mut old = big;
+        old.stats.docs = 0;
+        let segment = written(&old, tmp.path(), None);
+        assert!(drifted(&segment, &changes(&one_short)).expect("reads"));
     }
 
     #[test]

@@ -98,6 +98,35 @@ impl Default for Stats {
 }
 
 impl Stats {
+    /// The averages to weigh learnings laid over a segment of `segment_len`
+    /// learnings with (the inbox's, at query time): the segment's totals
+    /// with `lens` counted in, so that a learning over a segment of a few
+    /// unlike learnings, or of none, scores as it will once a sync has
+    /// indexed it. A segment that does not know its totals keeps its
+    /// averages.
+    pub fn counting<'a>(
+        &self,
+        segment_len: u32,
+        lens: impl Iterator<Item = &'a [u32; FIELD_COUNT]>,
+    ) -> Stats {
+        if self.docs == 0 && segment_len > 0 {
+            return *self;
+        }
+        let mut out = *self;
+        for l in lens {
+            for (total, &len) in out.total_len.iter_mut().zip(l) {
+                *total += u64::from(len);
+            }
+            out.docs += 1;
+        }
+        if out.docs > self.docs {
+            for (avg, &total) in out.avg_len.iter_mut().zip(&out.total_len) {
+                *avg = (total as f32 / out.docs as f32).max(1.0);
+            }
+        }
+        out
+    }
+
     /// How far the true average of a field is from the one weighed with, as
     /// a share of it (the largest over the fields); `None` when the totals
     /// are not known.

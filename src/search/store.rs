@@ -698,6 +698,15 @@ fn catch_up_with(
     delta.removed = removed.into_iter().collect();
     delta.removed.sort_unstable();
     delta.evidence = evidence;
+    let changes = super::fold::Changes {
+        removed: &delta.removed,
+        evidence: &delta.evidence,
+        added: &delta.docs,
+    };
+    if super::fold::drifted(segment, &changes).map_err(|e| e.to_string())? {
+        tracing::debug!("search index: the changes move the field lengths' averages; rebuilding");
+        return rebuild(dir, config).map(|_| ());
+    }
     if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
         return fold_delta(dir, config, segment, &delta, head);
     }
@@ -837,11 +846,14 @@ pub fn with_source<R>(
         info.stats,
         info.tables.clone(),
     );
+    let inbox_stats = info
+        .stats
+        .counting(segment.len(), inbox.iter().map(|d| &d.meta.lens));
     let inbox_index = Index::overlay(
         &inbox,
         &info.graph,
         info.params,
-        info.stats,
+        inbox_stats,
         overlay.tables.clone(),
     );
     append(&mut overlay, inbox_index);
