@@ -3,8 +3,8 @@
 //! every retrievable learning (never L0, never rejected).
 
 use super::suggest::{hit_json, print_hit};
-use super::{CliError, CliResult, Context, exit};
-use crate::learning::TrustLevel;
+use super::{CliError, CliResult, Context, exit, named};
+use crate::learning::{Kind, TrustLevel};
 use crate::search::{self, Request};
 use serde_json::Value;
 
@@ -19,9 +19,9 @@ pub struct Args {
     /// Only learnings captured by this agent.
     #[arg(long, value_name = "AGENT")]
     from: Option<String>,
-    /// Only this kind (correction, workflow, debugging_pattern, gotcha, convention).
-    #[arg(long, value_name = "KIND")]
-    kind: Option<String>,
+    /// Only this kind.
+    #[arg(long, value_name = "KIND", value_parser = named::<Kind>())]
+    kind: Option<Kind>,
     /// At most this many learnings.
     #[arg(long, value_name = "N", default_value_t = 10)]
     limit: usize,
@@ -54,7 +54,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         limit: args.limit,
         trust: &trust,
         from: args.from.as_deref(),
-        kind: args.kind.as_deref(),
+        kind: args.kind.map(Kind::as_str),
         ..Request::default()
     };
     let hits = search::search(&dir, &ctx.config, &req).map_err(CliError::failure)?;

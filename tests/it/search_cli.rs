@@ -200,6 +200,16 @@ fn query_filters_by_trust_source_agent_and_kind() {
         sb.run(&["query", "--trust", "L9", "x"]).status.code(),
         Some(2)
     );
+    // A kind that does not exist is a usage error naming the ones that do,
+    // not an empty answer that reads as "nothing fits".
+    let bogus = sb.run(&["query", "--kind", "conventions", "commit message"]);
+    assert_eq!(bogus.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&bogus.stderr);
+    assert!(
+        said.contains("conventions") && said.contains("debugging_pattern"),
+        "{said}"
+    );
+    assert!(bogus.stdout.is_empty());
 }
 
 #[test]
