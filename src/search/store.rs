@@ -703,7 +703,9 @@ fn catch_up_with(
         evidence: &delta.evidence,
         added: &delta.docs,
     };
-    if super::fold::drifted(segment, &changes).map_err(|e| e.to_string())? {
+    let drifted = super::fold::drifted(segment, &changes).map_err(|e| e.to_string())?;
+    lap("drift");
+    if drifted {
         tracing::debug!("search index: the changes move the field lengths' averages; rebuilding");
         return rebuild(dir, config).map(|_| ());
     }
