@@ -41,18 +41,21 @@ pub struct Changes<'a> {
 pub fn drifted(segment: &Segment, changes: &Changes<'_>) -> Result<bool, SegmentError> {
     let n = segment.len();
     let removed: HashSet<u32> = changes.removed.iter().copied().filter(|&d| d < n).collect();
-    Ok(match stats_after(segment, &removed, changes.added)? {
+    let lens = |doc| segment.read_meta(doc).map(|m| m.lens);
+    Ok(match stats_after(segment, &removed, changes.added, lens)? {
         Some(stats) => stats.drift().is_some_and(|d| d > MAX_DRIFT),
         None => true,
     })
 }
 
 /// The segment's totals after `removed` left and `added` came (`None` when
-/// the segment does not know its totals).
+/// the segment does not know its totals); `lens` reads a segment
+/// learning's field lengths.
 fn stats_after(
     segment: &Segment,
     removed: &HashSet<u32>,
     added: &[WeighedDoc],
+    lens: impl Fn(u32) -> Result<[u32; FIELD_COUNT], SegmentError>,
 ) -> Result<Option<Stats>, SegmentError> {
     let mut stats = segment.info.stats;
     let n = segment.len();
@@ -60,9 +63,8 @@ fn stats_after(
         return Ok(None);
     }
     for &doc in removed {
-        let meta = segment.read_meta(doc)?;
-        for f in 0..FIELD_COUNT {
-            stats.total_len[f] = stats.total_len[f].saturating_sub(u64::from(meta.lens[f]));
+        for (total, len) in stats.total_len.iter_mut().zip(lens(doc)?) {
+            *total = total.saturating_sub(u64::from(len));
         }
     }
     for d in added {
@@ -103,7 +105,13 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     let n = segment.len();
     let removed: HashSet<u32> = changes.removed.iter().copied().filter(|&d| d < n).collect();
 
-    let Some(stats) = stats_after(segment, &removed, changes.added)? else {
+    // The segment is read whole already: lengths from it, not a read each.
+    let lens = |doc| {
+        serde_json::from_slice::<Meta>(whole.meta(doc)?)
+            .map(|m| m.lens)
+            .map_err(|e| SegmentError::Damaged(format!("metadata: {e}")))
+    };
+    let Some(stats) = stats_after(segment, &removed, changes.added, lens)? else {
         return Ok(None);
     };
     if stats.drift().is_some_and(|d| d > MAX_DRIFT) {

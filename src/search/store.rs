@@ -698,6 +698,10 @@ fn catch_up_with(
     delta.removed = removed.into_iter().collect();
     delta.removed.sort_unstable();
     delta.evidence = evidence;
+    if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
+        // A fold runs the drift test itself, and rebuilds when it fails.
+        return fold_delta(dir, config, segment, &delta, head);
+    }
     let changes = super::fold::Changes {
         removed: &delta.removed,
         evidence: &delta.evidence,
@@ -708,9 +712,6 @@ fn catch_up_with(
     if drifted {
         tracing::debug!("search index: the changes move the field lengths' averages; rebuilding");
         return rebuild(dir, config).map(|_| ());
-    }
-    if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
-        return fold_delta(dir, config, segment, &delta, head);
     }
     let bytes = serde_json::to_vec(&delta).map_err(|e| e.to_string())?;
     crate::store::atomic_write(&folder(dir).join(DELTA_FILE), &bytes)
