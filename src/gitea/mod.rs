@@ -75,5 +75,5 @@ pub use review_model::{
     MergePullRequestOption, MergeStyle, Permission, PullFilter, PullRequest, RepoPermission, State,
     StateFilter, TimelineComment, TimelineEvent, User,
 };
-pub use token::TokenSource;
+pub use token::{TokenScope, TokenSource};
 pub use wiki::{DeleteOutcome, UpsertOutcome, Upserted};

@@ -80,6 +80,56 @@ impl TokenSource {
     }
 }
 
+/// Whether the Gitea token may go with a git remote's requests: only to the
+/// Gitea server itself (same scheme, host and port as `gitea.url`), and over
+/// plain http only when `gitea.url` is http itself. Every other remote is
+/// left to git's own credential helpers, so a token for one host never
+/// reaches another (a peer's URL, a mirror, a typo).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenScope {
+    /// Send it, scoped in git's config to this origin (`https://host:port`).
+    Send {
+        origin: String,
+        /// The Gitea URL is plain http: the token travels unencrypted.
+        plain_http: bool,
+    },
+    /// Keep it: the reason, for a person.
+    Withhold(String),
+}
+
+/// Decides [`TokenScope`] for one remote URL (pure).
+pub fn scope_for_remote(gitea_url: Option<&str>, remote_url: &str) -> TokenScope {
+    let Some(gitea_url) = gitea_url else {
+        return TokenScope::Withhold("no gitea.url is configured".into());
+    };
+    let Some(gitea) = http_origin(gitea_url) else {
+        return TokenScope::Withhold(format!("gitea.url {gitea_url:?} is not an http(s) URL"));
+    };
+    let Some(remote) = http_origin(remote_url) else {
+        return TokenScope::Withhold("not an http(s) remote".into());
+    };
+    if remote != gitea {
+        return TokenScope::Withhold(format!(
+            "{remote} is not the Gitea server {gitea} (scheme, host and port must match)"
+        ));
+    }
+    TokenScope::Send {
+        plain_http: gitea.starts_with("http://"),
+        origin: gitea,
+    }
+}
+
+/// `scheme://host[:port]` of an http(s) URL, host lowercased and the
+/// default port left out (as git's `http.<url>.*` matching normalises
+/// them); `None` for anything else.
+fn http_origin(url: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(url.trim()).ok()?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return None;
+    }
+    Some(parsed.origin().ascii_serialization())
+}
+
 fn run_command(command: &str) -> Result<String, GiteaError> {
     let output = Command::new("sh")
         .arg("-c")
@@ -116,6 +166,55 @@ fn warn_if_readable_by_others(_path: &std::path::Path) {}
 mod tests {
     use super::*;
     use secrecy::ExposeSecret;
+
+    #[test]
+    fn the_token_goes_only_to_the_gitea_origin() {
+        let https = Some("https://Gitea.Example:443/");
+        let send = |origin: &str, plain_http| TokenScope::Send {
+            origin: origin.into(),
+            plain_http,
+        };
+        let table: &[(Option<&str>, &str, Option<TokenScope>)] = &[
+            (
+                https,
+                "https://gitea.example/team/l.git",
+                Some(send("https://gitea.example", false)),
+            ),
+            (
+                https,
+                "https://user@GITEA.example:443/x.git",
+                Some(send("https://gitea.example", false)),
+            ),
+            (https, "http://gitea.example/team/l.git", None),
+            (https, "https://gitea.example:8443/team/l.git", None),
+            (https, "https://other.example/team/l.git", None),
+            (https, "https://gitea.example.evil.test/l.git", None),
+            (https, "ssh://git@gitea.example/team/l.git", None),
+            (https, "/srv/hub.git", None),
+            (None, "https://gitea.example/team/l.git", None),
+            (Some("gitea.example"), "https://gitea.example/l.git", None),
+            (
+                Some("http://127.0.0.1:3000"),
+                "http://127.0.0.1:3000/t/l.git",
+                Some(send("http://127.0.0.1:3000", true)),
+            ),
+            (
+                Some("http://127.0.0.1:3000"),
+                "http://localhost:3000/t/l.git",
+                None,
+            ),
+        ];
+        for (gitea, remote, want) in table {
+            let got = scope_for_remote(*gitea, remote);
+            match want {
+                Some(want) => assert_eq!(&got, want, "{gitea:?} {remote}"),
+                None => assert!(
+                    matches!(got, TokenScope::Withhold(_)),
+                    "{gitea:?} {remote}: {got:?}"
+                ),
+            }
+        }
+    }
 
     #[test]
     fn file_and_command_sources_trim_the_token() {

@@ -7,7 +7,7 @@ mod remote;
 mod tree_write;
 mod worktree;
 
-pub use remote::{PendingPush, PushOutcome, check_git_binary, fetch_refspecs};
+pub use remote::{HttpAuth, PendingPush, PushOutcome, check_git_binary, fetch_refspecs};
 
 pub use worktree::{FileState, WorktreeStatus};
 

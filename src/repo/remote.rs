@@ -28,20 +28,48 @@ pub fn fetch_refspecs(remote: &str) -> [String; 2] {
     ]
 }
 
-/// A git process for talking to `remote`; an HTTP token travels in the
-/// environment (`GIT_CONFIG_*`), never on the command line or on disk.
-fn git_command(root: &std::path::Path, token: Option<&SecretString>) -> Command {
+/// A token for one http(s) origin (`https://host:port`): git sends it only
+/// to URLs under that origin, whatever URL the remote resolves to.
+#[derive(Clone)]
+pub struct HttpAuth {
+    pub origin: String,
+    pub token: SecretString,
+}
+
+impl std::fmt::Debug for HttpAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HttpAuth({} [token])", self.origin)
+    }
+}
+
+/// A git process for talking to a remote; an HTTP token travels in the
+/// environment (`GIT_CONFIG_*`), never on the command line or on disk, and
+/// as `http.<origin>/.extraHeader`, so git itself keeps it from any other
+/// host (an `insteadOf` rewrite, a redirect to elsewhere).
+fn git_command(root: &std::path::Path, auth: Option<&HttpAuth>) -> Command {
     let mut c = Command::new("git");
     c.current_dir(root).env("GIT_TERMINAL_PROMPT", "0");
-    if let Some(token) = token {
+    if let Some(auth) = auth {
         c.env("GIT_CONFIG_COUNT", "1")
-            .env("GIT_CONFIG_KEY_0", "http.extraHeader")
+            .env(
+                "GIT_CONFIG_KEY_0",
+                format!("http.{}/.extraHeader", auth.origin),
+            )
             .env(
                 "GIT_CONFIG_VALUE_0",
-                format!("Authorization: token {}", token.expose_secret()),
+                format!("Authorization: token {}", auth.token.expose_secret()),
             );
     }
     c
+}
+
+/// Git's words with the token (if any) and other secrets taken out.
+fn scrubbed(text: &str, auth: Option<&HttpAuth>) -> String {
+    let mut text = text.to_string();
+    if let Some(a) = auth {
+        text = text.replace(a.token.expose_secret(), "[REDACTED:token]");
+    }
+    crate::redact::redact(&text).into_owned()
 }
 
 fn is_http(url: &str) -> bool {
@@ -61,17 +89,17 @@ impl Repo {
     /// through gix for paths, `file://`, `git://` and `ssh://` (the system ssh
     /// and its agent); through the git binary for `http(s)://`, so git's
     /// credential helpers (or `token`, sent as a header) authenticate.
-    pub fn fetch(&self, remote_name: &str, token: Option<&SecretString>) -> Result<()> {
+    pub fn fetch(&self, remote_name: &str, auth: Option<&HttpAuth>) -> Result<()> {
         if self.remote_url(remote_name).is_some_and(|u| is_http(&u)) {
-            return self.fetch_with_git(remote_name, token);
+            return self.fetch_with_git(remote_name, auth);
         }
         self.fetch_with_gix(remote_name)
     }
 
-    fn fetch_with_git(&self, remote_name: &str, token: Option<&SecretString>) -> Result<()> {
+    fn fetch_with_git(&self, remote_name: &str, auth: Option<&HttpAuth>) -> Result<()> {
         // `main` may not exist yet; a glob never fails on a missing ref.
         let spec = format!("+refs/heads/*:refs/remotes/{remote_name}/*");
-        let out = git_command(self.root(), token)
+        let out = git_command(self.root(), auth)
             .args([
                 "fetch",
                 "--quiet",
@@ -85,13 +113,9 @@ impl Repo {
         if out.status.success() {
             Ok(())
         } else {
-            let mut why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-            if let Some(t) = token {
-                why = why.replace(t.expose_secret(), "[REDACTED:token]");
-            }
             Err(GitError {
                 action: format!("fetch from {remote_name}"),
-                message: crate::redact::redact(&why).into_owned(),
+                message: scrubbed(String::from_utf8_lossy(&out.stderr).trim(), auth),
             })
         }
     }
@@ -154,21 +178,16 @@ impl Repo {
     /// Starts pushing `refs/heads/<branch>` to the same name on `remote`,
     /// never forcing: the git binary works while the caller does something
     /// else; [`PendingPush::finish`] waits for it and says how it went.
-    pub fn start_push(
-        &self,
-        remote: &str,
-        branch: &str,
-        token: Option<&SecretString>,
-    ) -> PendingPush {
+    pub fn start_push(&self, remote: &str, branch: &str, auth: Option<&HttpAuth>) -> PendingPush {
         let spec = format!("refs/heads/{branch}:refs/heads/{branch}");
         // git reads the objects it sends from disk.
         if let Err(e) = self.persist_objects() {
             return PendingPush {
                 child: Err(std::io::Error::other(e.to_string())),
-                token: None,
+                auth: None,
             };
         }
-        let child = git_command(self.root(), token)
+        let child = git_command(self.root(), auth)
             .args(["push", "--porcelain", "--quiet", remote, &spec])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
@@ -176,7 +195,7 @@ impl Repo {
             .spawn();
         PendingPush {
             child,
-            token: token.cloned(),
+            auth: auth.cloned(),
         }
     }
 }
@@ -186,26 +205,23 @@ impl Repo {
 /// blocks on the caller before `finish`.
 pub struct PendingPush {
     child: std::io::Result<std::process::Child>,
-    token: Option<SecretString>,
+    auth: Option<HttpAuth>,
 }
 
 impl PendingPush {
     /// Waits for the push and says how it went.
     pub fn finish(self) -> PushOutcome {
-        let token = self.token.as_ref();
+        let auth = self.auth.as_ref();
         let out = match self.child.and_then(|c| c.wait_with_output()) {
             Ok(o) => o,
             Err(e) => return PushOutcome::Failed(format!("cannot run git: {e}")),
         };
-        let mut text = format!(
+        let text = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        if let Some(t) = token {
-            text = text.replace(t.expose_secret(), "[REDACTED:token]");
-        }
-        let summary = crate::redact::redact(text.trim()).into_owned();
+        let summary = scrubbed(text.trim(), auth);
         if out.status.success() {
             // `--porcelain` flags each ref: `=` is "[up to date]".
             let stdout = String::from_utf8_lossy(&out.stdout);

@@ -127,7 +127,10 @@ pub fn run(
     let repo = crate::repo::Repo::open(&dir.root)?;
     if let Some(hub) = config.hub.as_ref().map(|h| h.value.as_str())
         && repo.remote_names().iter().any(|r| r == hub)
-        && let Err(e) = repo.fetch(hub, None)
+        && let Err(e) = repo.fetch(
+            hub,
+            crate::sync::remotes::http_auths(&repo, config, &[hub]).get(hub),
+        )
     {
         tracing::warn!("could not fetch {hub} before reviewing: {e}");
     }

@@ -6,7 +6,7 @@ mod derive;
 mod event_store;
 mod heads;
 mod recover;
-mod remotes;
+pub mod remotes;
 
 pub use commit::{CommitOutcome, commit_as_is, commit_local};
 

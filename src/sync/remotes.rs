@@ -46,7 +46,8 @@ pub fn exchange(
         return Ok(());
     }
     let known = repo.remote_names();
-    let token = http_token(repo, config, &remotes);
+    let names: Vec<&str> = remotes.iter().map(|r| r.name.as_str()).collect();
+    let auths = http_auths(repo, config, &names);
     let mut reports: Vec<RemoteReport> = remotes
         .iter()
         .map(|r| RemoteReport {
@@ -85,7 +86,7 @@ pub fn exchange(
                 break;
             }
             let mut lap = super::Lap::start();
-            let fetched = repo.fetch(&r.name, token.as_ref());
+            let fetched = repo.fetch(&r.name, auths.get(&r.name));
             lap.done(&format!("fetch {}", r.name));
             match fetched {
                 Ok(()) => {
@@ -108,7 +109,7 @@ pub fn exchange(
         let first = first_push.map(|i| &remotes[i].name);
         merge_all(repo, dir, config, &heads, report, &mut || {
             if let Some(name) = first {
-                early = Some(repo.start_push(name, &branch, token.as_ref()));
+                early = Some(repo.start_push(name, &branch, auths.get(name)));
             }
         })?;
     }
@@ -140,7 +141,7 @@ pub fn exchange(
                 let mut lap = super::Lap::start();
                 let pending = match started.take() {
                     Some(p) => p,
-                    None => repo.start_push(&r.name, &branch, token.as_ref()),
+                    None => repo.start_push(&r.name, &branch, auths.get(&r.name)),
                 };
                 if let Some(f) = before_push.take() {
                     f();
@@ -169,7 +170,7 @@ pub fn exchange(
                                 200 * u64::from(attempt),
                             ));
                         }
-                        match repo.fetch(&r.name, token.as_ref()) {
+                        match repo.fetch(&r.name, auths.get(&r.name)) {
                             Ok(()) => {
                                 let heads = repo.tracking_refs(&r.name)?;
                                 merge_all(repo, dir, config, &heads, report, &mut || {})?;
@@ -201,21 +202,60 @@ pub fn exchange(
     Ok(())
 }
 
-/// The token for `http(s)://` remotes, when one is configured (the same
-/// sources as the Gitea token). Without it git's credential helpers answer.
-fn http_token(
+/// The Gitea token for each remote it may go to: only a remote on the
+/// Gitea server itself (same scheme, host and port as `gitea.url`,
+/// [`crate::gitea::token::scope_for_remote`]); every other remote is left to
+/// git's credential helpers. The token is resolved once, and only when some
+/// remote may have it.
+pub fn http_auths(
     repo: &Repo,
     config: &Config,
-    remotes: &[RemoteConfig],
-) -> Option<secrecy::SecretString> {
-    let any_http = remotes
-        .iter()
-        .filter_map(|r| repo.remote_url(&r.name))
-        .any(|u| u.starts_with("https://") || u.starts_with("http://"));
-    if !any_http {
-        return None;
+    remote_names: &[&str],
+) -> HashMap<String, crate::repo::HttpAuth> {
+    use crate::gitea::{TokenScope, TokenSource};
+    let mut out = HashMap::new();
+    let Some(source) = TokenSource::from_config(config) else {
+        return out;
+    };
+    let gitea_url = config.gitea_url.as_ref().map(|s| s.value.as_str());
+    let mut token: Option<Option<secrecy::SecretString>> = None;
+    for name in remote_names {
+        let Some(url) = repo.remote_url(name) else {
+            continue;
+        };
+        match crate::gitea::token::scope_for_remote(gitea_url, &url) {
+            TokenScope::Send { origin, plain_http } => {
+                let resolved = token.get_or_insert_with(|| match source.resolve() {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        tracing::warn!("no Gitea token for git remotes: {e}");
+                        None
+                    }
+                });
+                let Some(secret) = resolved.clone() else {
+                    continue;
+                };
+                if plain_http {
+                    tracing::warn!(
+                        "sending the Gitea token to remote {name} over plain http ({origin}), \
+                         because gitea.url is http: anyone on the path can read it; use https"
+                    );
+                }
+                out.insert(
+                    name.to_string(),
+                    crate::repo::HttpAuth {
+                        origin,
+                        token: secret,
+                    },
+                );
+            }
+            TokenScope::Withhold(why) if url.starts_with("http") => {
+                tracing::debug!("remote {name}: the Gitea token is not sent ({why})");
+            }
+            TokenScope::Withhold(_) => {}
+        }
     }
-    crate::gitea::TokenSource::from_config(config).and_then(|source| source.resolve().ok())
+    out
 }
 
 /// Reads every blob the heads bring that our tree lacks, all heads at

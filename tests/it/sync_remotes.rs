@@ -636,8 +636,15 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The token goes to the Gitea server only: here it is that server.
+    let gitea = format!("http://127.0.0.1:{}", server.port);
     let with_token = |m: &Machine, args: &[&str]| {
-        let out = m.cmd(args).env("GITEA_TOKEN", token).output().expect("run");
+        let out = m
+            .cmd(args)
+            .env("GITEA_TOKEN", token)
+            .env("LEARNSYNC_GITEA_URL", &gitea)
+            .output()
+            .expect("run");
         assert!(
             out.status.success(),
             "{}",
@@ -649,6 +656,7 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(!all.contains(token), "the token was printed");
+        assert!(all.contains("plain http"), "no warning about http: {all}");
     };
     with_token(&a, &["sync", "-vv"]);
     with_token(&b, &["sync", "-vv"]);
@@ -666,6 +674,91 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
             String::from_utf8_lossy(&grep.stdout)
         );
     }
+}
+
+/// A header-logging git server on 127.0.0.1, reached under two names:
+/// `127.0.0.1` is the Gitea host, `localhost` is another host. The token
+/// reaches the Gitea host only, and no host at all without `gitea.url`.
+#[test]
+fn the_gitea_token_reaches_only_the_gitea_host() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let served = tmp.path().join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    bare(&served.join("gitea.git"));
+    bare(&served.join("other.git"));
+    let server = common::git_http::GitHttpServer::start(&served, None);
+    let token = "tok_0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+    let a = Machine::new(tmp.path(), "a");
+    let gitea_remote = format!("gitea=http://127.0.0.1:{}/gitea.git", server.port);
+    let other_remote = format!("other=http://localhost:{}/other.git", server.port);
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &gitea_remote,
+        "--remote",
+        &other_remote,
+    ]);
+    add(&a, "travels to two http remotes");
+    let sync = |gitea_url: Option<&str>| {
+        let mut c = a.cmd(&["sync"]);
+        c.env("GITEA_TOKEN", token);
+        if let Some(url) = gitea_url {
+            c.env("LEARNSYNC_GITEA_URL", url);
+        }
+        let out = c.output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let with_token = |from: usize, repo: &str| {
+        server.seen()[from..]
+            .iter()
+            .filter(|s| s.path.starts_with(repo))
+            .map(|s| s.authorization.clone())
+            .collect::<Vec<_>>()
+    };
+
+    // No gitea.url: neither host gets it, though both are http.
+    sync(None);
+    let seen = server.seen();
+    assert!(
+        seen.iter().any(|s| s.path.starts_with("/gitea.git"))
+            && seen.iter().any(|s| s.path.starts_with("/other.git")),
+        "both remotes were talked to: {seen:?}"
+    );
+    assert!(seen.iter().all(|s| s.authorization.is_none()), "{seen:?}");
+
+    // gitea.url names 127.0.0.1: that host gets it (with a warning, it is
+    // plain http), localhost on the same port does not.
+    let from = server.seen().len();
+    add(&a, "a second learning, so both push again");
+    let stderr = sync(Some(&format!("http://127.0.0.1:{}", server.port)));
+    assert!(stderr.contains("plain http"), "{stderr}");
+    assert!(!stderr.contains(token), "{stderr}");
+    let to_gitea = with_token(from, "/gitea.git");
+    assert!(!to_gitea.is_empty());
+    assert!(
+        to_gitea
+            .iter()
+            .all(|a| a.as_deref() == Some(&format!("token {token}")[..])),
+        "{to_gitea:?}"
+    );
+    let to_other = with_token(from, "/other.git");
+    assert!(!to_other.is_empty());
+    assert!(to_other.iter().all(Option::is_none), "{to_other:?}");
+
+    // An https Gitea URL on the same host and port: never over http.
+    let from = server.seen().len();
+    add(&a, "a third learning");
+    sync(Some(&format!("https://127.0.0.1:{}", server.port)));
+    let seen = &server.seen()[from..];
+    assert!(!seen.is_empty());
+    assert!(seen.iter().all(|s| s.authorization.is_none()), "{seen:?}");
 }
 
 #[test]

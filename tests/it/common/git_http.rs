@@ -6,12 +6,20 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// One request as it arrived: the path and its `Authorization` header.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub path: String,
+    pub authorization: Option<String>,
+}
 
 pub struct GitHttpServer {
     pub port: u16,
     stop: Arc<AtomicBool>,
+    seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl GitHttpServer {
@@ -20,6 +28,8 @@ impl GitHttpServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let stop = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
         let (root, token, flag) = (root.to_path_buf(), token.map(str::to_string), stop.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
@@ -27,11 +37,17 @@ impl GitHttpServer {
                     break;
                 }
                 let Ok(mut stream) = stream else { continue };
-                let (root, token) = (root.clone(), token.clone());
+                let (root, token, log) = (root.clone(), token.clone(), log.clone());
                 std::thread::spawn(move || {
                     let Some(req) = http::read_request(&mut stream) else {
                         return;
                     };
+                    if let Ok(mut log) = log.lock() {
+                        log.push(Seen {
+                            path: req.path().to_string(),
+                            authorization: req.header("authorization").map(str::to_string),
+                        });
+                    }
                     let authorised = match &token {
                         None => true,
                         Some(t) => {
@@ -48,11 +64,16 @@ impl GitHttpServer {
                 });
             }
         });
-        GitHttpServer { port, stop }
+        GitHttpServer { port, stop, seen }
     }
 
     pub fn url(&self, repo: &str) -> String {
         format!("http://127.0.0.1:{}/{repo}", self.port)
+    }
+
+    /// Every request served so far, in order.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().map(|s| s.clone()).unwrap_or_default()
     }
 }
 
