@@ -342,11 +342,13 @@ impl GiteaClient {
             });
         }
         let error = self.status_error(method, path, status, &body);
-        let resendable = match resend {
-            Resend::Always => retry::is_retryable_status(status.as_u16()),
-            // Answers a proxy gives without passing the request on.
-            Resend::IfNotSent => matches!(status.as_u16(), 408 | 429 | 503),
-        };
+        let permanent = super::error::is_too_long_for_database(status.as_u16(), &body);
+        let resendable = !permanent
+            && match resend {
+                Resend::Always => retry::is_retryable_status(status.as_u16()),
+                // Answers a proxy gives without passing the request on.
+                Resend::IfNotSent => matches!(status.as_u16(), 408 | 429 | 503),
+            };
         if resendable {
             tracing::warn!(%method, endpoint = path, attempt, status = status.as_u16(), "transient Gitea failure");
             Attempt::Retry { error, retry_after }
@@ -394,11 +396,15 @@ impl GiteaClient {
                     cut
                 }
             });
+        let mut message = self.redact(&message);
+        if super::error::is_too_long_for_database(status.as_u16(), body) {
+            message.push_str(super::error::TOO_LONG_HINT);
+        }
         GiteaError::Status {
             method: method.to_string(),
             endpoint: path.to_string(),
             status: status.as_u16(),
-            message: self.redact(&message),
+            message,
         }
     }
 

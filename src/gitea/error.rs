@@ -41,6 +41,26 @@ pub enum GiteaError {
     Invalid(String),
 }
 
+/// Gitea's 500 when its database column cannot hold a text: MySQL's
+/// "Data too long for column", PostgreSQL's "value too long for type",
+/// MSSQL's "would be truncated". Sending the same text again cannot work.
+pub fn is_too_long_for_database(status: u16, body: &[u8]) -> bool {
+    if status != 500 {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&body[..body.len().min(4096)]).to_lowercase();
+    [
+        "data too long for column",
+        "value too long for type",
+        "would be truncated",
+    ]
+    .iter()
+    .any(|m| text.contains(m))
+}
+
+/// Said after a [`is_too_long_for_database`] answer.
+pub const TOO_LONG_HINT: &str = " (Gitea's database cannot store a text this long — MySQL keeps 65,535 bytes; learnsync cuts what it sends at 60,000, so a custom template that adds more can pass it; not retried)";
+
 fn status_hint(status: u16) -> &'static str {
     match status {
         401 => {

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod git_wiki;
 pub mod gitea_target;
+pub mod limit;
 pub mod plan;
 pub mod render;
 pub mod sanitize;
@@ -279,8 +280,32 @@ pub fn render_dir(
         .cloned()
         .collect();
     let mut site = render_site(&shown, &policy.wiki, &templates)?;
+    cap_pages(&mut site, &shown, config);
     render::add_retractions(&mut site, &learnings, &pulled, published, &templates)?;
     Ok(site)
+}
+
+/// Cuts a learning page past [`limit::MAX_TEXT_BYTES`], linking the whole
+/// learning on the hub.
+fn cap_pages(site: &mut Site, learnings: &[crate::learning::Learning], config: &Config) {
+    let hub = gitea_settings(config)
+        .ok()
+        .map(|(url, repo)| (url, repo.to_string()));
+    for page in &mut site.pages {
+        if page.kind != PageKind::Learning || page.content.len() <= limit::MAX_TEXT_BYTES {
+            continue;
+        }
+        let Some(l) = learnings.iter().find(|l| l.id == page.key) else {
+            continue;
+        };
+        let full = limit::FullText::of(
+            &l.agent_id,
+            &l.id,
+            hub.as_ref().map(|(u, r)| (u.as_str(), r.as_str())),
+        );
+        page.content = limit::fit(&page.content, limit::MAX_TEXT_BYTES, &full, "");
+        page.hash = render::content_hash(page.content.as_bytes());
+    }
 }
 
 /// Publishes the learnings dir to the chosen target. `progress(done, total)`

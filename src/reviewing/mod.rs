@@ -191,6 +191,19 @@ struct Open {
 }
 
 impl Pass<'_> {
+    /// Where a cut pull request body links the whole learning.
+    fn full_text(&self, l: &crate::learning::Learning) -> crate::publish::limit::FullText {
+        let hub = crate::publish::gitea_settings(self.config).ok();
+        crate::publish::limit::FullText::of(
+            &l.agent_id,
+            &l.id,
+            hub.as_ref()
+                .map(|(url, repo)| (url.as_str(), repo.to_string()))
+                .as_ref()
+                .map(|(u, r)| (*u, r.as_str())),
+        )
+    }
+
     /// The whole pass; true when it wrote record files into the work tree.
     async fn run(
         &self,
@@ -970,7 +983,7 @@ impl Pass<'_> {
                 head: branch,
                 base: "main".into(),
                 title: text::title(l),
-                body: text::body(l, events, templates, wiki)?,
+                body: text::body(l, events, templates, wiki, &self.full_text(l))?,
                 labels: label.into_iter().collect(),
             })
             .await?;
@@ -1049,7 +1062,7 @@ impl Pass<'_> {
                 }
             };
         }
-        let body = text::body(l, events, templates, wiki)?;
+        let body = text::body(l, events, templates, wiki, &self.full_text(l))?;
         if open.pull.body != body || open.pull.title != text::title(l) {
             self.client
                 .edit_pull(

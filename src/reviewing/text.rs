@@ -5,6 +5,7 @@
 
 use crate::event::Event;
 use crate::learning::Learning;
+use crate::publish::limit::{FullText, MAX_TEXT_BYTES, fit};
 use crate::publish::render::{percent_of, render_site};
 use crate::publish::{PublishError, Templates};
 use crate::review::marker;
@@ -27,6 +28,7 @@ pub fn body(
     events: &[Event],
     templates: &Templates,
     policy: &crate::policy::WikiPolicy,
+    full: &FullText,
 ) -> Result<String, PublishError> {
     let mut shown = l.clone();
     // The wiki renders L2 and L3 pages; show the page a reviewer approves.
@@ -68,11 +70,13 @@ pub fn body(
     // The marker must survive whatever a user template does.
     let safe = crate::publish::sanitize::sanitize_markdown(&text);
     let mark = marker("review", &l.id, &hash);
-    Ok(if safe.contains(&mark) {
+    let text = if safe.contains(&mark) {
         safe
     } else {
         format!("{safe}\n\n{mark}\n")
-    })
+    };
+    // Gitea on MySQL stores no more (`publish::limit`); the marker stays.
+    Ok(fit(&text, MAX_TEXT_BYTES, full, &mark))
 }
 
 pub fn rejected_comment(id: &str, hash: &str) -> String {

@@ -886,3 +886,112 @@ fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_st
     assert!(ids_of(&report, "rejected").is_empty(), "{report:#}");
     assert_eq!(w.server.requests().len(), 1, "{:#?}", w.server.requests());
 }
+
+/// A Gitea on MySQL stores at most 65,535 bytes of a pull request's body. A
+/// learning far longer still gets its review pull request and its wiki
+/// page: cut under the limit, saying so, linking the whole learning, and
+/// with the marker that lets the next pass find its own pull request.
+#[test]
+fn a_learning_longer_than_gitea_stores_is_cut_with_a_link_and_reviewed_once() {
+    let w = World::new();
+    w.server.configure(|c| c.text_column_limit = Some(65_535));
+    let mut body = String::from("The log of the failure:\n\n```text\n");
+    while body.len() < 110_000 {
+        body.push_str(
+            "2026-12-03T10:00:00Z worker-7 retrying the upload of part 17 after a reset\n",
+        );
+    }
+    body.push_str("```\n");
+    let id =
+        w.a.ok(&[
+            "add",
+            "--title",
+            "a very long lesson",
+            "--correction",
+            "upload in smaller parts",
+            "--body",
+            &body,
+        ])
+        .trim()
+        .to_string();
+    for agent in ["a", "b", "a"] {
+        w.a.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
+    }
+    w.a.ok(&["sync"]);
+    let report = w.review_ok();
+    assert_eq!(ids_of(&report, "proposed"), vec![id.clone()], "{report:#}");
+    let pull = w.open_review_of(&id);
+    assert!(pull.body.len() <= 60_000, "{} bytes", pull.body.len());
+    assert!(pull.body.contains("Cut by learnsync"), "{}", pull.body);
+    let link = format!(
+        "{}/{}/src/branch/agents/a/a/{id}.md",
+        w.server.url().trim_end_matches('/'),
+        w.server.repo_ref()
+    );
+    assert!(pull.body.contains(&link), "no link {link}");
+    assert!(pull.body.contains("worker-7 retrying"), "the start is kept");
+    // The next pass knows its own pull request by the marker that survived the cut.
+    w.server.clear_requests();
+    let again = w.review_ok();
+    assert!(ids_of(&again, "proposed").is_empty(), "{again:#}");
+    assert!(w.server.writes().is_empty(), "{:?}", w.server.writes());
+
+    // The wiki page is cut the same way.
+    let out =
+        w.a.cmd(&["publish"])
+            .env("GITEA_TOKEN", BOT_TOKEN)
+            .output()
+            .expect("publish");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pages = w.server.wiki_files();
+    let page = pages
+        .iter()
+        .find(|(_, text)| {
+            String::from_utf8_lossy(text).contains("a very long lesson") && text.len() > 10_000
+        })
+        .map(|(_, text)| String::from_utf8_lossy(text).into_owned())
+        .expect("the learning's page");
+    assert!(page.len() <= 60_000, "{} bytes", page.len());
+    assert!(page.contains("Cut by learnsync") && page.contains(&link));
+}
+
+/// Gitea's 500 "Data too long" cannot go away by sending the same text
+/// again: it is reported once, not retried, and nothing half-done stays.
+#[test]
+fn gitea_refusing_a_text_as_too_long_is_reported_and_not_retried() {
+    let w = World::new();
+    let id = w.l2("refused as too long");
+    w.a.ok(&["sync"]);
+    w.server.inject(
+        FaultRule::next(
+            5,
+            Fault::Body {
+                status: 500,
+                body: r#"{"message":"Error 1406 (22001): Data too long for column 'content' at row 1","url":"x"}"#.into(),
+            },
+        )
+        .on_method("POST")
+        .on_path("/pulls"),
+    );
+    w.server.clear_requests();
+    let out = w.review(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("too long"), "{stderr}");
+    let posts = w
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path().ends_with("/pulls"))
+        .count();
+    assert_eq!(posts, 1, "a permanent refusal was sent again");
+    assert!(w.pulls(StateFilter::Open).is_empty());
+    // Once Gitea takes it, the next pass opens the review.
+    w.server.clear_faults();
+    let report = w.review_ok();
+    assert_eq!(ids_of(&report, "proposed"), vec![id]);
+}

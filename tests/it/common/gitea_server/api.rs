@@ -37,6 +37,19 @@ impl State {
         )
     }
 
+    /// A Gitea on MySQL refuses a text longer than its `TEXT` column: the
+    /// INSERT/UPDATE fails and the API answers 500 with the driver's words
+    /// (Error 1406, as Renovate's users saw it).
+    pub(super) fn check_text_column(&self, column: &str, text: &str) -> Result<(), Response> {
+        match self.config.text_column_limit {
+            Some(limit) if text.len() > limit => Err(self.error(
+                500,
+                &format!("Error 1406 (22001): Data too long for column '{column}' at row 1"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn not_found(&self, errors: &[&str]) -> Response {
         Response::json(
             404,

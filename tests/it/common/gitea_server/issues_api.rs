@@ -365,6 +365,7 @@ impl State {
         if form.title.trim().is_empty() {
             return Err(self.error(422, "[Title]: Required"));
         }
+        self.check_text_column("content", &form.body)?;
         let labels = if caller.access.can_write() {
             form.labels
         } else {
@@ -398,6 +399,9 @@ impl State {
         let Some(issue) = self.issue(index).cloned() else {
             return Err(self.not_found(&[]));
         };
+        if let Some(body) = &form.body {
+            self.check_text_column("content", body)?;
+        }
         if !issue.poster.eq_ignore_ascii_case(&doer.login) && !caller.access.can_write() {
             return Err(Response::empty(403));
         }
@@ -460,6 +464,7 @@ impl State {
         let doer = self.require_token(caller)?;
         self.require_not_archived()?;
         let form: CommentForm = self.body(req)?;
+        self.check_text_column("content", &form.body)?;
         if form.body.is_empty() {
             return Err(self.error(422, "[Body]: Required"));
         }
@@ -481,6 +486,7 @@ impl State {
         self.require_not_archived()?;
         self.require_token(caller)?;
         let form: CommentForm = self.body(req)?;
+        self.check_text_column("content", &form.body)?;
         if form.body.is_empty() {
             return Err(self.error(422, "[Body]: Required"));
         }

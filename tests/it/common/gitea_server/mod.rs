@@ -89,6 +89,11 @@ pub struct ServerConfig {
     pub max_response_items: i64,
     /// `[api] DEFAULT_PAGING_NUM`.
     pub default_paging_num: i64,
+    /// The database's limit on an issue's, a pull's or a comment's text:
+    /// `Some(65_535)` is a Gitea on MySQL (`TEXT`), which answers 500
+    /// "Data too long for column 'content'" past it; `None` (SQLite,
+    /// PostgreSQL's `TEXT`) stores any length.
+    pub text_column_limit: Option<usize>,
 }
 
 impl Default for ServerConfig {
@@ -106,6 +111,7 @@ impl Default for ServerConfig {
             default_pusher: None,
             max_response_items: 50,
             default_paging_num: 30,
+            text_column_limit: None,
         }
     }
 }

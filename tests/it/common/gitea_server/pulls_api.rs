@@ -188,6 +188,7 @@ impl State {
         if form.title.is_empty() {
             return Err(self.error(422, "[Title]: Required"));
         }
+        self.check_text_column("content", &form.body)?;
         let is_branch = |name: &str| self.hub.branch(name).is_some();
         let is_other_ref = |name: &str| {
             self.hub.resolve(&format!("refs/tags/{name}")).is_some()
@@ -252,6 +253,9 @@ impl State {
         let Some(issue) = self.pull(index).cloned() else {
             return Err(self.not_found(&[]));
         };
+        if let Some(body) = &form.body {
+            self.check_text_column("content", body)?;
+        }
         if !issue.poster.eq_ignore_ascii_case(&doer.login) && !caller.access.can_write() {
             return Err(Response::empty(403));
         }
