@@ -125,14 +125,14 @@ fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String
                     "review needs the hub's Gitea repository (gitea.url and gitea.repo are unset; see docs/review.md)".into(),
                 ));
             }
-            crate::publish::token_source(config)
+            crate::publish::token_source(config, crate::publish::GiteaUse::Review)
                 .err()
                 .map(|e| (ErrorClass::NotConfigured, e.to_string()))
         }
         Job::Publish => {
             let gitea = config.gitea_url.is_some() && config.gitea_repo.is_some();
             if gitea {
-                return crate::publish::token_source(config)
+                return crate::publish::token_source(config, crate::publish::GiteaUse::Publish)
                     .err()
                     .map(|e| (ErrorClass::NotConfigured, e.to_string()));
             }

@@ -57,6 +57,7 @@ pub mod paging;
 pub mod pulls;
 pub mod repo;
 pub mod review_model;
+pub mod scopes;
 pub mod token;
 pub mod wiki;
 
@@ -75,5 +76,6 @@ pub use review_model::{
     MergePullRequestOption, MergeStyle, Permission, PullFilter, PullRequest, RepoPermission, State,
     StateFilter, TimelineComment, TimelineEvent, User,
 };
+pub use scopes::TokenScopes;
 pub use token::{TokenScope, TokenSource};
 pub use wiki::{DeleteOutcome, UpsertOutcome, Upserted};

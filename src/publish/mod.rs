@@ -29,9 +29,14 @@ use std::path::PathBuf;
 /// Why a publish could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {
-    /// A setting the target needs is not configured.
-    #[error("publish needs {setting}: {hint}")]
-    MissingSetting { setting: &'static str, hint: String },
+    /// A setting the command needs is not configured.
+    #[error("{command} needs {setting}: {hint}")]
+    MissingSetting {
+        /// The command that needs it (`publish`, `review`, `doctor`).
+        command: &'static str,
+        setting: &'static str,
+        hint: String,
+    },
     #[error("template {name}: {message}")]
     Template { name: String, message: String },
     #[error(transparent)]
@@ -179,15 +184,47 @@ impl PublishReport {
     }
 }
 
+/// What a command does with Gitea, and so which token scopes it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiteaUse {
+    /// `publish`: the wiki (write:repository).
+    Publish,
+    /// `review`: contents, branches, pulls, issues, labels and who the bot is.
+    Review,
+    /// `doctor`: reads only, what review needs to check.
+    Doctor,
+}
+
+impl GiteaUse {
+    pub fn command(self) -> &'static str {
+        match self {
+            GiteaUse::Publish => "publish",
+            GiteaUse::Review => "review",
+            GiteaUse::Doctor => "doctor",
+        }
+    }
+
+    /// The token scopes this use needs (Gitea's names).
+    pub fn scopes(self) -> &'static [&'static str] {
+        match self {
+            GiteaUse::Publish => &["write:repository"],
+            GiteaUse::Review | GiteaUse::Doctor => {
+                &["write:repository", "write:issue", "read:user"]
+            }
+        }
+    }
+}
+
 /// Where the token comes from: `GITEA_TOKEN`, else `gitea.token_file`, else
 /// `gitea.token_command`. A token file inside the learnings work tree is
 /// refused: it would be committed and pushed.
-pub fn token_source(config: &Config) -> Result<TokenSource, PublishError> {
+pub fn token_source(config: &Config, used_by: GiteaUse) -> Result<TokenSource, PublishError> {
     match TokenSource::from_config(config) {
         Some(TokenSource::File(path)) => {
             let root = &config.dir.value;
             if path.starts_with(root) && !path.starts_with(root.join(".git")) {
                 return Err(PublishError::MissingSetting {
+                    command: used_by.command(),
                     setting: "a Gitea token outside the learnings dir",
                     hint: format!(
                         "gitea.token_file {} is inside the learnings work tree, where it would be committed; move it out",
@@ -201,20 +238,27 @@ pub fn token_source(config: &Config) -> Result<TokenSource, PublishError> {
         None => {}
     }
     Err(PublishError::MissingSetting {
+        command: used_by.command(),
         setting: "a Gitea token",
-        hint: "set GITEA_TOKEN, or gitea.token_file or gitea.token_command in config.yaml \
-               (a token with the write:repository scope)"
-            .into(),
+        hint: format!(
+            "set GITEA_TOKEN, or gitea.token_file or gitea.token_command in config.yaml \
+             (a token with the scopes {})",
+            used_by.scopes().join(", ")
+        ),
     })
 }
 
 /// The Gitea server and repository, or which setting is missing.
-pub fn gitea_settings(config: &Config) -> Result<(String, RepoRef), PublishError> {
+pub fn gitea_settings(
+    config: &Config,
+    used_by: GiteaUse,
+) -> Result<(String, RepoRef), PublishError> {
     let url = config
         .gitea_url
         .as_ref()
         .map(|s| s.value.clone())
         .ok_or_else(|| PublishError::MissingSetting {
+            command: used_by.command(),
             setting: "gitea.url",
             hint: "set gitea.url in .git/learnsync/config.yaml (gitea: {url: https://git.example.com}) \
                    or LEARNSYNC_GITEA_URL"
@@ -225,6 +269,7 @@ pub fn gitea_settings(config: &Config) -> Result<(String, RepoRef), PublishError
         .as_ref()
         .map(|s| s.value.clone())
         .ok_or_else(|| PublishError::MissingSetting {
+            command: used_by.command(),
             setting: "gitea.repo",
             hint:
                 "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
@@ -288,7 +333,7 @@ pub fn render_dir(
 /// Cuts a learning page past [`limit::MAX_TEXT_BYTES`], linking the whole
 /// learning on the hub.
 fn cap_pages(site: &mut Site, learnings: &[crate::learning::Learning], config: &Config) {
-    let hub = gitea_settings(config)
+    let hub = gitea_settings(config, GiteaUse::Publish)
         .ok()
         .map(|(url, repo)| (url, repo.to_string()));
     for page in &mut site.pages {
@@ -319,8 +364,8 @@ pub fn publish(
     // Settings first: a missing one is reported before any work.
     let gitea = match options.target {
         Target::Gitea => {
-            let (url, repo) = gitea_settings(config)?;
-            let token = token_source(config)?.resolve()?;
+            let (url, repo) = gitea_settings(config, GiteaUse::Publish)?;
+            let token = token_source(config, GiteaUse::Publish)?.resolve()?;
             Some((url, repo, token))
         }
         Target::GitWiki => None,
@@ -332,6 +377,7 @@ pub fn publish(
                 .as_ref()
                 .map(|s| s.value.clone())
                 .ok_or_else(|| PublishError::MissingSetting {
+                    command: "publish",
                     setting: "wiki.git_url",
                     hint: "set wiki.git_url in .git/learnsync/config.yaml to the wiki's git URL \
                            (e.g. https://git.example.com/owner/repo.wiki.git)"

@@ -24,6 +24,7 @@ use crate::gitea::{
 };
 use crate::learning::{Learning, TrustLevel};
 use crate::problem::Problem;
+use crate::publish::GiteaUse;
 use crate::review::{
     self, Action, Candidate, CloseCause, Limits, OpenReview, PROBLEM_LABEL, Pulled, REVIEW_LABEL,
     Rejection, Review, SUPERSEDED_LABEL,
@@ -118,8 +119,8 @@ pub fn run(
     config: &Config,
     options: &ReviewOptions,
 ) -> Result<ReviewReport, ReviewError> {
-    let (url, repo_ref) = crate::publish::gitea_settings(config)?;
-    let token = crate::publish::token_source(config)?.resolve()?;
+    let (url, repo_ref) = crate::publish::gitea_settings(config, GiteaUse::Review)?;
+    let token = crate::publish::token_source(config, GiteaUse::Review)?.resolve()?;
     let hub_key = format!("{} {repo_ref}", url.trim().trim_end_matches('/'));
     let client = GiteaClient::new(&url, repo_ref, Some(token), options.client.clone())?;
     // The hub's main as it is now: a merge a person just made must not look
@@ -193,7 +194,7 @@ struct Open {
 impl Pass<'_> {
     /// Where a cut pull request body links the whole learning.
     fn full_text(&self, l: &crate::learning::Learning) -> crate::publish::limit::FullText {
-        let hub = crate::publish::gitea_settings(self.config).ok();
+        let hub = crate::publish::gitea_settings(self.config, GiteaUse::Review).ok();
         crate::publish::limit::FullText::of(
             &l.agent_id,
             &l.id,
@@ -1350,34 +1351,64 @@ fn describe(action: &Action) -> String {
     }
 }
 
-/// `doctor`'s check of the hub's `main` (when a Gitea hub is configured):
-/// asked of Gitea now, so it tells the truth before any review ran.
+/// `doctor`'s checks of the hub's Gitea (when one is configured), asked of
+/// Gitea now, so they tell the truth before any review ran: the token's
+/// scopes against what `publish` and `review` need, and `main`'s protection.
 pub fn protection_problems(config: &Config) -> Vec<Problem> {
-    let Ok((url, repo_ref)) = crate::publish::gitea_settings(config) else {
+    let Ok((url, repo_ref)) = crate::publish::gitea_settings(config, GiteaUse::Doctor) else {
         return Vec::new();
     };
     let shown = format!("{}/{repo_ref} main", url.trim_end_matches('/'));
-    let checked = (|| -> Result<Option<String>, ReviewError> {
-        let token = crate::publish::token_source(config)?.resolve()?;
+    let server = url.trim_end_matches('/').to_string();
+    let checked = (|| -> Result<(Vec<String>, Option<String>), ReviewError> {
+        let token = crate::publish::token_source(config, GiteaUse::Doctor)?.resolve()?;
         let client = GiteaClient::new(&url, repo_ref, Some(token), ClientOptions::default())?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| ReviewError::Other(e.to_string()))?;
-        Ok(runtime
-            .block_on(client.get_branch("main"))?
-            .and_then(|b| protection_warning(&b)))
+        runtime.block_on(async {
+            let scopes = client.token_scopes().await?;
+            let lacking = [GiteaUse::Publish, GiteaUse::Review]
+                .into_iter()
+                .filter_map(|used_by| scope_problem(&scopes, used_by))
+                .collect();
+            let protection = client
+                .get_branch("main")
+                .await?
+                .and_then(|b| protection_warning(&b));
+            Ok((lacking, protection))
+        })
     })();
     match checked {
-        Ok(warning) => warning
+        Ok((lacking, protection)) => lacking
             .into_iter()
-            .map(|w| Problem::new(&shown, w))
+            .map(|w| Problem::new(format!("{server} token"), w))
+            .chain(protection.map(|w| Problem::new(&shown, w)))
             .collect(),
         Err(e) => vec![Problem::new(
             &shown,
-            format!("could not check its protection: {e}"),
+            format!("could not check the token and main's protection: {e}"),
         )],
     }
+}
+
+/// What `used_by` cannot do with a token of `scopes`, for a person.
+fn scope_problem(scopes: &crate::gitea::TokenScopes, used_by: GiteaUse) -> Option<String> {
+    let missing = scopes.missing(used_by.scopes());
+    if missing.is_empty() {
+        return None;
+    }
+    let has = match scopes {
+        crate::gitea::TokenScopes::Known(have) if !have.is_empty() => have.join(", "),
+        _ => "none".into(),
+    };
+    Some(format!(
+        "the token lacks {} that `{}` needs (it has {has}); create a token with {}",
+        missing.join(", "),
+        used_by.command(),
+        used_by.scopes().join(", ")
+    ))
 }
 
 #[cfg(test)]

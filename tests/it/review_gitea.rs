@@ -995,3 +995,77 @@ fn gitea_refusing_a_text_as_too_long_is_reported_and_not_retried() {
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "proposed"), vec![id]);
 }
+
+/// `doctor` asks Gitea what the token may do (from Gitea's own refusal,
+/// reading only) and names what `publish` and `review` would lack.
+#[test]
+fn doctor_names_the_scopes_the_token_lacks_for_review_and_publish() {
+    let w = World::new();
+    let doctor = |token: &str| {
+        let out =
+            w.a.cmd(&["doctor"])
+                .env("GITEA_TOKEN", token)
+                .output()
+                .expect("doctor");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // write:repository only: enough to publish, not to review.
+    let said = doctor(crate::common::gitea_server::WRITE_TOKEN);
+    assert!(
+        said.contains("lacks write:issue, read:user that `review` needs (it has write:repository)"),
+        "{said}"
+    );
+    assert!(!said.contains("`publish` needs"), "{said}");
+    // read:repository only: neither.
+    let said = doctor(crate::common::gitea_server::READ_TOKEN);
+    assert!(
+        said.contains("lacks write:repository that `publish` needs"),
+        "{said}"
+    );
+    // The review token has what both need.
+    let said = doctor(BOT_TOKEN);
+    assert!(!said.contains("lacks"), "{said}");
+    let probes: Vec<_> = w
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path().ends_with("/notifications") || r.path().ends_with("/user"))
+        .collect();
+    assert!(!probes.is_empty());
+    assert!(
+        w.server
+            .writes()
+            .iter()
+            .all(|r| !r.path().contains("/issues")),
+        "doctor wrote"
+    );
+}
+
+/// Each command names itself and what it needs.
+#[test]
+fn review_without_gitea_settings_names_review_and_its_scopes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let a = Machine::new(tmp.path(), "a");
+    a.ok(&["init", "--agent", "a"]);
+    let out = a.cmd(&["review"]).output().expect("review");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains("review needs gitea.url"), "{err}");
+    assert!(!err.contains("publish"), "{err}");
+    let out = a
+        .cmd(&["review"])
+        .env("LEARNSYNC_GITEA_URL", "https://git.example")
+        .env("LEARNSYNC_GITEA_REPO", "team/learnings")
+        .env_remove("GITEA_TOKEN")
+        .output()
+        .expect("review");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("review needs a Gitea token"), "{err}");
+    assert!(
+        err.contains("write:repository, write:issue, read:user"),
+        "{err}"
+    );
+    let out = a.cmd(&["publish"]).output().expect("publish");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("publish needs gitea.url"), "{err}");
+}

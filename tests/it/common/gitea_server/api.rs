@@ -213,6 +213,26 @@ impl State {
                 _ => Response::empty(405),
             };
         }
+        // `GET /notifications` (read:notification) and `GET /user/orgs`
+        // (read:user and read:organization): the test server's user has no
+        // notifications and belongs to no organisation.
+        if rest == "notifications" || rest == "user/orgs" {
+            let categories: &[Category] = if rest == "notifications" {
+                &[Category::Notification]
+            } else {
+                &[Category::User, Category::Organization]
+            };
+            for &c in categories {
+                if let Err(response) = scope_check(c) {
+                    return response;
+                }
+            }
+            return match (req.method.as_str(), &user) {
+                ("GET", Some(_)) => Response::json(200, &json!([])),
+                ("GET", None) => self.error(401, "token is required"),
+                _ => Response::empty(405),
+            };
+        }
         let Some(repo_rest) = rest.strip_prefix("repos/") else {
             return self.not_found(&[]);
         };

@@ -79,6 +79,8 @@ pub enum Category {
     Repository,
     Issue,
     User,
+    Notification,
+    Organization,
 }
 
 impl Category {
@@ -87,6 +89,8 @@ impl Category {
             Category::Repository => "repository",
             Category::Issue => "issue",
             Category::User => "user",
+            Category::Notification => "notification",
+            Category::Organization => "organization",
         }
     }
 }
