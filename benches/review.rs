@@ -105,6 +105,7 @@ fn main() {
         wait: std::time::Duration::from_secs(30),
         watcher: None,
         stop: None,
+        progress: None,
     };
     learnsync::sync::run(&config, &sync).expect("sync");
     let sha = server.branch_sha("agents/bench").expect("pushed");

@@ -2,8 +2,18 @@
 //! step was skipped, 4 when another sync holds the lock.
 
 use super::{CliError, CliResult, Context, exit};
-use crate::sync::{SyncError, SyncOptions};
+use crate::sync::{Progress, SyncError, SyncOptions};
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// A step shown on the terminal once it has lasted this long: a quick
+/// cycle draws nothing.
+const PROGRESS_AFTER: Duration = Duration::from_millis(800);
+
+/// Exit code of a cycle stopped by Ctrl-C (128 + SIGINT, as shells expect).
+const INTERRUPTED: i32 = 130;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -28,14 +38,26 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ctx.config.home_agent.value
         ));
     }
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_ctrl_c(stop.clone());
+    let spinner = (!ctx.json && !ctx.quiet && std::io::stderr().is_terminal()).then(spinner);
     let options = SyncOptions {
         fetch: !args.no_fetch,
         push: !args.no_push,
         wait: Duration::from_secs(args.wait.unwrap_or(ctx.config.lock_wait_secs.value)),
         watcher: std::env::current_exe().ok(),
-        stop: None,
+        stop: Some(stop.clone()),
+        progress: spinner.clone().map(|bar| {
+            Progress(Arc::new(move |step: &str| {
+                bar.set_message(step.to_string());
+            }))
+        }),
     };
-    let report = crate::sync::run(&ctx.config, &options).map_err(|e| match e {
+    let result = crate::sync::run(&ctx.config, &options);
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    let report = result.map_err(|e| match e {
         SyncError::Busy(_) | SyncError::GitLockHeld(_) => CliError::new(exit::BUSY, e.to_string()),
         other => CliError::failure(other.to_string()),
     })?;
@@ -110,9 +132,70 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             });
         }
     }
+    if report.stopped || stop.load(Ordering::SeqCst) {
+        eprintln!(
+            "learnsync: interrupted: stopped at a safe point ({}); nothing is half-written, \
+             and the next `learnsync sync` finishes the cycle.",
+            if report.commit.is_some() {
+                "local work is committed; fetch, merge or push may be left"
+            } else {
+                "fetch, merge or push may be left"
+            }
+        );
+        return Ok(INTERRUPTED);
+    }
     Ok(if report.is_partial() {
         exit::PARTIAL
     } else {
         exit::OK
     })
+}
+
+/// A spinner on stderr naming the step under way, drawn only once a step
+/// has lasted [`PROGRESS_AFTER`].
+fn spinner() -> indicatif::ProgressBar {
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+        bar.set_style(style);
+    }
+    let shown = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(PROGRESS_AFTER);
+        if !shown.is_finished() {
+            shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            shown.enable_steady_tick(Duration::from_millis(120));
+        }
+    });
+    bar
+}
+
+/// The first Ctrl-C asks the cycle to stop at its next safe point (the
+/// git child a terminal's Ctrl-C also reaches ends its fetch or push, which
+/// the cycle reports and carries on from); a second one exits at once,
+/// which is safe too: the next sync finishes or rolls back (DESIGN §6).
+fn stop_on_ctrl_c(stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                return;
+            }
+            stop.store(true, Ordering::SeqCst);
+            eprintln!(
+                "learnsync: stopping at the next safe point (Ctrl-C again to stop at once)"
+            );
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!(
+                    "learnsync: stopped at once; the next `learnsync sync` finishes or rolls back this cycle"
+                );
+                std::process::exit(INTERRUPTED);
+            }
+        });
+    });
 }

@@ -230,6 +230,7 @@ fn sync_job(input: &JobInput) -> RunResult {
         wait: Duration::from_secs(config.lock_wait_secs.value),
         watcher: input.exe.clone(),
         stop: Some(input.stop.clone()),
+        progress: None,
     };
     let report = match crate::sync::run(config, &options) {
         Ok(report) => report,

@@ -167,6 +167,7 @@ pub fn run(
                     wait: std::time::Duration::from_secs(config.lock_wait_secs.value),
                     watcher: None,
                     stop: options.stop.clone(),
+                    progress: None,
                 },
             )?;
             report.sync = Some(sync);

@@ -63,9 +63,29 @@ pub struct SyncOptions {
     /// push) and says so in [`SyncReport::stopped`]; the next cycle does
     /// the rest.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Told each step that may take long as it starts (a fetch, the
+    /// merges, a push), for a progress line on a terminal.
+    pub progress: Option<Progress>,
+}
+
+/// What a caller shows of the steps of a cycle ([`SyncOptions::progress`]).
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
 }
 
 impl SyncOptions {
+    /// Says that `step` starts, to whoever shows progress.
+    pub fn step(&self, step: &str) {
+        if let Some(Progress(show)) = &self.progress {
+            show(step);
+        }
+    }
+
     /// The cycle was asked to stop at its next safe point.
     pub fn stopping(&self) -> bool {
         self.stop
@@ -221,6 +241,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .filter(|a| !a.full)
         .map(|a| a.paths.as_slice());
     lap.done("open, recover, ask the watcher");
+    options.step("committing local work");
     let outcome = commit_local(&repo, &dir, config, only)?;
     lap.done("commit local work");
     let scanned_all = only.is_none().then_some(outcome.scanned);
@@ -261,6 +282,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .problems
         .extend(crate::hub::read(&repo, &dir.state(), hub, None)?.problems);
     let end = repo.head_commit()?;
+    options.step("updating the search indexes");
     match indexed {
         Some(at) if at == end => {}
         Some(at) => update_indexes(&repo, config, &dir, at, end),

@@ -86,6 +86,7 @@ pub fn exchange(
                 break;
             }
             let mut lap = super::Lap::start();
+            options.step(&format!("fetching from {}", r.name));
             let fetched = repo.fetch(&r.name, auths.get(&r.name));
             lap.done(&format!("fetch {}", r.name));
             match fetched {
@@ -107,6 +108,7 @@ pub fn exchange(
         // The first push starts as soon as the merged head is in the ref:
         // git sends while the work tree and index are written.
         let first = first_push.map(|i| &remotes[i].name);
+        options.step("merging");
         merge_all(repo, dir, config, &heads, report, &mut || {
             if let Some(name) = first {
                 early = Some(repo.start_push(name, &branch, auths.get(name)));
@@ -143,6 +145,7 @@ pub fn exchange(
                     Some(p) => p,
                     None => repo.start_push(&r.name, &branch, auths.get(&r.name)),
                 };
+                options.step(&format!("pushing {branch} to {}", r.name));
                 if let Some(f) = before_push.take() {
                     f();
                     lap.done("  while pushing");

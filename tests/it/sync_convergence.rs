@@ -64,6 +64,7 @@ impl Clone {
             wait: Duration::from_secs(60),
             watcher: None,
             stop: None,
+            progress: None,
         };
         run(&self.config(), &options).map(|_| ())
     }

@@ -1136,3 +1136,118 @@ fn a_lock_a_running_git_holds_is_waited_for_and_then_named() {
     assert_eq!(report["inbox_learnings"], 1, "{report:#}");
     assert_eq!(report["stale_locks"].as_array().map(Vec::len), Some(0));
 }
+
+/// A machine whose only remote answers each request after `delay`.
+fn behind_a_slow_link(
+    tmp: &Path,
+    delay: std::time::Duration,
+) -> (Machine, common::git_http::GitHttpServer) {
+    let served = tmp.join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    bare(&served.join("hub.git"));
+    let server = common::git_http::GitHttpServer::start_slow(&served, None, delay);
+    let a = Machine::new(tmp, "a");
+    a.ok(&[
+        "init",
+        "--agent",
+        "claude",
+        "--remote",
+        &format!("hub={}", server.url("hub.git")),
+    ]);
+    (a, server)
+}
+
+/// Ctrl-C during a slow fetch: the cycle stops at its next safe point, says
+/// what it left and that the next sync finishes it (exit 130); the next
+/// sync does, and nothing was lost.
+#[test]
+fn ctrl_c_during_a_slow_fetch_stops_at_a_safe_point_and_the_next_sync_finishes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (a, server) = behind_a_slow_link(tmp.path(), std::time::Duration::from_millis(1000));
+    let id = add(&a, "survives an interrupted sync");
+    let child = a
+        .cmd(&["sync"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Wait for the fetch to be under way, then interrupt learnsync alone
+    // (its git child carries on, as after a SIGINT sent to one process).
+    let started = std::time::Instant::now();
+    while server.seen().is_empty() && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("stopping at the next safe point"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the next `learnsync sync` finishes"),
+        "{stderr}"
+    );
+    // The capture is committed, the tree is sound, and nothing reached the hub yet.
+    assert!(
+        a.git(&["ls-tree", "-r", "--name-only", "HEAD"])
+            .contains(&id)
+    );
+    assert_clean_and_sound(&a.dir, &a.home);
+    // The next sync finishes the cycle.
+    let out = a.run(&["sync"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pushed = common::git_in(
+        &tmp.path().join("served/hub.git"),
+        &a.home,
+        &["ls-tree", "-r", "--name-only", "agents/claude"],
+    );
+    assert!(pushed.contains(&id), "{pushed}");
+}
+
+/// A slow step shows what it is on a terminal, and nothing when stderr is
+/// not one.
+#[test]
+fn a_slow_fetch_shows_progress_on_a_terminal_only() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (a, _server) = behind_a_slow_link(tmp.path(), std::time::Duration::from_millis(1000));
+    add(&a, "waits on a slow link");
+    // Not a terminal: no progress line.
+    let out = a.run(&["sync"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("fetching from"), "{stderr}");
+    // A terminal (script(1) gives the process a pty): the step is named.
+    add(&a, "and again");
+    let inner = a.cmd(&["sync"]);
+    let line = format!("{} sync", common::bin().display());
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &line, "/dev/null"]);
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    let out = c
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(shown.contains("fetching from hub"), "{shown}");
+}

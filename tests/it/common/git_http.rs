@@ -25,6 +25,16 @@ pub struct GitHttpServer {
 impl GitHttpServer {
     /// Serves every repository under `root`; pushes allowed.
     pub fn start(root: &Path, token: Option<&str>) -> GitHttpServer {
+        Self::start_slow(root, token, std::time::Duration::ZERO)
+    }
+
+    /// [`GitHttpServer::start`], answering each request only after `delay`:
+    /// a remote across a slow link.
+    pub fn start_slow(
+        root: &Path,
+        token: Option<&str>,
+        delay: std::time::Duration,
+    ) -> GitHttpServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -42,6 +52,7 @@ impl GitHttpServer {
                     let Some(req) = http::read_request(&mut stream) else {
                         return;
                     };
+                    std::thread::sleep(delay);
                     if let Ok(mut log) = log.lock() {
                         log.push(Seen {
                             path: req.path().to_string(),
