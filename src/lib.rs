@@ -23,6 +23,7 @@ pub mod problem;
 pub mod redact;
 pub mod retry;
 pub mod review;
+pub mod risk;
 pub mod schedule;
 pub mod shell;
 pub mod timestamp;
@@ -39,6 +40,7 @@ pub mod watch;
 // workflows
 pub mod capture;
 pub mod daemon;
+pub mod export;
 pub mod health;
 pub mod hooks;
 pub mod hub;

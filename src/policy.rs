@@ -52,13 +52,53 @@ impl Default for WikiPolicy {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// What `learnsync export` writes into agents' instruction files and skills.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExportPolicy {
+    /// The most characters one exported block (or one skill set) holds:
+    /// context files cost every session steps, so they stay small.
+    pub max_chars: usize,
+}
+
+impl Default for ExportPolicy {
+    fn default() -> Self {
+        ExportPolicy { max_chars: 6000 }
+    }
+}
+
+/// Days without an event after which a learning is stale (DESIGN §9.1).
+pub const DEFAULT_STALE_AFTER_DAYS: u64 = 90;
+
+fn default_stale_after_days() -> u64 {
+    DEFAULT_STALE_AFTER_DAYS
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Policy {
     pub trust: TrustPolicy,
     /// Gitea users whose merge of a review PR counts (empty: anyone who can merge).
     pub reviewers: Vec<String>,
     pub wiki: WikiPolicy,
+    /// A learning with no event for this many days (from its latest event,
+    /// or its capture) leaves the session block, prompt suggestions and
+    /// exports until its next event (§9.1).
+    #[serde(default = "default_stale_after_days")]
+    pub stale_after_days: u64,
+    pub export: ExportPolicy,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            trust: TrustPolicy::default(),
+            reviewers: Vec::new(),
+            wiki: WikiPolicy::default(),
+            stale_after_days: DEFAULT_STALE_AFTER_DAYS,
+            export: ExportPolicy::default(),
+        }
+    }
 }
 
 impl Policy {
@@ -110,7 +150,12 @@ impl Policy {
              reviewers: []\n\
              wiki:\n\
              \x20 page_prefix: {}\n\
-             \x20 keyword_index_min: {}\n",
+             \x20 keyword_index_min: {}\n\
+             # Days without an event after which a learning leaves session blocks, prompt suggestions and exports.\n\
+             stale_after_days: {}\n\
+             export:\n\
+             \x20 # The most characters one exported block or skill set holds.\n\
+             \x20 max_chars: {}\n",
             t.l2_min_effective,
             t.l2_min_agents,
             t.l2_min_success_rate,
@@ -118,6 +163,8 @@ impl Policy {
             t.demote_below_success_rate,
             w.page_prefix,
             w.keyword_index_min,
+            DEFAULT_STALE_AFTER_DAYS,
+            ExportPolicy::default().max_chars,
         )
     }
 }

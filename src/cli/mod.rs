@@ -10,6 +10,7 @@ mod config;
 mod context;
 mod daemon;
 mod doctor;
+mod export;
 mod hooks;
 mod init;
 mod kg;
@@ -108,6 +109,9 @@ pub enum Command {
     Query(query::Args),
     /// The markdown block of learnings a session starts with.
     Context(context::Args),
+    /// Write trusted learnings into an agent's instruction file (AGENTS.md,
+    /// CLAUDE.md, Copilot, Cursor) or skills dir, between markers.
+    Export(export::Args),
     /// The knowledge graph (`kg/*.md`): `kg check` reports broken files.
     Kg(kg::Args),
     /// Run sync, review and publish on their schedules (`--check` lists
@@ -368,6 +372,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Query(args) => query::run(&ctx, args),
         Command::Context(args) => context::run(&ctx, args),
         Command::Kg(args) => kg::run(&ctx, args),
+        Command::Export(args) => export::run(&ctx, args),
         Command::Daemon(args) => daemon::run(&ctx, args),
         Command::Capture(_) | Command::Hooks(_) | Command::Completions(_) | Command::Man => Err(
             CliError::failure("internal: dispatched before the config load"),

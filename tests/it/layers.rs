@@ -36,6 +36,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("retry", Layer::Core),
     ("fault", Layer::Core),
     ("shell", Layer::Core),
+    ("risk", Layer::Core),
     // Edges: one kind of I/O each.
     ("repo", Layer::Edge),
     ("store", Layer::Edge),
@@ -55,6 +56,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("search", Layer::Workflow),
     ("reviewing", Layer::Workflow),
     ("daemon", Layer::Workflow),
+    ("export", Layer::Workflow),
     // The command line: parse, call, print.
     ("cli", Layer::Cli),
 ];
