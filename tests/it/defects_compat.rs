@@ -1,0 +1,122 @@
+//! Compatibility with terraphim's conventions and with Codex's hooks, as a
+//! user meets them: a terraphim `verify_pattern` regex, `wiki_page_name`
+//! after publishing trust, terraphim's knowledge-graph metadata lines, an
+//! existing terraphim store at `init`, and Codex's output header in a
+//! captured failure.
+
+use crate::common;
+
+use common::{Sandbox, json};
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/payloads")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Runs `learnsync capture` with `stdin` piped in, as a hook does.
+fn capture(sb: &Sandbox, stdin: &str) -> Output {
+    let mut child = sb
+        .cmd(&["capture"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn learnsync capture");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write payload");
+    drop(input);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    out
+}
+
+fn sync(sb: &Sandbox) {
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+}
+
+fn learnings(sb: &Sandbox) -> Vec<Value> {
+    match json(&sb.ok(&["list", "--json"])) {
+        Value::Array(items) => items,
+        other => panic!("list --json is not an array: {other}"),
+    }
+}
+
+fn events_text(sb: &Sandbox) -> String {
+    let mut text = String::new();
+    for agent in std::fs::read_dir(sb.dir().join("events"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for month in std::fs::read_dir(agent.path())
+            .expect("events dir")
+            .flatten()
+        {
+            text.push_str(&std::fs::read_to_string(month.path()).expect("events file"));
+        }
+    }
+    text
+}
+
+#[test]
+fn a_repeated_codex_failure_is_recognised_as_the_same_one() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    let first = fixture("codex_post_tool_use_unified_exec.json");
+    capture(&sb, &first);
+    sync(&sb);
+    // The same failure a turn later: Codex gives it another chunk id and
+    // wall time.
+    let again = first
+        .replace("Chunk ID: 61b1", "Chunk ID: 7c02")
+        .replace("Wall time: 0.4127", "Wall time: 0.3981")
+        .replace("\"turn_id\": \"12\"", "\"turn_id\": \"13\"");
+    assert_ne!(again, first);
+    capture(&sb, &again);
+    sync(&sb);
+
+    let items = learnings(&sb);
+    assert_eq!(items.len(), 1, "a repeat is not a new learning: {items:#?}");
+    let l = &items[0];
+    assert_eq!(
+        l["title"], "`npm run deploy` failed: npm error Missing script: \"deploy\"",
+        "{l:#?}"
+    );
+    let error = l["error_context"].as_str().expect("error_context");
+    assert!(error.starts_with("npm error Missing script"), "{error}");
+    for header in [
+        "Chunk ID",
+        "Wall time",
+        "Process exited",
+        "Original token count",
+        "Output:",
+    ] {
+        assert!(!error.contains(header), "{header} kept in {error:?}");
+    }
+    assert_eq!(l["exit_code"], 1);
+    let id = l["id"].as_str().expect("id");
+    let events = events_text(&sb);
+    assert!(
+        events.contains(id) && events.contains("\"outcome\":\"recurred\""),
+        "the repeat is recorded as a recurrence: {events}"
+    );
+}
+
+#[test]
+fn codex_exec_tool_failures_lose_their_header_too() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    capture(&sb, &fixture("codex_post_tool_use_exit_header.json"));
+    sync(&sb);
+    let items = learnings(&sb);
+    assert_eq!(items.len(), 1, "{items:#?}");
+    let error = items[0]["error_context"].as_str().expect("error_context");
+    assert!(error.starts_with("error: the lock file"), "{error}");
+    assert_eq!(items[0]["exit_code"], 101);
+}
