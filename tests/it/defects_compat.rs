@@ -120,3 +120,98 @@ fn codex_exec_tool_failures_lose_their_header_too() {
     assert!(error.starts_with("error: the lock file"), "{error}");
     assert_eq!(items[0]["exit_code"], 101);
 }
+
+/// A Claude Code PreToolUse payload for a Bash command.
+fn pre_tool_use(command: &str) -> String {
+    serde_json::json!({
+        "session_id": "s-verify",
+        "cwd": "/home/dev/shop",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+    .to_string()
+}
+
+/// The warning a PreToolUse capture printed, if any.
+fn warning(out: &Output) -> Option<String> {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if stdout.trim().is_empty() {
+        return None;
+    }
+    let v = json(&stdout);
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .map(str::to_string)
+}
+
+/// A learning file as terraphim_agent writes it, with its `verify_pattern`.
+fn terraphim_learning(id: &str, command: &str, pattern: &str, correction: &str) -> String {
+    format!(
+        "---\nid: {id}\ntitle: Do not force-push\nagent_id: laptop\ncaptured_at: 2026-08-15T12:00:00+00:00\nupdated_at: 2026-08-15T12:00:00+00:00\ntrust_level: L1\nsource: BashHook\nkeywords: [git]\nverify_pattern: '{pattern}'\noriginal_command: {command}\ncorrection: {correction}\nwiki_page_name: null\n---\n\nForce-pushing rewrites shared history.\n"
+    )
+}
+
+#[test]
+fn a_terraphim_verify_pattern_is_read_as_a_regex_and_a_bad_one_is_reported() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    let regex_id = "learning-00000000000000000000000000000a11-1780000000000";
+    let broken_id = "learning-00000000000000000000000000000b22-1780000000000";
+    let folder = sb.dir().join("laptop");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(
+        folder.join(format!("{regex_id}.md")),
+        terraphim_learning(
+            regex_id,
+            "git push -f origin release",
+            "^git push (-f|--force) .*",
+            "git push --force-with-lease",
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        folder.join(format!("{broken_id}.md")),
+        terraphim_learning(
+            broken_id,
+            "npm publish",
+            "^npm (publish",
+            "npm publish --otp $CODE",
+        ),
+    )
+    .expect("write");
+    sync(&sb);
+
+    // Not its original command, but what its regex describes.
+    let out = capture(&sb, &pre_tool_use("git push --force origin main"));
+    let said = warning(&out).expect("a warning from the regex");
+    assert!(said.contains("git push --force-with-lease"), "{said}");
+    assert!(said.contains(regex_id), "{said}");
+    // The correction itself is not warned about, nor an unrelated command.
+    let out = capture(
+        &sb,
+        &pre_tool_use("git push --force-with-lease origin main"),
+    );
+    assert_eq!(warning(&out), None);
+    let out = capture(&sb, &pre_tool_use("echo git push -f x"));
+    assert_eq!(warning(&out), None, "the regex is anchored");
+
+    // A pattern that is not a regex: the learning still warns on its own
+    // command, and doctor names the file and the pattern.
+    let out = capture(&sb, &pre_tool_use("npm publish"));
+    let said = warning(&out).expect("a warning from the command");
+    assert!(said.contains(broken_id), "{said}");
+    let doctor = sb.run(&["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains(&format!(
+            "laptop/{broken_id}.md: verify_pattern \"^npm (publish\" is not a regex"
+        )),
+        "{report}"
+    );
+    assert!(
+        !report.contains(regex_id),
+        "a good regex is no problem: {report}"
+    );
+}
