@@ -2,7 +2,8 @@
 //! unreadable learnings and event lines, set-aside inbox files, the branch,
 //! the git binary sync needs, git lock files (live or left by a dead
 //! process), an interrupted cycle, wiki templates whose pages would not
-//! render as meant and `verify_pattern`s that are not usable regexes; and `status`: the dir, its learnings, the last sync and
+//! render as meant, `verify_pattern`s that are not usable regexes and what
+//! `kg check` reports; and `status`: the dir, its learnings, the last sync and
 //! each daemon job's last run, last success, next run and failures (from
 //! the daemon's records, whether or not it runs). The command line only
 //! prints what this returns.
@@ -86,6 +87,10 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
             path: l.path.clone(),
             message,
         })
+    }));
+    problems.extend(crate::search::check_kg(dir).into_iter().map(|p| Problem {
+        path: p.location(),
+        message: p.message,
     }));
     let repo = Repo::open(&dir.root)?;
     let want = crate::paths::agent_branch(&config.home_agent.value);

@@ -215,3 +215,38 @@ fn a_terraphim_verify_pattern_is_read_as_a_regex_and_a_bad_one_is_reported() {
         "a good regex is no problem: {report}"
     );
 }
+
+/// A concept file as terraphim documents them.
+const CONSENSUS: &str = "# Consensus\n\nsynonyms:: consensus algorithm, leader election\nType: Concept\nDomain: distributed systems\nRelated: raft, paxos\n";
+
+#[test]
+fn terraphim_kg_metadata_passes_kg_check_and_doctor_reports_what_kg_check_does() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    let kg = sb.dir().join("kg");
+    std::fs::create_dir_all(&kg).expect("mkdir");
+    std::fs::write(kg.join("consensus.md"), CONSENSUS).expect("write");
+    std::fs::write(kg.join("raft.md"), "synonyms:: raft log\n").expect("write");
+    sync(&sb);
+    let out = sb.ok(&["kg", "check"]);
+    assert_eq!(out, "2 concept(s), 0 problem(s)\n");
+    let checked = json(&sb.ok(&["--json", "kg", "check"]));
+    assert_eq!(checked["problems"], serde_json::json!([]));
+    sb.ok(&["doctor"]);
+
+    // A real mistake: kg check and doctor say the same.
+    std::fs::write(kg.join("paxos.md"), "synonyms: multi-paxos\n").expect("write");
+    let check = sb.run(&["kg", "check"]);
+    assert_eq!(check.status.code(), Some(1));
+    let line = "kg/paxos.md:1: `synonyms:` needs two colons: `synonyms:: a, b, c`";
+    assert!(
+        String::from_utf8_lossy(&check.stdout).contains(line),
+        "{check:?}"
+    );
+    let doctor = sb.run(&["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains(line),
+        "{doctor:?}"
+    );
+}
