@@ -216,6 +216,71 @@ fn a_terraphim_verify_pattern_is_read_as_a_regex_and_a_bad_one_is_reported() {
     );
 }
 
+#[test]
+fn a_learning_names_its_wiki_page_while_it_is_published() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "a"]);
+    let wiki = sb.tmp.path().join("docs.wiki.git");
+    std::fs::create_dir_all(&wiki).expect("mkdir");
+    common::git_in(
+        &wiki,
+        &sb.home(),
+        &["init", "--quiet", "--bare", "--initial-branch=main"],
+    );
+    std::fs::write(
+        sb.dir().join(".git/learnsync/config.yaml"),
+        format!("agent: a\nwiki:\n  git_url: {}\n", wiki.display()),
+    )
+    .expect("config");
+    let id = sb
+        .ok(&[
+            "add",
+            "--title",
+            "Use --force-with-lease",
+            "--correction",
+            "git push --force-with-lease",
+        ])
+        .trim()
+        .to_string();
+    sync(&sb);
+    let file = || std::fs::read_to_string(sb.dir().join(format!("a/{id}.md"))).expect("file");
+    assert!(file().contains("\nwiki_page_name: null\n"), "{}", file());
+
+    for agent in ["a", "b", "a"] {
+        sb.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
+    }
+    sync(&sb);
+    let name = "Learning%3A+Use+--force-with-lease.-";
+    assert!(
+        file().contains(&format!("\nwiki_page_name: \"{name}\"\n")),
+        "{}",
+        file()
+    );
+    assert!(file().contains("\ntrust_level: L2\n"));
+    // The name is the one the page is published under.
+    let report = json(&sb.ok(&["publish", "--target", "git-wiki", "--json"]));
+    let page = report["pages"]
+        .as_array()
+        .expect("pages")
+        .iter()
+        .find(|p| p["key"] == id.as_str())
+        .unwrap_or_else(|| panic!("no page for {id}: {report:#}"));
+    assert_eq!(page["sub_url"], name);
+    assert_eq!(
+        json(&sb.ok(&["show", &id, "--json"]))["wiki_page_name"],
+        name
+    );
+
+    // Demoted: no longer published, no page name.
+    for _ in 0..8 {
+        sb.ok(&["--agent", "b", "apply", &id, "--outcome", "ineffective"]);
+    }
+    sync(&sb);
+    assert!(file().contains("\ntrust_level: L1\n"), "{}", file());
+    assert!(file().contains("\nwiki_page_name: null\n"), "{}", file());
+    common::assert_clean_and_sound(&sb.dir(), &sb.home());
+}
+
 /// A concept file as terraphim documents them.
 const CONSENSUS: &str = "# Consensus\n\nsynonyms:: consensus algorithm, leader election\nType: Concept\nDomain: distributed systems\nRelated: raft, paxos\n";
 
