@@ -315,3 +315,118 @@ fn terraphim_kg_metadata_passes_kg_check_and_doctor_reports_what_kg_check_does()
         "{doctor:?}"
     );
 }
+
+/// A terraphim store holding one learning, at `dir`.
+fn terraphim_store(dir: &std::path::Path) {
+    let id = "learning-00000000000000000000000000000c33-1780000000000";
+    std::fs::create_dir_all(dir.join("claude")).expect("mkdir");
+    std::fs::write(
+        dir.join(format!("claude/{id}.md")),
+        terraphim_learning(
+            id,
+            "git push -f",
+            "git push -f",
+            "git push --force-with-lease",
+        )
+        .replace("agent_id: laptop", "agent_id: claude"),
+    )
+    .expect("write");
+}
+
+#[test]
+fn init_names_an_existing_terraphim_store_and_how_to_adopt_it() {
+    let sb = Sandbox::new();
+    let data = sb.tmp.path().join("xdg-data");
+    terraphim_store(&data.join("terraphim/learnings"));
+    let out = sb
+        .cmd(&["init", "--agent", "laptop"])
+        .env("XDG_DATA_HOME", &data)
+        .env_remove("TERRAPHIM_DEFAULT_DATA_PATH")
+        .output()
+        .expect("init");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let store = data.join("terraphim/learnings");
+    let command = format!("learnsync --dir {} --agent laptop init", store.display());
+    assert!(
+        stderr.contains(&format!("{} holds terraphim learnings", store.display()))
+            && stderr.contains(&command),
+        "{stderr}"
+    );
+    // The command does what it says.
+    let adopted = sb
+        .cmd(&[
+            "--dir",
+            &store.to_string_lossy(),
+            "--agent",
+            "laptop",
+            "init",
+        ])
+        .env("XDG_DATA_HOME", &data)
+        .output()
+        .expect("adopt");
+    assert!(adopted.status.success(), "{adopted:?}");
+    assert!(
+        String::from_utf8_lossy(&adopted.stdout).contains("1 learning(s)"),
+        "{adopted:?}"
+    );
+
+    // `~/.local/share` by default, TERRAPHIM_DEFAULT_DATA_PATH and the
+    // project's `.terraphim/learnings` too.
+    for case in ["home", "env", "project"] {
+        let other = Sandbox::new();
+        let project = other.tmp.path().join("project");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        let data_path = other.tmp.path().join("terraphim-data");
+        let store = match case {
+            "home" => other.home().join(".local/share/terraphim/learnings"),
+            "env" => data_path.join("learnings"),
+            _ => project.join(".terraphim/learnings"),
+        };
+        terraphim_store(&store);
+        let out = other
+            .cmd(&["init"])
+            .env("TERRAPHIM_DEFAULT_DATA_PATH", &data_path)
+            .current_dir(&project)
+            .output()
+            .expect("init");
+        assert!(out.status.success(), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{} holds terraphim learnings", store.display()))
+                && stderr.contains(&format!("learnsync --dir {} init", store.display())),
+            "{case}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn init_says_nothing_when_there_is_no_terraphim_store_or_it_adopts_one() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.home().join(".local/share/terraphim/learnings/claude"))
+        .expect("an empty store");
+    let out = sb
+        .cmd(&["init"])
+        .env_remove("TERRAPHIM_DEFAULT_DATA_PATH")
+        .output()
+        .expect("init");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+
+    let other = Sandbox::new();
+    let store = other.home().join(".local/share/terraphim/learnings");
+    terraphim_store(&store);
+    let out = other
+        .cmd(&["init"])
+        .env("TERRAPHIM_LEARNINGS_DIR", &store)
+        .env_remove("LEARNSYNC_DIR")
+        .env_remove("TERRAPHIM_DEFAULT_DATA_PATH")
+        .output()
+        .expect("init");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "it adopted it");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("Adopted"),
+        "{out:?}"
+    );
+}
