@@ -301,9 +301,7 @@ impl CaptureIndex {
         self.patterns
             .iter()
             .filter(|p| follows(&p.advice))
-            .find(|p| {
-                shell::VerifyPattern::compile(&p.pattern).is_ok_and(|v| v.matches_any(&candidates))
-            })
+            .find(|p| shell::command_matches(&p.pattern, &candidates))
             .map(|p| &p.advice)
     }
 }

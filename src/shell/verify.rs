@@ -107,6 +107,55 @@ impl VerifyPattern {
     }
 }
 
+/// Whether a command, given as `candidates` (its normal form and the normal
+/// forms of its chain's parts), matches `pattern`; a pattern that cannot be
+/// used matches nothing. A regex is compiled only when every candidate
+/// could match it: one that must start with a literal (`^git push (…)`
+/// needs `git push `) is skipped without compiling when no candidate holds
+/// that literal, which is most of them for most commands.
+pub fn command_matches(pattern: &str, candidates: &[String]) -> bool {
+    let pattern = pattern.trim();
+    if pattern_kind(pattern) == PatternKind::Regex
+        && let Some(literal) = leading_literal(pattern)
+        && !candidates.iter().any(|c| c.contains(literal))
+    {
+        return false;
+    }
+    VerifyPattern::compile(pattern).is_ok_and(|p| p.matches_any(candidates))
+}
+
+/// The literal every match of `regex` contains: the run of plain characters
+/// it starts with (after `^`), without a last one a quantifier makes
+/// optional. `None` when there is none or a top-level `|` makes it optional.
+fn leading_literal(regex: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut escaped = false;
+    for c in regex.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    let body = regex.strip_prefix('^').unwrap_or(regex);
+    const SPECIAL: &[char] = &[
+        '\\', '.', '[', ']', '(', ')', '{', '}', '*', '+', '?', '|', '^', '$',
+    ];
+    let end = body.find(SPECIAL).unwrap_or(body.len());
+    let mut literal = &body[..end];
+    if body[end..].starts_with(['*', '?', '{']) {
+        // `ab*`: the `b` may be absent.
+        literal = match literal.char_indices().last() {
+            Some((i, _)) => &literal[..i],
+            None => literal,
+        };
+    }
+    (!literal.is_empty()).then_some(literal)
+}
+
 /// Why `pattern` cannot be used, if it cannot: what `doctor` reports.
 pub fn pattern_problem(pattern: &str) -> Option<String> {
     VerifyPattern::compile(pattern).err()
@@ -169,6 +218,30 @@ mod tests {
         assert!(matches("git push --force", "git push --force origin"));
         assert!(!matches("git push --force", "git push --force-with-lease"));
         assert!(matches("npm  publish", "npm publish"));
+    }
+
+    #[test]
+    fn a_regex_is_skipped_uncompiled_only_when_it_cannot_match() {
+        for (regex, literal) in [
+            ("^git push (-f|--force) .*", Some("git push ")),
+            (r"^git push (-f|--force)\b", Some("git push ")),
+            ("npm publish$", Some("npm publish")),
+            ("ab*c", Some("a")),
+            ("rm -rf? /", Some("rm -r")),
+            ("a{2}", None),
+            ("^(git|hg) push", None),
+            ("git push|hg push", None),
+            ("(?i)^GIT PUSH", None),
+            (".*force", None),
+        ] {
+            assert_eq!(leading_literal(regex), literal, "{regex}");
+        }
+        let candidates = vec![normalise_command("git push --force origin")];
+        assert!(command_matches("^git push (-f|--force) .*", &candidates));
+        assert!(!command_matches("^npm (publish|pack)", &candidates));
+        assert!(command_matches("(?i)^GIT PUSH", &candidates));
+        assert!(!command_matches("^git push (-f", &candidates), "unusable");
+        assert!(command_matches("git push --force*", &candidates));
     }
 
     #[test]
