@@ -37,7 +37,7 @@
 
 use learnsync::event::{self, Event, Outcome};
 use learnsync::learning::Learning;
-use learnsync::policy::{POLICY_PATH, Policy, TrustPolicy};
+use learnsync::policy::{POLICY_PATH, Policy};
 use learnsync::timestamp::Timestamp;
 use learnsync::trust;
 use std::collections::{BTreeMap, BTreeSet};
@@ -251,7 +251,7 @@ fn files(events: &[&Event]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn derived(l: &Learning, events: &[&Event], policy: &TrustPolicy) -> String {
+fn derived(l: &Learning, events: &[&Event], policy: &Policy) -> String {
     let mut l = l.clone();
     let d = trust::derive(&l, events, &[], policy);
     trust::apply(&mut l, d);
@@ -290,7 +290,7 @@ impl<W: Write> Stream<W> {
 fn main() {
     let args = parse_args();
     let policy_text = std::fs::read_to_string(&args.policy).expect("read the policy file");
-    let policy = Policy::parse(&policy_text).expect("parse the policy").trust;
+    let policy = Policy::parse(&policy_text).expect("parse the policy");
 
     let started = std::time::Instant::now();
     let (learnings, events) = base(&args);
@@ -371,7 +371,7 @@ fn branches_add<W: Write>(
     learnings: &[Learning],
     events: &[Event],
     base_by: &BTreeMap<&str, Vec<&Event>>,
-    policy: &TrustPolicy,
+    policy: &Policy,
 ) {
     // The base commit is the current agents/hub.
     let base_ref = "refs/heads/agents/hub";
@@ -438,7 +438,7 @@ fn branches_apply<W: Write>(
     learnings: &[Learning],
     events: &[Event],
     base_by: &BTreeMap<&str, Vec<&Event>>,
-    policy: &TrustPolicy,
+    policy: &Policy,
 ) {
     let base_ref = "refs/heads/agents/hub";
     let all_base: Vec<&Event> = events.iter().collect();

@@ -1,8 +1,9 @@
 //! Everything `learnsync doctor` reports, found without changing anything:
 //! unreadable learnings and event lines, set-aside inbox files, the branch,
 //! the git binary sync needs, git lock files (live or left by a dead
-//! process), an interrupted cycle, and wiki templates whose pages would not
-//! render as meant; and `status`: the dir, its learnings, the last sync and
+//! process), an interrupted cycle, wiki templates whose pages would not
+//! render as meant, `verify_pattern`s that are not usable regexes and what
+//! `kg check` reports; and `status`: the dir, its learnings, the last sync and
 //! each daemon job's last run, last success, next run and failures (from
 //! the daemon's records, whether or not it runs). The command line only
 //! prints what this returns.
@@ -78,7 +79,19 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
 
 /// Every problem found in `dir`.
 pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate::repo::GitError> {
-    let mut problems: Vec<Problem> = crate::view::load(dir, config).problems;
+    let view = crate::view::load(dir, config);
+    let mut problems: Vec<Problem> = view.problems;
+    problems.extend(view.learnings.iter().filter_map(|l| {
+        let pattern = l.learning.verify_pattern.as_deref()?;
+        crate::shell::pattern_problem(pattern).map(|message| Problem {
+            path: l.path.clone(),
+            message,
+        })
+    }));
+    problems.extend(crate::search::check_kg(dir).into_iter().map(|p| Problem {
+        path: p.location(),
+        message: p.message,
+    }));
     let repo = Repo::open(&dir.root)?;
     let want = crate::paths::agent_branch(&config.home_agent.value);
     match repo.head_branch()? {

@@ -6,7 +6,7 @@ use crate::config::{Config, Env, FileConfig, Flags};
 use crate::policy::{POLICY_PATH, Policy};
 use crate::repo::{GitError, Repo};
 use crate::store::{LearningsDir, Problem};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -45,6 +45,17 @@ pub struct Initialised {
     pub problems: Vec<Problem>,
     pub redacted: Vec<String>,
     pub adopted: bool,
+    /// terraphim stores with learnings elsewhere on this machine, when this
+    /// `init` created a new dir instead of adopting one of them.
+    pub terraphim_elsewhere: Vec<TerraphimStore>,
+}
+
+/// An existing terraphim learnings store, and how to adopt it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerraphimStore {
+    pub path: PathBuf,
+    /// The command that adopts it (`learnsync --dir <path> init`).
+    pub adopt: String,
 }
 
 /// Creates or adopts `root` for the home agent `home`.
@@ -131,13 +142,169 @@ pub fn init(
     };
     let (commit, redacted) = crate::sync::commit_as_is(&repo, &dir, message, &config)?;
     let scan = dir.scan();
+    let terraphim_elsewhere = if had_files {
+        Vec::new()
+    } else {
+        terraphim_stores_besides(root, &TerraphimPlaces::of_process(env), flags)
+    };
     Ok(Initialised {
         commit: commit.map(|c| c.to_string()),
         learnings: scan.learnings.len(),
         problems: scan.problems,
         redacted,
         adopted: had_files,
+        terraphim_elsewhere,
     })
+}
+
+/// Where terraphim_agent keeps learnings: `TERRAPHIM_LEARNINGS_DIR`,
+/// `TERRAPHIM_DEFAULT_DATA_PATH`, the project's `<cwd>/.terraphim/learnings`
+/// and the platform data dir's `terraphim/learnings`.
+#[derive(Debug, Clone, Default)]
+pub struct TerraphimPlaces {
+    pub learnings_dir: Option<PathBuf>,
+    pub default_data_path: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
+    /// The platform data dir (`$XDG_DATA_HOME`, else `~/.local/share`; on
+    /// macOS `~/Library/Application Support`).
+    pub data_dir: Option<PathBuf>,
+}
+
+impl TerraphimPlaces {
+    /// The places as this process sees them.
+    pub fn of_process(env: &Env) -> TerraphimPlaces {
+        let home = env.home.as_deref().map(Path::new);
+        let data_dir = if cfg!(target_os = "macos") {
+            home.map(|h| h.join("Library/Application Support"))
+        } else {
+            match (&env.xdg_data_home, home) {
+                (Some(x), _) => Some(PathBuf::from(x)),
+                (None, Some(h)) => Some(h.join(".local/share")),
+                (None, None) => None,
+            }
+        };
+        TerraphimPlaces {
+            learnings_dir: env.terraphim_dir.as_deref().map(PathBuf::from),
+            default_data_path: std::env::var_os("TERRAPHIM_DEFAULT_DATA_PATH")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            cwd: std::env::current_dir().ok(),
+            data_dir,
+        }
+    }
+
+    /// The dirs to look in, most specific first. `TERRAPHIM_DEFAULT_DATA_PATH`
+    /// is terraphim's data root in some versions and its learnings dir in
+    /// others: both are looked at.
+    pub fn candidates(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        out.extend(self.learnings_dir.clone());
+        if let Some(d) = &self.default_data_path {
+            out.push(d.clone());
+            out.push(d.join("learnings"));
+        }
+        out.extend(self.cwd.as_ref().map(|c| c.join(".terraphim/learnings")));
+        out.extend(
+            self.data_dir
+                .as_ref()
+                .map(|d| d.join("terraphim/learnings")),
+        );
+        out
+    }
+}
+
+/// The terraphim stores among `places` that hold learnings, other than
+/// `root`, each with the command that adopts it.
+pub fn terraphim_stores_besides(
+    root: &Path,
+    places: &TerraphimPlaces,
+    flags: &Flags,
+) -> Vec<TerraphimStore> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    let mut found: Vec<TerraphimStore> = Vec::new();
+    for path in places.candidates() {
+        if same(&path, root)
+            || found.iter().any(|f| same(&f.path, &path))
+            || !holds_learnings(&path)
+        {
+            continue;
+        }
+        let agent = flags
+            .agent
+            .as_deref()
+            .map(|a| format!(" --agent {}", crate::hooks::shell_quote(a)))
+            .unwrap_or_default();
+        let adopt = format!(
+            "learnsync --dir {}{agent} init",
+            crate::hooks::shell_quote(&path.to_string_lossy())
+        );
+        found.push(TerraphimStore { path, adopt });
+    }
+    found
+}
+
+/// Files looked at, at most, to tell whether a dir holds learnings.
+const LOOK_AT_FILES: usize = 256;
+
+/// Whether `dir` (or one of its agent folders) holds a `*.md` file with
+/// learning frontmatter: `---`, then an `id:` key before the closing `---`.
+fn holds_learnings(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut looked = 0;
+    let mut folders = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            if !entry.file_name().to_string_lossy().starts_with('.') {
+                folders.push(path);
+            }
+            continue;
+        }
+        looked += 1;
+        if looked > LOOK_AT_FILES {
+            return false;
+        }
+        if is_learning_file(&path) {
+            return true;
+        }
+    }
+    for folder in folders {
+        for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            looked += 1;
+            if looked > LOOK_AT_FILES {
+                return false;
+            }
+            if is_learning_file(&entry.path()) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn is_learning_file(path: &Path) -> bool {
+    use std::io::Read;
+    if path.extension().is_none_or(|e| e != "md") {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(16 * 1024).read_to_end(&mut head));
+    if read.is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let mut lines = text.trim_start_matches('\u{feff}').lines();
+    if lines.next().map(str::trim_end) != Some("---") {
+        return false;
+    }
+    lines
+        .take_while(|l| l.trim_end() != "---")
+        .any(|l| l.starts_with("id:"))
 }
 
 /// Creates the configured learnings dir with the defaults when it does not

@@ -167,6 +167,7 @@ pub struct Learning {
     pub original_command: Option<String>,
     pub error_context: Option<String>,
     pub correction: Option<String>,
+    /// Derived (§5): the name of its wiki page while it is published.
     pub wiki_page_name: Option<String>,
     pub suggestion_status: SuggestionStatus,
     pub kind: Option<String>,
@@ -399,9 +400,13 @@ impl Learning {
         yaml::write_opt_str(out, 0, "original_command", self.original_command.as_deref());
         yaml::write_opt_str(out, 0, "error_context", self.error_context.as_deref());
         yaml::write_opt_str(out, 0, "correction", self.correction.as_deref());
-        yaml::write_opt_str(out, 0, "wiki_page_name", self.wiki_page_name.as_deref());
         if derived {
+            self.write_derived(out, Derived::WikiPageName);
             self.write_derived(out, Derived::SuggestionStatus);
+        } else {
+            // Derived since it is set (§5), but left in the content as the
+            // `null` it always was there: review hashes stay valid.
+            yaml::write_opt_str(out, 0, "wiki_page_name", None);
         }
         yaml::write_opt_str(out, 0, "kind", self.kind.as_deref());
         for (key, value) in &self.extra {
@@ -428,6 +433,9 @@ impl Learning {
                     Some(rate) => yaml::write_raw(out, 2, "success_rate", &format!("{rate:?}")),
                     None => yaml::write_raw(out, 2, "success_rate", "null"),
                 }
+            }
+            Derived::WikiPageName => {
+                yaml::write_opt_str(out, 0, "wiki_page_name", self.wiki_page_name.as_deref())
             }
             Derived::SuggestionStatus => {
                 yaml::write_raw(out, 0, "suggestion_status", self.suggestion_status.as_str())
@@ -474,6 +482,7 @@ impl Learning {
                 Derived::PromotedAt => was.promoted_at == self.promoted_at,
                 Derived::TrustLevel => was.trust_level == self.trust_level,
                 Derived::Quality => was.quality == self.quality,
+                Derived::WikiPageName => was.wiki_page_name == self.wiki_page_name,
                 Derived::SuggestionStatus => was.suggestion_status == self.suggestion_status,
             };
             if same {
@@ -550,14 +559,16 @@ enum Derived {
     PromotedAt,
     TrustLevel,
     Quality,
+    WikiPageName,
     SuggestionStatus,
 }
 
 impl Derived {
-    const ALL: [Derived; 4] = [
+    const ALL: [Derived; 5] = [
         Derived::PromotedAt,
         Derived::TrustLevel,
         Derived::Quality,
+        Derived::WikiPageName,
         Derived::SuggestionStatus,
     ];
 
@@ -566,6 +577,7 @@ impl Derived {
             Derived::PromotedAt => "promoted_at",
             Derived::TrustLevel => "trust_level",
             Derived::Quality => "quality",
+            Derived::WikiPageName => "wiki_page_name",
             Derived::SuggestionStatus => "suggestion_status",
         }
     }

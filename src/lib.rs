@@ -17,6 +17,7 @@ pub mod fault;
 pub mod learning;
 pub mod merge;
 pub mod names;
+pub mod page_name;
 pub mod paths;
 pub mod policy;
 pub mod problem;

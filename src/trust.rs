@@ -1,9 +1,10 @@
-//! Derived state (§5): quality, trust level, `promoted_at` and suggestion
-//! status as a pure function of a learning, its events, its review and policy.
+//! Derived state (§5): quality, trust level, `promoted_at`, suggestion
+//! status and `wiki_page_name` as a pure function of a learning, its
+//! events, its review and policy.
 
 use crate::event::{Event, Outcome};
 use crate::learning::{Learning, Quality, SuggestionStatus, TrustLevel};
-use crate::policy::TrustPolicy;
+use crate::policy::{Policy, TrustPolicy};
 use crate::review::{Decision, Review};
 use crate::timestamp::Timestamp;
 use std::collections::{BTreeSet, HashSet};
@@ -15,6 +16,27 @@ pub struct Derived {
     pub quality: Quality,
     pub promoted_at: Option<Timestamp>,
     pub suggestion_status: SuggestionStatus,
+    /// The page name (Gitea's `sub_url`) the policy's wiki layout gives it
+    /// while it is published; `None` otherwise.
+    pub wiki_page_name: Option<String>,
+}
+
+/// Whether a learning at this level and status has a wiki page (§7): L2
+/// and L3 that were not rejected.
+pub fn is_published(level: TrustLevel, status: SuggestionStatus) -> bool {
+    level >= TrustLevel::L2 && status != SuggestionStatus::Rejected
+}
+
+/// The name of a published learning's wiki page: its page title under
+/// `policy`'s layout, as Gitea names the page (`sub_url`). From the
+/// learning and the shared policy alone, so every clone writes the same,
+/// whether or not it publishes.
+pub fn wiki_page_name(learning: &Learning, policy: &Policy) -> String {
+    crate::page_name::title_to_sub_url(&crate::page_name::learning_page_title(
+        &policy.wiki.page_prefix,
+        &learning.title,
+        &learning.id,
+    ))
 }
 
 /// Computes the derived state. `events` may hold duplicates and events of
@@ -25,7 +47,7 @@ pub fn derive(
     learning: &Learning,
     events: &[&Event],
     reviews: &[&Review],
-    policy: &TrustPolicy,
+    policy: &Policy,
 ) -> Derived {
     let mut seen = HashSet::new();
     let mut mine: Vec<&Event> = events
@@ -36,7 +58,7 @@ pub fn derive(
     mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
 
     let quality = quality(&mine);
-    let (mut trust_level, mut promoted_at) = fold(learning, &mine, policy);
+    let (mut trust_level, mut promoted_at) = fold(learning, &mine, &policy.trust);
 
     // Only a review needs the content's hash (a SHA-256 of the file).
     let review = if reviews.is_empty() {
@@ -59,11 +81,14 @@ pub fn derive(
         Some(Decision::Rejected) => SuggestionStatus::Rejected,
         None => SuggestionStatus::Pending,
     };
+    let wiki_page_name =
+        is_published(trust_level, suggestion_status).then(|| wiki_page_name(learning, policy));
     Derived {
         trust_level,
         quality,
         promoted_at,
         suggestion_status,
+        wiki_page_name,
     }
 }
 
@@ -72,11 +97,13 @@ pub fn apply(learning: &mut Learning, derived: Derived) -> bool {
     let changed = learning.trust_level != derived.trust_level
         || learning.quality != derived.quality
         || learning.promoted_at != derived.promoted_at
-        || learning.suggestion_status != derived.suggestion_status;
+        || learning.suggestion_status != derived.suggestion_status
+        || learning.wiki_page_name != derived.wiki_page_name;
     learning.trust_level = derived.trust_level;
     learning.quality = derived.quality;
     learning.promoted_at = derived.promoted_at;
     learning.suggestion_status = derived.suggestion_status;
+    learning.wiki_page_name = derived.wiki_page_name;
     changed
 }
 

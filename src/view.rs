@@ -137,7 +137,7 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
     for loaded in &mut learnings {
         let l = &mut loaded.learning;
         let mine = grouped.get(l.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let derived = trust::derive(l, mine, &decisions.for_id(&l.id), &policy.trust);
+        let derived = trust::derive(l, mine, &decisions.for_id(&l.id), &policy);
         trust::apply(l, derived);
     }
     learnings.sort_by(|a, b| a.learning.id.cmp(&b.learning.id));

@@ -273,9 +273,11 @@ impl CaptureIndex {
 
     /// Advice for a command about to run: its normal form (or one part of its
     /// chain) equals an L1+ learning's command, or it matches a
-    /// `verify_pattern` (a `*` glob, or a prefix ending at a word). A command
-    /// that already contains the correction needs no warning. Only advice
-    /// `admit` accepts is given (the agent's, not pulled).
+    /// `verify_pattern` (a regex, or a legacy `*` glob or word prefix:
+    /// `shell::VerifyPattern`). A command that already contains the
+    /// correction needs no warning. Only advice `admit` accepts is given
+    /// (the agent's, not pulled); a pattern is compiled only for such
+    /// advice, and one that cannot be compiled matches nothing.
     pub fn advice_for(&self, command: &str, admit: impl Fn(&Advice) -> bool) -> Option<&Advice> {
         if self.warnings.is_empty() && self.patterns.is_empty() {
             return None;
@@ -298,9 +300,9 @@ impl CaptureIndex {
         }
         self.patterns
             .iter()
-            .filter(|p| pattern_matches(&p.pattern, &candidates))
+            .filter(|p| follows(&p.advice))
+            .find(|p| shell::command_matches(&p.pattern, &candidates))
             .map(|p| &p.advice)
-            .find(|a| follows(a))
     }
 }
 
@@ -361,22 +363,6 @@ pub fn append(state: &StateDir, l: &Learning) {
     if let Err(e) = result {
         tracing::debug!("capture index not updated: {e}");
     }
-}
-
-fn pattern_matches(pattern: &str, candidates: &[String]) -> bool {
-    let pattern = shell::normalise_command(pattern);
-    if pattern.is_empty() {
-        return false;
-    }
-    candidates.iter().any(|c| {
-        if pattern.contains('*') {
-            shell::glob_match(&pattern, c)
-        } else {
-            c == &pattern
-                || c.strip_prefix(pattern.as_str())
-                    .is_some_and(|rest| rest.starts_with(' '))
-        }
-    })
 }
 
 /// True when the dir has a capture index of this version to update (an

@@ -55,6 +55,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     for path in &done.redacted {
         eprintln!("learnsync: warning: {path}: secrets were redacted before the commit");
     }
+    for store in &done.terraphim_elsewhere {
+        eprintln!(
+            "learnsync: note: {} holds terraphim learnings; {} was created instead. To sync those learnings, adopt that dir: {}",
+            store.path.display(),
+            root.display(),
+            store.adopt
+        );
+    }
     if ctx.json {
         super::output::print_json(&json!({
             "dir": root.display().to_string(),

@@ -25,11 +25,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         super::output::print_json(&serde_json::json!({"concepts": concepts, "problems": problems}));
     } else {
         for p in &problems {
-            if p.line > 0 {
-                println!("{}:{}: {}", p.path, p.line, p.message);
-            } else {
-                println!("{}: {}", p.path, p.message);
-            }
+            println!("{}: {}", p.location(), p.message);
         }
         ctx.say(format!(
             "{concepts} concept(s), {} problem(s)",

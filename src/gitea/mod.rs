@@ -52,7 +52,9 @@ pub mod error;
 pub mod issues;
 pub mod labels;
 pub mod model;
-pub mod page_name;
+/// Gitea's page naming is pure and shared with the derived `wiki_page_name`
+/// (a core rule): it lives in `crate::page_name`.
+pub use crate::page_name;
 pub mod paging;
 pub mod pulls;
 pub mod repo;

@@ -5,8 +5,11 @@
 use super::PublishError;
 use super::sanitize::{code_block, escape_inline, sanitize_markdown};
 use super::templates::{self, Templates};
-use crate::gitea::page_name::{is_reserved_title, title_to_git_path, title_to_sub_url};
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
+use crate::page_name::{
+    clean_title_text, is_reserved_title, learning_page_title, short_id, title_to_git_path,
+    title_to_sub_url,
+};
 use crate::policy::WikiPolicy;
 use serde::Serialize;
 use serde_json::json;
@@ -16,8 +19,6 @@ use std::collections::{BTreeMap, HashSet};
 pub const HOME_TITLE: &str = "Home";
 /// Title of the sidebar Gitea shows beside every page.
 pub const SIDEBAR_TITLE: &str = "_Sidebar";
-/// Longest learning title kept in a page title, in characters.
-const MAX_TITLE_CHARS: usize = 100;
 /// Learnings listed under "Newest" on Home.
 const NEWEST_ON_HOME: usize = 10;
 
@@ -80,8 +81,7 @@ pub fn content_hash(bytes: &[u8]) -> String {
 
 /// L2 and L3 learnings that were not rejected get a page (§7).
 pub fn is_publishable(learning: &Learning) -> bool {
-    learning.trust_level >= TrustLevel::L2
-        && learning.suggestion_status != SuggestionStatus::Rejected
+    crate::trust::is_published(learning.trust_level, learning.suggestion_status)
 }
 
 fn trust_name(level: TrustLevel) -> &'static str {
@@ -108,36 +108,6 @@ pub fn normalise_keyword(keyword: &str) -> String {
     clean_title_text(keyword).to_lowercase()
 }
 
-/// One line of title text: no `/` or `\` (Gitea would make `%2F`, which some
-/// proxies mangle), no control characters, single spaces, bounded length.
-fn clean_title_text(raw: &str) -> String {
-    let replaced: String = raw
-        .chars()
-        .map(|c| match c {
-            '/' | '\\' => '-',
-            c if c.is_control() => ' ',
-            c => c,
-        })
-        .collect();
-    let words: Vec<&str> = replaced.split_whitespace().collect();
-    words
-        .join(" ")
-        .chars()
-        .take(MAX_TITLE_CHARS)
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
-/// The short form of an id used to tell colliding titles apart.
-fn short_id(id: &str) -> String {
-    id.strip_prefix("learning-")
-        .unwrap_or(id)
-        .chars()
-        .take(8)
-        .collect()
-}
-
 /// Page titles for `learnings`, in the same order.
 ///
 /// A title is the policy's prefix and the learning's cleaned title. Titles
@@ -147,7 +117,6 @@ fn short_id(id: &str) -> String {
 /// later one gets ` (<short id>)`, so a new learning never renames an
 /// existing page. `reserved` titles (the index pages) are never given out.
 pub fn assign_titles(learnings: &[&Learning], prefix: &str, reserved: &[String]) -> Vec<String> {
-    let prefix = clean_title_text(prefix);
     let key = |title: &str| title_to_git_path(title).to_lowercase();
     let mut taken: HashSet<String> = reserved.iter().map(|t| key(t)).collect();
     let mut order: Vec<usize> = (0..learnings.len()).collect();
@@ -158,15 +127,7 @@ pub fn assign_titles(learnings: &[&Learning], prefix: &str, reserved: &[String])
     let mut titles = vec![String::new(); learnings.len()];
     for i in order {
         let l = learnings[i];
-        let mut text = clean_title_text(&l.title);
-        if text.is_empty() {
-            text = short_id(&l.id);
-        }
-        let base = if prefix.is_empty() {
-            text
-        } else {
-            format!("{prefix}: {text}")
-        };
+        let base = learning_page_title(prefix, &l.title, &l.id);
         let candidates = [
             base.clone(),
             format!("{base} ({})", short_id(&l.id)),

@@ -2,6 +2,11 @@
 //! format — one concept per file, the file name is the concept, `synonyms::`
 //! lines list the words that name it, `related::` lines name other concepts
 //! (other `key:: value` lines are kept for terraphim and ignored here).
+//! Single-colon lines (`Type: Concept`, `Domain: …`, `Related: raft, paxos`,
+//! as terraphim documents them) are metadata, not mistakes: a `Related:`
+//! line links the concepts it names that the graph defines, and is not
+//! checked (it may name concepts kept elsewhere). Only `synonyms:` with one
+//! colon is reported: terraphim would read no synonyms from it either.
 //!
 //! Pure: parsing and checking files, one Aho-Corasick automaton over every
 //! synonym (matched on whole normalised words, longest first), and the
@@ -23,6 +28,17 @@ pub struct KgProblem {
     pub message: String,
 }
 
+impl KgProblem {
+    /// Where it is, as `kg check` and `doctor` show it: `kg/<file>.md:<line>`,
+    /// or the path alone for a problem with the whole file.
+    pub fn location(&self) -> String {
+        match self.line {
+            0 => self.path.clone(),
+            line => format!("{}:{line}", self.path),
+        }
+    }
+}
+
 /// One concept as its file defines it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConceptFile {
@@ -32,6 +48,9 @@ pub struct ConceptFile {
     pub synonyms: Vec<(String, usize)>,
     /// `related::` names as written, with their line.
     pub related: Vec<(String, usize)>,
+    /// `Related:` (one colon, metadata) names, lower case: links to the
+    /// concepts among them that the graph defines; never reported.
+    pub see_also: Vec<String>,
 }
 
 /// Parses one file (`path` is `kg/<name>.md`). Problems do not stop the
@@ -65,21 +84,26 @@ pub fn parse_file(path: &str, bytes: &[u8]) -> (Option<ConceptFile>, Vec<KgProbl
         path: path.to_string(),
         synonyms: vec![(stem.replace(['-', '_'], " "), 0)],
         related: Vec::new(),
+        see_also: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let trimmed = line.trim();
         let lower = trimmed.to_ascii_lowercase();
-        for key in ["synonyms", "related"] {
-            if let Some(rest) = lower.strip_prefix(key)
-                && rest.starts_with(':')
-                && !rest.starts_with("::")
-            {
-                problems.push(problem(
-                    n,
-                    format!("`{key}:` needs two colons: `{key}:: a, b, c`"),
-                ));
-            }
+        if let Some(rest) = lower.strip_prefix("synonyms:")
+            && !rest.starts_with(':')
+        {
+            problems.push(problem(
+                n,
+                "`synonyms:` needs two colons: `synonyms:: a, b, c`".into(),
+            ));
+        }
+        if let Some(rest) = lower.strip_prefix("related:")
+            && !rest.starts_with(':')
+        {
+            let names = rest.split(',').map(|r| r.trim().to_lowercase());
+            concept.see_also.extend(names.filter(|r| !r.is_empty()));
+            continue;
         }
         let (list, is_synonyms) = if lower.starts_with("synonyms::") {
             (&trimmed["synonyms::".len()..], true)
@@ -231,7 +255,9 @@ impl Graph {
             let related: Vec<u32> = f
                 .related
                 .iter()
-                .filter_map(|(r, _)| seen.get(r).copied())
+                .map(|(r, _)| r)
+                .chain(&f.see_also)
+                .filter_map(|r| seen.get(r).copied())
                 .filter(|&r| r != me)
                 .collect();
             let c = &mut concepts[me as usize];
@@ -453,6 +479,29 @@ mod tests {
         let (_, bad) = parse_file("kg/x.md", &[0xff, 0xfe]);
         assert_eq!(bad[0].line, 0);
         assert!(bad[0].message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn terraphim_metadata_lines_are_not_mistakes_and_related_links_known_concepts() {
+        let (concepts, p) = check(&files(&[
+            (
+                "kg/consensus.md",
+                "# Consensus\n\nsynonyms:: consensus algorithm, leader election\nType: Concept\nDomain: distributed systems\nRelated: raft, paxos\n",
+            ),
+            ("kg/raft.md", "synonyms:: raft log\n"),
+        ]));
+        assert!(p.is_empty(), "metadata reported: {p:?}");
+        let consensus = &concepts[0];
+        assert_eq!(consensus.name, "consensus");
+        assert_eq!(consensus.see_also, vec!["raft", "paxos"]);
+        let graph = Graph::from_files(&concepts);
+        let raft = graph
+            .concepts
+            .iter()
+            .position(|c| c.name == "raft")
+            .expect("raft") as u32;
+        // `paxos` has no file: no link, and no problem.
+        assert_eq!(graph.concepts[0].related, vec![raft]);
     }
 
     #[test]

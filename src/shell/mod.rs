@@ -1,12 +1,13 @@
 //! Shell command lines as agents run them: chain splitting, the program and
 //! subcommand, normal forms, error signatures, ignore globs and prompt
-//! corrections.
+//! corrections, `verify_pattern`s.
 //!
-//! Pure string functions, no regex, no allocation where a slice will do; they
-//! are heuristics for bash-like lines, not a shell parser. One lexer reads
-//! the quoting of every command line (`lex`); `chain` cuts lines into parts,
+//! Pure string functions, no allocation where a slice will do; they are
+//! heuristics for bash-like lines, not a shell parser. One lexer reads the
+//! quoting of every command line (`lex`); `chain` cuts lines into parts,
 //! `program` holds the one table of programs, `signature` keys error output,
-//! `ignore` matches ignore globs, `correction` reads prompts.
+//! `ignore` matches ignore globs, `correction` reads prompts, `verify` reads
+//! a learning's `verify_pattern` (the one regex use, compiled on demand).
 
 mod chain;
 mod correction;
@@ -14,6 +15,7 @@ pub mod ignore;
 mod lex;
 mod program;
 mod signature;
+mod verify;
 
 pub use chain::{
     ChainOp, ChainPart, failing_subcommand, normalise_command, program_key, split_chain,
@@ -21,3 +23,4 @@ pub use chain::{
 pub use correction::parse_correction;
 pub use ignore::{default_ignore_patterns, glob_match, matches_ignore};
 pub use signature::error_signature;
+pub use verify::{PatternKind, VerifyPattern, command_matches, pattern_kind, pattern_problem};

@@ -356,7 +356,7 @@ fn recompute_touched(
             .get(&id)
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let derived = trust::derive(learning, &mine, &decisions.for_id(&id), &policy.trust);
+        let derived = trust::derive(learning, &mine, &decisions.for_id(&id), &policy);
         trust::apply(learning, derived);
         out.recomputed += 1;
         // Compare with the level last committed (a new learning starts at L1).
@@ -553,12 +553,7 @@ fn derived_fixes(
             .get(&learning.id)
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let derived = trust::derive(
-            &learning,
-            &mine,
-            &decisions.for_id(&learning.id),
-            &policy.trust,
-        );
+        let derived = trust::derive(&learning, &mine, &decisions.for_id(&learning.id), &policy);
         if !trust::apply(&mut learning, derived) {
             continue;
         }

@@ -367,7 +367,7 @@ pub fn recompute(
                 .and_then(|e| e.get(&r.id))
                 .map(|v| v.iter().collect())
                 .unwrap_or_default();
-            recompute_one(r, &mine, &decisions.for_id(&r.id), &policy.trust)
+            recompute_one(r, &mine, &decisions.for_id(&r.id), &policy)
         };
         let (read, events, derived) = on_both_cores(
             || found.map(|f| f.reads(repo)).transpose(),
@@ -559,7 +559,7 @@ fn recompute_one(
     read: &Read,
     events: &[&Event],
     reviews: &[&crate::review::Review],
-    policy: &crate::policy::TrustPolicy,
+    policy: &Policy,
 ) -> Outcome {
     let Some((found, mut learning)) = read
         .candidates

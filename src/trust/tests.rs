@@ -40,7 +40,7 @@ fn events(spec: &str) -> Vec<Event> {
 fn run(correction: Option<&str>, spec: &str) -> Derived {
     let evs = events(spec);
     let refs: Vec<&Event> = evs.iter().collect();
-    derive(&learning(correction), &refs, &[], &TrustPolicy::default())
+    derive(&learning(correction), &refs, &[], &Policy::default())
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn duplicates_count_once_and_other_learnings_are_ignored() {
     stranger.learning = "learning-2".into();
     doubled.push(stranger);
     let refs: Vec<&Event> = doubled.iter().collect();
-    let d = derive(&learning(Some("fix")), &refs, &[], &TrustPolicy::default());
+    let d = derive(&learning(Some("fix")), &refs, &[], &Policy::default());
     assert_eq!(d.quality.effective_count, 3);
     assert_eq!(d.trust_level, TrustLevel::L2);
 }
@@ -121,10 +121,10 @@ fn duplicates_count_once_and_other_learnings_are_ignored() {
 fn order_of_input_does_not_matter() {
     let evs = events("a:e b:i a:e c:e b:i a:i b:e");
     let mut rev: Vec<&Event> = evs.iter().collect();
-    let fwd = derive(&learning(Some("fix")), &rev, &[], &TrustPolicy::default());
+    let fwd = derive(&learning(Some("fix")), &rev, &[], &Policy::default());
     rev.reverse();
     assert_eq!(
-        derive(&learning(Some("fix")), &rev, &[], &TrustPolicy::default()),
+        derive(&learning(Some("fix")), &rev, &[], &Policy::default()),
         fwd
     );
 }
@@ -147,13 +147,13 @@ fn review(l: &Learning, decision: Decision) -> Review {
 fn approved_review_gives_l3_and_rejection_keeps_level() {
     let l = learning(Some("fix"));
     let approved = review(&l, Decision::Approved);
-    let d = derive(&l, &[], &[&approved], &TrustPolicy::default());
+    let d = derive(&l, &[], &[&approved], &Policy::default());
     assert_eq!(d.trust_level, TrustLevel::L3);
     assert_eq!(d.promoted_at, Timestamp::parse("2026-09-01T00:00:00Z"));
     assert_eq!(d.suggestion_status, SuggestionStatus::Approved);
 
     let rejected = review(&l, Decision::Rejected);
-    let d = derive(&l, &[], &[&rejected], &TrustPolicy::default());
+    let d = derive(&l, &[], &[&rejected], &Policy::default());
     assert_eq!(d.trust_level, TrustLevel::L1);
     assert_eq!(d.suggestion_status, SuggestionStatus::Rejected);
 }
@@ -163,11 +163,11 @@ fn of_several_decisions_the_approval_of_this_version_wins_and_old_ones_do_not_co
     let l = learning(Some("fix"));
     let approved = review(&l, Decision::Approved);
     let rejected = review(&l, Decision::Rejected);
-    let d = derive(&l, &[], &[&rejected, &approved], &TrustPolicy::default());
+    let d = derive(&l, &[], &[&rejected, &approved], &Policy::default());
     assert_eq!(d.trust_level, TrustLevel::L3);
     let mut old = review(&l, Decision::Rejected);
     old.content_hash = "0000".into();
-    let d = derive(&l, &[], &[&old], &TrustPolicy::default());
+    let d = derive(&l, &[], &[&old], &Policy::default());
     assert_eq!(d.suggestion_status, SuggestionStatus::Pending);
 }
 
@@ -177,7 +177,7 @@ fn a_review_of_other_content_does_not_count() {
     let approved = review(&l, Decision::Approved);
     let mut edited = l.clone();
     edited.correction = Some("a different fix".into());
-    let d = derive(&edited, &[], &[&approved], &TrustPolicy::default());
+    let d = derive(&edited, &[], &[&approved], &Policy::default());
     assert_eq!(d.trust_level, TrustLevel::L1);
     assert_eq!(d.suggestion_status, SuggestionStatus::Pending);
 }
@@ -191,12 +191,54 @@ fn forged_fields_are_recomputed_away_and_updated_at_is_untouched() {
     l.promoted_at = Some(Timestamp::from_unix(5));
     l.suggestion_status = SuggestionStatus::Approved;
     let updated = l.updated_at;
-    let d = derive(&l, &[], &[], &TrustPolicy::default());
+    let d = derive(&l, &[], &[], &Policy::default());
     assert!(apply(&mut l, d));
     assert_eq!(l.trust_level, TrustLevel::L1);
     assert_eq!(l.quality, Quality::default());
     assert_eq!(l.promoted_at, None);
     assert_eq!(l.updated_at, updated);
-    let again = derive(&l, &[], &[], &TrustPolicy::default());
+    let again = derive(&l, &[], &[], &Policy::default());
     assert!(!apply(&mut l, again), "recomputing twice changes nothing");
+}
+
+#[test]
+fn a_published_learning_names_its_wiki_page_and_others_name_none() {
+    let policy = Policy::default();
+    let mut l = learning(Some("fix"));
+    l.title = "Use --force-with-lease / not --force".into();
+    let name = |spec: &str, reviews: &[&Review]| {
+        let evs = events(spec);
+        let refs: Vec<&Event> = evs.iter().collect();
+        derive(&l, &refs, reviews, &policy).wiki_page_name
+    };
+    assert_eq!(name("a:e b:e", &[]), None, "L1");
+    let published = name("a:e b:e a:e", &[]);
+    // The page title `Learning: Use --force-with-lease - not --force`, as Gitea names it.
+    assert_eq!(
+        published.as_deref(),
+        Some("Learning%3A+Use+--force-with-lease+-+not+--force.-")
+    );
+    assert_eq!(
+        published,
+        Some(crate::page_name::title_to_sub_url(
+            "Learning: Use --force-with-lease - not --force"
+        ))
+    );
+    let rejected = review(&l, Decision::Rejected);
+    assert_eq!(name("a:e b:e a:e", &[&rejected]), None, "rejected");
+    assert_eq!(
+        name("a:e b:e a:e a:i b:i a:i b:i b:i b:i b:i a:i", &[]),
+        None,
+        "demoted"
+    );
+    let mut other = policy.clone();
+    other.wiki.page_prefix = "Lesson".into();
+    let evs = events("a:e b:e a:e");
+    let refs: Vec<&Event> = evs.iter().collect();
+    assert!(
+        derive(&l, &refs, &[], &other)
+            .wiki_page_name
+            .is_some_and(|n| n.starts_with("Lesson")),
+        "the policy's layout names the page"
+    );
 }

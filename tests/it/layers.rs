@@ -24,6 +24,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("timestamp", Layer::Core),
     ("yaml", Layer::Core),
     ("names", Layer::Core),
+    ("page_name", Layer::Core),
     ("problem", Layer::Core),
     ("redact", Layer::Core),
     ("learning", Layer::Core),

@@ -125,11 +125,14 @@ fn fill_from_response<'a>(
 ) {
     match response {
         Some(ToolResponse::Text(text)) => {
-            // Codex: the output string the model saw, maybe with an exit header.
-            if let Some(code) = codex_exit_header(&text) {
-                ev.outcome = CommandResult::from_exit(Some(code));
+            // Codex: the output string the model saw, maybe under a header
+            // whose lines change every run (`Chunk ID`, `Wall time`): only
+            // what the command printed is its output.
+            let (code, body) = split_codex_header(&text);
+            if code.is_some() {
+                ev.outcome = CommandResult::from_exit(code);
             }
-            ev.stdout = Some(text);
+            ev.stdout = Some(tail_from(text, body));
         }
         Some(ToolResponse::Object(obj)) => {
             ev.stdout = obj.stdout.0;
@@ -173,33 +176,126 @@ fn split_exit_code_line(err: Cow<'_, str>) -> (Option<i64>, Option<Cow<'_, str>>
     else {
         return (None, non_empty(err));
     };
-    let rest = match err {
-        Cow::Borrowed(s) => Cow::Borrowed(&s[rest_start..]),
-        Cow::Owned(s) => Cow::Owned(s[rest_start..].to_string()),
-    };
-    (Some(code), non_empty(rest))
+    (Some(code), non_empty(tail_from(err, rest_start)))
+}
+
+/// `text` from byte `start` on (a line boundary), borrowed when it was.
+fn tail_from(text: Cow<'_, str>, start: usize) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(s) => Cow::Borrowed(&s[start..]),
+        Cow::Owned(s) => Cow::Owned(s[start..].to_string()),
+    }
 }
 
 fn non_empty(s: Cow<'_, str>) -> Option<Cow<'_, str>> {
     if s.trim().is_empty() { None } else { Some(s) }
 }
 
-/// Codex's shell output headers, looked for in the first few lines only:
-/// `Exit code: N` (exec tool) or `Process exited with code N` (unified exec).
-fn codex_exit_header(text: &str) -> Option<i64> {
-    for line in text.lines().take(6) {
-        let line = line.trim();
-        let n = line
-            .strip_prefix("Exit code:")
-            .or_else(|| line.strip_prefix("Process exited with code"));
-        if let Some(n) = n
-            && let Ok(code) = n.trim().parse::<i64>()
-        {
-            return Some(code);
+/// Lines of a Codex output header, at most: a longer run is not one.
+const CODEX_HEADER_LINES: usize = 8;
+
+/// Codex's shell output as the model saw it, split at the end of its header:
+/// the exit code the header gives, and the byte where the command's own
+/// output starts (0 when the text has no header). Codex writes two shapes
+/// (codex-rs `format_exec_output_for_model`, unified exec's
+/// `format_response`), each a few `Name: value` lines, then `Output:`, then
+/// the output:
+///
+/// ```text
+/// Exit code: 1                    Chunk ID: 61b1
+/// Wall time: 0.3 seconds          Wall time: 0.0521 seconds
+/// Total output lines: 420         Process exited with code 1
+/// Output:                         Original token count: 42
+/// <output>                        Output:
+///                                 <output>
+/// ```
+///
+/// `Total output lines`, `Original token count`, `Process running with
+/// session ID` and `Chunk ID` come and go; the header is recognised only
+/// from the first line, so output that merely contains such a line stays
+/// whole. Chunk ids and wall times change on every run: kept, they made
+/// each repeat of a failure look new (another L0 learning, a title
+/// "…failed: Chunk ID: 61b1").
+fn split_codex_header(text: &str) -> (Option<i64>, usize) {
+    let mut code = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n').take(CODEX_HEADER_LINES) {
+        let t = line.trim();
+        if t == "Output:" || t == "Final output:" {
+            return (code, at + line.len());
         }
-        if line == "Output:" || line == "Final output:" {
-            break;
+        match codex_header_line(t) {
+            Some(exit) => code = exit.or(code),
+            None => break,
+        }
+        at += line.len();
+    }
+    // Header lines and no `Output:` (nothing printed, or a shape to come):
+    // the output is what follows them.
+    (code, at)
+}
+
+/// One line of a Codex output header: `Some(exit code it gives)`, `None`
+/// for a line that is not one.
+fn codex_header_line(line: &str) -> Option<Option<i64>> {
+    const EXIT: [&str; 2] = ["Exit code:", "Process exited with code"];
+    const OTHER: [&str; 5] = [
+        "Chunk ID:",
+        "Wall time:",
+        "Total output lines:",
+        "Original token count:",
+        "Process running with session ID",
+    ];
+    if let Some(n) = EXIT.iter().find_map(|p| line.strip_prefix(p)) {
+        return Some(n.trim().parse::<i64>().ok());
+    }
+    OTHER.iter().any(|p| line.starts_with(p)).then_some(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_codex_header;
+
+    #[test]
+    fn codex_headers_are_split_from_the_output_they_head() {
+        let cases: [(&str, Option<i64>, &str); 7] = [
+            (
+                "Exit code: 1\nWall time: 0.3 seconds\nOutput:\nerror: boom\n",
+                Some(1),
+                "error: boom\n",
+            ),
+            (
+                "Exit code: 2\nWall time: 1.1 seconds\nTotal output lines: 900\nOutput:\nfatal\n",
+                Some(2),
+                "fatal\n",
+            ),
+            (
+                "Chunk ID: 61b1\nWall time: 0.0521 seconds\nProcess exited with code 127\nOriginal token count: 9\nOutput:\nsh: nope: not found\n",
+                Some(127),
+                "sh: nope: not found\n",
+            ),
+            (
+                "Chunk ID: 9f\r\nWall time: 5.0002 seconds\r\nProcess running with session ID 3\r\nOutput:\r\nwaiting\r\n",
+                None,
+                "waiting\r\n",
+            ),
+            // Header lines with nothing printed after them.
+            ("Exit code: 3\nWall time: 0 seconds", Some(3), ""),
+            // Output that only mentions such a line is all output.
+            (
+                "building\nExit code: 1\nOutput:\nx\n",
+                None,
+                "building\nExit code: 1\nOutput:\nx\n",
+            ),
+            (
+                "ERR_PNPM_NO_SCRIPT  Missing script: lint\n",
+                None,
+                "ERR_PNPM_NO_SCRIPT  Missing script: lint\n",
+            ),
+        ];
+        for (text, code, output) in cases {
+            let (got_code, start) = split_codex_header(text);
+            assert_eq!((got_code, &text[start..]), (code, output), "{text:?}");
         }
     }
-    None
 }

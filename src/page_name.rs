@@ -1,5 +1,58 @@
-//! Gitea's wiki page naming (`services/wiki/wiki_path.go`, v1.25): title ↔ web
-//! path (`sub_url`, with the `.-` dash marker) ↔ git file name. Pure functions.
+//! Wiki page names: the title the policy's wiki layout gives a learning's
+//! page, and Gitea's page naming (`services/wiki/wiki_path.go`, v1.25):
+//! title ↔ web path (`sub_url`, with the `.-` dash marker) ↔ git file name.
+//! Pure functions, in the core because a learning's `wiki_page_name` is
+//! derived from them (DESIGN §5) as well as published under them.
+
+/// Longest learning title kept in a page title, in characters.
+const MAX_TITLE_CHARS: usize = 100;
+
+/// The title of a learning's page before titles that collide are told
+/// apart: the policy's `page_prefix`, `: `, and the learning's cleaned title
+/// (its short id when nothing of the title is left). Publishing gives a
+/// later learning whose title names the same page a ` (<short id>)` suffix.
+pub fn learning_page_title(prefix: &str, title: &str, id: &str) -> String {
+    let prefix = clean_title_text(prefix);
+    let mut text = clean_title_text(title);
+    if text.is_empty() {
+        text = short_id(id);
+    }
+    if prefix.is_empty() {
+        text
+    } else {
+        format!("{prefix}: {text}")
+    }
+}
+
+/// One line of title text: no `/` or `\` (Gitea would make `%2F`, which some
+/// proxies mangle), no control characters, single spaces, bounded length.
+pub fn clean_title_text(raw: &str) -> String {
+    let replaced: String = raw
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' => '-',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let words: Vec<&str> = replaced.split_whitespace().collect();
+    words
+        .join(" ")
+        .chars()
+        .take(MAX_TITLE_CHARS)
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// The short form of an id used to tell colliding titles apart.
+pub fn short_id(id: &str) -> String {
+    id.strip_prefix("learning-")
+        .unwrap_or(id)
+        .chars()
+        .take(8)
+        .collect()
+}
 
 /// Titles Gitea refuses for a page (they collide with web routes).
 pub const RESERVED_NAMES: [&str; 4] = ["_pages", "_new", "_edit", "raw"];
