@@ -1,6 +1,7 @@
 //! `learnsync add`: a learning typed by a person; `crate::record::add`
 //! builds, redacts and queues it; this prints its id.
 
+use super::stdout::outln;
 use super::{CliError, CliResult, Context, exit, named};
 use crate::learning::Kind;
 use crate::record::{self, Manual};
@@ -48,10 +49,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         eprintln!("learnsync: warning: secrets in the learning were redacted");
     }
     let l = &added.learning;
+    super::stdout::on_failure(format!(
+        "the learning {} was recorded (`learnsync show {}`)",
+        l.id, l.id
+    ));
     if ctx.json {
         super::output::print_json(&serde_json::json!({ "id": l.id, "agent_id": l.agent_id }));
     } else {
-        println!("{}", l.id);
+        outln!("{}", l.id);
     }
     Ok(exit::OK)
 }

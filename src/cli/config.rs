@@ -1,6 +1,7 @@
 //! `learnsync config`: the effective configuration, each value with where
 //! it came from (flag, environment, repo file, user file, default).
 
+use super::stdout::outln;
 use super::{CliResult, Context, exit};
 
 pub fn run(ctx: &Context) -> CliResult {
@@ -15,7 +16,7 @@ pub fn run(ctx: &Context) -> CliResult {
     }
     let width = rows.iter().map(|(k, _, _)| k.len()).max().unwrap_or(0);
     for (k, v, s) in rows {
-        println!("{k:<width$}  {v}  ({s})");
+        outln!("{k:<width$}  {v}  ({s})");
     }
     Ok(exit::OK)
 }

@@ -1,6 +1,7 @@
 //! `learnsync kg check`: the knowledge-graph files (`kg/*.md`) that cannot
 //! be used as they are, each named with its line.
 
+use super::stdout::outln;
 use super::{CliResult, Context, exit};
 use crate::search;
 
@@ -26,9 +27,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         for p in &problems {
             if p.line > 0 {
-                println!("{}:{}: {}", p.path, p.line, p.message);
+                outln!("{}:{}: {}", p.path, p.line, p.message);
             } else {
-                println!("{}: {}", p.path, p.message);
+                outln!("{}: {}", p.path, p.message);
             }
         }
         ctx.say(format!(

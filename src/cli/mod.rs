@@ -1,5 +1,8 @@
 //! The command line (§10): flags defined once with their help, one file per
 //! command that only translates between the user and the library.
+//! Everything printed on stdout goes through `stdout` (see there why).
+
+#![deny(clippy::print_stdout)]
 
 mod add;
 mod allocator;
@@ -21,6 +24,7 @@ mod query;
 mod review;
 mod show;
 mod status;
+mod stdout;
 mod suggest;
 mod sync;
 mod watch;
@@ -209,7 +213,7 @@ impl Context {
     /// Prints a line for people unless `--quiet` or `--json`.
     pub fn say(&self, line: impl std::fmt::Display) {
         if !self.quiet && !self.json {
-            println!("{line}");
+            stdout::outln!("{line}");
         }
     }
 }
@@ -323,13 +327,14 @@ pub fn main() -> i32 {
         Command::Man => man::run(),
         command => run(Cli { command, ..cli }),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("learnsync: error: {}", e.message);
             e.code
         }
-    }
+    };
+    stdout::finish(code)
 }
 
 fn run(cli: Cli) -> CliResult {

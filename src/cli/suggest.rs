@@ -43,16 +43,12 @@ pub(super) fn hit_json(h: &Hit) -> Value {
     })
 }
 
-/// One hit for people: title, correction, and why it was chosen. A closed
-/// pipe (`| head`) ends the output quietly.
+/// One hit for people: title, correction, and why it was chosen.
 pub(super) fn print_hit(h: &Hit) {
-    use std::io::Write;
     let m = &h.meta;
     let mut why: Vec<String> = h.terms.clone();
     why.extend(h.concepts.iter().map(|c| format!("~{c}")));
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
+    super::stdout::outln!(
         "[{}] {}  ({})\n  correction: {}\n  matched: {}  score {:.3}",
         m.trust,
         m.title,

@@ -19,6 +19,7 @@ mod daemon_lock;
 mod daemon_schedule;
 mod daemon_signals;
 mod daemon_support;
+mod defects_cli;
 mod gitea_client;
 mod gitea_contract;
 mod gitea_review_api;

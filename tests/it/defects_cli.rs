@@ -1,0 +1,119 @@
+//! Defects a new user and an adversary found in the command line (issue 29),
+//! each through the real binary: a closed or full stdout, flags after free
+//! text, blank titles, `--dir` naming a file, `config`'s defaults, long
+//! bodies from a file, and `review` on a machine with no git identity.
+
+use crate::common::{Sandbox, json};
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Output, Stdio};
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+// Item 2: writing to a closed or full stdout.
+
+/// What every crash of the old writer said: Rust's panic on a failed `println!`.
+fn assert_no_panic(out: &Output) {
+    let err = stderr(out);
+    assert!(
+        !err.contains("panicked") && !err.contains("failed printing"),
+        "{err}"
+    );
+    assert_ne!(out.status.code(), Some(101), "{err}");
+}
+
+/// Runs `args` with stdout a pipe whose reader takes the first `keep`
+/// bytes and goes away, as `| head -c` does.
+fn run_into_closed_pipe(s: &Sandbox, args: &[&str], keep: usize) -> (Vec<u8>, Output) {
+    let mut child = s
+        .cmd(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut read = vec![0u8; keep];
+    {
+        let mut pipe = child.stdout.take().expect("stdout");
+        pipe.read_exact(&mut read)
+            .unwrap_or_else(|e| panic!("{args:?}: the first {keep} bytes: {e}"));
+    }
+    (read, child.wait_with_output().expect("wait"))
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly_with_exit_0() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    // Far more than a pipe holds (64 KiB), so the writes outlive the reader.
+    crate::common::l2_files(&s.dir(), "claude", 1500);
+    s.ok(&["sync", "--no-fetch", "--no-push"]);
+
+    // `learnsync list | head -1`
+    let mut child = s
+        .cmd(&["list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    {
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout"));
+        lines.read_line(&mut first).expect("one line");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(first.starts_with("learning-"), "{first}");
+    assert_no_panic(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+
+    // `learnsync --json list | head -c 10`, and every printing command.
+    for args in [
+        &["--json", "list"][..],
+        &["list", "--trust", "L2"],
+        &["context", "--max-chars", "1000000"],
+        &["man"],
+    ] {
+        let (head, out) = run_into_closed_pipe(&s, args, 10);
+        assert_eq!(head.len(), 10);
+        assert_no_panic(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_full_stdout_fails_with_exit_1_and_names_the_learning_that_was_recorded() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    // `learnsync add … > /dev/full`
+    let out = s
+        .cmd(&["add", "--title", "Use rsync -a", "--correction", "rsync -a"])
+        .stdout(full())
+        .output()
+        .expect("run");
+    assert_no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot write to stdout") && err.contains("No space left"),
+        "{err}"
+    );
+    // The learning was written, and the message says which one it is.
+    let listed = json(&s.ok(&["--json", "list"]));
+    let id = listed[0]["id"].as_str().expect("the learning was recorded");
+    assert_eq!(listed[0]["title"], "Use rsync -a");
+    assert!(err.contains(id), "{err}");
+
+    for args in [&["list"][..], &["--json", "show", id], &["config"]] {
+        let out = s.cmd(args).stdout(full()).output().expect("run");
+        assert_no_panic(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cannot write to stdout"), "{args:?}");
+    }
+}
