@@ -117,3 +117,93 @@ fn a_full_stdout_fails_with_exit_1_and_names_the_learning_that_was_recorded() {
         assert!(stderr(&out).contains("cannot write to stdout"), "{args:?}");
     }
 }
+
+// Item 3: flags after free text.
+
+/// Adds a learning; its id.
+fn add(s: &Sandbox, title: &str, correction: &str) -> String {
+    s.ok(&["add", "--title", title, "--correction", correction])
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn flags_after_the_text_of_query_and_suggest_are_flags() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let unverified = add(
+        &s,
+        "raft snapshot install fails on a large state machine",
+        "raise the snapshot chunk size",
+    );
+    let trusted = add(
+        &s,
+        "raft snapshot install fails after a leader change",
+        "retry the snapshot install from the new leader",
+    );
+    add(&s, "docker volume permission denied", "chown the volume");
+    for agent in ["a", "b", "a"] {
+        s.ok(&[
+            "--agent",
+            agent,
+            "apply",
+            &trusted,
+            "--outcome",
+            "effective",
+        ]);
+    }
+    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    let ids = |v: serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|h| h["id"].as_str().expect("id").to_string())
+            .collect()
+    };
+    let both = ids(json(
+        &s.ok(&["query", "--json", "raft", "snapshot", "install"]),
+    ));
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert!(both.contains(&unverified) && both.contains(&trusted));
+    // Before, after and between the words: the same answer.
+    for args in [
+        &["query", "--json", "--trust", "L2", "raft snapshot install"][..],
+        &["query", "raft snapshot install", "--trust", "L2", "--json"],
+        &[
+            "query", "raft", "snapshot", "install", "--json", "--trust", "L2",
+        ],
+        &[
+            "--json", "query", "raft", "snapshot", "--trust", "L2", "install",
+        ],
+    ] {
+        assert_eq!(ids(json(&s.ok(args))), vec![trusted.clone()], "{args:?}");
+    }
+    for args in [
+        &["suggest", "--json", "--limit", "1", "raft snapshot install"][..],
+        &[
+            "suggest", "raft", "snapshot", "install", "--limit", "1", "--json",
+        ],
+        &[
+            "suggest", "raft", "snapshot", "--json", "install", "--limit", "1",
+        ],
+    ] {
+        assert_eq!(ids(json(&s.ok(args))), vec![trusted.clone()], "{args:?}");
+    }
+    // Several words still need no quotes, and the first may start with `-`.
+    let hits = ids(json(
+        &s.ok(&["suggest", "--json", "raft", "snapshot", "install"]),
+    ));
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    let hits = ids(json(&s.ok(&["query", "-raft snapshot install", "--json"])));
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    // A later word starting with `-` goes after `--`; before it, a usage
+    // error says so.
+    let out = s.run(&["query", "raft", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("-- --bogus"), "{}", stderr(&out));
+    let hits =
+        ids(json(&s.ok(&[
+            "query", "--json", "raft", "snapshot", "--", "-install",
+        ])));
+    assert_eq!(hits.len(), 2, "{hits:?}");
+}
