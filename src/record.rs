@@ -31,6 +31,8 @@ pub struct Added {
 pub enum RecordError {
     #[error("no learning with id {id} in {dir} (nor in its inbox)")]
     Unknown { id: String, dir: String },
+    #[error("the {0} is blank: a learning typed by hand needs one")]
+    Blank(&'static str),
     #[error("cannot write to the inbox {path}: {source}")]
     Inbox {
         path: String,
@@ -39,13 +41,19 @@ pub enum RecordError {
 }
 
 /// Builds the learning `agent` typed (`source: manual`, L1 once it has a
-/// correction), redacts it, and queues it.
+/// correction), redacts it, and queues it. A blank title or correction is
+/// refused before anything is written.
 pub fn add(
     dir: &LearningsDir,
     agent: &str,
     manual: Manual,
     now: Timestamp,
 ) -> Result<Added, RecordError> {
+    for (field, text) in [("title", &manual.title), ("correction", &manual.correction)] {
+        if text.trim().is_empty() {
+            return Err(RecordError::Blank(field));
+        }
+    }
     let mut l = Learning::new(Learning::new_id(), agent.to_string(), manual.title, now);
     l.correction = Some(manual.correction);
     l.original_command = manual.command;
@@ -99,4 +107,40 @@ pub fn apply(
             source,
         })?;
     Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manual(title: &str, correction: &str) -> Manual {
+        Manual {
+            title: title.into(),
+            correction: correction.into(),
+            ..Manual::default()
+        }
+    }
+
+    fn queued(dir: &LearningsDir) -> usize {
+        dir.inbox().items().len()
+    }
+
+    #[test]
+    fn a_blank_title_or_correction_is_refused_before_anything_is_written() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = LearningsDir::new(tmp.path());
+        let now = Timestamp::from_unix(1_780_000_000);
+        for (title, correction, field) in [
+            ("", "c", "title"),
+            (" \t\n", "c", "title"),
+            ("t", "", "correction"),
+            ("t", "  ", "correction"),
+        ] {
+            let err = add(&dir, "me", manual(title, correction), now).expect_err(title);
+            assert!(matches!(err, RecordError::Blank(f) if f == field), "{err}");
+        }
+        assert_eq!(queued(&dir), 0);
+        add(&dir, "me", manual("t", "c"), now).expect("a real one");
+        assert_eq!(queued(&dir), 1);
+    }
 }

@@ -4,7 +4,7 @@
 use super::stdout::outln;
 use super::{CliError, CliResult, Context, exit, named};
 use crate::learning::Kind;
-use crate::record::{self, Manual};
+use crate::record::{self, Manual, RecordError};
 use crate::timestamp::Timestamp;
 
 #[derive(clap::Args, Debug)]
@@ -43,8 +43,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         kind: args.kind,
         body: args.body,
     };
-    let added = record::add(&dir, &ctx.config.acting_agent, manual, Timestamp::now())
-        .map_err(|e| CliError::failure(e.to_string()))?;
+    let added = record::add(&dir, &ctx.config.acting_agent, manual, Timestamp::now()).map_err(
+        |e| match e {
+            RecordError::Blank(field) => CliError::usage(format!(
+                "--{field} is blank: a learning added by hand needs a {field}"
+            )),
+            _ => CliError::failure(e.to_string()),
+        },
+    )?;
     if added.redacted {
         eprintln!("learnsync: warning: secrets in the learning were redacted");
     }

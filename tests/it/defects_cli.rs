@@ -207,3 +207,33 @@ fn flags_after_the_text_of_query_and_suggest_are_flags() {
         ])));
     assert_eq!(hits.len(), 2, "{hits:?}");
 }
+
+// Item 6: blank titles and corrections.
+
+/// The titles `list` shows: what was written.
+fn titles(s: &Sandbox) -> Vec<String> {
+    json(&s.ok(&["--json", "list"]))
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|l| l["title"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn a_blank_title_or_correction_is_refused_with_exit_2_naming_the_flag() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    for (title, correction, flag) in [
+        ("", "use x", "--title"),
+        ("   \t", "use x", "--title"),
+        ("a title", "", "--correction"),
+        ("a title", " \n ", "--correction"),
+    ] {
+        let out = s.run(&["add", "--title", title, "--correction", correction]);
+        assert_eq!(out.status.code(), Some(2), "{title:?} {correction:?}");
+        let err = stderr(&out);
+        assert!(err.contains(flag) && err.contains("blank"), "{err}");
+    }
+    assert!(titles(&s).is_empty(), "nothing was written");
+}
