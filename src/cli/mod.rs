@@ -347,6 +347,14 @@ fn run(cli: Cli) -> CliResult {
         agent: cli.agent.clone(),
     };
     let env = Env::from_process();
+    // A dir that is a file is a bad argument (exit 2), not a broken config.
+    let dir = Config::resolve_dir(&flags, &env, &Default::default());
+    if let Some(problem) = crate::config::dir_problem(&dir) {
+        return Err(CliError::usage(format!(
+            "{}: {problem}",
+            dir.value.display()
+        )));
+    }
     // `init --agent` names the home agent of the new dir, so it is not a config error to load first.
     let config = Config::load(&flags, &env)?;
     let ctx = Context {

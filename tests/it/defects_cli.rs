@@ -237,3 +237,79 @@ fn a_blank_title_or_correction_is_refused_with_exit_2_naming_the_flag() {
     }
     assert!(titles(&s).is_empty(), "nothing was written");
 }
+
+// Item 12: `--dir` naming a file; `config` showing the defaults in force.
+
+#[test]
+fn a_dir_that_is_a_file_is_a_usage_error_naming_it() {
+    let s = Sandbox::new();
+    let file = s.tmp.path().join("notes.md");
+    std::fs::write(&file, "not a dir\n").expect("write");
+    let shown = file.display().to_string();
+    for args in [
+        vec!["--dir", shown.as_str(), "list"],
+        vec!["--dir", shown.as_str(), "init"],
+        vec!["--dir", shown.as_str(), "config"],
+    ] {
+        let out = s.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&shown) && err.contains("is a file, not a directory"),
+            "{err}"
+        );
+        assert!(
+            err.contains("--dir") && !err.contains("config.yaml"),
+            "{err}"
+        );
+    }
+    let out = s
+        .cmd(&["list"])
+        .env("LEARNSYNC_DIR", &file)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("LEARNSYNC_DIR"), "{}", stderr(&out));
+    // A dir below a file can never be made: the file is named.
+    let below = format!("{shown}/learnings");
+    let out = s.run(&["--dir", &below, "init"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{shown} is a file")), "{err}");
+    assert!(std::fs::read_to_string(&file).expect("read") == "not a dir\n");
+}
+
+#[test]
+fn config_shows_the_defaults_in_force_and_null_only_for_what_is_unset() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let cfg = json(&s.ok(&["config", "--json"]));
+    let row = |key: &str| (cfg[key]["value"].clone(), cfg[key]["source"].clone());
+    assert_eq!(row("author.name"), ("claude".into(), "default".into()));
+    assert_eq!(
+        row("author.email"),
+        ("claude@learnsync.invalid".into(), "default".into())
+    );
+    assert_eq!(row("lock_wait_secs").0, "30");
+    assert_eq!(row("wiki.branch").0, "(the wiki remote's HEAD)");
+    for unset in ["gitea.url", "gitea.token", "hub", "daemon.listen"] {
+        assert!(row(unset).0.is_null(), "{unset}: {:?}", row(unset));
+    }
+    assert!(!s.ok(&["config", "--json"]).contains("(unset)"));
+    let text = s.ok(&["config"]);
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(key))
+            .unwrap_or_else(|| panic!("{key} in {text}"))
+            .to_string()
+    };
+    assert!(line("author.name").contains("claude  (default)"), "{text}");
+    assert!(line("gitea.url").ends_with("(unset)"), "{text}");
+    // The identity shown is the one commits carry.
+    s.ok(&["add", "--title", "t", "--correction", "c"]);
+    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    assert_eq!(
+        s.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
+        "claude <claude@learnsync.invalid>"
+    );
+}
