@@ -4,7 +4,7 @@
 //! bodies from a file, and `review` on a machine with no git identity.
 
 use crate::common::{Sandbox, json};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Output, Stdio};
 
 fn stderr(out: &Output) -> String {
@@ -312,4 +312,133 @@ fn config_shows_the_defaults_in_force_and_null_only_for_what_is_unset() {
         s.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
         "claude <claude@learnsync.invalid>"
     );
+}
+
+// Item 14: long bodies from a file or stdin.
+
+/// A body longer than one argument may be (128 KiB), with a token in it.
+fn long_body() -> (String, String) {
+    let token = "ghp_Z3x9Qm2Lk7Vb4Nc8Rt1Yw6Pa5Sd0Fg3Hj7Kq";
+    let mut body = String::from("# Why\n\n");
+    while body.len() < 300 * 1024 {
+        body.push_str("The migration locks the table; run it in batches of 1000 rows.\n");
+    }
+    body.push_str(&format!("export GH_TOKEN={token}\n"));
+    (body, token.to_string())
+}
+
+#[test]
+fn add_reads_a_long_body_from_a_file_or_stdin_and_redacts_it() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let (body, token) = long_body();
+    let file = s.tmp.path().join("body.md");
+    std::fs::write(&file, &body).expect("write");
+    let from_file = s.ok(&[
+        "add",
+        "--title",
+        "Batch big migrations",
+        "--correction",
+        "migrate in batches",
+        "--body-file",
+        &file.display().to_string(),
+    ]);
+    let mut child = s
+        .cmd(&[
+            "add",
+            "--title",
+            "Batch big migrations (stdin)",
+            "--correction",
+            "migrate in batches",
+            "--body-file",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(body.as_bytes())
+        .expect("write stdin");
+    let from_stdin = child.wait_with_output().expect("wait");
+    assert!(from_stdin.status.success());
+    for id in [
+        from_file.trim().to_string(),
+        String::from_utf8_lossy(&from_stdin.stdout)
+            .trim()
+            .to_string(),
+    ] {
+        let shown = json(&s.ok(&["--json", "show", &id]));
+        let got = shown["body"].as_str().expect("body");
+        assert!(got.len() > 300 * 1024, "{}", got.len());
+        assert!(got.starts_with("# Why\n\nThe migration locks the table"));
+        assert!(
+            !got.contains(&token) && got.contains("[REDACTED:"),
+            "redacted"
+        );
+    }
+}
+
+#[test]
+fn a_body_file_that_cannot_be_used_is_a_clear_error_and_nothing_is_written() {
+    let s = Sandbox::new();
+    s.ok(&["init", "--agent", "claude"]);
+    let missing = s.tmp.path().join("no-such-body.md");
+    let huge = s.tmp.path().join("huge.md");
+    std::fs::write(&huge, "x".repeat(1024 * 1024 + 10)).expect("write");
+    // Under the file limit alone, over it with the frontmatter.
+    let nearly = s.tmp.path().join("nearly.md");
+    std::fs::write(&nearly, "y".repeat(1024 * 1024 - 20)).expect("write");
+    let add_with = |path: &std::path::Path| {
+        s.run(&[
+            "add",
+            "--title",
+            "t",
+            "--correction",
+            "c",
+            "--body-file",
+            &path.display().to_string(),
+        ])
+    };
+    let out = add_with(&missing);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&missing.display().to_string()) && err.contains("No such file"),
+        "{err}"
+    );
+    for path in [&huge, &nearly] {
+        let out = add_with(path);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("1048576 byte limit") && err.contains("nothing was written"),
+            "{err}"
+        );
+    }
+    let out = s.run(&[
+        "add",
+        "--title",
+        "t",
+        "--correction",
+        "c",
+        "--body",
+        "b",
+        "--body-file",
+        &huge.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(titles(&s).is_empty(), "nothing was written");
+    let inbox = s.dir().join(".git/learnsync/inbox");
+    let queued = std::fs::read_dir(&inbox).map_or(0, |d| d.count());
+    assert_eq!(queued, 0, "the inbox is empty");
 }
