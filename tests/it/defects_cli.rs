@@ -3,6 +3,7 @@
 //! text, blank titles, `--dir` naming a file, `config`'s defaults, long
 //! bodies from a file, and `review` on a machine with no git identity.
 
+use crate::common::gitea_server::{BOT_TOKEN, GiteaServer, MAINTAINER, Protection};
 use crate::common::{Sandbox, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Output, Stdio};
@@ -441,4 +442,48 @@ fn a_body_file_that_cannot_be_used_is_a_clear_error_and_nothing_is_written() {
     let inbox = s.dir().join(".git/learnsync/inbox");
     let queued = std::fs::read_dir(&inbox).map_or(0, |d| d.count());
     assert_eq!(queued, 0, "the inbox is empty");
+}
+
+// Item 15: `review` on a machine with no git identity.
+
+#[test]
+fn review_without_a_git_identity_fetches_the_hub_as_sync_does() {
+    let s = Sandbox::new();
+    let server = GiteaServer::start();
+    let hub = format!("hub={}", server.repo_git_path().display());
+    s.ok(&["init", "--agent", "a", "--remote", &hub]);
+    crate::common::l2_files(&s.dir(), "a", 1);
+    s.ok(&["sync"]);
+    let sha = server.branch_sha("agents/a").expect("pushed");
+    server.hub_git(&["update-ref", "refs/heads/main", &sha]);
+    server.protect(Protection::new("main").merge_whitelist(&[MAINTAINER]));
+    let config = s.dir().join(".git/learnsync/config.yaml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str(&format!(
+        "gitea:\n  url: {}\n  repo: {}\n",
+        server.url(),
+        server.repo_ref()
+    ));
+    std::fs::write(&config, text).expect("write config");
+    // The Sandbox has no git identity (GIT_CONFIG_GLOBAL names no file).
+    let mut git = std::process::Command::new("git");
+    git.current_dir(s.dir()).args(["config", "user.email"]);
+    crate::common::scrub(&mut git, &s.home());
+    assert!(!git.output().expect("git").status.success());
+    let out = s
+        .cmd(&["review"])
+        .env("GITEA_TOKEN", BOT_TOKEN)
+        .output()
+        .expect("review");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("committer") && !err.contains("could not fetch"),
+        "{err}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Proposed"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
