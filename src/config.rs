@@ -85,6 +85,9 @@ pub struct Key {
     pub ty: Type,
     /// Its default as `learnsync config` shows it.
     pub default: Option<&'static str>,
+    /// What is used when it is unset, in words, where that is no one value
+    /// (`remotes`: every git remote).
+    pub described: Option<&'static str>,
     /// Shown as "(set, not shown)".
     pub secret: bool,
 }
@@ -96,6 +99,7 @@ const fn key(name: &'static str, ty: Type) -> Key {
         env_only: false,
         ty,
         default: None,
+        described: None,
         secret: false,
     }
 }
@@ -107,6 +111,10 @@ impl Key {
     }
     const fn default(mut self, value: &'static str) -> Key {
         self.default = Some(value);
+        self
+    }
+    const fn described(mut self, what: &'static str) -> Key {
+        self.described = Some(what);
         self
     }
     const fn secret(mut self) -> Key {
@@ -121,7 +129,8 @@ impl Key {
 
 pub const AGENT: Key = key("agent", Type::Agent).env("LEARNSYNC_AGENT");
 pub const HUB: Key = key("hub", Type::Text);
-pub const REMOTES: Key = key("remotes", Type::Remotes);
+pub const REMOTES: Key =
+    key("remotes", Type::Remotes).described("every git remote, fetch and push");
 pub const GITEA_URL: Key = key("gitea.url", Type::Text).env("LEARNSYNC_GITEA_URL");
 pub const GITEA_REPO: Key = key("gitea.repo", Type::Text).env("LEARNSYNC_GITEA_REPO");
 pub const GITEA_TOKEN: Key = key("gitea.token", Type::Text)
@@ -131,15 +140,18 @@ pub const GITEA_TOKEN: Key = key("gitea.token", Type::Text)
 pub const GITEA_TOKEN_FILE: Key = key("gitea.token_file", Type::Path);
 pub const GITEA_TOKEN_COMMAND: Key = key("gitea.token_command", Type::Text).secret();
 pub const WIKI_GIT_URL: Key = key("wiki.git_url", Type::Text);
-pub const WIKI_BRANCH: Key = key("wiki.branch", Type::Text);
-pub const WIKI_TEMPLATE_DIR: Key = key("wiki.template_dir", Type::Path);
+pub const WIKI_BRANCH: Key = key("wiki.branch", Type::Text).described("the wiki remote's HEAD");
+pub const WIKI_TEMPLATE_DIR: Key =
+    key("wiki.template_dir", Type::Path).described("the built-in templates");
 // Every minute: with the capture debounce, a correction learned on one
 // machine reaches the others within about a minute (docs/daemon.md).
 pub const SCHEDULE_SYNC: Key = key("schedule.sync", Type::Cron).default("* * * * *");
 pub const SCHEDULE_PUBLISH: Key = key("schedule.publish", Type::Cron).default("0 * * * *");
 pub const SCHEDULE_REVIEW: Key = key("schedule.review", Type::Cron).default("30 * * * *");
 pub const CAPTURE_IGNORE: Key = key("capture.ignore", Type::List);
+/// Default: the home agent's name.
 pub const AUTHOR_NAME: Key = key("author.name", Type::Text);
+/// Default: `<home agent>@learnsync.invalid`.
 pub const AUTHOR_EMAIL: Key = key("author.email", Type::Text);
 pub const LOCK_WAIT_SECS: Key = key("lock_wait_secs", Type::Count).default("30");
 pub const WATCH: Key = key("watch", Type::Watch).default("auto");
@@ -218,6 +230,16 @@ impl std::fmt::Display for WatchMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(crate::names::Named::as_str(*self))
     }
+}
+
+/// One row of `learnsync config`: a key, the value in force and where it
+/// came from. `value` is `None` only when the key is unset and nothing is
+/// used in its place (no hub, no token); a default in force is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub key: String,
+    pub value: Option<String>,
+    pub source: String,
 }
 
 /// One remote to sync with.
@@ -503,14 +525,14 @@ pub struct Config {
     pub schedule_review: Sourced<String>,
     pub capture_ignore: Sourced<Vec<String>>,
     pub watch: Sourced<WatchMode>,
-    pub author_name: Option<Sourced<String>>,
-    pub author_email: Option<Sourced<String>>,
+    pub author_name: Sourced<String>,
+    pub author_email: Sourced<String>,
     pub lock_wait_secs: Sourced<u64>,
     pub review_max_open: Sourced<u64>,
     pub review_max_new_per_run: Sourced<u64>,
     pub daemon: DaemonConfig,
     /// Every key's effective value as text, for `learnsync config`.
-    rows: Vec<(String, String, String)>,
+    rows: Vec<Row>,
 }
 
 /// The daemon's settings (`daemon.*`); each is a row of `learnsync config`.
@@ -539,7 +561,7 @@ struct Resolver<'a> {
     env: &'a Env,
     repo: &'a FileConfig,
     user: &'a FileConfig,
-    rows: Vec<(String, String, String)>,
+    rows: Vec<Row>,
 }
 
 impl Resolver<'_> {
@@ -568,37 +590,52 @@ impl Resolver<'_> {
         } else {
             shown
         };
-        self.rows
-            .push((key.name.to_string(), shown, source.to_string()));
+        self.rows.push(Row {
+            key: key.name.to_string(),
+            value: Some(shown),
+            source: source.to_string(),
+        });
     }
 
-    fn text(&mut self, key: &Key) -> Option<Sourced<String>> {
-        let found = self.layered(key).and_then(|s| {
+    /// A key that is unset: what is used instead, in words, or nothing.
+    fn record_unset(&mut self, key: &Key) {
+        self.rows.push(Row {
+            key: key.name.to_string(),
+            value: key.described.map(|what| format!("({what})")),
+            source: Source::Default.to_string(),
+        });
+    }
+
+    fn layered_text(&self, key: &Key) -> Option<Sourced<String>> {
+        self.layered(key).and_then(|s| {
             Some(Sourced {
                 value: s.value.as_str()?.to_string(),
                 source: s.source,
             })
-        });
+        })
+    }
+
+    fn text(&mut self, key: &Key) -> Option<Sourced<String>> {
+        let found = self.layered_text(key);
         match &found {
             Some(s) => self.record(key, s.value.clone(), &s.source.clone()),
-            None => self.record(key, "(unset)".into(), &Source::Default),
+            None => self.record_unset(key),
         }
         found
     }
 
-    fn text_or_default(&mut self, key: &Key) -> Sourced<String> {
-        let found = self.layered(key).and_then(|s| {
-            Some(Sourced {
-                value: s.value.as_str()?.to_string(),
-                source: s.source,
-            })
-        });
-        let s = found.unwrap_or_else(|| Sourced {
-            value: key.default.unwrap_or_default().to_string(),
+    /// The key's value, else `default` (in force, and shown as such).
+    fn text_or(&mut self, key: &Key, default: String) -> Sourced<String> {
+        let s = self.layered_text(key).unwrap_or(Sourced {
+            value: default,
             source: Source::Default,
         });
         self.record(key, s.value.clone(), &s.source.clone());
         s
+    }
+
+    fn text_or_default(&mut self, key: &Key) -> Sourced<String> {
+        self.text_or(key, key.default.unwrap_or_default().to_string())
     }
 
     fn path(&mut self, key: &Key) -> Option<Sourced<PathBuf>> {
@@ -664,6 +701,12 @@ impl Config {
             None => FileConfig::default(),
         };
         let dir = Self::resolve_dir(flags, env, &user);
+        if let Some(message) = dir_problem(&dir) {
+            return Err(ConfigError {
+                path: dir.value.display().to_string(),
+                message,
+            });
+        }
         let repo = FileConfig::load(&crate::store::StateDir::of(&dir.value).config())?;
         Self::resolve(flags, env, dir, &repo, &user)
     }
@@ -685,23 +728,13 @@ impl Config {
             env,
             repo,
             user,
-            rows: vec![(
-                "dir".into(),
-                dir.value.display().to_string(),
-                dir.source.to_string(),
-            )],
+            rows: vec![Row {
+                key: "dir".into(),
+                value: Some(dir.value.display().to_string()),
+                source: dir.source.to_string(),
+            }],
         };
-        let home_agent = r.text(&AGENT).unwrap_or_else(|| Sourced {
-            value: host_agent(env),
-            source: Source::Default,
-        });
-        if let Some(row) = r.rows.iter_mut().find(|row| row.0 == AGENT.name) {
-            *row = (
-                AGENT.name.into(),
-                home_agent.value.clone(),
-                home_agent.source.to_string(),
-            );
-        }
+        let home_agent = r.text_or(&AGENT, host_agent(env));
         let acting_agent = flags
             .agent
             .clone()
@@ -721,11 +754,7 @@ impl Config {
                     .join(", ");
                 r.record(&REMOTES, shown, &s.source.clone());
             }
-            None => r.record(
-                &REMOTES,
-                "(every git remote, fetch and push)".into(),
-                &Source::Default,
-            ),
+            None => r.record_unset(&REMOTES),
         }
         let gitea_url = r.text(&GITEA_URL);
         let gitea_repo = r.text(&GITEA_REPO);
@@ -753,8 +782,11 @@ impl Config {
             capture_ignore.value.join(", "),
             &capture_ignore.source.clone(),
         );
-        let author_name = r.text(&AUTHOR_NAME);
-        let author_email = r.text(&AUTHOR_EMAIL);
+        let author_name = r.text_or(&AUTHOR_NAME, home_agent.value.clone());
+        let author_email = r.text_or(
+            &AUTHOR_EMAIL,
+            format!("{}@learnsync.invalid", home_agent.value),
+        );
         let lock_wait_secs = r.count(&LOCK_WAIT_SECS);
         let watch_text = r.text_or_default(&WATCH);
         let watch = Sourced {
@@ -810,25 +842,20 @@ impl Config {
         })
     }
 
-    /// The commit identity: from config, else `<agent> <agent@learnsync.invalid>`.
+    /// The commit identity, for commits and reflogs alike: `author.name`
+    /// and `author.email`, by default `<agent> <agent@learnsync.invalid>`
+    /// (a machine with no git identity still commits).
     pub fn identity(&self) -> crate::repo::Identity {
-        let agent = &self.home_agent.value;
         crate::repo::Identity {
-            name: self
-                .author_name
-                .as_ref()
-                .map_or_else(|| agent.clone(), |s| s.value.clone()),
-            email: self
-                .author_email
-                .as_ref()
-                .map_or_else(|| format!("{agent}@learnsync.invalid"), |s| s.value.clone()),
+            name: self.author_name.value.clone(),
+            email: self.author_email.value.clone(),
         }
     }
 
-    /// `(key, value, source)` rows for `learnsync config`, in [`KEYS`]
-    /// order after `dir`; secrets masked.
-    pub fn rows(&self) -> Vec<(String, String, String)> {
-        self.rows.clone()
+    /// The rows of `learnsync config`, in [`KEYS`] order after `dir`;
+    /// secrets masked.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
     }
 }
 
@@ -857,6 +884,38 @@ fn remotes_of(value: &Value) -> Vec<RemoteConfig> {
             })
         })
         .collect()
+}
+
+/// Why the learnings dir cannot be one, named for the person who chose it:
+/// it, or the nearest part of its path that exists, is something other
+/// than a directory (`--dir ~/notes.md`). A dir that does not exist yet is
+/// fine (`init` and `sync` create it).
+pub fn dir_problem(dir: &Sourced<PathBuf>) -> Option<String> {
+    let existing = dir
+        .value
+        .ancestors()
+        .find(|a| a.symlink_metadata().is_ok())?;
+    if existing.is_dir() {
+        return None;
+    }
+    let chosen = match &dir.source {
+        Source::Flag => "--dir".to_string(),
+        Source::Env(var) => (*var).to_string(),
+        other => other.to_string(),
+    };
+    let what = if existing.is_file() {
+        "a file, not a directory"
+    } else {
+        "not a directory"
+    };
+    Some(if existing == dir.value {
+        format!("the learnings dir (from {chosen}) is {what}")
+    } else {
+        format!(
+            "the learnings dir (from {chosen}) cannot be made: {} is {what}",
+            existing.display()
+        )
+    })
 }
 
 /// The default home agent: the host name, made a valid agent name.
@@ -899,6 +958,18 @@ mod tests {
             value: "/tmp/x".into(),
             source: Source::Default,
         }
+    }
+
+    /// The config of a dir with this repo file and nothing else set.
+    fn from_repo_file(repo: &FileConfig) -> Config {
+        Config::resolve(
+            &Flags::default(),
+            &Env::default(),
+            dir(),
+            repo,
+            &FileConfig::default(),
+        )
+        .expect("ok")
     }
 
     #[test]
@@ -1018,27 +1089,72 @@ mod tests {
         assert_eq!(rows.len(), KEYS.len() + 1, "{rows:?}");
         for key in KEYS {
             assert_eq!(
-                rows.iter().filter(|r| r.0 == key.name).count(),
+                rows.iter().filter(|r| r.key == key.name).count(),
                 1,
                 "{}",
                 key.name
             );
         }
-        let row = |name: &str| rows.iter().find(|r| r.0 == name).cloned().expect(name);
-        assert_eq!(row("gitea.token").1, "(set, not shown)");
-        assert_eq!(row("gitea.token").2, "env GITEA_TOKEN");
-        assert_eq!(row("gitea.token_command").1, "(set, not shown)");
+        let row = |name: &str| rows.iter().find(|r| r.key == name).cloned().expect(name);
+        let value = |name: &str| row(name).value.unwrap_or_else(|| "null".into());
+        assert_eq!(value("gitea.token"), "(set, not shown)");
+        assert_eq!(row("gitea.token").source, "env GITEA_TOKEN");
+        assert_eq!(value("gitea.token_command"), "(set, not shown)");
         assert!(!format!("{rows:?}").contains("pass show"));
-        assert_eq!(row("lock_wait_secs").1, "30");
+        assert_eq!(value("lock_wait_secs"), "30");
         // An empty GITEA_TOKEN is unset, as everywhere.
-        let c = Config::resolve(
-            &Flags::default(),
-            &Env::default(),
-            dir(),
-            &repo,
-            &FileConfig::default(),
-        )
-        .expect("ok");
-        assert!(!c.gitea_token_env);
+        assert!(!from_repo_file(&repo).gitea_token_env);
+    }
+
+    #[test]
+    fn defaults_in_force_are_shown_and_only_what_is_unset_has_no_value() {
+        let repo = FileConfig::parse("agent: claude\n").expect("valid");
+        let c = from_repo_file(&repo);
+        let row = |name: &str| {
+            let r = c.rows().iter().find(|r| r.key == name).expect(name);
+            (r.value.clone(), r.source.clone())
+        };
+        let default = |v: &str| (Some(v.to_string()), "default".to_string());
+        assert_eq!(row("author.name"), default("claude"));
+        assert_eq!(row("author.email"), default("claude@learnsync.invalid"));
+        assert_eq!(row("wiki.branch"), default("(the wiki remote's HEAD)"));
+        assert_eq!(
+            row("remotes"),
+            default("(every git remote, fetch and push)")
+        );
+        for unset in ["hub", "gitea.url", "gitea.token", "daemon.listen"] {
+            assert_eq!(row(unset).0, None, "{unset}");
+        }
+        let identity = c.identity();
+        assert_eq!(
+            (identity.name.as_str(), identity.email.as_str()),
+            ("claude", "claude@learnsync.invalid")
+        );
+        let user =
+            FileConfig::parse("author: {name: CI Bot, email: ci@example.com}\n").expect("valid");
+        let c =
+            Config::resolve(&Flags::default(), &Env::default(), dir(), &repo, &user).expect("ok");
+        assert_eq!(c.identity().email, "ci@example.com");
+        assert_eq!(c.author_name.source, Source::UserFile);
+    }
+
+    #[test]
+    fn a_dir_that_is_a_file_or_lies_below_one_is_named_with_its_origin() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let file = tmp.path().join("notes.md");
+        std::fs::write(&file, "x").expect("write");
+        let at = |value: PathBuf, source: Source| dir_problem(&Sourced { value, source });
+        assert_eq!(at(tmp.path().to_path_buf(), Source::Flag), None);
+        assert_eq!(at(tmp.path().join("new/learnings"), Source::Flag), None);
+        let problem = at(file.clone(), Source::Flag).expect("a file");
+        assert!(
+            problem.contains("--dir") && problem.contains("is a file"),
+            "{problem}"
+        );
+        let problem = at(file.join("below"), Source::Env("LEARNSYNC_DIR")).expect("below");
+        assert!(
+            problem.contains("LEARNSYNC_DIR") && problem.contains(&file.display().to_string()),
+            "{problem}"
+        );
     }
 }

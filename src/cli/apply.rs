@@ -26,6 +26,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         Timestamp::now(),
     )
     .map_err(|e| CliError::failure(e.to_string()))?;
+    super::stdout::on_failure(format!(
+        "the {} event {} for {} was recorded",
+        event.outcome, event.id, args.id
+    ));
     if ctx.json {
         super::output::print_json(&serde_json::json!({
             "id": event.id, "learning": event.learning, "agent": event.agent,

@@ -92,7 +92,8 @@ pub fn run(flags: Flags, args: Args) -> i32 {
         },
     };
     if let Some(out) = &reply.stdout {
-        // A closed pipe (the agent gave up waiting) is not worth a panic.
+        // Not through `super::stdout`: a hook never fails its agent, so a
+        // closed pipe or a full disk here is not worth an exit code.
         use std::io::Write;
         let _ = writeln!(std::io::stdout().lock(), "{out}");
     }

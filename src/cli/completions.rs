@@ -2,9 +2,8 @@
 //! by clap_complete from the same clap definitions as `--help` and the man
 //! page, so a new flag completes the day it exists.
 
-use super::{CliError, CliResult, exit};
+use super::{CliResult, exit};
 use clap_complete::Shell;
-use std::io::Write;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -16,8 +15,6 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut super::command(), "learnsync", &mut script);
-    std::io::stdout()
-        .write_all(&script)
-        .map_err(|e| CliError::failure(format!("cannot write the completion script: {e}")))?;
+    super::stdout::write_bytes(&script);
     Ok(exit::OK)
 }

@@ -35,10 +35,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             &serde_json::to_value(&block).map_err(|e| CliError::failure(e.to_string()))?,
         );
     } else {
-        use std::io::Write;
-        let _ = std::io::stdout()
-            .lock()
-            .write_all(block.markdown.as_bytes());
+        super::stdout::write_bytes(block.markdown.as_bytes());
     }
     Ok(exit::OK)
 }

@@ -4,6 +4,7 @@
 //! per run at info level, timestamps unless journald adds its own, JSON
 //! with `--log-format json`.
 
+use super::stdout::{out, outln};
 use super::{CliError, CliResult, Context, exit};
 use crate::daemon::service::{self, Manager, ServiceSpec};
 use crate::daemon::{DaemonError, DaemonOptions, LogFormat};
@@ -186,10 +187,10 @@ fn run_check(ctx: &Context) -> CliResult {
     }
     for p in &plans {
         if p.off {
-            println!("{:<8} off  ({}: {})", p.job, p.job.schedule_key(), p.source);
+            outln!("{:<8} off  ({}: {})", p.job, p.job.schedule_key(), p.source);
             continue;
         }
-        println!(
+        outln!(
             "{:<8} {}  ({}: {}; this machine {:+.1}s)",
             p.job,
             p.schedule,
@@ -197,13 +198,13 @@ fn run_check(ctx: &Context) -> CliResult {
             p.source,
             p.offset_secs
         );
-        println!("         next: {}", p.next.join(", "));
+        outln!("         next: {}", p.next.join(", "));
         if let Some(note) = &p.note {
-            println!("         skips: {note}");
+            outln!("         skips: {note}");
         }
     }
     let d = &ctx.config.daemon;
-    println!(
+    outln!(
         "captures trigger a sync {}s after they arrive; listen: {}; ready while the last successful sync is at most {}s old and no job failed {} runs in a row",
         d.debounce_secs,
         d.listen
@@ -247,7 +248,7 @@ fn run_install(ctx: &Context, args: InstallArgs) -> CliResult {
     let spec = spec(ctx, args.listen.as_deref(), args.log_format)?;
     let (home, xdg) = home(ctx)?;
     if args.print {
-        print!("{}", service::render(manager, &spec, &home));
+        out!("{}", service::render(manager, &spec, &home));
         return Ok(exit::OK);
     }
     let done = service::install(manager, &spec, &home, xdg.as_deref(), !args.no_start)?;

@@ -2,6 +2,7 @@
 //! changing anything. Exit 1 when any is found.
 
 use super::output::print_json;
+use super::stdout::outln;
 use super::{CliResult, Context, exit};
 
 pub fn run(ctx: &Context) -> CliResult {
@@ -17,7 +18,7 @@ pub fn run(ctx: &Context) -> CliResult {
         let root = format!("{}/", dir.root.display());
         for p in &problems {
             let path = p.path.strip_prefix(&root).unwrap_or(&p.path);
-            println!("{path}: {}", p.message);
+            outln!("{path}: {}", p.message);
         }
         eprintln!("{} problem(s) found", problems.len());
     }

@@ -2,6 +2,7 @@
 //! asks `crate::hooks` where the agent's config file is and for the plan,
 //! prints the plan's diff, and applies it (with a backup).
 
+use super::stdout::{out, outln};
 use std::path::Path;
 
 use super::{CliError, CliResult, exit, named};
@@ -93,7 +94,7 @@ pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
 fn report(plan: &HookPlan, install: bool, dry_run: bool, backup: Option<&Path>) {
     let path = plan.path.display();
     if !plan.changes() {
-        println!(
+        outln!(
             "{path}: {}; nothing to change.",
             if install {
                 "learnsync capture is already installed"
@@ -102,22 +103,22 @@ fn report(plan: &HookPlan, install: bool, dry_run: bool, backup: Option<&Path>) 
             }
         );
     } else {
-        print!("{}", plan.diff);
+        out!("{}", plan.diff);
         if dry_run {
-            println!("(dry run: {path} not written)");
+            outln!("(dry run: {path} not written)");
         } else {
             let verb = if install {
                 "Installed in"
             } else {
                 "Removed from"
             };
-            println!("{verb} {path}.");
+            outln!("{verb} {path}.");
             if let Some(b) = backup {
-                println!("Backup of the previous file: {}", b.display());
+                outln!("Backup of the previous file: {}", b.display());
             }
         }
     }
     for note in &plan.notes {
-        println!("note: {note}");
+        outln!("note: {note}");
     }
 }

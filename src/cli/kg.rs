@@ -1,6 +1,7 @@
 //! `learnsync kg check`: the knowledge-graph files (`kg/*.md`) that cannot
 //! be used as they are, each named with its line.
 
+use super::stdout::outln;
 use super::{CliResult, Context, exit};
 use crate::search;
 
@@ -25,7 +26,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         super::output::print_json(&serde_json::json!({"concepts": concepts, "problems": problems}));
     } else {
         for p in &problems {
-            println!("{}: {}", p.location(), p.message);
+            outln!("{}: {}", p.location(), p.message);
         }
         ctx.say(format!(
             "{concepts} concept(s), {} problem(s)",

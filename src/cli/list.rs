@@ -2,6 +2,7 @@
 //! included, filtered by trust level or source agent.
 
 use super::output::{cell, learning_json, print_json, review_words};
+use super::stdout::outln;
 use super::{CliResult, Context, exit, named};
 use crate::learning::TrustLevel;
 
@@ -49,7 +50,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         let review = review_words(&view.review_state(x))
             .map(|w| format!("  [{w}]"))
             .unwrap_or_default();
-        println!(
+        outln!(
             "{:<id_width$}  {}  {:<16}  {}{}{review}",
             x.id,
             x.trust_level,

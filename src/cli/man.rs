@@ -5,14 +5,11 @@
 
 use super::{CliError, CliResult, exit};
 use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
-use std::io::Write;
 
 pub fn run() -> CliResult {
     let page = page(super::command())
         .map_err(|e| CliError::failure(format!("cannot render the man page: {e}")))?;
-    std::io::stdout()
-        .write_all(&page)
-        .map_err(|e| CliError::failure(format!("cannot write the man page: {e}")))?;
+    super::stdout::write_bytes(&page);
     Ok(exit::OK)
 }
 

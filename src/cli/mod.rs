@@ -1,5 +1,8 @@
 //! The command line (§10): flags defined once with their help, one file per
 //! command that only translates between the user and the library.
+//! Everything printed on stdout goes through `stdout` (see there why).
+
+#![deny(clippy::print_stdout)]
 
 mod add;
 mod allocator;
@@ -22,6 +25,7 @@ mod query;
 mod review;
 mod show;
 mod status;
+mod stdout;
 mod suggest;
 mod sync;
 mod watch;
@@ -213,7 +217,7 @@ impl Context {
     /// Prints a line for people unless `--quiet` or `--json`.
     pub fn say(&self, line: impl std::fmt::Display) {
         if !self.quiet && !self.json {
-            println!("{line}");
+            stdout::outln!("{line}");
         }
     }
 }
@@ -327,13 +331,14 @@ pub fn main() -> i32 {
         Command::Man => man::run(),
         command => run(Cli { command, ..cli }),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("learnsync: error: {}", e.message);
             e.code
         }
-    }
+    };
+    stdout::finish(code)
 }
 
 fn run(cli: Cli) -> CliResult {
@@ -346,6 +351,14 @@ fn run(cli: Cli) -> CliResult {
         agent: cli.agent.clone(),
     };
     let env = Env::from_process();
+    // A dir that is a file is a bad argument (exit 2), not a broken config.
+    let dir = Config::resolve_dir(&flags, &env, &Default::default());
+    if let Some(problem) = crate::config::dir_problem(&dir) {
+        return Err(CliError::usage(format!(
+            "{}: {problem}",
+            dir.value.display()
+        )));
+    }
     // `init --agent` names the home agent of the new dir, so it is not a config error to load first.
     let config = Config::load(&flags, &env)?;
     let ctx = Context {

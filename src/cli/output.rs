@@ -1,6 +1,7 @@
 //! Shared output shapes: a learning as JSON (every frontmatter field plus
 //! `path` and `body`, §10) and small table helpers.
 
+use super::stdout::outln;
 use crate::learning::Learning;
 use crate::store::Loaded;
 use crate::view::{ReviewState, View};
@@ -81,7 +82,7 @@ pub fn learning_json(loaded: &Loaded, view: &View) -> Value {
 
 /// Prints a value as pretty JSON on stdout.
 pub fn print_json(value: &Value) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
     );

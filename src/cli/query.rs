@@ -10,9 +10,14 @@ use serde_json::Value;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// What to look for, in words or as an error or a command.
-    #[arg(value_name = "TEXT", required = true, num_args = 1.., allow_hyphen_values = true)]
-    text: Vec<String>,
+    /// What to look for, in words or as an error or a command; it may start
+    /// with `-` (`query '-bash: jq: command not found'`).
+    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    text: String,
+    /// More words of the text, no quotes needed; a word starting with `-`
+    /// goes after `--`, since flags may follow the text.
+    #[arg(value_name = "TEXT")]
+    more: Vec<String>,
     /// Only these trust levels (L1, L2, L3; repeat or separate by commas).
     #[arg(long, value_name = "LEVEL", value_delimiter = ',')]
     trust: Vec<String>,
@@ -47,7 +52,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if args.limit == 0 {
         return Err(CliError::usage("--limit must be at least 1"));
     }
-    let text = args.text.join(" ");
+    let text = super::suggest::words(args.text, args.more);
     let dir = ctx.initialised_dir()?;
     let req = Request {
         text: &text,

@@ -2,6 +2,7 @@
 //! sync (derived fields recomputed), or as JSON.
 
 use super::output::{learning_json, print_json};
+use super::stdout::{out, outln};
 use super::{CliError, CliResult, Context, exit};
 
 #[derive(clap::Args, Debug)]
@@ -24,17 +25,17 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if ctx.json {
         print_json(&learning_json(found, &view));
     } else {
-        println!(
+        outln!(
             "# {}{}",
             found.path,
             if found.in_inbox { " (inbox)" } else { "" }
         );
         if let Some(words) = super::output::review_words(&view.review_state(&found.learning)) {
-            println!("# review: {words}");
+            outln!("# review: {words}");
         }
-        print!("{}", found.learning.to_markdown());
+        out!("{}", found.learning.to_markdown());
         if !found.learning.body.ends_with('\n') {
-            println!();
+            outln!();
         }
     }
     Ok(exit::OK)

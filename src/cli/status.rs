@@ -4,6 +4,7 @@
 //! success, next run and failures in a row (also when no daemon runs).
 
 use super::output::print_json;
+use super::stdout::outln;
 use super::{CliResult, Context, exit};
 
 pub fn run(ctx: &Context) -> CliResult {
@@ -13,17 +14,17 @@ pub fn run(ctx: &Context) -> CliResult {
         print_json(&serde_json::to_value(&s).unwrap_or_default());
         return Ok(exit::OK);
     }
-    println!("dir:       {}", s.dir);
-    println!(
+    outln!("dir:       {}", s.dir);
+    outln!(
         "agent:     {} (branch {})",
         s.agent,
         s.branch.as_deref().unwrap_or("detached")
     );
-    println!(
+    outln!(
         "head:      {}",
         s.head.as_deref().unwrap_or("(no commit yet)")
     );
-    println!(
+    outln!(
         "learnings: {} ({})",
         s.learnings,
         s.by_trust
@@ -32,8 +33,8 @@ pub fn run(ctx: &Context) -> CliResult {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!("inbox:     {} file(s) waiting for sync", s.inbox);
-    println!(
+    outln!("inbox:     {} file(s) waiting for sync", s.inbox);
+    outln!(
         "reviews:   {}",
         s.reviews
             .iter()
@@ -41,7 +42,7 @@ pub fn run(ctx: &Context) -> CliResult {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!(
+    outln!(
         "remotes:   {}",
         if s.remotes.is_empty() {
             "(none)".to_string()
@@ -49,10 +50,10 @@ pub fn run(ctx: &Context) -> CliResult {
             s.remotes.join(", ")
         }
     );
-    println!("problems:  {} (see `learnsync doctor`)", s.problems);
+    outln!("problems:  {} (see `learnsync doctor`)", s.problems);
     match &s.last_sync {
-        Some(last) => println!("last sync: {}", last.at),
-        None => println!("last sync: never"),
+        Some(last) => outln!("last sync: {}", last.at),
+        None => outln!("last sync: never"),
     }
     print_daemon(&s.daemon);
     Ok(exit::OK)
@@ -60,8 +61,8 @@ pub fn run(ctx: &Context) -> CliResult {
 
 fn print_daemon(d: &crate::daemon::DaemonStatus) {
     match &d.running {
-        Some(holder) => println!("daemon:    running, {holder}"),
-        None => println!("daemon:    not running (start it with `learnsync daemon`)"),
+        Some(holder) => outln!("daemon:    running, {holder}"),
+        None => outln!("daemon:    not running (start it with `learnsync daemon`)"),
     }
     for j in &d.jobs {
         let next = match (&j.next_run, &j.backing_off_until) {
@@ -74,15 +75,15 @@ fn print_daemon(d: &crate::daemon::DaemonStatus) {
             (None, None) => "never (off)".into(),
         };
         let Some(r) = &j.last_run else {
-            println!(
+            outln!(
                 "  {:<8} schedule `{}`, never run; next run {next}",
                 j.job.as_str(),
                 j.schedule
             );
             continue;
         };
-        println!("  {:<8} schedule `{}`", j.job.as_str(), j.schedule);
-        println!(
+        outln!("  {:<8} schedule `{}`", j.job.as_str(), j.schedule);
+        outln!(
             "           last run:     {} {}{} ({:.1}s): {}",
             to_seconds(&r.end),
             r.outcome.as_str(),
@@ -92,13 +93,13 @@ fn print_daemon(d: &crate::daemon::DaemonStatus) {
             r.duration_secs,
             r.summary
         );
-        println!(
+        outln!(
             "           last success: {}",
             j.last_success.as_deref().map_or("never".into(), to_seconds)
         );
-        println!("           next run:     {next}");
+        outln!("           next run:     {next}");
         if j.consecutive_failures > 0 {
-            println!(
+            outln!(
                 "           failures:     {} in a row",
                 j.consecutive_failures
             );

@@ -9,10 +9,13 @@ use serde_json::{Value, json};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The text: a failing command, an error message or a question in words.
-    /// Values starting with `-` are text too (`suggest '-bash: foo: command
-    /// not found'`; or put them after `--`).
-    #[arg(value_name = "TEXT", required = true, num_args = 1.., allow_hyphen_values = true)]
-    text: Vec<String>,
+    /// It may start with `-` (`suggest '-bash: foo: command not found'`).
+    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    text: String,
+    /// More words of the text, no quotes needed; a word starting with `-`
+    /// goes after `--`, since flags may follow the text.
+    #[arg(value_name = "TEXT")]
+    more: Vec<String>,
     /// At most this many learnings.
     #[arg(long, value_name = "N", default_value_t = 3)]
     limit: usize,
@@ -20,6 +23,19 @@ pub struct Args {
     /// default: the base name of the current directory.
     #[arg(long, value_name = "NAME")]
     project: Option<String>,
+}
+
+/// The words of a free-text argument as one text. The text is split in two
+/// positionals (`suggest`, `query`): the first word alone may start with
+/// `-` (`-bash: jq: command not found` is how shells report), and the rest
+/// may not, so that a flag after the text is a flag (`query raft --trust
+/// L2`) rather than more text; clap would take every later `--flag` as text
+/// into a many-valued positional that accepts hyphens.
+pub(super) fn words(first: String, more: Vec<String>) -> String {
+    std::iter::once(first)
+        .chain(more)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The base name of the current directory: the project a capture records.
@@ -43,16 +59,12 @@ pub(super) fn hit_json(h: &Hit) -> Value {
     })
 }
 
-/// One hit for people: title, correction, and why it was chosen. A closed
-/// pipe (`| head`) ends the output quietly.
+/// One hit for people: title, correction, and why it was chosen.
 pub(super) fn print_hit(h: &Hit) {
-    use std::io::Write;
     let m = &h.meta;
     let mut why: Vec<String> = h.terms.clone();
     why.extend(h.concepts.iter().map(|c| format!("~{c}")));
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
+    super::stdout::outln!(
         "[{}] {}  ({})\n  correction: {}\n  matched: {}  score {:.3}",
         m.trust,
         m.title,
@@ -64,7 +76,7 @@ pub(super) fn print_hit(h: &Hit) {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let text = args.text.join(" ");
+    let text = words(args.text, args.more);
     if args.limit == 0 {
         return Err(CliError::usage("--limit must be at least 1"));
     }

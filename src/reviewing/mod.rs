@@ -125,7 +125,7 @@ pub fn run(
     let client = GiteaClient::new(&url, repo_ref, Some(token), options.client.clone())?;
     // The hub's main as it is now: a merge a person just made must not look
     // like a learning without a review.
-    let repo = crate::repo::Repo::open(&dir.root)?;
+    let repo = crate::repo::Repo::open(&dir.root)?.with_identity(&config.identity())?;
     if let Some(hub) = config.hub.as_ref().map(|h| h.value.as_str())
         && repo.remote_names().iter().any(|r| r == hub)
         && let Err(e) = repo.fetch(

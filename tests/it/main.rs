@@ -19,6 +19,7 @@ mod daemon_lock;
 mod daemon_schedule;
 mod daemon_signals;
 mod daemon_support;
+mod defects_cli;
 mod defects_compat;
 mod export_cli;
 mod gitea_client;
