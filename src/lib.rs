@@ -25,6 +25,7 @@ pub mod retry;
 pub mod review;
 pub mod schedule;
 pub mod shell;
+pub mod text;
 pub mod timestamp;
 pub mod trust;
 pub mod yaml;

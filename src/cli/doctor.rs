@@ -17,7 +17,7 @@ pub fn run(ctx: &Context) -> CliResult {
         let root = format!("{}/", dir.root.display());
         for p in &problems {
             let path = p.path.strip_prefix(&root).unwrap_or(&p.path);
-            println!("{path}: {}", p.message);
+            println!("{}", super::output::problem_line(path, &p.message));
         }
         eprintln!("{} problem(s) found", problems.len());
     }

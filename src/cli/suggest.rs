@@ -55,9 +55,9 @@ pub(super) fn print_hit(h: &Hit) {
         out,
         "[{}] {}  ({})\n  correction: {}\n  matched: {}  score {:.3}",
         m.trust,
-        m.title,
+        crate::text::shown_line(&m.title),
         m.id,
-        m.correction,
+        crate::text::shown_line(&m.correction),
         why.join(", "),
         h.score
     );

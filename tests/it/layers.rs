@@ -36,6 +36,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("retry", Layer::Core),
     ("fault", Layer::Core),
     ("shell", Layer::Core),
+    ("text", Layer::Core),
     // Edges: one kind of I/O each.
     ("repo", Layer::Edge),
     ("store", Layer::Edge),
