@@ -213,8 +213,7 @@ impl MemIndex {
             for (rel, id) in repo.flatten(events)? {
                 let path = format!("events/{rel}");
                 if matches!(paths::classify(&path), RepoPath::Events { .. }) {
-                    let text = String::from_utf8(repo.read_blob(id)?)
-                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    let text = event::decode(&repo.read_blob(id)?).into_owned();
                     index.insert(path, text);
                 }
             }
@@ -569,6 +568,10 @@ fn recompute_one(
         return (None, None);
     };
     let recorded = learning.trust_level;
+    // Content a merge brought is redacted like our own captures before it
+    // reaches our tree (§6.1); the same bytes in, the same bytes out, so
+    // clones still converge.
+    learning.redact();
     let derived = trust::derive(&learning, events, reviews, policy);
     trust::apply(&mut learning, derived);
     let bytes = learning.to_markdown().into_bytes();
