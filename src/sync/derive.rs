@@ -262,6 +262,30 @@ pub fn ids_of_new_lines(old: &str, new: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The lines of the events files in `changed` that do not parse in
+/// `tree`, each a problem named `path:line` (§4: skipped and reported,
+/// never the whole file). Only the files a cycle changed, so a bad line is
+/// said when it arrives, not in every sync.
+pub fn bad_event_lines(
+    repo: &Repo,
+    tree: ObjectId,
+    changed: &[String],
+) -> Result<Vec<crate::problem::Problem>> {
+    let mut problems = Vec::new();
+    for path in changed {
+        if !matches!(paths::classify(path), RepoPath::Events { .. }) {
+            continue;
+        }
+        let Some(bytes) = repo.blob_at(tree, path)? else {
+            continue;
+        };
+        for (line, _, why) in event::parse_file(&event::decode(&bytes)).bad_lines {
+            problems.push(crate::problem::Problem::new(format!("{path}:{line}"), why));
+        }
+    }
+    Ok(problems)
+}
+
 /// The policy in a tree (defaults when absent or invalid).
 pub fn policy_in(repo: &Repo, tree: ObjectId) -> Result<Policy> {
     let text = repo

@@ -70,8 +70,15 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
     commit_and_push_by_hand(victim, "agents/victim");
     // Every reader agrees, on the clone holding the bytes as pushed…
     assert_still_l2_and_named(victim, &id);
-    // …and on every clone once the sync has merged them.
-    claude.ok(&["sync"]);
+    // …and on every clone once the sync has merged them; the sync that
+    // brings the line says so.
+    let synced = claude.run(&["sync"]);
+    assert_eq!(synced.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&synced.stderr);
+    assert!(
+        said.contains("skipped events/victim/2026-06.jsonl:4: not valid UTF-8"),
+        "{said}"
+    );
     victim.ok(&["sync"]);
     for clone in [victim, claude] {
         let committed = clone.git(&["show", &format!("HEAD:victim/{id}.md")]);
