@@ -143,10 +143,12 @@ pub fn render(
         }
         used += len;
         body.push_str(&e);
+        // Shown text is redacted again (§9.1), in JSON too.
+        let redacted = |s: String| crate::redact::redact(&s).into_owned();
         out.shown.push(Shown {
             id: m.id,
-            title: m.title,
-            correction: m.correction,
+            title: redacted(m.title),
+            correction: redacted(m.correction),
             trust: m.trust,
         });
     }
