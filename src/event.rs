@@ -100,6 +100,9 @@ impl Event {
 
     /// Parses one line; ids and agent names are validated like paths.
     pub fn parse_line(line: &str) -> Result<Self, String> {
+        if line.trim_start().starts_with(NOT_UTF8) {
+            return Err("not valid UTF-8".into());
+        }
         let raw: Line<'_> = serde_json::from_str(line).map_err(|e| e.to_string())?;
         if raw.id.is_empty() || raw.id.len() > 100 {
             return Err("event id is empty or too long".into());
@@ -128,6 +131,34 @@ pub struct EventsFile {
     pub events: Vec<Event>,
     /// Lines that do not parse, with their 1-based line numbers and reasons.
     pub bad_lines: Vec<(usize, String, String)>,
+}
+
+/// What [`decode`] puts before a line that is not UTF-8: U+FFFD cannot
+/// open a JSON object, so the line never parses, and every reader skips
+/// that line alone.
+const NOT_UTF8: &str = "\u{fffd}";
+
+/// The text of an events file's bytes, decoded line by line (§4: a line
+/// that does not parse is skipped, never the whole file). A line that is
+/// not UTF-8 becomes its lossy text after a U+FFFD, so it fails to parse
+/// the same way in every reader (the trust a sync writes, the view, the
+/// search index), and [`Event::parse_line`] says why. Borrowed when the
+/// whole file is UTF-8 (the usual case).
+pub fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        match std::str::from_utf8(line) {
+            Ok(text) => out.push_str(text),
+            Err(_) => {
+                out.push_str(NOT_UTF8);
+                out.push_str(&String::from_utf8_lossy(line));
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Parses a whole events file.
@@ -234,6 +265,24 @@ mod tests {
             outcome,
         }
         .to_line()
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_skipped_alone_and_named() {
+        let good = ev("e1", 1_786_795_200, Outcome::Effective);
+        let mut bytes = format!("{good}\n").into_bytes();
+        bytes.extend_from_slice(b"{\"id\":\"e2\xff\"}\n\xff");
+        let text = decode(&bytes);
+        let file = parse_file(&text);
+        assert_eq!(file.events.len(), 1);
+        let bad: Vec<(usize, &str)> = file
+            .bad_lines
+            .iter()
+            .map(|(n, _, why)| (*n, why.as_str()))
+            .collect();
+        assert_eq!(bad, [(2, "not valid UTF-8"), (3, "not valid UTF-8")]);
+        assert!(id_of(text.lines().nth(1).expect("line 2")).is_none());
+        assert_eq!(decode(good.as_bytes()), good.as_str());
     }
 
     #[test]

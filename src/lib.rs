@@ -27,6 +27,7 @@ pub mod review;
 pub mod risk;
 pub mod schedule;
 pub mod shell;
+pub mod text;
 pub mod timestamp;
 pub mod trust;
 pub mod yaml;

@@ -139,6 +139,9 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         let mine = grouped.get(l.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         let derived = trust::derive(l, mine, &decisions.for_id(&l.id), &policy);
         trust::apply(l, derived);
+        // A second line of defence: whatever a reader is shown is redacted
+        // again (§9.1), even a file the sync has not rewritten yet.
+        l.redact();
     }
     learnings.sort_by(|a, b| a.learning.id.cmp(&b.learning.id));
     View {

@@ -393,11 +393,6 @@ pub fn mentions(failed_normalised: &str, mistaken: &str) -> bool {
     !y.is_empty() && failed_normalised.contains(&y)
 }
 
-/// The text a PreToolUse hook shows the agent.
-pub fn warning_message(title: &str, correction: &str, id: &str) -> String {
-    format!("This command failed before: {title}. Do this instead: {correction} (learnsync {id})")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -472,7 +472,7 @@ fn pre_tool_warning(
     let Some(advice) = idx.advice_for(command, admit) else {
         return ignored("no learning about this command");
     };
-    let message = decide::warning_message(&advice.title, &advice.correction, &advice.id);
+    let message = advice.warning();
     let Some(stdout) = payload::additional_context(ev.agent, ev.event, &message) else {
         return ignored("this agent reads no pre-tool output");
     };

@@ -24,9 +24,10 @@ use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 use crate::shell;
 use crate::store::StateDir;
 
-/// 3: advice carries `applicable`. A snapshot of another version is not
-/// read, and [`exists`] says there is none, so the next sync rebuilds it.
-const VERSION: u32 = 3;
+/// 3: advice carries `applicable`; 4: its provenance. A snapshot of
+/// another version is not read, and [`exists`] says there is none, so the
+/// next sync rebuilds it.
+const VERSION: u32 = 4;
 
 /// A learning a failure was filed under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,9 +48,67 @@ pub struct Advice {
     /// The learning's `applicable_agents` (empty: every agent).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applicable: Vec<String>,
+    /// Who wrote it and how it has fared: the warning says so (§9.1).
+    #[serde(default)]
+    pub provenance: Recorded,
+}
+
+/// A learning's provenance as the warning shows it: its level, owner and
+/// evidence, from the derived fields of its file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recorded {
+    pub level: String,
+    pub owner: String,
+    pub effective: u64,
+    pub ineffective: u64,
+    pub agents: u64,
+}
+
+impl Recorded {
+    fn of(l: &Learning) -> Self {
+        let q = &l.quality;
+        Recorded {
+            level: l.trust_level.as_str().to_string(),
+            owner: l.agent_id.clone(),
+            effective: q.effective_count,
+            ineffective: ineffective_of(q),
+            agents: q.agent_count,
+        }
+    }
+}
+
+/// The ineffective outcomes a quality records, from its success rate
+/// (effective ÷ (effective + ineffective), four decimals: exact for any
+/// count a learning reaches). With no effective outcome the rate is 0 and
+/// says only that there was one: then every non-effective outcome counts.
+fn ineffective_of(q: &crate::learning::Quality) -> u64 {
+    match q.success_rate {
+        Some(r) if r > 0.0 => ((q.effective_count as f64) * (1.0 - r) / r).round() as u64,
+        Some(_) => q.applied_count.saturating_sub(q.effective_count),
+        None => 0,
+    }
 }
 
 impl Advice {
+    /// The text a PreToolUse hook shows the agent: the learning framed as
+    /// a note another agent recorded, with its provenance (§9.1).
+    pub fn warning(&self) -> String {
+        let p = &self.provenance;
+        crate::search::frame::single(
+            "This command failed before (learnsync): a recorded note says what to do instead.",
+            &crate::search::frame::Provenance {
+                id: &self.id,
+                level: &p.level,
+                owner: &p.owner,
+                effective: p.effective,
+                ineffective: p.ineffective,
+                agents: p.agents,
+            },
+            &self.title,
+            &self.correction,
+        )
+    }
+
     /// Whether this advice is for `agent` (its learning names no agent, or
     /// names this one).
     pub fn applies_to(&self, agent: &str) -> bool {
@@ -235,6 +294,7 @@ impl CaptureIndex {
             title: l.title.clone(),
             correction: correction.to_string(),
             applicable: l.applicable_agents.clone(),
+            provenance: Recorded::of(l),
         };
         for command in [
             l.original_command.as_deref(),
@@ -555,6 +615,30 @@ mod tests {
 
     fn all(_: &Advice) -> bool {
         true
+    }
+
+    #[test]
+    fn advice_carries_the_provenance_its_warning_shows() {
+        let mut l = learning("git push -f", Some("git push --force-with-lease"));
+        l.trust_level = TrustLevel::L2;
+        l.quality.effective_count = 3;
+        l.quality.applied_count = 5;
+        l.quality.agent_count = 2;
+        l.quality.success_rate = Some(0.75);
+        let index = CaptureIndex::build([&l]);
+        let advice = index.advice_for("git push -f", |_| true).expect("advice");
+        let warning = advice.warning();
+        assert!(
+            warning.contains(
+                "- learning learning-1 (level L2, owner a; evidence: 3 effective, 1 ineffective, 2 agents)"
+            ),
+            "{warning}"
+        );
+        assert!(warning.contains("Correction: git push --force-with-lease"));
+        l.quality.effective_count = 0;
+        l.quality.success_rate = Some(0.0);
+        l.quality.applied_count = 2;
+        assert_eq!(Recorded::of(&l).ineffective, 2);
     }
 
     fn learning(cmd: &str, correction: Option<&str>) -> Learning {

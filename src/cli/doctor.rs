@@ -18,7 +18,7 @@ pub fn run(ctx: &Context) -> CliResult {
         let root = format!("{}/", dir.root.display());
         for p in &problems {
             let path = p.path.strip_prefix(&root).unwrap_or(&p.path);
-            outln!("{path}: {}", p.message);
+            outln!("{}", super::output::problem_line(path, &p.message));
         }
         eprintln!("{} problem(s) found", problems.len());
     }

@@ -1,7 +1,7 @@
 //! `learnsync list`: learnings with their current (recomputed) trust, inbox
 //! included, filtered by trust level or source agent.
 
-use super::output::{cell, learning_json, print_json, review_words};
+use super::output::{cell, learning_json, print_json, problem_line, review_words};
 use super::stdout::outln;
 use super::{CliResult, Context, exit, named};
 use crate::learning::TrustLevel;
@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let dir = ctx.initialised_dir()?;
     let view = crate::view::load(&dir, &ctx.config);
     for p in &view.problems {
-        eprintln!("learnsync: skipped {}: {}", p.path, p.message);
+        eprintln!("learnsync: skipped {}", problem_line(&p.path, &p.message));
     }
     let shown: Vec<_> = view
         .learnings

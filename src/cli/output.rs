@@ -80,6 +80,16 @@ pub fn learning_json(loaded: &Loaded, view: &View) -> Value {
     Value::Object(m)
 }
 
+/// A problem as a line for people: its path and message with control
+/// characters escaped (both can quote a peer's bytes).
+pub fn problem_line(path: &str, message: &str) -> String {
+    format!(
+        "{}: {}",
+        crate::text::escape_line(path),
+        crate::text::escape_line(message)
+    )
+}
+
 /// Prints a value as pretty JSON on stdout.
 pub fn print_json(value: &Value) {
     outln!(
@@ -88,9 +98,9 @@ pub fn print_json(value: &Value) {
     );
 }
 
-/// Shortens a line for a table cell.
+/// Shortens a line for a table cell; control characters shown escaped.
 pub fn cell(s: &str, width: usize) -> String {
-    let one_line = s.replace(['\n', '\r', '\t'], " ");
+    let one_line = crate::text::escape_line(&s.replace(['\n', '\t'], " ")).into_owned();
     if one_line.chars().count() <= width {
         one_line
     } else {

@@ -18,7 +18,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let Some(found) = view.find(&args.id) else {
         let unreadable = view.problems.iter().find(|p| p.path.contains(&args.id));
         return Err(CliError::failure(match unreadable {
-            Some(p) => format!("{}: {}", p.path, p.message),
+            Some(p) => super::output::problem_line(&p.path, &p.message),
             None => format!("no learning with id {} in {}", args.id, dir.root.display()),
         }));
     };
@@ -27,13 +27,17 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         outln!(
             "# {}{}",
-            found.path,
+            crate::text::escape_line(&found.path),
             if found.in_inbox { " (inbox)" } else { "" }
         );
         if let Some(words) = super::output::review_words(&view.review_state(&found.learning)) {
             outln!("# review: {words}");
         }
-        out!("{}", found.learning.to_markdown());
+        // The file as it reads, peers' control characters shown escaped.
+        out!(
+            "{}",
+            crate::text::escape_body(&found.learning.to_markdown())
+        );
         if !found.learning.body.ends_with('\n') {
             outln!();
         }

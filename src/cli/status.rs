@@ -91,7 +91,8 @@ fn print_daemon(d: &crate::daemon::DaemonStatus) {
                 .map(|c| format!(" [{}]", c.as_str()))
                 .unwrap_or_default(),
             r.duration_secs,
-            r.summary
+            // A summary can quote a peer's names and messages.
+            crate::text::escape_line(&r.summary)
         );
         outln!(
             "           last success: {}",

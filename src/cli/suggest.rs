@@ -47,12 +47,14 @@ pub(super) fn cwd_project() -> Option<String> {
         .filter(|n| !n.is_empty())
 }
 
-/// One hit as `suggest --json` and `query --json` print it.
+/// One hit as `suggest --json` and `query --json` print it: exact text
+/// (JSON escapes it), redacted again like all shown text (§9.1).
 pub(super) fn hit_json(h: &Hit) -> Value {
+    use crate::redact::redact;
     json!({
         "id": h.meta.id,
-        "title": h.meta.title,
-        "correction": h.meta.correction,
+        "title": redact(&h.meta.title),
+        "correction": redact(&h.meta.correction),
         "trust": h.meta.trust,
         "score": (f64::from(h.score) * 1e4).round() / 1e4,
         "why": {"terms": h.terms, "concepts": h.concepts},
@@ -67,9 +69,9 @@ pub(super) fn print_hit(h: &Hit) {
     super::stdout::outln!(
         "[{}] {}  ({})\n  correction: {}\n  matched: {}  score {:.3}",
         m.trust,
-        m.title,
+        crate::text::shown_line(&m.title),
         m.id,
-        m.correction,
+        crate::text::shown_line(&m.correction),
         why.join(", "),
         h.score
     );

@@ -79,17 +79,18 @@ fn clip(s: &str, max: usize) -> String {
     format!("{}…", cut.trim_end().replace('\n', " "))
 }
 
+/// One learning as a framed note (`frame::note`): provenance, then its
+/// clipped title and correction fenced.
 fn entry(m: &Meta) -> String {
-    let mut s = format!("- [{}] {}\n", m.trust, clip(&m.title, MAX_TITLE_CHARS));
-    s.push_str(&format!(
-        "  Correction: {}",
-        clip(&m.correction, MAX_CORRECTION_CHARS)
-    ));
+    let mut correction = clip(&m.correction, MAX_CORRECTION_CHARS);
     if let Some(p) = &m.project {
-        s.push_str(&format!(" (project {p})"));
+        correction.push_str(&format!(" (project {p})"));
     }
-    s.push_str(&format!(" `{}`\n", m.id));
-    s
+    super::frame::note(
+        &super::frame::Provenance::of(m),
+        &clip(&m.title, MAX_TITLE_CHARS),
+        &correction,
+    )
 }
 
 fn note(more: usize) -> String {
@@ -107,13 +108,17 @@ pub fn render(
     max_chars: usize,
 ) -> Block {
     let mut header = String::from("## Learnings for this session");
+    let agent = agent.map(crate::text::escape_line);
+    let project = project.map(crate::text::escape_line);
     match (agent, project) {
         (Some(a), Some(p)) => header.push_str(&format!(" ({a}, project {p})")),
         (Some(a), None) => header.push_str(&format!(" ({a})")),
         (None, Some(p)) => header.push_str(&format!(" (project {p})")),
         (None, None) => {}
     }
-    header.push_str("\n\nFrom learnsync: corrections other agents found; L3 reviewed, L2 proven, L1 unverified.\n\n");
+    header.push_str("\n\n");
+    header.push_str(super::frame::HEADER);
+    header.push_str("\n\n");
     let mut out = Block {
         markdown: String::new(),
         shown: Vec::new(),
@@ -138,10 +143,12 @@ pub fn render(
         }
         used += len;
         body.push_str(&e);
+        // Shown text is redacted again (§9.1), in JSON too.
+        let redacted = |s: String| crate::redact::redact(&s).into_owned();
         out.shown.push(Shown {
             id: m.id,
-            title: m.title,
-            correction: m.correction,
+            title: redacted(m.title),
+            correction: redacted(m.correction),
             trust: m.trust,
         });
     }
@@ -193,11 +200,11 @@ mod tests {
             assert_eq!(b.shown.len() + b.more, 30);
             // Every shown learning is there whole; none that is not shown is.
             for s in &b.shown {
-                assert!(b.markdown.contains(&format!("`{}`", s.id)));
+                assert!(b.markdown.contains(&format!("- learning {} (", s.id)));
             }
             assert!(
                 !b.markdown
-                    .contains(&format!("`learning-{}`", b.shown.len()))
+                    .contains(&format!("- learning learning-{} (", b.shown.len()))
             );
             if b.more > 0 {
                 assert!(

@@ -71,6 +71,10 @@ pub struct Evidence {
     pub effective: u64,
     pub ineffective: u64,
     pub recurred: u64,
+    /// Distinct agents among the applied outcomes (`quality.agent_count`):
+    /// shown with the learning, never ranked by.
+    #[serde(default)]
+    pub agents: u64,
 }
 
 impl Evidence {
@@ -149,6 +153,7 @@ impl Doc {
                 effective: l.quality.effective_count,
                 ineffective: tally.ineffective,
                 recurred: tally.recurred,
+                agents: l.quality.agent_count,
             },
             lens: fields.each_ref().map(|f| f.len() as u32),
         };
@@ -232,6 +237,7 @@ mod tests {
             effective: 1,
             ineffective: 5,
             recurred: 3,
+            agents: 0,
         }
         .success();
         assert!((none - 0.5).abs() < 1e-6);
@@ -255,7 +261,8 @@ mod tests {
             Evidence {
                 effective: 2,
                 ineffective: 3,
-                recurred: 1
+                recurred: 1,
+                agents: 0,
             }
         );
     }

@@ -338,6 +338,7 @@ mod tests {
             effective: 9,
             ineffective: 4,
             recurred: 1,
+            agents: 2,
         };
         evidence.insert(4u32, newer);
         let changes = Changes {

@@ -13,6 +13,7 @@ pub mod build;
 pub mod context;
 pub mod doc;
 pub mod fold;
+pub mod frame;
 pub mod kg;
 pub mod postings;
 pub mod rank;
@@ -132,9 +133,11 @@ pub fn suggest_for_hook(
         .next()
         .filter(|h| h.relevance >= tuning.hook_relevance)?;
     let m = &hit.meta;
-    Some(format!(
-        "learnsync: a learning matches ({}, {}):\n  {}\n  Correction: {}\n",
-        m.trust, m.id, m.title, m.correction
+    Some(frame::single(
+        "learnsync: a learning matches this prompt.",
+        &frame::Provenance::of(m),
+        &m.title,
+        &m.correction,
     ))
 }
 

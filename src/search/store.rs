@@ -32,7 +32,8 @@ use std::time::Instant;
 
 const SEGMENT_FILE: &str = "segment.bin";
 const DELTA_FILE: &str = "delta.json";
-const DELTA_VERSION: u32 = 1;
+/// 2: evidence carries the agent count.
+const DELTA_VERSION: u32 = 2;
 /// A delta this large is folded into a new segment.
 const DELTA_MIN_FOLD: usize = 500;
 
@@ -302,7 +303,7 @@ fn documents_at(
             continue;
         }
         let bytes = repo.read_blob_once(*id).map_err(|e| e.to_string())?;
-        for line in String::from_utf8_lossy(&bytes).lines() {
+        for line in crate::event::decode(&bytes).lines() {
             // Most lines are outcomes that do not weigh: their id is all
             // that matters, and it is read without parsing the line.
             let weighs = line.contains("ineffective") || line.contains("recurred");
@@ -595,7 +596,7 @@ fn catch_up_with(
             repo.blob_at(tree, rel)
                 .ok()
                 .flatten()
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map(|b| crate::event::decode(&b).into_owned())
                 .unwrap_or_default()
         };
         let (old, new) = (read(old_tree), read(new_tree));

@@ -302,9 +302,9 @@ impl LearningsDir {
         }
         files.sort();
         for rel in files {
-            match std::fs::read_to_string(self.root.join(&rel)) {
-                Ok(text) => {
-                    let parsed = event::parse_file(&text);
+            match std::fs::read(self.root.join(&rel)) {
+                Ok(bytes) => {
+                    let parsed = event::parse_file(&event::decode(&bytes));
                     events.extend(parsed.events);
                     for (line, _, why) in parsed.bad_lines {
                         problems.push(Problem {

@@ -301,7 +301,7 @@ fn recompute_touched(
     index.ensure(repo, head_tree)?;
     for (rel, p) in &staged.pending {
         if matches!(paths::classify(rel), RepoPath::Events { .. }) {
-            index.update(rel, Some(&String::from_utf8_lossy(&p.bytes)));
+            index.update(rel, Some(&crate::event::decode(&p.bytes)));
         }
     }
     let events = index.for_ids(&staged.touched)?;

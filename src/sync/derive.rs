@@ -213,8 +213,7 @@ impl MemIndex {
             for (rel, id) in repo.flatten(events)? {
                 let path = format!("events/{rel}");
                 if matches!(paths::classify(&path), RepoPath::Events { .. }) {
-                    let text = String::from_utf8(repo.read_blob(id)?)
-                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    let text = event::decode(&repo.read_blob(id)?).into_owned();
                     index.insert(path, text);
                 }
             }
@@ -261,6 +260,30 @@ pub fn ids_of_new_lines(old: &str, new: &str) -> BTreeSet<String> {
         .filter_map(|l| Event::parse_line(l).ok())
         .map(|e| e.learning)
         .collect()
+}
+
+/// The lines of the events files in `changed` that do not parse in
+/// `tree`, each a problem named `path:line` (§4: skipped and reported,
+/// never the whole file). Only the files a cycle changed, so a bad line is
+/// said when it arrives, not in every sync.
+pub fn bad_event_lines(
+    repo: &Repo,
+    tree: ObjectId,
+    changed: &[String],
+) -> Result<Vec<crate::problem::Problem>> {
+    let mut problems = Vec::new();
+    for path in changed {
+        if !matches!(paths::classify(path), RepoPath::Events { .. }) {
+            continue;
+        }
+        let Some(bytes) = repo.blob_at(tree, path)? else {
+            continue;
+        };
+        for (line, _, why) in event::parse_file(&event::decode(&bytes)).bad_lines {
+            problems.push(crate::problem::Problem::new(format!("{path}:{line}"), why));
+        }
+    }
+    Ok(problems)
 }
 
 /// The policy in a tree (defaults when absent or invalid).
@@ -569,6 +592,10 @@ fn recompute_one(
         return (None, None);
     };
     let recorded = learning.trust_level;
+    // Content a merge brought is redacted like our own captures before it
+    // reaches our tree (§6.1); the same bytes in, the same bytes out, so
+    // clones still converge.
+    learning.redact();
     let derived = trust::derive(&learning, events, reviews, policy);
     trust::apply(&mut learning, derived);
     let bytes = learning.to_markdown().into_bytes();

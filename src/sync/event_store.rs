@@ -373,8 +373,8 @@ fn event_files(repo: &Repo, events: ObjectId) -> Result<BTreeMap<String, ObjectI
 }
 
 fn blob_text(repo: &Repo, id: ObjectId) -> Result<String> {
-    Ok(String::from_utf8(repo.read_blob(id)?)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    // Line by line, as every reader decodes an events file (§4).
+    Ok(crate::event::decode(&repo.read_blob(id)?).into_owned())
 }
 
 /// The non-empty lines of an events file, trimmed as the parser reads them.

@@ -282,6 +282,13 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .problems
         .extend(crate::hub::read(&repo, &dir.state(), hub, None)?.problems);
     let end = repo.head_commit()?;
+    if let (Some(changed), Some(head)) = (changed_since(&repo, start, end), end) {
+        report.problems.extend(derive::bad_event_lines(
+            &repo,
+            repo.commit_tree(head)?,
+            &changed,
+        )?);
+    }
     options.step("updating the search indexes");
     match indexed {
         Some(at) if at == end => {}

@@ -526,14 +526,15 @@ fn pre_tool_use_warns_about_a_known_l1_command_and_records_it_applied() {
 
     let message = warning(&capture_with(&sb, &[], &pre)).expect("a warning");
     assert!(
-        message.starts_with("This command failed before: `git push -f origin main` failed"),
+        message.starts_with("This command failed before (learnsync)")
+            && message.contains("Title: `git push -f origin main` failed"),
         "{message}"
     );
     assert!(
-        message.contains("Do this instead: git push --force-with-lease origin main"),
+        message.contains("Correction: git push --force-with-lease origin main"),
         "{message}"
     );
-    assert!(message.contains(&format!("(learnsync {id})")));
+    assert!(message.contains(&format!("- learning {id} (level L1, owner ")));
     // Codex gets the same JSON, also inside a chain.
     let codex = serde_json::json!({
         "session_id": "c", "turn_id": "1", "hook_event_name": "PreToolUse", "model": "gpt-5-codex",
@@ -749,7 +750,7 @@ fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot(
     let mut padding = String::new();
     for n in 0..3000 {
         padding.push_str(&format!(
-            "{{\"version\":3,\"warnings\":{{\"make pad{n}\":[{{\"id\":\"learning-pad{n}\",\"title\":\"pad\",\"correction\":\"make fixed{n}\"}}]}}}}\n"
+            "{{\"version\":4,\"warnings\":{{\"make pad{n}\":[{{\"id\":\"learning-pad{n}\",\"title\":\"pad\",\"correction\":\"make fixed{n}\"}}]}}}}\n"
         ));
     }
     std::fs::OpenOptions::new()

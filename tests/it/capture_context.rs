@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 
 /// Runs `learnsync [pre…] capture [args…]` with `payload` on stdin.
-fn capture(sb: &Sandbox, pre: &[&str], args: &[&str], payload: &Value) -> Output {
+pub(crate) fn capture(sb: &Sandbox, pre: &[&str], args: &[&str], payload: &Value) -> Output {
     let mut all: Vec<&str> = pre.to_vec();
     all.push("capture");
     all.extend_from_slice(args);
@@ -35,7 +35,7 @@ fn capture(sb: &Sandbox, pre: &[&str], args: &[&str], payload: &Value) -> Output
 
 /// The added context a Claude/Codex hook printed for `event`, or `None`
 /// when it printed nothing; insists on exit 0 and a quiet stderr.
-fn added_context(out: &Output, event: &str) -> Option<String> {
+pub(crate) fn added_context(out: &Output, event: &str) -> Option<String> {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "stderr");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -449,7 +449,7 @@ fn a_capture_index_from_before_applicability_is_rebuilt_by_the_next_sync() {
     // A sync with nothing to commit still rebuilds it.
     sb.ok(&["sync", "--no-fetch", "--no-push"]);
     let advice = std::fs::read_to_string(state.join("capture-advice.json")).expect("advice");
-    assert!(advice.starts_with("{\"version\":3"), "{advice}");
+    assert!(advice.starts_with("{\"version\":4"), "{advice}");
     assert_eq!(
         added_context(
             &capture(&sb, &[], &["--format", "claude"], &pre_tool(tf)),

@@ -38,6 +38,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("fault", Layer::Core),
     ("shell", Layer::Core),
     ("risk", Layer::Core),
+    ("text", Layer::Core),
     // Edges: one kind of I/O each.
     ("repo", Layer::Edge),
     ("store", Layer::Edge),

@@ -29,6 +29,7 @@ mod gitea_server_quirks;
 mod hooks_cli;
 mod hooks_install;
 mod layers;
+mod peer_content;
 mod publish_faults;
 mod publish_git_wiki;
 mod publish_gitea;
