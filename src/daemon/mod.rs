@@ -1,16 +1,17 @@
 //! `learnsync daemon` (DESIGN §10, docs/daemon.md): sync, review, publish
-//! and export on their schedules, one job at a time, for months, and always visible —
-//! every run recorded, `status` and `/metrics` saying how each job goes.
+//! and export on their schedules, one job at a time, for months, and
+//! always visible — every run recorded, `status` and `/metrics` saying how
+//! each job goes.
 //!
 //! The pieces: [`timetable`] decides when each job runs (pure: schedules,
 //! offsets, coalescing, backoff, the capture debounce); [`jobs`] are the
-//! four bodies over the sync, review, publish and export workflows; [`runs`] keeps
-//! run records and each job's state under `.git/learnsync/`; [`metrics`]
-//! and [`ready`] turn that into Prometheus text and a readiness verdict
-//! (pure), which `http` serves; `instance` is the one-daemon-per-dir lock,
-//! `inbox` the inotify watch that triggers a sync on a capture, `notify`
-//! sd_notify, [`service`] the systemd unit and launchd agent; `serve` is
-//! the loop that wires them.
+//! four bodies over the sync, review, publish and export workflows;
+//! [`runs`] keeps run records and each job's state under `.git/learnsync/`;
+//! [`metrics`] and [`ready`] turn that into Prometheus text and a readiness
+//! verdict (pure), which `http` serves; `instance` is the one-daemon-per-dir
+//! lock, `inbox` the inotify watch that triggers a sync on a capture,
+//! `notify` sd_notify, [`service`] the systemd unit and launchd agent;
+//! `serve` is the loop that wires them.
 
 mod http;
 mod inbox;
