@@ -54,6 +54,7 @@ pub enum Type {
     Watch,
     Remotes,
     Address,
+    ExportTargets,
 }
 
 impl Type {
@@ -69,6 +70,9 @@ impl Type {
             Type::Watch => "one of auto, on, off",
             Type::Remotes => "a list of {name, fetch, push}",
             Type::Address => "an address and port (127.0.0.1:9477, [::1]:9477, or a port alone)",
+            Type::ExportTargets => {
+                "a list of {format, to, min_trust, project} (`to` absolute or ~/…)"
+            }
         }
     }
 }
@@ -148,6 +152,10 @@ pub const WIKI_TEMPLATE_DIR: Key =
 pub const SCHEDULE_SYNC: Key = key("schedule.sync", Type::Cron).default("* * * * *");
 pub const SCHEDULE_PUBLISH: Key = key("schedule.publish", Type::Cron).default("0 * * * *");
 pub const SCHEDULE_REVIEW: Key = key("schedule.review", Type::Cron).default("30 * * * *");
+// After sync, review and publish: what is exported is what was just merged
+// and reviewed.
+pub const SCHEDULE_EXPORT: Key = key("schedule.export", Type::Cron).default("45 * * * *");
+pub const EXPORT_TARGETS: Key = key("export.targets", Type::ExportTargets);
 pub const CAPTURE_IGNORE: Key = key("capture.ignore", Type::List);
 /// Default: the home agent's name.
 pub const AUTHOR_NAME: Key = key("author.name", Type::Text);
@@ -184,6 +192,8 @@ pub const KEYS: &[&Key] = &[
     &SCHEDULE_SYNC,
     &SCHEDULE_PUBLISH,
     &SCHEDULE_REVIEW,
+    &SCHEDULE_EXPORT,
+    &EXPORT_TARGETS,
     &CAPTURE_IGNORE,
     &AUTHOR_NAME,
     &AUTHOR_EMAIL,
@@ -251,6 +261,129 @@ pub struct RemoteConfig {
 }
 
 pub use crate::shell::ignore::DEFAULT_IGNORE;
+
+/// The `format`s an export target may name: `crate::export::Format`'s
+/// names (config sits below export; a test there keeps the two equal).
+pub const EXPORT_FORMATS: &[&str] = &["agents-md", "claude-md", "copilot", "cursor", "skills"];
+
+/// One file (or skills dir) the daemon's export job keeps up to date.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportTarget {
+    /// One of [`EXPORT_FORMATS`].
+    pub format: String,
+    /// Absolute, `~/` expanded.
+    pub to: PathBuf,
+    /// L3 (the default) or L2.
+    pub min_trust: crate::learning::TrustLevel,
+    pub project: Option<String>,
+}
+
+impl fmt::Display for ExportTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} (min_trust {}",
+            self.format,
+            self.to.display(),
+            self.min_trust
+        )?;
+        if let Some(p) = &self.project {
+            write!(f, ", project {p}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The entries of `export.targets`, checked, `~/` expanded with `home`.
+/// Errors name the key, the entry and what
+/// was expected.
+pub fn export_targets(value: &Value, home: Option<&str>) -> Result<Vec<ExportTarget>, String> {
+    let key = EXPORT_TARGETS.name;
+    let Value::Sequence(items) = value else {
+        return Err(format!(
+            "{key}: expected {}, found {}",
+            Type::ExportTargets.expected(),
+            shown(value)
+        ));
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{key}[{i}]");
+        let Value::Mapping(m) = item else {
+            return Err(format!(
+                "{at}: expected a mapping {{format, to, min_trust, project}}, found {}",
+                shown(item)
+            ));
+        };
+        let text = |field: &str| -> Result<Option<String>, String> {
+            match m.get(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(format!(
+                    "{at}: `{field}` must be a string, found {}",
+                    shown(other)
+                )),
+            }
+        };
+        for k in m.keys() {
+            match k.as_str() {
+                Some("format" | "to" | "min_trust" | "project") => {}
+                other => {
+                    return Err(format!(
+                        "{at}: unknown field `{}` (expected format, to, min_trust, project)",
+                        other.map_or_else(|| shown(k), str::to_string)
+                    ));
+                }
+            }
+        }
+        let format = text("format")?
+            .ok_or_else(|| format!("{at}: `format` is missing ({})", EXPORT_FORMATS.join(", ")))?;
+        if !EXPORT_FORMATS.contains(&format.as_str()) {
+            return Err(format!(
+                "{at}: format {format:?}: expected one of {}",
+                EXPORT_FORMATS.join(", ")
+            ));
+        }
+        let to = text("to")?.ok_or_else(|| {
+            format!("{at}: `to` is missing (the file, or for skills the dir, to write)")
+        })?;
+        let to = match to.strip_prefix("~/") {
+            Some(rest) => match home {
+                Some(home) => Path::new(home).join(rest),
+                None => {
+                    return Err(format!(
+                        "{at}: `to` {to:?} starts with ~/ but HOME is not set: write an absolute path"
+                    ));
+                }
+            },
+            None if Path::new(&to).is_absolute() => PathBuf::from(&to),
+            None => {
+                return Err(format!(
+                    "{at}: `to` {to:?} is relative, and the daemon has no working directory \
+                     to resolve it against: write an absolute path or ~/…"
+                ));
+            }
+        };
+        let min_trust = match text("min_trust")? {
+            None => crate::learning::TrustLevel::L3,
+            Some(level) => match crate::learning::TrustLevel::parse(&level) {
+                Some(l @ (crate::learning::TrustLevel::L2 | crate::learning::TrustLevel::L3)) => l,
+                _ => {
+                    return Err(format!(
+                        "{at}: min_trust {level:?}: expected L3 (approved by a person) or L2"
+                    ));
+                }
+            },
+        };
+        out.push(ExportTarget {
+            format,
+            to,
+            min_trust,
+            project: text("project")?,
+        });
+    }
+    Ok(out)
+}
 
 /// A config file that cannot be used: names the file and the problem.
 #[derive(Debug, thiserror::Error)]
@@ -406,6 +539,7 @@ fn check(key: &Key, value: &Value) -> Result<(), String> {
                 .map(|_| ())
                 .map_err(|e| format!("{}: {e}", key.name))
         }
+        Type::ExportTargets => export_targets(value, Some("~")).map(|_| ()),
     }
 }
 
@@ -523,6 +657,9 @@ pub struct Config {
     pub schedule_sync: Sourced<String>,
     pub schedule_publish: Sourced<String>,
     pub schedule_review: Sourced<String>,
+    pub schedule_export: Sourced<String>,
+    /// What the daemon's export job writes (empty: it is skipped).
+    pub export_targets: Sourced<Vec<ExportTarget>>,
     pub capture_ignore: Sourced<Vec<String>>,
     pub watch: Sourced<WatchMode>,
     pub author_name: Sourced<String>,
@@ -767,6 +904,32 @@ impl Config {
         let schedule_sync = r.text_or_default(&SCHEDULE_SYNC);
         let schedule_publish = r.text_or_default(&SCHEDULE_PUBLISH);
         let schedule_review = r.text_or_default(&SCHEDULE_REVIEW);
+        let schedule_export = r.text_or_default(&SCHEDULE_EXPORT);
+        let export_targets = match r.layered(&EXPORT_TARGETS) {
+            Some(s) => Sourced {
+                value: export_targets(&s.value, env.home.as_deref()).map_err(|message| {
+                    ConfigError {
+                        path: s.source.to_string(),
+                        message,
+                    }
+                })?,
+                source: s.source,
+            },
+            None => Sourced {
+                value: Vec::new(),
+                source: Source::Default,
+            },
+        };
+        let shown = match export_targets.value.is_empty() {
+            true => "(none)".to_string(),
+            false => export_targets
+                .value
+                .iter()
+                .map(ExportTarget::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        r.record(&EXPORT_TARGETS, shown, &export_targets.source.clone());
         let capture_ignore = r
             .layered(&CAPTURE_IGNORE)
             .map(|s| Sourced {
@@ -830,6 +993,8 @@ impl Config {
             schedule_sync,
             schedule_publish,
             schedule_review,
+            schedule_export,
+            export_targets,
             capture_ignore,
             watch,
             author_name,
@@ -1044,10 +1209,92 @@ mod tests {
             ("watch: sometimes\n", "watch"),
             ("daemon:\n  listen: everywhere\n", "daemon.listen"),
             ("daemon:\n  debounce_secs: soon\n", "daemon.debounce_secs"),
+            (
+                "export:\n  targets:\n    - {format: agents-md, to: AGENTS.md}\n",
+                "export.targets[0]: `to` \"AGENTS.md\" is relative",
+            ),
+            (
+                "export:\n  targets:\n    - {format: agents-md, to: /a}\n    - {format: word, to: /b}\n",
+                "export.targets[1]: format \"word\": expected one of agents-md",
+            ),
+            (
+                "export:\n  targets:\n    - {format: skills, to: /a, min_trust: L1}\n",
+                "export.targets[0]: min_trust \"L1\"",
+            ),
+            (
+                "export:\n  targets:\n    - {format: skills, to: /a, trust: L2}\n",
+                "export.targets[0]: unknown field `trust`",
+            ),
+            (
+                "export:\n  targets:\n    - {to: /a}\n",
+                "export.targets[0]: `format` is missing",
+            ),
+            (
+                "export:\n  targets: /a\n",
+                "export.targets: expected a list",
+            ),
         ] {
             let err = FileConfig::parse(text).expect_err(text);
             assert!(err.contains(want), "{text:?} -> {err}");
         }
+    }
+
+    #[test]
+    fn export_targets_default_to_none_and_l3_and_expand_the_home() {
+        let c = Config::resolve(
+            &Flags::default(),
+            &Env::default(),
+            dir(),
+            &FileConfig::default(),
+            &FileConfig::default(),
+        )
+        .expect("ok");
+        assert!(c.export_targets.value.is_empty());
+        assert_eq!(c.schedule_export.value, "45 * * * *");
+        let user = FileConfig::parse(
+            "export:\n  targets:\n    - {format: agents-md, to: ~/src/AGENTS.md}\n    - {format: skills, to: /s, min_trust: L2, project: shop}\n",
+        )
+        .expect("valid");
+        let env = Env {
+            home: Some("/home/u".into()),
+            ..Env::default()
+        };
+        let c = Config::resolve(
+            &Flags::default(),
+            &env,
+            dir(),
+            &FileConfig::default(),
+            &user,
+        )
+        .expect("ok");
+        let t = &c.export_targets;
+        assert_eq!(t.source, Source::UserFile);
+        assert_eq!(
+            (t.value[0].to.clone(), t.value[0].min_trust),
+            (
+                PathBuf::from("/home/u/src/AGENTS.md"),
+                crate::learning::TrustLevel::L3
+            )
+        );
+        assert_eq!(t.value[1].project.as_deref(), Some("shop"));
+        let row = c
+            .rows()
+            .into_iter()
+            .find(|r| r.0 == "export.targets")
+            .expect("row");
+        assert_eq!(
+            row.1,
+            "agents-md /home/u/src/AGENTS.md (min_trust L3); skills /s (min_trust L2, project shop)"
+        );
+        let err = Config::resolve(
+            &Flags::default(),
+            &Env::default(),
+            dir(),
+            &FileConfig::default(),
+            &user,
+        )
+        .expect_err("no HOME for ~/");
+        assert!(err.to_string().contains("export.targets[0]"), "{err}");
     }
 
     #[test]

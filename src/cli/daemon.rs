@@ -1,4 +1,4 @@
-//! `learnsync daemon`: run sync, review and publish on their schedules
+//! `learnsync daemon`: run sync, review, publish and export on their schedules
 //! (`crate::daemon`), `--check` their next times, or `install`/`uninstall`
 //! the daemon as a user service. Also sets up the daemon's logging: a line
 //! per run at info level, timestamps unless journald adds its own, JSON

@@ -84,6 +84,7 @@ pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
             "diff": plan.diff,
             "backup": backup,
             "notes": plan.notes,
+            "unhooked_agents": install.then_some(hooks::UNHOOKED_AGENTS),
         }));
     } else if !quiet {
         report(&plan, install, target.dry_run, backup.as_deref());
@@ -120,5 +121,8 @@ fn report(plan: &HookPlan, install: bool, dry_run: bool, backup: Option<&Path>) 
     }
     for note in &plan.notes {
         outln!("note: {note}");
+    }
+    if install {
+        println!("{}", hooks::UNHOOKED_AGENTS);
     }
 }

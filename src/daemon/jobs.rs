@@ -1,6 +1,7 @@
-//! The three job bodies over the workflows — sync (`crate::sync::run`),
-//! review (`crate::reviewing::run`, DESIGN §8) and publish
-//! (`crate::publish::publish`) — and what every run shares: a job that is
+//! The four job bodies over the workflows — sync (`crate::sync::run`),
+//! review (`crate::reviewing::run`, DESIGN §8), publish
+//! (`crate::publish::publish`) and export (`crate::export::export`, once
+//! per `export.targets` entry) — and what every run shares: a job that is
 //! not configured is skipped with the one thing to do about it; publish
 //! skips its work when nothing it reads changed since its last success
 //! ([`inputs_key`]); a panic is a failed run, never a dead daemon.
@@ -8,6 +9,7 @@
 
 use super::{ErrorClass, Job, RunOutcome};
 use crate::config::Config;
+use crate::export::{ExportError, ExportOptions, Format};
 use crate::publish::{PublishError, PublishOptions, Target};
 use crate::repo::Repo;
 use crate::reviewing::{ReviewError, ReviewOptions};
@@ -45,6 +47,8 @@ pub struct RunResult {
     /// Learnings by trust level and the inbox size, counted after a sync
     /// that moved HEAD (or the first one).
     pub learnings: Option<(BTreeMap<String, u64>, u64)>,
+    /// Learnings an export run wrote, by format.
+    pub exported: Option<BTreeMap<String, u64>>,
 }
 
 impl RunResult {
@@ -55,6 +59,7 @@ impl RunResult {
             error_class: class,
             key: None,
             learnings: None,
+            exported: None,
         }
     }
 }
@@ -68,7 +73,9 @@ pub fn run(job: Job, input: &JobInput) -> RunResult {
     // reporting on Gitea) changes no git ref, and its no-op pass is three
     // reads.
     let key = match job {
-        Job::Sync | Job::Review => None,
+        // Export compares bytes itself and writes only what changed; its
+        // staleness rule moves with the clock, so it always looks.
+        Job::Sync | Job::Review | Job::Export => None,
         Job::Publish => inputs_key(job, &input.config),
     };
     if let (Some(now), Some(last)) = (&key, &input.last_success_key)
@@ -86,6 +93,7 @@ pub fn run(job: Job, input: &JobInput) -> RunResult {
         Job::Sync => sync_job(input),
         Job::Review => review_job(input),
         Job::Publish => publish_job(input),
+        Job::Export => export_job(input),
     }));
     match body {
         Ok(mut r) => {
@@ -118,6 +126,20 @@ pub fn not_configured(job: Job, config: &Config) -> Option<String> {
 fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String)> {
     match job {
         Job::Sync => None,
+        Job::Export => {
+            if !config.export_targets.value.is_empty() {
+                return None;
+            }
+            let file = crate::store::StateDir::of(&config.dir.value).config();
+            Some((
+                ErrorClass::NotConfigured,
+                format!(
+                    "nothing to export to (export.targets is unset); configure a target with: \
+                     printf \"export:\\n  targets:\\n    - format: agents-md\\n      to: $HOME/src/project/AGENTS.md\\n\" >> {}",
+                    shell_quote(&file.display().to_string())
+                ),
+            ))
+        }
         Job::Review => {
             if config.gitea_url.is_none() || config.gitea_repo.is_none() {
                 return Some((
@@ -516,6 +538,91 @@ fn publish_job(input: &JobInput) -> RunResult {
     }
 }
 
+/// The export job: each `export.targets` entry written in turn; one that
+/// fails (its markers broken, its dir unwritable) is named and the others
+/// are still written.
+fn export_job(input: &JobInput) -> RunResult {
+    let config = &input.config;
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let targets = &config.export_targets.value;
+    let mut parts = Vec::new();
+    let mut errors = Vec::new();
+    let mut class = None;
+    let mut exported: BTreeMap<String, u64> = BTreeMap::new();
+    for (i, target) in targets.iter().enumerate() {
+        if input.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            parts.push(format!(
+                "stopped at a safe point (the daemon is exiting): {} target(s) left for the next export",
+                targets.len() - i
+            ));
+            return RunResult::new(
+                RunOutcome::Skipped,
+                parts.join("; "),
+                Some(ErrorClass::Stopped),
+            );
+        }
+        let name = format!("{} {}", target.format, target.to.display());
+        let Some(format) = <Format as crate::names::Named>::from_name(&target.format) else {
+            errors.push(format!(
+                "export.targets[{i}] ({name}): not a format learnsync knows"
+            ));
+            class.get_or_insert(ErrorClass::Config);
+            continue;
+        };
+        let options = ExportOptions {
+            format,
+            to: target.to.clone(),
+            min_trust: target.min_trust,
+            project: target.project.clone(),
+            dry_run: false,
+        };
+        match crate::export::export(&dir, config, &options) {
+            Ok(report) => {
+                *exported.entry(target.format.clone()).or_default() += report.shown.len() as u64;
+                parts.push(summarise_export(&name, &report));
+            }
+            Err(e) => {
+                class.get_or_insert(match e {
+                    ExportError::Io { .. } => ErrorClass::Io,
+                    ExportError::Markers { .. } | ExportError::Trust(_) => ErrorClass::Config,
+                });
+                errors.push(format!("export.targets[{i}] ({name}): {e}"));
+            }
+        }
+    }
+    let outcome = match errors.len() {
+        0 => RunOutcome::Ok,
+        n if n == targets.len() => RunOutcome::Failed,
+        _ => RunOutcome::Partial,
+    };
+    if !errors.is_empty() {
+        parts.push(format!("failed: {}", errors.join("; ")));
+    }
+    let mut result = RunResult::new(outcome, parts.join("; "), class);
+    result.exported = Some(exported);
+    result
+}
+
+/// One target's export as a part of the run line.
+fn summarise_export(name: &str, report: &crate::export::ExportReport) -> String {
+    let mut done = if report.written.is_empty() {
+        "up to date".to_string()
+    } else {
+        format!("written {} file(s)", report.written.len())
+    };
+    if !report.removed.is_empty() {
+        done.push_str(&format!(
+            ", {} skill folder(s) removed",
+            report.removed.len()
+        ));
+    }
+    let left_out = report.left_out.values().sum::<usize>() + report.left_out_for_size;
+    format!(
+        "{name}: {done}, {} learning(s) shown, {left_out} left out",
+        report.shown.len()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,6 +656,26 @@ mod tests {
         let r = summarise_sync(&report);
         assert_eq!(r.error_class, Some(ErrorClass::Stopped));
         assert_eq!(r.outcome, RunOutcome::Skipped);
+    }
+
+    #[test]
+    fn an_export_says_per_target_what_it_wrote_showed_and_left_out() {
+        let mut report = crate::export::ExportReport {
+            format: Format::AgentsMd,
+            to: "/r/AGENTS.md".into(),
+            dry_run: false,
+            written: vec!["/r/AGENTS.md".into()],
+            removed: Vec::new(),
+            shown: vec!["a".into(), "b".into()],
+            left_out_for_size: 1,
+            left_out: BTreeMap::from([("stale (no recent evidence)".to_string(), 2)]),
+        };
+        assert_eq!(
+            summarise_export("agents-md /r/AGENTS.md", &report),
+            "agents-md /r/AGENTS.md: written 1 file(s), 2 learning(s) shown, 3 left out"
+        );
+        report.written.clear();
+        assert!(summarise_export("x", &report).starts_with("x: up to date, "));
     }
 
     #[test]

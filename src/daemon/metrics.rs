@@ -9,6 +9,7 @@
 //! success; absent until the first), `learnsync_daemon_consecutive_failures{job}`,
 //! `learnsync_daemon_next_run_timestamp_seconds{job}` (absent for a job that
 //! is off), `learnsync_daemon_running{job}`, `learnsync_learnings{trust}`,
+//! `learnsync_export_learnings{format}` (as of the last export run),
 //! `learnsync_inbox_files`, `learnsync_daemon_start_time_seconds`,
 //! `learnsync_daemon_config_reloads_total{result}`.
 
@@ -68,6 +69,9 @@ pub struct Snapshot {
     pub jobs: BTreeMap<Job, JobGauges>,
     /// Learnings by trust level, counted after each sync that moved HEAD.
     pub learnings: BTreeMap<String, u64>,
+    /// Learnings the last export run wrote, by format (summed over its
+    /// targets of that format).
+    pub exported: BTreeMap<String, u64>,
     pub inbox_files: u64,
     pub reloads_ok: u64,
     pub reloads_failed: u64,
@@ -238,6 +242,19 @@ pub fn render(s: &Snapshot) -> String {
     }
     family(
         &mut out,
+        "learnsync_export_learnings",
+        "gauge",
+        "Learnings the last export run wrote, by format (summed over its targets).",
+    );
+    for (format, n) in &s.exported {
+        let _ = writeln!(
+            out,
+            "learnsync_export_learnings{{format=\"{}\"}} {n}",
+            label(format)
+        );
+    }
+    family(
+        &mut out,
         "learnsync_inbox_files",
         "gauge",
         "Captures and events waiting in the inbox for the next sync.",
@@ -316,6 +333,18 @@ mod tests {
             line("learnsync_daemon_runs_total{job=\"publish\",outcome=\"failed\"}"),
             "0"
         );
+    }
+
+    #[test]
+    fn the_export_gauge_has_one_series_per_format_and_none_before_a_run() {
+        let mut s = Snapshot::default();
+        assert!(!render(&s).contains("learnsync_export_learnings{"));
+        s.exported.insert("agents-md".into(), 4);
+        s.exported.insert("skills".into(), 0);
+        let text = render(&s);
+        assert!(text.contains("learnsync_export_learnings{format=\"agents-md\"} 4\n"));
+        assert!(text.contains("learnsync_export_learnings{format=\"skills\"} 0\n"));
+        assert!(text.contains("learnsync_daemon_runs_total{job=\"export\",outcome=\"ok\"} 0\n"));
     }
 
     #[test]

@@ -1,16 +1,17 @@
-//! `learnsync daemon` (DESIGN §10, docs/daemon.md): sync, review and publish
-//! on their schedules, one job at a time, for months, and always visible —
-//! every run recorded, `status` and `/metrics` saying how each job goes.
+//! `learnsync daemon` (DESIGN §10, docs/daemon.md): sync, review, publish
+//! and export on their schedules, one job at a time, for months, and
+//! always visible — every run recorded, `status` and `/metrics` saying how
+//! each job goes.
 //!
 //! The pieces: [`timetable`] decides when each job runs (pure: schedules,
 //! offsets, coalescing, backoff, the capture debounce); [`jobs`] are the
-//! three bodies over the sync, review and publish workflows; [`runs`] keeps
-//! run records and each job's state under `.git/learnsync/`; [`metrics`]
-//! and [`ready`] turn that into Prometheus text and a readiness verdict
-//! (pure), which `http` serves; `instance` is the one-daemon-per-dir lock,
-//! `inbox` the inotify watch that triggers a sync on a capture, `notify`
-//! sd_notify, [`service`] the systemd unit and launchd agent; `serve` is
-//! the loop that wires them.
+//! four bodies over the sync, review, publish and export workflows;
+//! [`runs`] keeps run records and each job's state under `.git/learnsync/`;
+//! [`metrics`] and [`ready`] turn that into Prometheus text and a readiness
+//! verdict (pure), which `http` serves; `instance` is the one-daemon-per-dir
+//! lock, `inbox` the inotify watch that triggers a sync on a capture,
+//! `notify` sd_notify, [`service`] the systemd unit and launchd agent;
+//! `serve` is the loop that wires them.
 
 mod http;
 mod inbox;
@@ -40,18 +41,20 @@ pub enum Job {
     Sync,
     Review,
     Publish,
+    Export,
 }
 
 impl Job {
-    /// The order of jobs due at once: what is published is what was just
-    /// merged and reviewed.
-    pub const ORDER: [Job; 3] = [Job::Sync, Job::Review, Job::Publish];
+    /// The order of jobs due at once: what is published and exported is
+    /// what was just merged and reviewed.
+    pub const ORDER: [Job; 4] = [Job::Sync, Job::Review, Job::Publish, Job::Export];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Job::Sync => "sync",
             Job::Review => "review",
             Job::Publish => "publish",
+            Job::Export => "export",
         }
     }
 
@@ -61,6 +64,17 @@ impl Job {
             Job::Sync => &config.schedule_sync.value,
             Job::Review => &config.schedule_review.value,
             Job::Publish => &config.schedule_publish.value,
+            Job::Export => &config.schedule_export.value,
+        }
+    }
+
+    /// Where its schedule line came from.
+    pub fn schedule_source(self, config: &Config) -> &crate::config::Source {
+        match self {
+            Job::Sync => &config.schedule_sync.source,
+            Job::Review => &config.schedule_review.source,
+            Job::Publish => &config.schedule_publish.source,
+            Job::Export => &config.schedule_export.source,
         }
     }
 
@@ -70,6 +84,7 @@ impl Job {
             Job::Sync => crate::config::SCHEDULE_SYNC.name,
             Job::Review => crate::config::SCHEDULE_REVIEW.name,
             Job::Publish => crate::config::SCHEDULE_PUBLISH.name,
+            Job::Export => crate::config::SCHEDULE_EXPORT.name,
         }
     }
 }
@@ -219,11 +234,12 @@ pub fn parse_stamp(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-/// Each job's schedule and this machine's offset for it, from `config`.
+/// Each job's schedule and this machine's offset for it, from `config`,
+/// in [`Job::ORDER`].
 pub fn schedules(
     config: &Config,
     now: DateTime<Utc>,
-) -> Result<[(Schedule, chrono::Duration); 3], DaemonError> {
+) -> Result<[(Schedule, chrono::Duration); Job::ORDER.len()], DaemonError> {
     let local = now.with_timezone(&chrono::Local);
     let spread = std::time::Duration::from_secs(config.daemon.spread_secs);
     let one = |job: Job| -> Result<(Schedule, chrono::Duration), DaemonError> {
@@ -235,7 +251,12 @@ pub fn schedules(
         let offset = timetable::machine_offset(&config.home_agent.value, &schedule, spread, &local);
         Ok((schedule, offset))
     };
-    Ok([one(Job::Sync)?, one(Job::Review)?, one(Job::Publish)?])
+    Ok([
+        one(Job::Sync)?,
+        one(Job::Review)?,
+        one(Job::Publish)?,
+        one(Job::Export)?,
+    ])
 }
 
 /// One job as `daemon --check` shows it.
@@ -261,11 +282,7 @@ pub fn check(config: &Config, now: DateTime<Utc>, n: usize) -> Result<Vec<JobPla
         .iter()
         .zip(plans)
         .map(|(job, (schedule, offset))| {
-            let source = match job {
-                Job::Sync => &config.schedule_sync.source,
-                Job::Review => &config.schedule_review.source,
-                Job::Publish => &config.schedule_publish.source,
-            };
+            let source = job.schedule_source(config);
             let next = schedule
                 .upcoming(&(local - offset), n)
                 .into_iter()

@@ -435,6 +435,9 @@ impl Daemon {
                 s.learnings = by_trust.clone();
                 s.inbox_files = *inbox;
             }
+            if let Some(exported) = &r.exported {
+                s.exported = exported.clone();
+            }
         }
         if r.learnings.is_some() {
             self.counted = true;
@@ -475,10 +478,11 @@ impl Daemon {
                     s.reloads_ok += 1;
                 }
                 tracing::info!(
-                    "SIGHUP: configuration reloaded; sync `{}`, review `{}`, publish `{}`",
+                    "SIGHUP: configuration reloaded; sync `{}`, review `{}`, publish `{}`, export `{}`",
                     self.config.schedule_sync.value,
                     self.config.schedule_review.value,
-                    self.config.schedule_publish.value
+                    self.config.schedule_publish.value,
+                    self.config.schedule_export.value
                 );
                 for job in Job::ORDER {
                     if let Some(next) = self.timetable.next_run(job, now) {

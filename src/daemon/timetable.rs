@@ -81,7 +81,7 @@ fn plan_after<Tz: TimeZone>(
 
 impl<Tz: TimeZone> Timetable<Tz> {
     /// Clocks for `(schedule, offset)` of each job in [`Job::ORDER`].
-    pub fn new(tz: Tz, jobs: [(Schedule, Duration); 3], now: DateTime<Utc>) -> Self {
+    pub fn new(tz: Tz, jobs: [(Schedule, Duration); Job::ORDER.len()], now: DateTime<Utc>) -> Self {
         let clocks = jobs
             .into_iter()
             .map(|(schedule, offset)| Clock {
@@ -115,7 +115,11 @@ impl<Tz: TimeZone> Timetable<Tz> {
 
     /// New schedules and offsets (a reload); failures, holds, the queue and
     /// the running job are kept.
-    pub fn reschedule(&mut self, jobs: [(Schedule, Duration); 3], now: DateTime<Utc>) {
+    pub fn reschedule(
+        &mut self,
+        jobs: [(Schedule, Duration); Job::ORDER.len()],
+        now: DateTime<Utc>,
+    ) {
         for (i, (schedule, offset)) in jobs.into_iter().enumerate() {
             let planned = plan_after(&schedule, offset, now, &self.tz);
             let clock = &mut self.clocks[i];
@@ -366,6 +370,7 @@ mod tests {
                 (sched(sync), Duration::zero()),
                 (sched(review), Duration::zero()),
                 (sched(publish), Duration::zero()),
+                (sched("off"), Duration::zero()),
             ],
             now,
         )
@@ -549,6 +554,7 @@ mod tests {
                 (sched("*/2 * * * *"), Duration::zero()),
                 (sched("off"), Duration::zero()),
                 (sched("15 * * * *"), Duration::zero()),
+                (sched("off"), Duration::zero()),
             ],
             t(10, 0, 30),
         );
@@ -563,6 +569,7 @@ mod tests {
             Utc,
             [
                 (sched("* * * * *"), Duration::seconds(17)),
+                (sched("off"), Duration::zero()),
                 (sched("off"), Duration::zero()),
                 (sched("off"), Duration::zero()),
             ],

@@ -306,3 +306,15 @@ fn is_ours(folder: &Path) -> bool {
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .is_some_and(|v| v["generator"] == render::GENERATOR)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+    use crate::names::Named;
+
+    #[test]
+    fn the_formats_config_accepts_are_exactly_these() {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+        assert_eq!(names, crate::config::EXPORT_FORMATS);
+    }
+}

@@ -24,6 +24,11 @@ use std::str::FromStr;
 
 pub use diff::unified_diff;
 
+/// What `hooks install` says about the agents it cannot hook: they read
+/// instruction files, which `learnsync export` writes (docs/export.md).
+pub const UNHOOKED_AGENTS: &str = "Agents without hooks (Cursor, Copilot, Gemini CLI, Aider, Windsurf) \
+     read instruction files: `learnsync export --format agents-md --to ./AGENTS.md` (docs/export.md).";
+
 /// The agents whose configuration learnsync can register itself in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookAgent {

@@ -13,6 +13,7 @@ mod cli_docs;
 mod cli_foundation;
 mod cli_snapshots;
 mod daemon_capture;
+mod daemon_export;
 mod daemon_faults;
 mod daemon_install;
 mod daemon_lock;
