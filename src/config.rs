@@ -1280,11 +1280,13 @@ mod tests {
         let row = c
             .rows()
             .into_iter()
-            .find(|r| r.0 == "export.targets")
+            .find(|r| r.key == "export.targets")
             .expect("row");
         assert_eq!(
-            row.1,
-            "agents-md /home/u/src/AGENTS.md (min_trust L3); skills /s (min_trust L2, project shop)"
+            row.value.as_deref(),
+            Some(
+                "agents-md /home/u/src/AGENTS.md (min_trust L3); skills /s (min_trust L2, project shop)"
+            )
         );
         let err = Config::resolve(
             &Flags::default(),

@@ -118,7 +118,7 @@ pub enum Command {
     Export(export::Args),
     /// The knowledge graph (`kg/*.md`): `kg check` reports broken files.
     Kg(kg::Args),
-    /// Run sync, review and publish on their schedules (`--check` lists
+    /// Run sync, review, publish and export on their schedules (`--check` lists
     /// their next times); `install` makes it a user service.
     Daemon(daemon::Args),
     /// Print the shell completion script for bash, zsh, fish, elvish or
