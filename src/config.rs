@@ -1279,7 +1279,7 @@ mod tests {
         assert_eq!(t.value[1].project.as_deref(), Some("shop"));
         let row = c
             .rows()
-            .into_iter()
+            .iter()
             .find(|r| r.key == "export.targets")
             .expect("row");
         assert_eq!(

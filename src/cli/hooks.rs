@@ -123,6 +123,6 @@ fn report(plan: &HookPlan, install: bool, dry_run: bool, backup: Option<&Path>) 
         outln!("note: {note}");
     }
     if install {
-        println!("{}", hooks::UNHOOKED_AGENTS);
+        outln!("{}", hooks::UNHOOKED_AGENTS);
     }
 }
