@@ -5,10 +5,12 @@ mod commit;
 mod derive;
 mod event_store;
 mod heads;
+mod owners;
 mod recover;
 pub mod remotes;
 
 pub use commit::{CommitOutcome, commit_as_is, commit_local};
+pub use owners::Refused;
 
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
@@ -113,6 +115,9 @@ pub struct RemoteReport {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub up_to_date: bool,
     pub push_attempts: u32,
+    /// The branches of hosted agents pushed there (same commit, §1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pushed_as: Vec<String>,
     pub errors: Vec<String>,
 }
 
@@ -151,6 +156,8 @@ pub struct SyncReport {
     pub watched: bool,
     /// Asked to stop, the cycle left out the steps after a safe point.
     pub stopped: bool,
+    /// Changes heads made to folders they do not own, refused (§6.1).
+    pub refused: Vec<Refused>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -241,6 +248,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .filter(|a| !a.full)
         .map(|a| a.paths.as_slice());
     lap.done("open, recover, ask the watcher");
+    owners::record_hosted(&dir, home);
     options.step("committing local work");
     let outcome = commit_local(&repo, &dir, config, only)?;
     lap.done("commit local work");
