@@ -290,6 +290,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .problems
         .extend(crate::hub::read(&repo, &dir.state(), hub, None)?.problems);
     let end = repo.head_commit()?;
+    report.problems.extend(duplicate_ids(&repo, start, end)?);
     options.step("updating the search indexes");
     match indexed {
         Some(at) if at == end => {}
@@ -320,6 +321,46 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     }
     save_last(&dir, &report);
     Ok(report)
+}
+
+/// Learning files this cycle brought whose id another folder also holds
+/// (§6.1): each is named, once per cycle that touches it. Only the changed
+/// paths are looked at, each against the top-level folders.
+fn duplicate_ids(
+    repo: &Repo,
+    from: Option<gix::ObjectId>,
+    to: Option<gix::ObjectId>,
+) -> Result<Vec<Problem>, SyncError> {
+    let (Some(to), Some(changed)) = (to, changed_since(repo, from, to)) else {
+        return Ok(Vec::new());
+    };
+    let tree = repo.commit_tree(to)?;
+    let folders: Vec<String> = repo
+        .tree(tree)?
+        .entries
+        .iter()
+        .filter(|e| e.is_tree)
+        .map(|e| e.name.clone())
+        .collect();
+    let mut out = Vec::new();
+    for path in &changed {
+        let crate::paths::RepoPath::Learning { agent, id } = crate::paths::classify(path) else {
+            continue;
+        };
+        for other in folders.iter().filter(|f| f.as_str() != agent) {
+            let twin = format!("{other}/{id}.md");
+            if repo.blob_id_at(tree, &twin)?.is_some() {
+                out.push(Problem {
+                    path: path.clone(),
+                    message: format!(
+                        "duplicate id {id}: {twin} holds it too; only the original \
+                         gets evidence and is shown (see `learnsync doctor`)"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Repository paths whose blobs differ between two commits; `None` when

@@ -249,7 +249,13 @@ fn a_copy_of_a_learning_gets_no_trust_and_does_not_replace_it() {
         std::fs::create_dir_all(dir.join("mallory")).expect("mkdir");
         std::fs::write(dir.join(format!("mallory/{id}.md")), l.to_markdown()).expect("copy");
     });
-    w.third.ok(&["sync"]);
+    let synced = w.third.run(&["sync"]);
+    assert!(synced.status.success(), "{synced:?}");
+    let said = String::from_utf8_lossy(&synced.stderr);
+    assert!(
+        said.contains("duplicate id") && said.contains(&format!("mallory/{}.md", w.id)),
+        "the sync names the copy: {said}"
+    );
     assert!(
         w.third.dir.join(format!("mallory/{}.md", w.id)).is_file(),
         "the copy is a file of its own, kept"
