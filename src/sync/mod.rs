@@ -10,7 +10,7 @@ mod recover;
 pub mod remotes;
 
 pub use commit::{CommitOutcome, commit_as_is, commit_local};
-pub use owners::Refused;
+pub use owners::{Refused, add_hosted};
 
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};

@@ -99,23 +99,33 @@ pub fn hosted(state: &StateDir) -> BTreeSet<String> {
 /// (`--agent` on `add`, `apply`, `capture`): from now on this clone writes
 /// as them too, merges their folders as theirs and pushes their branches.
 pub fn record_hosted(dir: &LearningsDir, home: &str) {
-    let mut agents = hosted(&dir.state());
-    let before = agents.len();
-    for item in dir.inbox().items() {
-        let agent = match &item.payload {
-            Ok(crate::store::InboxPayload::Learning(l)) => l.agent_id.clone(),
-            Ok(crate::store::InboxPayload::Event(e)) => e.agent.clone(),
-            Err(_) => continue,
-        };
-        if agent != home && crate::paths::validate_agent(&agent).is_ok() {
-            agents.insert(agent);
-        }
-    }
-    if agents.len() == before {
+    let writers = dir
+        .inbox()
+        .items()
+        .into_iter()
+        .filter_map(|item| match item.payload {
+            Ok(crate::store::InboxPayload::Learning(l)) => Some(l.agent_id),
+            Ok(crate::store::InboxPayload::Event(e)) => Some(e.agent),
+            Err(_) => None,
+        });
+    add_hosted(&dir.state(), home, writers);
+}
+
+/// Records `agents` (but `home`) as agents this clone writes as: the
+/// inbox's writers, or the folders `init` adopted from a terraphim dir.
+pub fn add_hosted(state: &StateDir, home: &str, agents: impl IntoIterator<Item = String>) {
+    let mut hosted = hosted(state);
+    let before = hosted.len();
+    hosted.extend(
+        agents
+            .into_iter()
+            .filter(|a| a != home && crate::paths::validate_agent(a).is_ok()),
+    );
+    if hosted.len() == before {
         return;
     }
-    let text: String = agents.iter().map(|a| format!("{a}\n")).collect();
-    if let Err(e) = crate::store::atomic_write(&dir.state().hosted_agents(), text.as_bytes()) {
+    let text: String = hosted.iter().map(|a| format!("{a}\n")).collect();
+    if let Err(e) = crate::store::atomic_write(&state.hosted_agents(), text.as_bytes()) {
         tracing::warn!("the agents this clone writes as were not recorded: {e}");
     }
 }

@@ -337,3 +337,55 @@ fn an_agent_a_clone_writes_as_gets_its_branch_and_its_evidence_counts() {
         serde_json::json!(["codex"])
     );
 }
+
+#[test]
+fn a_hosted_agents_branch_merges_with_that_agents_own_machine() {
+    let w = world();
+    let codex = machine(w.tmp.path(), "codex", "codex", &w.hub);
+    let own = add(&codex, "codex's own lesson");
+    codex.ok(&["sync"]);
+    // The third clone writes as codex too; codex's own branch moved first.
+    w.third
+        .ok(&["--agent", "codex", "apply", &w.id, "--outcome", "effective"]);
+    let said = w.third.ok(&["sync"]);
+    assert!(said.contains("Pushed agents/codex"), "{said}");
+    let said = codex.ok(&["sync"]);
+    assert!(!said.contains("Refused"), "{said}");
+    let shown = json(&codex.ok(&["show", &w.id, "--json"]));
+    assert_eq!(shown["quality"]["effective_count"], 1, "{shown}");
+    assert!(w.third.dir.join(format!("codex/{own}.md")).is_file());
+    let said = w.victim.ok(&["sync"]);
+    assert!(!said.contains("Refused"), "{said}");
+    assert_eq!(
+        w.victim.learning_and_event_files(),
+        codex.learning_and_event_files()
+    );
+}
+
+#[test]
+fn an_adopted_terraphim_folder_is_pushed_as_its_agents_branch() {
+    let w = world();
+    let laptop = Machine::new(w.tmp.path(), "laptop");
+    let id = "learning-0000000000000000000000000000abcd-1780000000000";
+    let mut l = Learning::new(
+        id.into(),
+        "codex".into(),
+        "cargo build: linker not found".into(),
+        Timestamp::from_unix(1_780_000_000),
+    );
+    l.correction = Some("install build-essential".into());
+    std::fs::create_dir_all(laptop.dir.join("codex")).expect("mkdir");
+    std::fs::write(laptop.dir.join(format!("codex/{id}.md")), l.to_markdown()).expect("write");
+    laptop.ok(&[
+        "init",
+        "--agent",
+        "laptop",
+        "--remote",
+        &format!("hub={}", w.hub.display()),
+    ]);
+    let said = laptop.ok(&["sync"]);
+    assert!(said.contains("Pushed agents/codex"), "{said}");
+    let said = w.victim.ok(&["sync"]);
+    assert!(!said.contains("Refused"), "{said}");
+    assert!(w.victim.dir.join(format!("codex/{id}.md")).is_file());
+}
