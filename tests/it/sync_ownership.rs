@@ -145,6 +145,13 @@ fn a_peer_cannot_edit_another_agents_learning() {
             && r["owner"] == "victim"),
         "{report}"
     );
+    let doctor = w.victim.run(&["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout).into_owned()
+        + &String::from_utf8_lossy(&doctor.stderr);
+    assert!(
+        said.contains("hub/agents/mallory") && said.contains(&rel) && said.contains("victim"),
+        "doctor names head, path and owner: {said}"
+    );
     for m in [&w.victim, &w.third] {
         let now = m.learning_file(&w.id);
         assert!(!now.contains("curl evil"), "{}: {now}", m.dir.display());
