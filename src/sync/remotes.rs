@@ -66,11 +66,12 @@ pub fn exchange(
     }
 
     let branch = crate::paths::agent_branch(&config.home_agent.value);
-    // The other agents this clone writes as: their branches get our commit too (§1).
+    // The other agents this clone writes as: their branches get our commit
+    // too (§1), before ours, so no push starts early then.
     let mut hosted = super::owners::hosted(&dir.state());
     hosted.remove(&config.home_agent.value);
     // The remote pushed to first, and its push when it started early.
-    let first_push = if options.push {
+    let first_push = if options.push && hosted.is_empty() {
         remotes
             .iter()
             .zip(&reports)
@@ -129,6 +130,19 @@ pub fn exchange(
             if options.stopping() {
                 report.stopped = true;
                 break;
+            }
+            // A hosted agent's branch first: a branch carrying an agent's
+            // writes must never be seen ahead of that agent's own, or the
+            // others would refuse them (§6.1) and never look at them again.
+            // One that failed holds the home branch back too, till the next cycle.
+            for agent in &hosted {
+                let auth = auths.get(&r.name);
+                push_hosted(
+                    repo, dir, config, &r.name, &branch, agent, auth, rep, report,
+                )?;
+            }
+            if !rep.errors.is_empty() {
+                continue;
             }
             // Nothing to push when the fetch just saw the remote at our head.
             let ours = repo.head_commit()?;
@@ -198,14 +212,6 @@ pub fn exchange(
                     }
                 }
             }
-            if rep.pushed {
-                for agent in &hosted {
-                    let auth = auths.get(&r.name);
-                    push_hosted(
-                        repo, dir, config, &r.name, &branch, agent, auth, rep, report,
-                    )?;
-                }
-            }
         }
     }
     // A push started early and not waited for (the cycle was asked to
@@ -218,9 +224,9 @@ pub fn exchange(
 }
 
 /// Pushes our head to `agents/<agent>` on `remote` for a hosted agent
-/// (§1). A rejected push (the agent's own machine pushed) fetches, merges
-/// that machine's work like another machine of the same agent, pushes the
-/// home branch again and retries.
+/// (§1), before the home branch. A rejected push (the agent's own machine
+/// pushed) fetches, merges that machine's work like another machine of the
+/// same agent, and retries.
 #[allow(clippy::too_many_arguments)]
 fn push_hosted(
     repo: &Repo,
@@ -255,11 +261,6 @@ fn push_hosted(
                 }
                 let heads = repo.tracking_refs(remote)?;
                 merge_all(repo, dir, config, &heads, report, &mut || {})?;
-                if let PushOutcome::Failed(why) | PushOutcome::Rejected(why) =
-                    repo.start_push(remote, branch, auth).finish()
-                {
-                    tracing::info!("push of {branch} to {remote} after merging {to}: {why}");
-                }
             }
             PushOutcome::Rejected(why) => {
                 rep.errors
