@@ -92,6 +92,25 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
         path: p.location(),
         message: p.message,
     }));
+    // What the last sync refused from a head that does not own it (§6.1).
+    let last = crate::sync::last(dir).map(|l| l.report["refused"].clone());
+    for r in last
+        .as_ref()
+        .and_then(|r| r.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let text = |key: &str| r[key].as_str().unwrap_or_default().to_string();
+        problems.push(Problem {
+            path: text("path"),
+            message: format!(
+                "the last sync refused {}'s change to it (owned by {}): it {}",
+                text("head"),
+                text("owner"),
+                text("why")
+            ),
+        });
+    }
     let repo = Repo::open(&dir.root)?;
     let want = crate::paths::agent_branch(&config.home_agent.value);
     match repo.head_branch()? {

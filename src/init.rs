@@ -147,6 +147,14 @@ pub fn init(
     } else {
         terraphim_stores_besides(root, &TerraphimPlaces::of_process(env), flags)
     };
+    // The folders of an adopted dir are agents this clone writes as (§1):
+    // their branches are pushed, so their learnings reach the others.
+    if had_files {
+        let agents = (scan.learnings.iter())
+            .filter(|l| !l.path.starts_with("shared/"))
+            .map(|l| l.learning.agent_id.clone());
+        crate::sync::add_hosted(&state, home, agents);
+    }
     Ok(Initialised {
         commit: commit.map(|c| c.to_string()),
         learnings: scan.learnings.len(),

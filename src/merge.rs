@@ -162,6 +162,129 @@ fn merge_other(
     }
 }
 
+/// The agent that owns `path` (§6.1): the folder of a learning or an
+/// events file; `None` for everything else.
+pub fn owner_of(path: &str) -> Option<&str> {
+    match paths::classify(path) {
+        RepoPath::Learning { agent, .. } | RepoPath::Events { agent, .. } => Some(agent),
+        _ => None,
+    }
+}
+
+/// What ownership (§6.1) lets a head that is not the owner's change in an
+/// owned path, judged against the owner's branch as fetched (`tip`: the
+/// path's bytes there, `None` when the owner's branch has no such file or
+/// there is no owner's branch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Screen {
+    /// Theirs is the owner's own version: merged as any other change.
+    Accept,
+    /// Theirs is an older version of the owner's (a peer's stale copy):
+    /// ours stays, silently.
+    Ignore,
+    /// Theirs is not the owner's: ours stays; `kept` holds the refused
+    /// bytes for `.learnsync/conflicts/` (none for a deletion).
+    Refuse {
+        why: &'static str,
+        kept: Option<(String, Vec<u8>)>,
+    },
+    /// An events file: only `theirs` (the lines the owner's branch has)
+    /// is merged; the other lines are refused and kept.
+    Filter {
+        theirs: Vec<u8>,
+        kept: (String, Vec<u8>),
+    },
+}
+
+/// Screens theirs version of an owned `path` against the owner's `tip`.
+pub fn screen(
+    path: &str,
+    ours: Option<&[u8]>,
+    theirs: Option<&[u8]>,
+    tip: Option<&[u8]>,
+) -> Screen {
+    match paths::classify(path) {
+        RepoPath::Events { .. } => screen_events(path, ours, theirs, tip),
+        RepoPath::Learning { .. } => screen_learning(path, theirs, tip),
+        _ => Screen::Accept,
+    }
+}
+
+fn screen_learning(path: &str, theirs: Option<&[u8]>, tip: Option<&[u8]>) -> Screen {
+    let Some(t) = theirs else {
+        return match tip {
+            Some(_) => Screen::Refuse {
+                why: "deletes a learning its owner still has",
+                kept: None,
+            },
+            None => Screen::Accept,
+        };
+    };
+    let refuse = |why| Screen::Refuse {
+        why,
+        kept: Some((conflict_path(path, t), t.to_vec())),
+    };
+    let Some(p) = tip else {
+        return refuse("the owner's branch has no such learning");
+    };
+    if same_content(path, t, p) {
+        return Screen::Accept;
+    }
+    match (parse(path, t), parse(path, p)) {
+        (Some(lt), Some(lp))
+            if crate::learning::newer(&lt, &lp).content_bytes() == lp.content_bytes() =>
+        {
+            Screen::Ignore
+        }
+        _ => refuse("differs from the owner's version"),
+    }
+}
+
+/// The lines of an events file, blank lines left out.
+fn event_lines(bytes: Option<&[u8]>) -> std::collections::BTreeSet<String> {
+    String::from_utf8_lossy(bytes.unwrap_or_default())
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn screen_events(
+    path: &str,
+    ours: Option<&[u8]>,
+    theirs: Option<&[u8]>,
+    tip: Option<&[u8]>,
+) -> Screen {
+    let Some(t) = theirs else {
+        return Screen::Accept;
+    };
+    let (known, ours) = (event_lines(tip), event_lines(ours));
+    let (mut allowed, mut refused) = (String::new(), String::new());
+    for line in String::from_utf8_lossy(t).lines().map(str::trim_end) {
+        if line.is_empty() {
+            continue;
+        }
+        let to = if known.contains(line) || ours.contains(line) {
+            &mut allowed
+        } else {
+            &mut refused
+        };
+        to.push_str(line);
+        to.push('\n');
+    }
+    if refused.is_empty() {
+        return Screen::Accept;
+    }
+    Screen::Filter {
+        theirs: allowed.into_bytes(),
+        kept: (
+            conflict_path(path, refused.as_bytes()),
+            refused.into_bytes(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +437,69 @@ mod tests {
         let theirs = base.clone() + &ev(2, 2);
         let m = merge_file(p, Some(base.as_bytes()), None, Some(theirs.as_bytes()));
         assert_eq!(m.result.as_deref(), Some(theirs.as_bytes()));
+    }
+
+    #[test]
+    fn a_non_owner_version_is_refused_an_older_one_ignored() {
+        let (old, owners, forged) = (
+            learning("old", 10),
+            learning("owner", 20),
+            learning("evil", 99),
+        );
+        assert_eq!(
+            screen(PATH, Some(&old), Some(&owners), Some(&owners)),
+            Screen::Accept
+        );
+        assert_eq!(
+            screen(PATH, Some(&owners), Some(&old), Some(&owners)),
+            Screen::Ignore
+        );
+        assert_eq!(
+            screen(PATH, Some(&owners), Some(&forged), Some(&owners)),
+            Screen::Refuse {
+                why: "differs from the owner's version",
+                kept: Some((conflict_path(PATH, &forged), forged.clone())),
+            }
+        );
+        assert!(matches!(
+            screen(PATH, None, Some(&forged), None),
+            Screen::Refuse { kept: Some(_), .. }
+        ));
+        assert!(matches!(
+            screen(PATH, Some(&owners), None, Some(&owners)),
+            Screen::Refuse { kept: None, .. }
+        ));
+        assert_eq!(screen(PATH, Some(&owners), None, None), Screen::Accept);
+        assert_eq!(owner_of(PATH), Some("claude"));
+        assert_eq!(owner_of("kg/x.md"), None);
+    }
+
+    #[test]
+    fn event_lines_the_owner_never_wrote_are_filtered_out() {
+        let p = "events/claude/1970-01.jsonl";
+        let tip = ev(1, 1) + &ev(2, 2);
+        let theirs = tip.clone() + &ev(3, 3);
+        assert_eq!(
+            screen(
+                p,
+                Some(ev(1, 1).as_bytes()),
+                Some(tip.as_bytes()),
+                Some(tip.as_bytes())
+            ),
+            Screen::Accept
+        );
+        assert_eq!(
+            screen(
+                p,
+                Some(ev(1, 1).as_bytes()),
+                Some(theirs.as_bytes()),
+                Some(tip.as_bytes())
+            ),
+            Screen::Filter {
+                theirs: tip.clone().into_bytes(),
+                kept: (conflict_path(p, ev(3, 3).as_bytes()), ev(3, 3).into_bytes()),
+            }
+        );
     }
 
     proptest! {

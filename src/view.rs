@@ -21,6 +21,10 @@ pub struct View {
     pub decisions: crate::hub::Decisions,
     /// Open review pull requests this machine's review pass opened, by id.
     pub pending: HashMap<String, u64>,
+    /// Copies of a learning id found in another folder than the original's
+    /// (§6.1): no evidence, review or trust of their own, never shown in
+    /// place of the original; reported among `problems`.
+    pub copies: Vec<Loaded>,
 }
 
 /// Where a learning stands in review, for `list`, `show` and `status`.
@@ -87,7 +91,10 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
     let scan = dir.scan();
     let mut problems = scan.problems;
     let mut by_id: HashMap<String, usize> = HashMap::new();
-    let mut learnings = scan.learnings;
+    let (mut learnings, mut copies) = split_copies(scan.learnings);
+    for c in &copies {
+        problems.push(duplicate_problem(&c.path, &c.learning.id));
+    }
     for (i, l) in learnings.iter().enumerate() {
         by_id.insert(l.learning.id.clone(), i);
     }
@@ -143,12 +150,67 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         // again (§9.1), even a file the sync has not rewritten yet.
         l.redact();
     }
+    for copy in &mut copies {
+        let l = &mut copy.learning;
+        let derived = trust::derive(l, &[], &[], &policy);
+        trust::apply(l, derived);
+    }
     learnings.sort_by(|a, b| a.learning.id.cmp(&b.learning.id));
     View {
+        copies,
         learnings,
         problems,
         pending: crate::store::ReviewCache::read(&dir.state().review_state(), "").pending(),
         decisions,
+    }
+}
+
+/// Which of the files sharing a learning id is the original (§6.1): the
+/// one captured first, then the one changed least recently (a copy made
+/// of it and then edited is newer), then the first by path. Only a
+/// deliberate copy that keeps both dates and sorts first by folder name
+/// passes for the original.
+fn is_original_before(
+    a: (&str, &crate::learning::Learning),
+    b: (&str, &crate::learning::Learning),
+) -> bool {
+    (a.1.captured_at, a.1.updated_at, a.0) < (b.1.captured_at, b.1.updated_at, b.0)
+}
+
+/// Splits the scanned learnings into originals and copies of an id in
+/// another folder.
+fn split_copies(scanned: Vec<Loaded>) -> (Vec<Loaded>, Vec<Loaded>) {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, l) in scanned.iter().enumerate() {
+        match first.get(&l.learning.id) {
+            Some(&j)
+                if !is_original_before(
+                    (&l.path, &l.learning),
+                    (&scanned[j].path, &scanned[j].learning),
+                ) => {}
+            _ => {
+                first.insert(l.learning.id.clone(), i);
+            }
+        }
+    }
+    let (mut originals, mut copies) = (Vec::new(), Vec::new());
+    for (i, l) in scanned.into_iter().enumerate() {
+        if first.get(&l.learning.id) == Some(&i) {
+            originals.push(l);
+        } else {
+            copies.push(l);
+        }
+    }
+    (originals, copies)
+}
+
+fn duplicate_problem(path: &str, id: &str) -> Problem {
+    Problem {
+        path: path.to_string(),
+        message: format!(
+            "duplicate id {id}: a copy of a learning another folder holds first; \
+             it gets no evidence, review or trust, and is never shown for {id}"
+        ),
     }
 }
 
@@ -175,9 +237,30 @@ pub fn each_learning_in(
     {
         return Err("the tree holds terraphim shared/ copies".into());
     }
+    // An id in more than one folder: its files are read first, and only
+    // the original is handed on (§6.1). Known from the paths alone.
+    let mut folders: HashMap<&str, usize> = HashMap::new();
+    for rel in files.keys() {
+        if let RepoPath::Learning { id, .. } = paths::classify(rel) {
+            *folders.entry(id).or_default() += 1;
+        }
+    }
+    let mut shared_ids: HashMap<String, (String, crate::learning::Learning)> = HashMap::new();
     let mut missed: HashMap<gix::ObjectId, Vec<&str>> = HashMap::new();
     for (rel, &id) in files {
-        if !matches!(paths::classify(rel), RepoPath::Learning { .. }) {
+        let RepoPath::Learning { id: lid, .. } = paths::classify(rel) else {
+            continue;
+        };
+        if folders.get(lid).is_some_and(|&n| n > 1) {
+            let bytes = repo.read_blob(id).map_err(|e| e.to_string())?;
+            if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
+                let better = shared_ids
+                    .get(lid)
+                    .is_none_or(|(p, o)| is_original_before((rel, &l), (p, o)));
+                if better {
+                    shared_ids.insert(lid.to_string(), (rel.clone(), l));
+                }
+            }
             continue;
         }
         match repo.work_tree_copy(rel, id, crate::learning::MAX_FILE_BYTES) {
@@ -188,6 +271,9 @@ pub fn each_learning_in(
             }
             None => missed.entry(id).or_default().push(rel),
         }
+    }
+    for (rel, l) in shared_ids.into_values() {
+        each(&rel, l);
     }
     for id in repo.in_pack_order(missed.keys().copied().collect()) {
         let bytes = repo.read_blob_once(id).map_err(|e| e.to_string())?;

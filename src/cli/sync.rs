@@ -123,6 +123,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 }
             ));
         }
+        for r in &report.refused {
+            ctx.say(format!(
+                "Refused {}'s change to {} (owned by {}): it {}{}",
+                r.head,
+                r.path,
+                r.owner,
+                r.why,
+                r.kept
+                    .as_ref()
+                    .map(|k| format!("; kept as {k}"))
+                    .unwrap_or_default()
+            ));
+        }
         for r in report.remotes.iter().filter(|r| r.pushed) {
             let agent = &ctx.config.home_agent.value;
             ctx.say(if r.up_to_date {
@@ -130,6 +143,12 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             } else {
                 format!("Pushed agents/{agent} to {}", r.name)
             });
+            for b in &r.pushed_as {
+                ctx.say(format!(
+                    "Pushed {b} (an agent this clone writes as) to {}",
+                    r.name
+                ));
+            }
         }
     }
     if report.stopped || stop.load(Ordering::SeqCst) {

@@ -179,7 +179,19 @@ impl Repo {
     /// never forcing: the git binary works while the caller does something
     /// else; [`PendingPush::finish`] waits for it and says how it went.
     pub fn start_push(&self, remote: &str, branch: &str, auth: Option<&HttpAuth>) -> PendingPush {
-        let spec = format!("refs/heads/{branch}:refs/heads/{branch}");
+        self.start_push_as(remote, branch, branch, auth)
+    }
+
+    /// Starts pushing `refs/heads/<branch>` to `refs/heads/<to>` on `remote`
+    /// (a hosted agent's branch gets the home branch's commit), never forcing.
+    pub fn start_push_as(
+        &self,
+        remote: &str,
+        branch: &str,
+        to: &str,
+        auth: Option<&HttpAuth>,
+    ) -> PendingPush {
+        let spec = format!("refs/heads/{branch}:refs/heads/{to}");
         // git reads the objects it sends from disk.
         if let Err(e) = self.persist_objects() {
             return PendingPush {

@@ -107,6 +107,11 @@ impl StateDir {
     pub fn hub_main(&self) -> PathBuf {
         self.file("hub-main.json")
     }
+    /// The agents this clone writes as besides its home agent (one name a
+    /// line): their branches are pushed too, their folders merged as ours (§1, §6.1).
+    pub fn hosted_agents(&self) -> PathBuf {
+        self.file("hosted-agents")
+    }
     /// The review pass's local record of what it last did on the hub.
     pub fn review_state(&self) -> PathBuf {
         self.file("review-state.json")

@@ -5,7 +5,8 @@
 
 use super::LevelChange;
 use super::derive::{self, EventIndex};
-use crate::merge::merge_file;
+use super::owners::{Owners, Refused, head_agent};
+use crate::merge::{Screen, merge_file};
 use crate::paths::{self, RepoPath};
 use crate::repo::{Change, Identity, Repo, Result, Tree, safe_name};
 use gix::ObjectId;
@@ -167,6 +168,8 @@ pub struct HeadMerge {
     pub fast_forward: bool,
     pub paths: Vec<String>,
     pub conflicts_kept: Vec<String>,
+    /// Changes to folders the head does not own, refused (§6.1).
+    pub refused: Vec<Refused>,
     /// Learnings whose file, events or review this merge moved: their
     /// derived state is recomputed once, after the last merge of the cycle.
     pub affected: BTreeSet<String>,
@@ -176,13 +179,15 @@ pub struct HeadMerge {
 /// moves the ref once for the whole cycle, after recomputing derived state
 /// (§6 step 4) for every learning the cycle's merges affected. Derived
 /// fields take no part in the merge itself, so a merge commit carries them
-/// as the winning side had them.
+/// as the winning side had them. What the head changes in folders it does
+/// not own is screened against the owners' branches first (§6.1).
 pub fn merge_head(
     repo: &Repo,
     ours: ObjectId,
     theirs: ObjectId,
     label: &str,
     who: &Identity,
+    owners: &mut Owners,
 ) -> Result<HeadMerge> {
     let base = repo.merge_base(ours, theirs)?;
     if base == Some(theirs) {
@@ -210,13 +215,16 @@ pub fn merge_head(
             "{label}: left out {path:?}: not a path git would check out (`.git`, `.`, `..` or empty)"
         );
     }
-    // A head holding such a path is merged, never taken as it is: our
-    // tree must not point at what it refused.
-    let fast_forward = base == Some(ours) && walk.refused.is_empty();
     let diffs = walk.diffs;
     let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
         id.map(|id| repo.read_blob(id)).transpose()
     };
+    let screens = screen_diffs(repo, &diffs, label, owners)?;
+    // A head holding such a path, or changing a folder it does not own, is
+    // merged, never taken as it is: our tree must not point at what it refused.
+    let fast_forward = base == Some(ours)
+        && walk.refused.is_empty()
+        && screens.iter().all(|s| *s == Screen::Accept);
     let mut affected: BTreeSet<String> = BTreeSet::new();
     // Every blob the loop below reads, read once in pack order (see
     // `Repo::prefetch_blobs`): the same reads, in a fraction of the time.
@@ -247,21 +255,54 @@ pub fn merge_head(
             fast_forward: true,
             paths: diffs.into_iter().map(|d| d.path).collect(),
             conflicts_kept: Vec::new(),
+            refused: Vec::new(),
             affected,
         });
     }
 
     let mut changes: Vec<Change> = Vec::new();
     let mut conflicts_kept = Vec::new();
-    for d in &diffs {
-        let (o, t) = (read(d.ours)?, read(d.theirs)?);
+    let mut refused = Vec::new();
+    for (d, screen) in diffs.iter().zip(screens) {
+        let (o, mut t) = (read(d.ours)?, read(d.theirs)?);
         let kind = paths::classify(&d.path);
+        let mut kept_refused = None;
+        match screen {
+            Screen::Accept => {}
+            Screen::Ignore => continue,
+            Screen::Refuse { why, kept } => {
+                refused.push(refusal(label, &d.path, why, kept.as_ref()));
+                if let Some((path, bytes)) = kept {
+                    keep(
+                        repo,
+                        ours_tree,
+                        path,
+                        bytes,
+                        &mut conflicts_kept,
+                        &mut changes,
+                    )?;
+                }
+                continue;
+            }
+            Screen::Filter { theirs, kept } => {
+                refused.push(refusal(
+                    label,
+                    &d.path,
+                    "adds event lines its owner's branch does not have",
+                    Some(&kept),
+                ));
+                t = Some(theirs);
+                kept_refused = Some(kept);
+            }
+        }
         let b = if needs_base(&kind, o.is_some(), t.is_some()) {
             read(d.base)?
         } else {
             None
         };
-        let result = merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref());
+        let filtered = kept_refused.is_some();
+        let mut result = merge_file(&d.path, b.as_deref(), o.as_deref(), t.as_deref());
+        result.kept.extend(kept_refused);
         note_affected(
             &d.path,
             o.as_deref(),
@@ -270,7 +311,7 @@ pub fn merge_head(
         );
         if result.result != o {
             // Theirs taken as it is: its blob is already in the store.
-            let same_as_theirs = result.result == t;
+            let same_as_theirs = result.result == t && !filtered;
             changes.push(match (result.result, d.theirs) {
                 (Some(_), Some(id)) if same_as_theirs => Change::Existing {
                     path: d.path.clone(),
@@ -286,10 +327,14 @@ pub fn merge_head(
             });
         }
         for (path, bytes) in result.kept {
-            if repo.blob_id_at(ours_tree, &path)?.is_none() {
-                conflicts_kept.push(path.clone());
-                changes.push(Change::Upsert { path, bytes });
-            }
+            keep(
+                repo,
+                ours_tree,
+                path,
+                bytes,
+                &mut conflicts_kept,
+                &mut changes,
+            )?;
         }
     }
     let tree = if changes.is_empty() {
@@ -319,8 +364,74 @@ pub fn merge_head(
         fast_forward: false,
         paths,
         conflicts_kept,
+        refused,
         affected,
     })
+}
+
+/// Screens each diff against its owner's branch (§6.1): a path of a
+/// folder the head does not own is judged by the owner's tip; everything
+/// else is accepted.
+fn screen_diffs(
+    repo: &Repo,
+    diffs: &[Diff],
+    label: &str,
+    owners: &mut Owners,
+) -> Result<Vec<Screen>> {
+    let agent = head_agent(label);
+    let mut out = Vec::with_capacity(diffs.len());
+    for d in diffs {
+        let owner = match crate::merge::owner_of(&d.path) {
+            Some(owner) if !owners.free(owner, agent) => owner,
+            _ => {
+                out.push(Screen::Accept);
+                continue;
+            }
+        };
+        let tip = owners.tip_blob(repo, owner, &d.path)?;
+        // The owner's very blob: nothing to judge.
+        if tip.is_some() && tip == d.theirs {
+            out.push(Screen::Accept);
+            continue;
+        }
+        let read = |id: Option<ObjectId>| id.map(|id| repo.read_blob(id)).transpose();
+        let (o, t, p) = (read(d.ours)?, read(d.theirs)?, read(tip)?);
+        out.push(crate::merge::screen(
+            &d.path,
+            o.as_deref(),
+            t.as_deref(),
+            p.as_deref(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Writes bytes a merge could not use under `.learnsync/conflicts/`, once.
+fn keep(
+    repo: &Repo,
+    ours_tree: ObjectId,
+    path: String,
+    bytes: Vec<u8>,
+    conflicts_kept: &mut Vec<String>,
+    changes: &mut Vec<Change>,
+) -> Result<()> {
+    if repo.blob_id_at(ours_tree, &path)?.is_none() {
+        conflicts_kept.push(path.clone());
+        changes.push(Change::Upsert { path, bytes });
+    }
+    Ok(())
+}
+
+fn refusal(label: &str, path: &str, why: &str, kept: Option<&(String, Vec<u8>)>) -> Refused {
+    let owner = crate::merge::owner_of(path).unwrap_or_default();
+    tracing::warn!("{label}: refused its change to {path}, owned by {owner}: it {why}");
+    Refused {
+        head: label.to_string(),
+        path: path.to_string(),
+        owner: owner.to_string(),
+        why: why.to_string(),
+        kept: kept.map(|(p, _)| p.clone()),
+    }
 }
 
 /// Whether merging a path needs its base version: only for a deletion of

@@ -5,10 +5,12 @@ mod commit;
 mod derive;
 mod event_store;
 mod heads;
+mod owners;
 mod recover;
 pub mod remotes;
 
 pub use commit::{CommitOutcome, commit_as_is, commit_local};
+pub use owners::{Refused, add_hosted};
 
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
@@ -113,6 +115,9 @@ pub struct RemoteReport {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub up_to_date: bool,
     pub push_attempts: u32,
+    /// The branches of hosted agents pushed there (same commit, §1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pushed_as: Vec<String>,
     pub errors: Vec<String>,
 }
 
@@ -151,6 +156,8 @@ pub struct SyncReport {
     pub watched: bool,
     /// Asked to stop, the cycle left out the steps after a safe point.
     pub stopped: bool,
+    /// Changes heads made to folders they do not own, refused (§6.1).
+    pub refused: Vec<Refused>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -241,6 +248,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         .filter(|a| !a.full)
         .map(|a| a.paths.as_slice());
     lap.done("open, recover, ask the watcher");
+    owners::record_hosted(&dir, home);
     options.step("committing local work");
     let outcome = commit_local(&repo, &dir, config, only)?;
     lap.done("commit local work");
@@ -289,6 +297,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             &changed,
         )?);
     }
+    report.problems.extend(duplicate_ids(&repo, start, end)?);
     options.step("updating the search indexes");
     match indexed {
         Some(at) if at == end => {}
@@ -319,6 +328,46 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     }
     save_last(&dir, &report);
     Ok(report)
+}
+
+/// Learning files this cycle brought whose id another folder also holds
+/// (§6.1): each is named, once per cycle that touches it. Only the changed
+/// paths are looked at, each against the top-level folders.
+fn duplicate_ids(
+    repo: &Repo,
+    from: Option<gix::ObjectId>,
+    to: Option<gix::ObjectId>,
+) -> Result<Vec<Problem>, SyncError> {
+    let (Some(to), Some(changed)) = (to, changed_since(repo, from, to)) else {
+        return Ok(Vec::new());
+    };
+    let tree = repo.commit_tree(to)?;
+    let folders: Vec<String> = repo
+        .tree(tree)?
+        .entries
+        .iter()
+        .filter(|e| e.is_tree)
+        .map(|e| e.name.clone())
+        .collect();
+    let mut out = Vec::new();
+    for path in &changed {
+        let crate::paths::RepoPath::Learning { agent, id } = crate::paths::classify(path) else {
+            continue;
+        };
+        for other in folders.iter().filter(|f| f.as_str() != agent) {
+            let twin = format!("{other}/{id}.md");
+            if repo.blob_id_at(tree, &twin)?.is_some() {
+                out.push(Problem {
+                    path: path.clone(),
+                    message: format!(
+                        "duplicate id {id}: {twin} holds it too; only the original \
+                         gets evidence and is shown (see `learnsync doctor`)"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Repository paths whose blobs differ between two commits; `None` when

@@ -4,6 +4,7 @@
 
 use super::derive::EventIndex;
 use super::heads::{self, merge_head};
+use super::owners::Owners;
 use super::{MergedHead, RemoteReport, SyncError, SyncOptions, SyncReport, recover};
 use crate::config::{Config, RemoteConfig};
 use crate::repo::{PushOutcome, Repo};
@@ -65,8 +66,12 @@ pub fn exchange(
     }
 
     let branch = crate::paths::agent_branch(&config.home_agent.value);
+    // The other agents this clone writes as: their branches get our commit
+    // too (§1), before ours, so no push starts early then.
+    let mut hosted = super::owners::hosted(&dir.state());
+    hosted.remove(&config.home_agent.value);
     // The remote pushed to first, and its push when it started early.
-    let first_push = if options.push {
+    let first_push = if options.push && hosted.is_empty() {
         remotes
             .iter()
             .zip(&reports)
@@ -126,6 +131,19 @@ pub fn exchange(
                 report.stopped = true;
                 break;
             }
+            // A hosted agent's branch first: a branch carrying an agent's
+            // writes must never be seen ahead of that agent's own, or the
+            // others would refuse them (§6.1) and never look at them again.
+            // One that failed holds the home branch back too, till the next cycle.
+            for agent in &hosted {
+                let auth = auths.get(&r.name);
+                push_hosted(
+                    repo, dir, config, &r.name, &branch, agent, auth, rep, report,
+                )?;
+            }
+            if !rep.errors.is_empty() {
+                continue;
+            }
             // Nothing to push when the fetch just saw the remote at our head.
             let ours = repo.head_commit()?;
             let mut started = early.take_if(|_| Some(i) == first_push);
@@ -136,9 +154,9 @@ pub fn exchange(
             {
                 rep.pushed = true;
                 rep.up_to_date = true;
-                continue;
             }
-            for attempt in 1..=PUSH_ATTEMPTS {
+            let attempts = if rep.up_to_date { 0 } else { PUSH_ATTEMPTS };
+            for attempt in 1..=attempts {
                 rep.push_attempts = attempt;
                 let mut lap = super::Lap::start();
                 let pending = match started.take() {
@@ -202,6 +220,58 @@ pub fn exchange(
         let _ = p.finish();
     }
     report.remotes = reports;
+    Ok(())
+}
+
+/// Pushes our head to `agents/<agent>` on `remote` for a hosted agent
+/// (§1), before the home branch. A rejected push (the agent's own machine
+/// pushed) fetches, merges that machine's work like another machine of the
+/// same agent, and retries.
+#[allow(clippy::too_many_arguments)]
+fn push_hosted(
+    repo: &Repo,
+    dir: &LearningsDir,
+    config: &Config,
+    remote: &str,
+    branch: &str,
+    agent: &str,
+    auth: Option<&crate::repo::HttpAuth>,
+    rep: &mut RemoteReport,
+    report: &mut SyncReport,
+) -> Result<(), SyncError> {
+    let to = crate::paths::agent_branch(agent);
+    let ours = repo.head_commit()?;
+    if ours.is_some() && repo.ref_commit(&format!("refs/remotes/{remote}/{to}"))? == ours {
+        return Ok(());
+    }
+    for attempt in 1..=PUSH_ATTEMPTS {
+        match repo.start_push_as(remote, branch, &to, auth).finish() {
+            PushOutcome::Pushed => {
+                rep.pushed_as.push(to);
+                return Ok(());
+            }
+            PushOutcome::UpToDate => return Ok(()),
+            PushOutcome::Rejected(why) if attempt < PUSH_ATTEMPTS => {
+                tracing::info!(
+                    "push of {to} to {remote} rejected, fetching and merging first: {why}"
+                );
+                if let Err(e) = repo.fetch(remote, auth) {
+                    rep.errors.push(e.to_string());
+                    return Ok(());
+                }
+                let heads = repo.tracking_refs(remote)?;
+                merge_all(repo, dir, config, &heads, report, &mut || {})?;
+            }
+            PushOutcome::Rejected(why) => {
+                rep.errors
+                    .push(format!("push of {to} rejected {attempt} times: {why}"));
+            }
+            PushOutcome::Failed(why) => {
+                rep.errors.push(format!("push of {to} failed: {why}"));
+                return Ok(());
+            }
+        }
+    }
     Ok(())
 }
 
@@ -289,6 +359,19 @@ fn prefetch_heads(
     Ok(())
 }
 
+/// The owners' branches as fetched from every configured remote, the
+/// hub's first (it speaks for an owner when several remotes have its
+/// branch), then the others by name.
+fn owners_now(repo: &Repo, config: &Config) -> Result<Owners, SyncError> {
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let mut names: Vec<String> = configured(repo, config)
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    names.sort_by_key(|n| (Some(n.as_str()) != hub, n.clone()));
+    Ok(Owners::new(repo, &names)?)
+}
+
 /// Work-tree files written at once (their bytes in memory together).
 const WORK_TREE_BATCH: usize = 512;
 
@@ -311,6 +394,7 @@ fn merge_all(
     let who = config.identity();
     let mut lap = super::Lap::start();
     let mut head = start;
+    let mut owners = owners_now(repo, config)?;
     // What the hub's main decides, now and at the last completed cycle: a
     // learning whose record there changed is recomputed even when no path
     // of ours changed (its record may have reached us from a peer first).
@@ -319,7 +403,8 @@ fn merge_all(
     let mut affected = main.changed_since(&recorded);
     prefetch_heads(repo, start, heads)?;
     for (label, theirs) in heads {
-        let merged = merge_head(repo, head, *theirs, label, &who)?;
+        let merged = merge_head(repo, head, *theirs, label, &who, &mut owners)?;
+        report.refused.extend(merged.refused);
         if let Some(new) = merged.head {
             report.merged.push(MergedHead {
                 head: label.clone(),

@@ -40,5 +40,6 @@ mod review_gitea;
 mod search_cli;
 mod sync_convergence;
 mod sync_kill;
+mod sync_ownership;
 mod sync_remotes;
 mod sync_watch;

@@ -68,6 +68,14 @@ impl Clone {
         };
         run(&self.config(), &options).map(|_| ())
     }
+    /// The learning files of this clone's own agent: the ones it may edit
+    /// or delete (§6.1; another agent's are changed by that agent only).
+    fn own_files(&self) -> Vec<PathBuf> {
+        let own = self.dir.join(&self.agent);
+        let mut files = self.learning_files();
+        files.retain(|f| f.parent() == Some(own.as_path()));
+        files
+    }
     fn learning_files(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
         for agent in std::fs::read_dir(&self.dir).expect("dir").flatten() {
@@ -194,7 +202,7 @@ fn schedule(seed: u64) {
             }
             4 => {
                 // A hand edit with a newer updated_at.
-                let known = c.learning_files();
+                let known = c.own_files();
                 if let Some(file) = known.get(rng.below(known.len().max(1)))
                     && let Ok(mut l) = Learning::parse(&std::fs::read(file).expect("read"))
                 {
@@ -203,8 +211,9 @@ fn schedule(seed: u64) {
                     std::fs::write(file, l.to_markdown()).expect("write");
                 }
             }
+            5 if rng.below(2) == 0 => mallory(tmp.path(), &hub, &clones[rng.below(n)], &mut rng),
             5 => {
-                let known = c.learning_files();
+                let known = c.own_files();
                 if let Some(file) = known.get(rng.below(known.len().max(1))) {
                     let id = file
                         .file_stem()
@@ -269,6 +278,92 @@ fn schedule(seed: u64) {
     check(&clones, &ledger, seed);
 }
 
+/// What a hostile branch writes: never to be found in a clone's files.
+const FORGED: &str = "forged by mallory";
+
+/// A hostile head: `agents/mallory`, pushed with plain git, holding the
+/// hub's branch of `victim`'s agent with one of its learnings edited (a
+/// newer `updated_at`), another deleted and an event line appended in
+/// the victim's name (§6.1: all refused by every clone).
+fn mallory(tmp: &Path, hub: &Path, victim: &Clone, rng: &mut Rng) {
+    let home = tmp.join("mallory-home");
+    std::fs::create_dir_all(&home).expect("home");
+    let dir = tmp.join(format!("mallory{}", rng.next()));
+    let branch = format!("origin/agents/{}", victim.agent);
+    git(
+        tmp,
+        &home,
+        &[
+            "clone",
+            "-q",
+            &hub.display().to_string(),
+            &dir.display().to_string(),
+        ],
+    );
+    let has_branch = std::process::Command::new("git")
+        .current_dir(&dir)
+        .args(["rev-parse", "-q", "--verify", &branch])
+        .env("HOME", &home)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_branch {
+        return;
+    }
+    git(&dir, &home, &["checkout", "-q", &branch]);
+    let own = dir.join(&victim.agent);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&own)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|f| f.extension().is_some_and(|e| e == "md"));
+    files.sort();
+    if let Some(file) = files.get(rng.below(files.len().max(1)))
+        && let Ok(mut l) = Learning::parse(&std::fs::read(file).expect("read"))
+    {
+        l.title = FORGED.into();
+        l.updated_at = Timestamp::from_unix(4_000_000_000);
+        std::fs::write(file, l.to_markdown()).expect("write");
+        let e = Event::new(
+            &l.id,
+            &victim.agent,
+            Outcome::Effective,
+            Timestamp::from_unix(1),
+        );
+        let events = dir.join(format!("events/{}/1970-01.jsonl", victim.agent));
+        std::fs::create_dir_all(events.parent().expect("parent")).expect("mkdir");
+        std::fs::write(
+            &events,
+            format!("{}\n", e.to_line().replace(&e.id, FORGED_EVENT)),
+        )
+        .expect("events");
+    }
+    if let Some(file) = files.get(rng.below(files.len().max(1))) {
+        let _ = std::fs::remove_file(file);
+    }
+    git(&dir, &home, &["add", "-A"]);
+    git(
+        &dir,
+        &home,
+        &[
+            "-c",
+            "user.name=m",
+            "-c",
+            "user.email=m@x",
+            "commit",
+            "-qm",
+            "evil",
+            "--allow-empty",
+        ],
+    );
+    git(
+        &dir,
+        &home,
+        &["push", "-qf", "origin", "HEAD:refs/heads/agents/mallory"],
+    );
+}
+
+/// The id of mallory's forged event.
+const FORGED_EVENT: &str = "forged-event-by-mallory";
+
 fn files(c: &Clone) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for rel in git(&c.dir, &c.home, &["ls-files"]).lines() {
@@ -307,6 +402,10 @@ fn check(clones: &[Clone], ledger: &Ledger, seed: u64) {
     let mut present_learnings = BTreeSet::new();
     for (path, bytes) in &first {
         let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains(FORGED) && !text.contains(FORGED_EVENT),
+            "seed {seed}: mallory's change to {path} was taken"
+        );
         if path.starts_with("events/") {
             for e in learnsync::event::parse_file(&text).events {
                 present_events.insert(e.id);
