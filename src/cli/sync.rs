@@ -62,7 +62,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         other => CliError::failure(other.to_string()),
     })?;
     for p in &report.problems {
-        eprintln!("learnsync: skipped {}: {}", p.path, p.message);
+        eprintln!("learnsync: {}: {}", p.path, p.message);
     }
     if ctx.json {
         super::output::print_json(&serde_json::to_value(&report).unwrap_or_default());

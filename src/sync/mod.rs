@@ -8,7 +8,9 @@ mod heads;
 mod recover;
 pub mod remotes;
 
-pub use commit::{CommitOutcome, commit_as_is, commit_local};
+pub use commit::{
+    Adopted, CommitOutcome, MAX_WORKTREE_BYTES, commit_as_is, commit_local, left_out,
+};
 
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
