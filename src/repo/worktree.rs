@@ -40,8 +40,6 @@ pub struct WorktreeStatus {
     /// What the index has below one stays as it is (neither changed nor
     /// deleted).
     pub nested_repos: Vec<String>,
-    /// Untracked files the ignore rules leave out ([`IgnoreRules`]).
-    pub ignored: usize,
 }
 
 impl WorktreeStatus {
@@ -63,14 +61,13 @@ impl WorktreeStatus {
         self.nested_repos.dedup();
     }
 
-    /// An untracked work-tree file: a killed write's leftover, ignored, or
-    /// new. One HEAD has but the index no longer does (`git rm --cached`)
-    /// and that the rules ignore leaves the commit.
+    /// An untracked work-tree file: a killed write's leftover, ignored
+    /// (said nowhere), or new. One HEAD has but the index no longer does
+    /// (`git rm --cached`) and that the rules ignore leaves the commit.
     fn untracked(&mut self, file: FileState, staged: &Staged, ignore: &mut IgnoreRules) {
         if is_leftover(&file.path) {
             self.leftovers.push(file.path);
         } else if ignore.ignores(&file.path) {
-            self.ignored += 1;
             if staged.get(&file.path) == Some(&StagedAs::OnlyInHead) {
                 self.deleted.push(file.path);
             }
@@ -81,10 +78,8 @@ impl WorktreeStatus {
 
     /// Symlinks and nested repositories the rules ignore go unsaid.
     fn drop_ignored(&mut self, ignore: &mut IgnoreRules) {
-        let before = self.skipped.len() + self.nested_repos.len();
         self.skipped.retain(|(rel, _)| !ignore.ignores(rel));
         self.nested_repos.retain(|rel| !ignore.ignores_folder(rel));
-        self.ignored += before - self.skipped.len() - self.nested_repos.len();
     }
 
     /// Paths HEAD has, the index does not and the work tree does not

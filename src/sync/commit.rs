@@ -132,7 +132,6 @@ pub fn commit_local(
         }
     }
     stage_worktree_edits(repo, &status, &mut staged, &mut out, &mut reported);
-    reported.save();
     stage_inbox(repo, dir, head_tree, &mut staged, &mut out)?;
     stage_inbox_events(repo, head_tree, &mut staged)?;
     lap.done("  read edits and the inbox");
@@ -145,6 +144,7 @@ pub fn commit_local(
             finish_worktree(repo, head_tree, &staged.pending)?;
         }
         remove_consumed(&staged.consumed);
+        reported.save();
         return Ok(out);
     }
     let commit = write_commit(
@@ -152,6 +152,9 @@ pub fn commit_local(
     )?;
     remove_consumed(&staged.consumed);
     crate::fault::point("commit:after-inbox");
+    // Noted as said once the commit is made (an error before it says why
+    // instead, and the next cycle says these).
+    reported.save();
     out.commit = Some(commit);
     out.files = changes.iter().map(|c| c.path().to_string()).collect();
     Ok(out)
@@ -183,15 +186,13 @@ fn stage_worktree_edits(
             // It grew since the status: the next cycle sees it as it is.
             continue;
         }
-        // Hashed only when a secret is found: most files hold none.
-        let secret = |bytes: &[u8]| format!("secret {}", blob_hex(repo, bytes));
         match paths::classify(rel) {
             RepoPath::Learning { .. } => {
                 match Learning::parse_at(rel, &bytes) {
                     Ok(mut learning) => {
-                        if !learning.redact() {
-                            reported.forget(rel);
-                        } else if reported.first_time(rel, &secret(&bytes)) {
+                        // Rewritten redacted in the work tree too: said
+                        // once by nature.
+                        if learning.redact() {
                             out.redacted.push(rel.clone());
                         }
                         staged.touched.insert(learning.id.clone());
@@ -215,7 +216,8 @@ fn stage_worktree_edits(
                     Ok(std::borrow::Cow::Owned(clean)) => {
                         // The commit has it redacted; the file keeps it
                         // (never rewritten), and is said to hold it once.
-                        if reported.first_time(rel, &secret(&bytes)) {
+                        let secret = format!("secret {}", blob_hex(repo, &bytes));
+                        if reported.first_time(rel, &secret) {
                             out.redacted.push(rel.clone());
                         }
                         clean.into_bytes()
