@@ -205,13 +205,13 @@ fn a_file_over_the_size_limit_is_never_committed_or_pushed_and_said_once() {
         "said once, in its own words: {found}"
     );
     // A committed file that grows past the limit keeps its last version.
-    write(&s, "kg/small.md", "synonyms:: a\n");
+    write(&s, "kg/small.md", "synonyms:: deploy\n");
     s.ok(&["sync"]);
     write(&s, "kg/small.md", "z".repeat(1024 * 1024 + 1));
     let grown = s.run(&["sync"]);
     assert_eq!(grown.status.code(), Some(0));
     assert!(stderr(&grown).contains("kg/small.md: 1048577 bytes"));
-    assert_eq!(committed(&s, "kg/small.md"), "synonyms:: a\n");
+    assert_eq!(committed(&s, "kg/small.md"), "synonyms:: deploy\n");
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn gitignore_exclude_and_editor_droppings_are_neither_committed_nor_reported() {
     std::os::unix::fs::symlink("/nowhere", s.dir().join("claude/.#learning-x.md"))
         .expect("symlink");
     write(&s, "keep.tmp", "wanted\n");
-    write(&s, "kg/terms.md", "synonyms:: a, b\n");
+    write(&s, "kg/terms.md", "synonyms:: deploy, release\n");
     let out = s.run(&["sync"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stderr(&out), "", "nothing ignored is reported");
@@ -363,7 +363,7 @@ fn a_secret_in_a_work_tree_file_is_said_once_until_the_file_changes() {
 fn nested_repo(s: &Sandbox, rel: &str) {
     let dir = s.dir().join(rel);
     std::fs::create_dir_all(&dir).expect("mkdir");
-    std::fs::write(dir.join("terms.md"), "synonyms:: a\n").expect("write");
+    std::fs::write(dir.join("terms.md"), "synonyms:: deploy\n").expect("write");
     for args in [
         &["init", "-q"][..],
         &["add", "terms.md"],
@@ -386,7 +386,7 @@ fn a_nested_repository_is_left_out_said_once_and_listed_by_doctor() {
     let s = Sandbox::new();
     synced_learning(&s);
     nested_repo(&s, "kg");
-    write(&s, "kg-notes.md", "synonyms:: b\n");
+    write(&s, "kg-notes.md", "synonyms:: release\n");
     let out = s.run(&["sync"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).starts_with("Committed 1 file(s)"));
