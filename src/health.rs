@@ -1,7 +1,8 @@
 //! Everything `learnsync doctor` reports, found without changing anything:
-//! unreadable learnings and event lines, set-aside inbox files, the branch,
-//! the git binary sync needs, git lock files (live or left by a dead
-//! process), an interrupted cycle, wiki templates whose pages would not
+//! unreadable learnings and event lines, work-tree files a sync leaves out
+//! (over the size limit, nested repositories, symlinks), set-aside inbox
+//! files, the branch, the git binary sync needs, git lock files (live or
+//! left by a dead process), an interrupted cycle, wiki templates whose pages would not
 //! render as meant, `verify_pattern`s that are not usable regexes and what
 //! `kg check` reports; and `status`: the dir, its learnings, the last sync and
 //! each daemon job's last run, last success, next run and failures (from
@@ -79,8 +80,17 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
 
 /// Every problem found in `dir`.
 pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate::repo::GitError> {
+    let repo = Repo::open(&dir.root)?;
+    // What a sync leaves out of the work tree, said in its own words, not
+    // also as a learning that does not parse.
+    let left_out = crate::sync::left_out(&repo)?;
     let view = crate::view::load(dir, config);
-    let mut problems: Vec<Problem> = view.problems;
+    let mut problems: Vec<Problem> = view
+        .problems
+        .into_iter()
+        .filter(|p| !left_out.iter().any(|q| q.path == p.path))
+        .collect();
+    problems.extend(left_out);
     problems.extend(view.learnings.iter().filter_map(|l| {
         let pattern = l.learning.verify_pattern.as_deref()?;
         crate::shell::pattern_problem(pattern).map(|message| Problem {
@@ -111,7 +121,6 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
             ),
         });
     }
-    let repo = Repo::open(&dir.root)?;
     let want = crate::paths::agent_branch(&config.home_agent.value);
     match repo.head_branch()? {
         Some(b) if b == want => {}

@@ -140,7 +140,7 @@ pub fn init(
     } else {
         "learnsync: init"
     };
-    let (commit, redacted) = crate::sync::commit_as_is(&repo, &dir, message, &config)?;
+    let adopted = crate::sync::commit_as_is(&repo, &dir, message, &config)?;
     let scan = dir.scan();
     let terraphim_elsewhere = if had_files {
         Vec::new()
@@ -155,11 +155,20 @@ pub fn init(
             .map(|l| l.learning.agent_id.clone());
         crate::sync::add_hosted(&state, home, agents);
     }
+    // What was left out is said once, in its own words, not also as a
+    // learning that does not parse.
+    let mut problems = adopted.left_out;
+    let unread: Vec<Problem> = scan
+        .problems
+        .into_iter()
+        .filter(|p| !problems.iter().any(|q| q.path == p.path))
+        .collect();
+    problems.extend(unread);
     Ok(Initialised {
-        commit: commit.map(|c| c.to_string()),
+        commit: adopted.commit.map(|c| c.to_string()),
         learnings: scan.learnings.len(),
-        problems: scan.problems,
-        redacted,
+        problems,
+        redacted: adopted.redacted,
         adopted: had_files,
         terraphim_elsewhere,
     })

@@ -62,7 +62,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         other => CliError::failure(other.to_string()),
     })?;
     for p in &report.problems {
-        eprintln!("learnsync: skipped {}: {}", p.path, p.message);
+        eprintln!(
+            "learnsync: {}",
+            super::output::problem_line(&p.path, &p.message)
+        );
     }
     if ctx.json {
         super::output::print_json(&serde_json::to_value(&report).unwrap_or_default());
@@ -127,7 +130,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ctx.say(format!(
                 "Refused {}'s change to {} (owned by {}): it {}{}",
                 r.head,
-                r.path,
+                crate::text::escape_line(&r.path),
                 r.owner,
                 r.why,
                 r.kept

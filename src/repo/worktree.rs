@@ -2,20 +2,25 @@
 //! status like git's), and bringing index and files in line with a tree.
 
 use super::{GitError, Repo, Result, fail};
+use crate::store::IgnoreRules;
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::index::entry::Stat;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-/// A work-tree file as seen by a status: its stat before its bytes were read.
+/// A work-tree file as seen by a status: its stat before its bytes were
+/// read, and its length.
 #[derive(Debug, Clone)]
 pub struct FileState {
     pub path: String,
     pub stat: Option<Stat>,
+    pub len: u64,
 }
 
-/// Differences between the work tree and the index.
+/// Differences between the work tree and the last commit: what the work
+/// tree holds that the index does not, and what the index holds (staged
+/// with the user's git) that HEAD does not.
 #[derive(Debug, Default)]
 pub struct WorktreeStatus {
     /// Added or modified files (relative paths, `/`-separated), sorted.
@@ -30,11 +35,109 @@ pub struct WorktreeStatus {
     /// ([`crate::store::is_temp_name`]): never changes, for the caller to
     /// remove.
     pub leftovers: Vec<String>,
+    /// Folders holding a repository of their own (a `.git` inside), sorted:
+    /// left out whole, as git leaves out an untracked nested repository.
+    /// What the index has below one stays as it is (neither changed nor
+    /// deleted).
+    pub nested_repos: Vec<String>,
+}
+
+impl WorktreeStatus {
+    /// True when `rel` is inside one of the nested repositories.
+    fn in_nested_repo(&self, rel: &str) -> bool {
+        self.nested_repos.iter().any(|n| {
+            rel.strip_prefix(n.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        })
+    }
+
+    /// Sorts each list and drops repeats.
+    fn settle(&mut self) {
+        self.changed.sort_by(|a, b| a.path.cmp(&b.path));
+        self.changed.dedup_by(|a, b| a.path == b.path);
+        self.deleted.sort();
+        self.deleted.dedup();
+        self.nested_repos.sort();
+        self.nested_repos.dedup();
+    }
+
+    /// An untracked work-tree file: a killed write's leftover, ignored
+    /// (said nowhere), or new. One HEAD has but the index no longer does
+    /// (`git rm --cached`) and that the rules ignore leaves the commit.
+    fn untracked(&mut self, file: FileState, staged: &Staged, ignore: &mut IgnoreRules) {
+        if is_leftover(&file.path) {
+            self.leftovers.push(file.path);
+        } else if ignore.ignores(&file.path) {
+            if staged.get(&file.path) == Some(&StagedAs::OnlyInHead) {
+                self.deleted.push(file.path);
+            }
+        } else {
+            self.changed.push(file);
+        }
+    }
+
+    /// Symlinks and nested repositories the rules ignore go unsaid.
+    fn drop_ignored(&mut self, ignore: &mut IgnoreRules) {
+        self.skipped.retain(|(rel, _)| !ignore.ignores(rel));
+        self.nested_repos.retain(|rel| !ignore.ignores_folder(rel));
+    }
+
+    /// Paths HEAD has, the index does not and the work tree does not
+    /// either: a `git rm`, which the commit carries out.
+    fn staged_deletions(&mut self, root: &Path, staged: &Staged) {
+        for (rel, how) in staged {
+            if *how == StagedAs::OnlyInHead
+                && !self.in_nested_repo(rel)
+                && std::fs::symlink_metadata(root.join(rel)).is_err()
+            {
+                self.deleted.push(rel.clone());
+            }
+        }
+    }
+}
+
+/// How a path the index and HEAD disagree about stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StagedAs {
+    /// Added or changed with `git add` (or HEAD moved under the index).
+    InIndex,
+    /// Removed from the index (`git rm`, `git rm --cached`).
+    OnlyInHead,
+}
+
+/// The paths where the index is not HEAD's tree.
+type Staged = HashMap<String, StagedAs>;
+
+/// An index's blob entries (no gitlinks, no conflict stages), by path.
+fn blobs(file: &gix::index::File) -> Vec<(&gix::bstr::BStr, (ObjectId, gix::index::entry::Mode))> {
+    file.entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0 && e.mode != gix::index::entry::Mode::COMMIT)
+        .map(|e| (e.path(file), (e.id, e.mode)))
+        .collect()
+}
+
+/// What [`Repo::staged`] keeps to know the index is HEAD's tree: the tree
+/// and the index file's stat (git replaces the file, never edits it in
+/// place, so a new one has a new inode or mtime; the ctime is left out, as
+/// the rename that puts a file in place moves it).
+fn index_record(tree: ObjectId, s: &Stat) -> String {
+    format!(
+        "{tree} {}.{} {} {} {}\n",
+        s.mtime.secs, s.mtime.nsecs, s.size, s.dev, s.ino
+    )
 }
 
 /// True when an untracked work-tree file is a killed write's temp file.
 fn is_leftover(rel: &str) -> bool {
     crate::store::is_temp_name(rel.rsplit('/').next().unwrap_or(rel))
+}
+
+/// True when a folder entry named `name` makes its folder a repository of
+/// its own (a `.git` folder, or a `.git` file pointing elsewhere, as a
+/// submodule or a linked work tree has).
+fn is_git_entry(name: &std::ffi::OsStr) -> bool {
+    name.eq_ignore_ascii_case(".git")
 }
 
 fn stat_of(path: &Path) -> Option<Stat> {
@@ -66,40 +169,124 @@ fn same_file(a: &Stat, b: &Stat) -> bool {
 }
 
 impl Repo {
-    /// Compares the work tree with the index. Files whose stat matches the
-    /// index are not read; others are hashed and compared by content.
+    /// Compares the work tree with the index, and the index with HEAD.
+    /// Files whose stat matches the index are not read; others are hashed
+    /// and compared by content. Untracked files are matched against the
+    /// ignore rules; folders holding a repository of their own are left
+    /// out.
     pub fn status(&self) -> Result<WorktreeStatus> {
+        let staged = self.staged()?;
         let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let mut ignore = IgnoreRules::read(&self.root, self.git_dir());
         let mut tracked: HashMap<&[u8], (usize, &Stat, ObjectId)> = HashMap::new();
         for (i, entry) in index.entries().iter().enumerate() {
             tracked.insert(entry.path(&index).as_bytes(), (i, &entry.stat, entry.id));
         }
         let mut seen: HashSet<usize> = HashSet::new();
-        let mut status = WorktreeStatus::default();
-        let files = walk_all(&self.root, &mut status.skipped)?;
-        status.scanned = files.len();
-        for (rel, stat) in files {
-            match tracked.get(rel.as_bytes()) {
+        let walked = walk_all(&self.root)?;
+        let mut status = WorktreeStatus {
+            scanned: walked.files.len(),
+            skipped: walked.skipped,
+            nested_repos: walked.nested,
+            ..WorktreeStatus::default()
+        };
+        for file in walked.files {
+            match tracked.get(file.path.as_bytes()) {
                 Some(&(i, indexed, id)) => {
                     seen.insert(i);
-                    if self.differs(&rel, stat.as_ref(), indexed, id)? {
-                        status.changed.push(FileState { path: rel, stat });
+                    if (!staged.is_empty() && staged.contains_key(&file.path))
+                        || self.differs(&file.path, file.stat.as_ref(), indexed, id)?
+                    {
+                        status.changed.push(file);
                     }
                 }
-                None if is_leftover(&rel) => status.leftovers.push(rel),
-                None => status.changed.push(FileState { path: rel, stat }),
+                None => status.untracked(file, &staged, &mut ignore),
             }
         }
         for (i, entry) in index.entries().iter().enumerate() {
-            if !seen.contains(&i) {
-                status
-                    .deleted
-                    .push(entry.path(&index).to_str_lossy().into_owned());
+            if seen.contains(&i) {
+                continue;
+            }
+            let rel = entry.path(&index).to_str_lossy();
+            if !status.in_nested_repo(&rel) {
+                status.deleted.push(rel.into_owned());
             }
         }
-        status.changed.sort_by(|a, b| a.path.cmp(&b.path));
-        status.deleted.sort();
+        status.staged_deletions(&self.root, &staged);
+        status.drop_ignored(&mut ignore);
+        status.settle();
         Ok(status)
+    }
+
+    /// The paths where the index is not HEAD's tree: what the user staged
+    /// with their own git (`git add`, `git rm`), which a comparison of the
+    /// work tree with the index cannot see. Free when the index file is the
+    /// one the last [`Repo::write_index`] wrote for HEAD's tree (or one found
+    /// equal to it since): that tree and the index file's stat are kept in
+    /// `.git/learnsync/` ([`crate::store::StateDir::index_record`]); else
+    /// HEAD's tree is read as an index and the two are compared. Gitlinks
+    /// and conflict stages are left out.
+    fn staged(&self) -> Result<Staged> {
+        let mut staged = Staged::new();
+        let head_tree = self.head_tree()?;
+        let record = crate::store::StateDir::of(&self.root).index_record();
+        let now = self.index_record(head_tree);
+        if now.is_some() && std::fs::read_to_string(&record).ok() == now {
+            return Ok(staged);
+        }
+        tracing::debug!("the index is not the one last written for HEAD: comparing them");
+        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let head = if head_tree == self.empty_tree() {
+            None
+        } else {
+            Some(
+                self.git
+                    .index_from_tree(&head_tree)
+                    .map_err(fail("read HEAD's tree as an index"))?,
+            )
+        };
+        let ours = blobs(&index);
+        let theirs = head.as_ref().map(blobs).unwrap_or_default();
+        // Both are sorted by path: one pass, as a merge.
+        let (mut i, mut j) = (0, 0);
+        while i < ours.len() || j < theirs.len() {
+            let order = match (ours.get(i), theirs.get(j)) {
+                (Some(o), Some(t)) => o.0.cmp(t.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            let (path, how) = match order {
+                std::cmp::Ordering::Less => {
+                    i += 1;
+                    (ours[i - 1].0, Some(StagedAs::InIndex))
+                }
+                std::cmp::Ordering::Greater => {
+                    j += 1;
+                    (theirs[j - 1].0, Some(StagedAs::OnlyInHead))
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    let same = ours[i - 1].1 == theirs[j - 1].1;
+                    (ours[i - 1].0, (!same).then_some(StagedAs::InIndex))
+                }
+            };
+            if let Some(how) = how {
+                staged.insert(path.to_str_lossy().into_owned(), how);
+            }
+        }
+        if staged.is_empty()
+            && let Some(now) = now
+        {
+            // A cache: losing it costs one comparison.
+            let _ = crate::store::replace_file(&record, now.as_bytes());
+        }
+        Ok(staged)
+    }
+
+    /// [`index_record`] of the index file as it is now; `None` without one.
+    fn index_record(&self, tree: ObjectId) -> Option<String> {
+        stat_of(&self.git.index_path()).map(|s| index_record(tree, &s))
     }
 
     /// True when a tracked work-tree file's content is not `id`: its stat
@@ -137,36 +324,41 @@ impl Repo {
     }
 
     /// Like [`Repo::status`], for only these paths (files or folders, present
-    /// or gone; what a watcher reported): nothing is read when there are
-    /// none, so a sync with nothing new does not touch the rest of the tree.
+    /// or gone; what a watcher reported) and those the user staged with
+    /// their own git: nothing is read when there are none, so a sync with
+    /// nothing new does not touch the rest of the tree.
     pub fn status_of(&self, paths: &[String]) -> Result<WorktreeStatus> {
         let mut status = WorktreeStatus::default();
-        if paths.is_empty() {
+        let staged = self.staged()?;
+        if paths.is_empty() && staged.is_empty() {
             return Ok(status);
         }
         let index = self.git.index_or_empty().map_err(fail("read the index"))?;
-        let mut on_disk: Vec<Found> = Vec::new();
+        let mut ignore = IgnoreRules::read(&self.root, self.git_dir());
+        let mut walked = Walked::default();
         let mut candidates: BTreeSet<String> = BTreeSet::new();
-        for p in paths {
+        let mut repos = NestedRepos::default();
+        for p in paths.iter().chain(staged.keys()) {
             if p.is_empty() || p == ".git" || p.starts_with(".git/") {
                 // The root itself (moved or deleted) or git's own files: the
                 // root's entries were reported one by one.
                 continue;
             }
+            if let Some(repo) = repos.around(&self.root, p) {
+                walked.nested.push(repo);
+                continue;
+            }
             let full = self.root.join(p);
             match std::fs::symlink_metadata(&full) {
                 Ok(m) if m.is_dir() => {
-                    walk_dir(
-                        &self.root,
-                        p.clone(),
-                        true,
-                        &mut on_disk,
-                        &mut Vec::new(),
-                        &mut status.skipped,
-                    )?;
+                    walk_dir(&self.root, p.clone(), true, &mut walked, &mut Vec::new())?;
                 }
-                Ok(m) if m.is_file() => on_disk.push((p.clone(), Some(stat_from(&m)))),
-                Ok(_) => status.skipped.push((
+                Ok(m) if m.is_file() => walked.files.push(FileState {
+                    path: p.clone(),
+                    stat: Some(stat_from(&m)),
+                    len: m.len(),
+                }),
+                Ok(_) => walked.skipped.push((
                     p.clone(),
                     "not a regular file (symlinks are not synced)".into(),
                 )),
@@ -183,24 +375,33 @@ impl Repo {
                 }
             }
         }
-        status.scanned = on_disk.len();
+        status.scanned = walked.files.len();
+        status.skipped = walked.skipped;
+        status.nested_repos = walked.nested;
         let mut present: BTreeSet<String> = BTreeSet::new();
-        for (rel, stat) in on_disk {
-            if !present.insert(rel.clone()) {
+        for file in walked.files {
+            if !present.insert(file.path.clone()) {
                 continue;
             }
-            match index.entry_by_path(rel.as_bytes().as_bstr()) {
+            match index.entry_by_path(file.path.as_bytes().as_bstr()) {
                 Some(entry) => {
-                    if self.differs(&rel, stat.as_ref(), &entry.stat, entry.id)? {
-                        status.changed.push(FileState { path: rel, stat });
+                    if (!staged.is_empty() && staged.contains_key(&file.path))
+                        || self.differs(&file.path, file.stat.as_ref(), &entry.stat, entry.id)?
+                    {
+                        status.changed.push(file);
                     }
                 }
-                None if is_leftover(&rel) => status.leftovers.push(rel),
-                None => status.changed.push(FileState { path: rel, stat }),
+                None => status.untracked(file, &staged, &mut ignore),
             }
         }
-        status.deleted = candidates.difference(&present).cloned().collect();
-        status.changed.sort_by(|a, b| a.path.cmp(&b.path));
+        status.deleted = candidates
+            .difference(&present)
+            .filter(|rel| !status.in_nested_repo(rel))
+            .cloned()
+            .collect();
+        status.staged_deletions(&self.root, &staged);
+        status.drop_ignored(&mut ignore);
+        status.settle();
         Ok(status)
     }
 
@@ -259,10 +460,23 @@ impl Repo {
         index
             .write_to(&mut out, Default::default())
             .map_err(fail("write the index"))?;
-        out.into_inner()
-            .map_err(|e| fail("write the index")(e.into_error()))?
-            .commit()
-            .map_err(fail("write the index"))?;
+        let lock = out
+            .into_inner()
+            .map_err(|e| fail("write the index")(e.into_error()))?;
+        // Taken from the file before it becomes the index, so an index a
+        // user's git writes the moment after is not mistaken for ours.
+        let ours = stat_of(lock.lock_path());
+        lock.commit().map_err(fail("write the index"))?;
+        // The index is now HEAD's tree, if `tree` is HEAD's: the next status
+        // need not compare them. A cache: losing it costs one comparison.
+        if let Some(stat) = ours
+            && self.head_tree().ok() == Some(tree)
+        {
+            let _ = crate::store::replace_file(
+                &crate::store::StateDir::of(&self.root).index_record(),
+                index_record(tree, &stat).as_bytes(),
+            );
+        }
         Ok(())
     }
 
@@ -344,18 +558,30 @@ fn write_one(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
     Ok(stat_of(&full))
 }
 
-/// A work-tree file and its metadata, read relative to its folder.
-type Found = (String, Option<Stat>);
+/// What one walker thread found: files, files skipped (with the reason),
+/// and folders holding a repository of their own.
+#[derive(Default)]
+struct Walked {
+    files: Vec<FileState>,
+    skipped: Vec<(String, String)>,
+    nested: Vec<String>,
+}
 
-/// Files found and files skipped (with the reason) by one walker thread.
-type Walked = (Vec<Found>, Vec<(String, String)>);
+impl Walked {
+    fn extend(&mut self, other: Walked) {
+        self.files.extend(other.files);
+        self.skipped.extend(other.skipped);
+        self.nested.extend(other.nested);
+    }
+}
 
 /// Lists work-tree files (relative, `/`-separated) with their stats,
-/// skipping `.git`; top-level folders are walked on every core.
-fn walk_all(root: &Path, skipped: &mut Vec<(String, String)>) -> Result<Vec<Found>> {
-    let mut files = Vec::new();
+/// skipping `.git` and nested repositories; top-level folders are walked
+/// on every core.
+fn walk_all(root: &Path) -> Result<Walked> {
+    let mut walked = Walked::default();
     let mut dirs = Vec::new();
-    walk_dir(root, String::new(), false, &mut files, &mut dirs, skipped)?;
+    walk_dir(root, String::new(), false, &mut walked, &mut dirs)?;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -365,48 +591,56 @@ fn walk_all(root: &Path, skipped: &mut Vec<(String, String)>) -> Result<Vec<Foun
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
-                    let (mut f, mut sk) = (Vec::new(), Vec::new());
+                    let mut mine = Walked::default();
                     for d in part {
-                        walk_dir(root, d.clone(), true, &mut f, &mut Vec::new(), &mut sk)?;
+                        walk_dir(root, d.clone(), true, &mut mine, &mut Vec::new())?;
                     }
-                    Ok((f, sk))
+                    Ok(mine)
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Ok((Vec::new(), Vec::new()))))
+            .map(|h| {
+                // A part of the tree not listed must not read as deleted.
+                h.join()
+                    .unwrap_or_else(|_| Err(fail("list the work tree")("a walker thread panicked")))
+            })
             .collect()
     });
     for r in results {
-        let (f, sk) = r?;
-        files.extend(f);
-        skipped.extend(sk);
+        walked.extend(r?);
     }
-    Ok(files)
+    Ok(walked)
 }
 
 /// Lists one folder; with `recurse` descends, else hands sub-folders back.
+/// A folder (other than the root) with a `.git` entry is a repository of
+/// its own: noted, not entered.
 fn walk_dir(
     root: &Path,
     prefix: String,
     recurse: bool,
-    out: &mut Vec<Found>,
+    out: &mut Walked,
     dirs: &mut Vec<String>,
-    skipped: &mut Vec<(String, String)>,
 ) -> Result<()> {
     let dir = if prefix.is_empty() {
         root.to_path_buf()
     } else {
         root.join(&prefix)
     };
-    let entries = std::fs::read_dir(&dir).map_err(fail(format!("list {}", dir.display())))?;
+    let entries = std::fs::read_dir(&dir)
+        .and_then(|d| d.collect::<std::io::Result<Vec<_>>>())
+        .map_err(fail(format!("list {}", dir.display())))?;
+    if !prefix.is_empty() && entries.iter().any(|e| is_git_entry(&e.file_name())) {
+        out.nested.push(prefix);
+        return Ok(());
+    }
     for entry in entries {
-        let entry = entry.map_err(fail(format!("list {}", dir.display())))?;
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            skipped.push((
+            out.skipped.push((
                 format!("{prefix}/{}", entry.file_name().to_string_lossy()),
-                "file name is not UTF-8".into(),
+                "file name is not UTF-8; not synced".into(),
             ));
             continue;
         };
@@ -421,16 +655,43 @@ fn walk_dir(
         let kind = entry.file_type().map_err(fail(format!("stat {rel}")))?;
         if kind.is_dir() {
             if recurse {
-                walk_dir(root, rel, true, out, dirs, skipped)?;
+                walk_dir(root, rel, true, out, dirs)?;
             } else {
                 dirs.push(rel);
             }
         } else if kind.is_file() {
-            let stat = entry.metadata().ok().map(|m| stat_from(&m));
-            out.push((rel, stat));
+            let meta = entry.metadata().ok();
+            out.files.push(FileState {
+                path: rel,
+                stat: meta.as_ref().map(stat_from),
+                len: meta.map_or(0, |m| m.len()),
+            });
         } else {
-            skipped.push((rel, "not a regular file (symlinks are not synced)".into()));
+            out.skipped
+                .push((rel, "not a regular file (symlinks are not synced)".into()));
         }
     }
     Ok(())
+}
+
+/// Whether the folders around a path a watcher reported hold a repository
+/// of their own, each folder asked once.
+#[derive(Default)]
+struct NestedRepos {
+    known: HashMap<String, bool>,
+}
+
+impl NestedRepos {
+    /// The outermost folder around `rel` (not the root) that holds a `.git`
+    /// entry, if any: `rel` is inside a nested repository.
+    fn around(&mut self, root: &Path, rel: &str) -> Option<String> {
+        rel.match_indices('/')
+            .map(|(at, _)| &rel[..at])
+            .find_map(|folder| {
+                let is_repo = *self.known.entry(folder.to_string()).or_insert_with(|| {
+                    std::fs::symlink_metadata(root.join(folder).join(".git")).is_ok()
+                });
+                is_repo.then(|| folder.to_string())
+            })
+    }
 }

@@ -1,13 +1,18 @@
 //! The file edge: the learnings dir on disk — reading every learning and
-//! events file, atomic writes, the inbox and the sync lock.
+//! events file, atomic writes, the inbox, the sync lock, and which files
+//! the ignore rules leave out.
 
+mod ignore;
 mod inbox;
 mod lock;
+mod reported;
 mod review_cache;
 mod state;
 
+pub use ignore::{DROPPINGS, IgnoreRules};
 pub use inbox::{Inbox, InboxItem, InboxPayload};
 pub use lock::{LockError, SyncLock};
+pub use reported::Reported;
 pub use review_cache::{ProblemSeen, ReviewCache, Tracked};
 pub use state::StateDir;
 
@@ -273,6 +278,11 @@ impl LearningsDir {
                 Ok(_) => {}
                 Err(message) => scan.problems.push(Problem { path: rel, message }),
             }
+        }
+        // A file the ignore rules leave out of the sync is no one's problem.
+        if !scan.problems.is_empty() {
+            let mut ignore = IgnoreRules::read(&self.root, &self.root.join(".git"));
+            scan.problems.retain(|p| !ignore.ignores(&p.path));
         }
         scan
     }

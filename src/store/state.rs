@@ -56,6 +56,17 @@ impl StateDir {
     pub fn cycle_marker(&self) -> PathBuf {
         self.file("cycle-in-progress.json")
     }
+    /// The tree the index was last found to hold and the index file's
+    /// stat then: a cache that spares a status comparing them.
+    pub fn index_record(&self) -> PathBuf {
+        self.file("index-tree")
+    }
+    /// What the sync has told the user about the work tree already (a
+    /// file holding a secret, a nested repository, a file over the size
+    /// limit), so each is said once.
+    pub fn reported(&self) -> PathBuf {
+        self.file("reported.json")
+    }
     /// Events by learning, a cache for the recompute.
     pub fn events_index(&self) -> PathBuf {
         self.file("events.redb")

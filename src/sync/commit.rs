@@ -10,7 +10,8 @@ use crate::paths::{self, RepoPath};
 use crate::policy::{POLICY_PATH, Policy};
 use crate::redact;
 use crate::repo::{Change, Repo, Result};
-use crate::store::{InboxPayload, LearningsDir, Problem};
+use crate::repo::{FileState, WorktreeStatus};
+use crate::store::{InboxPayload, LearningsDir, Problem, Reported};
 use crate::trust;
 use gix::ObjectId;
 use gix::index::entry::Stat;
@@ -119,10 +120,18 @@ pub fn commit_local(
             staged.touched.insert(id.to_string());
         }
     }
+    let mut reported = Reported::load(repo.root());
     for (path, why) in &status.skipped {
-        out.problems.push(Problem::new(path.clone(), why.clone()));
+        if reported.first_time(path, why) {
+            out.problems.push(Problem::new(path.clone(), why.clone()));
+        }
     }
-    stage_worktree_edits(repo, &status, &mut staged, &mut out);
+    for folder in &status.nested_repos {
+        if reported.first_time(folder, NESTED_REPO) {
+            out.problems.push(nested_repo(folder));
+        }
+    }
+    stage_worktree_edits(repo, &status, &mut staged, &mut out, &mut reported);
     stage_inbox(repo, dir, head_tree, &mut staged, &mut out)?;
     stage_inbox_events(repo, head_tree, &mut staged)?;
     lap.done("  read edits and the inbox");
@@ -135,6 +144,7 @@ pub fn commit_local(
             finish_worktree(repo, head_tree, &staged.pending)?;
         }
         remove_consumed(&staged.consumed);
+        reported.save();
         return Ok(out);
     }
     let commit = write_commit(
@@ -142,28 +152,46 @@ pub fn commit_local(
     )?;
     remove_consumed(&staged.consumed);
     crate::fault::point("commit:after-inbox");
+    // Noted as said once the commit is made (an error before it says why
+    // instead, and the next cycle says these).
+    reported.save();
     out.commit = Some(commit);
     out.files = changes.iter().map(|c| c.path().to_string()).collect();
     Ok(out)
 }
 
 /// Work-tree edits: learnings are validated, redacted and kept for the
-/// recompute; other files are committed as they are, redacted.
+/// recompute; other files are committed as they are, redacted. A file over
+/// the size limit is left out; that, and a secret left in a work-tree
+/// file, are said once per version of the file.
 fn stage_worktree_edits(
     repo: &Repo,
-    status: &crate::repo::WorktreeStatus,
+    status: &WorktreeStatus,
     staged: &mut Staged,
     out: &mut CommitOutcome,
+    reported: &mut Reported,
 ) {
     for file in &status.changed {
         let rel = &file.path;
+        if over_limit(rel, file.len) {
+            if reported.first_time(rel, &too_large_fingerprint(file)) {
+                out.problems.push(too_large(rel, file.len));
+            }
+            continue;
+        }
         let Ok(bytes) = std::fs::read(repo.root().join(rel)) else {
             continue;
         };
+        if over_limit(rel, bytes.len() as u64) {
+            // It grew since the status: the next cycle sees it as it is.
+            continue;
+        }
         match paths::classify(rel) {
             RepoPath::Learning { .. } => {
                 match Learning::parse_at(rel, &bytes) {
                     Ok(mut learning) => {
+                        // Rewritten redacted in the work tree too: said
+                        // once by nature.
                         if learning.redact() {
                             out.redacted.push(rel.clone());
                         }
@@ -173,7 +201,10 @@ fn stage_worktree_edits(
                             .insert(learning.id.clone(), (rel.clone(), learning));
                     }
                     // Committed as it is (the tree stays clean), reported.
-                    Err(message) => out.problems.push(Problem::new(rel.clone(), message)),
+                    Err(message) => out.problems.push(Problem::new(
+                        rel.clone(),
+                        format!("{message}; {UNREADABLE_COMMITTED}"),
+                    )),
                 }
                 staged.stage(rel, bytes, file.stat);
             }
@@ -183,15 +214,96 @@ fn stage_worktree_edits(
                 }
                 let bytes = match std::str::from_utf8(&bytes).map(redact::redact) {
                     Ok(std::borrow::Cow::Owned(clean)) => {
-                        out.redacted.push(rel.clone());
+                        // The commit has it redacted; the file keeps it
+                        // (never rewritten), and is said to hold it once.
+                        let secret = format!("secret {}", blob_hex(repo, &bytes));
+                        if reported.first_time(rel, &secret) {
+                            out.redacted.push(rel.clone());
+                        }
                         clean.into_bytes()
                     }
-                    _ => bytes,
+                    _ => {
+                        reported.forget(rel);
+                        bytes
+                    }
                 };
                 staged.stage(rel, bytes, file.stat);
             }
         }
     }
+}
+
+/// What the sync says of a learning file that does not parse (§6 step 1).
+const UNREADABLE_COMMITTED: &str =
+    "committed as it is, and left out of trust, search and publishing until it is fixed";
+
+/// The largest work-tree file a sync commits: a learning is at most this
+/// long (§3), and nothing else a person keeps in the dir needs more; a
+/// larger file would be pushed to every clone. Events files are exempt:
+/// the sync appends to them itself, and a busy month may outgrow it.
+pub const MAX_WORKTREE_BYTES: usize = crate::learning::MAX_FILE_BYTES;
+
+/// True when the work-tree file `rel` of `len` bytes is too large to commit.
+fn over_limit(rel: &str, len: u64) -> bool {
+    len > MAX_WORKTREE_BYTES as u64 && !matches!(paths::classify(rel), RepoPath::Events { .. })
+}
+
+/// A file left out for its size, said with its size, the limit and what to do.
+fn too_large(rel: &str, len: u64) -> Problem {
+    Problem::new(
+        rel,
+        format!(
+            "{len} bytes, over the {MAX_WORKTREE_BYTES}-byte limit: not committed or pushed, \
+             and left here as it is; make it smaller, or move it out of the learnings dir"
+        ),
+    )
+}
+
+/// Identifies one version of a file too large to read for a hash.
+fn too_large_fingerprint(file: &FileState) -> String {
+    let mtime = file.stat.map(|s| (s.mtime.secs, s.mtime.nsecs));
+    format!("too large {} {mtime:?}", file.len)
+}
+
+/// What [`Reported`] notes for a folder holding a repository of its own.
+const NESTED_REPO: &str = "nested repository";
+
+/// A folder left out because it holds a repository of its own.
+fn nested_repo(folder: &str) -> Problem {
+    Problem::new(
+        format!("{folder}/"),
+        "holds a git repository of its own (a .git inside): left out of the sync, as git \
+         leaves out a nested repository; move it out of the learnings dir, or remove its \
+         .git to sync its files",
+    )
+}
+
+/// The work-tree files a sync leaves out and why, said for `doctor` every
+/// time (the sync says each once): symlinks and names git cannot hold,
+/// folders holding a repository of their own, files over the size limit.
+pub fn left_out(repo: &Repo) -> Result<Vec<Problem>> {
+    let status = repo.status()?;
+    let mut problems: Vec<Problem> = status
+        .skipped
+        .iter()
+        .map(|(path, why)| Problem::new(path.clone(), why.clone()))
+        .collect();
+    problems.extend(status.nested_repos.iter().map(|f| nested_repo(f)));
+    problems.extend(
+        status
+            .changed
+            .iter()
+            .filter(|f| over_limit(&f.path, f.len))
+            .map(|f| too_large(&f.path, f.len)),
+    );
+    Ok(problems)
+}
+
+/// The blob id of `bytes`, in hex: a file's version, for [`Reported`].
+fn blob_hex(repo: &Repo, bytes: &[u8]) -> String {
+    gix::objs::compute_hash(repo.gix().object_hash(), gix::object::Kind::Blob, bytes)
+        .map(|id| id.to_string())
+        .unwrap_or_default()
 }
 
 /// Inbox: learnings by last-writer-wins against the tree (or an edit), event
@@ -449,18 +561,32 @@ fn write_commit(
 /// except that no adopted learning may claim derived state (§5) its evidence
 /// does not give: those fields, and only those, are set to what §5 computes,
 /// in the same commit, with the rest of each file kept byte for byte.
+/// Files over the size limit and folders holding a repository of their
+/// own are left out (and said, in `left_out`).
 pub fn commit_as_is(
     repo: &Repo,
     dir: &LearningsDir,
     message: &str,
     config: &Config,
-) -> Result<(Option<ObjectId>, Vec<String>)> {
+) -> Result<Adopted> {
     let head = repo.head_commit()?;
     let head_tree = repo.head_tree()?;
     let status = repo.status()?;
     let mut pending: BTreeMap<String, Pending> = BTreeMap::new();
     let mut redacted = Vec::new();
+    // Said now, so the first sync does not say it again.
+    let mut reported = Reported::load(repo.root());
+    let mut left_out = Vec::new();
+    for folder in &status.nested_repos {
+        reported.first_time(folder, NESTED_REPO);
+        left_out.push(nested_repo(folder));
+    }
     for file in &status.changed {
+        if over_limit(&file.path, file.len) {
+            reported.first_time(&file.path, &too_large_fingerprint(file));
+            left_out.push(too_large(&file.path, file.len));
+            continue;
+        }
         let Ok(bytes) = std::fs::read(repo.root().join(&file.path)) else {
             continue;
         };
@@ -503,14 +629,31 @@ pub fn commit_as_is(
     let mut changes = upserts(&pending);
     changes.extend(deletes);
     deletions_first(&mut changes);
+    reported.save();
+    let mut adopted = Adopted {
+        commit: None,
+        redacted,
+        left_out,
+    };
     if changes.is_empty() {
-        return Ok((None, redacted));
+        return Ok(adopted);
     }
     let tree = repo.write_tree(head_tree, &changes)?;
     let parents: Vec<ObjectId> = head.into_iter().collect();
-    let commit = repo.commit(tree, &parents, message, &config.identity())?;
+    adopted.commit = Some(repo.commit(tree, &parents, message, &config.identity())?);
     finish_worktree(repo, tree, &pending)?;
-    Ok((Some(commit), redacted))
+    Ok(adopted)
+}
+
+/// What [`commit_as_is`] did.
+#[derive(Debug)]
+pub struct Adopted {
+    pub commit: Option<ObjectId>,
+    /// Files whose secrets the commit has redacted.
+    pub redacted: Vec<String>,
+    /// What it left out and why: folders holding a repository of their
+    /// own, files over the size limit.
+    pub left_out: Vec<Problem>,
 }
 
 /// The learning files of `tree` whose derived fields are not what §5

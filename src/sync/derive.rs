@@ -280,7 +280,10 @@ pub fn bad_event_lines(
             continue;
         };
         for (line, _, why) in event::parse_file(&event::decode(&bytes)).bad_lines {
-            problems.push(crate::problem::Problem::new(format!("{path}:{line}"), why));
+            problems.push(crate::problem::Problem::new(
+                format!("{path}:{line}"),
+                format!("{why}; this line is skipped, the rest of the file counts"),
+            ));
         }
     }
     Ok(problems)

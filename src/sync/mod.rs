@@ -9,7 +9,9 @@ mod owners;
 mod recover;
 pub mod remotes;
 
-pub use commit::{CommitOutcome, commit_as_is, commit_local};
+pub use commit::{
+    Adopted, CommitOutcome, MAX_WORKTREE_BYTES, commit_as_is, commit_local, left_out,
+};
 pub use owners::{Refused, add_hosted};
 
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};

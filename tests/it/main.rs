@@ -21,6 +21,7 @@ mod daemon_schedule;
 mod daemon_signals;
 mod daemon_support;
 mod defects_cli;
+mod defects_commit;
 mod defects_compat;
 mod export_cli;
 mod gitea_client;

@@ -76,7 +76,7 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
     assert_eq!(synced.status.code(), Some(0));
     let said = String::from_utf8_lossy(&synced.stderr);
     assert!(
-        said.contains("skipped events/victim/2026-06.jsonl:4: not valid UTF-8"),
+        said.contains("events/victim/2026-06.jsonl:4: not valid UTF-8; this line is skipped"),
         "{said}"
     );
     victim.ok(&["sync"]);
