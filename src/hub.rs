@@ -43,6 +43,10 @@ pub struct Entry {
 pub struct MainState {
     pub tip: Option<String>,
     pub entries: BTreeMap<String, Entry>,
+    /// The blob of `.learnsync/policy.yaml` at `tip` (`None`: no file, or
+    /// no `main`): when it changes, every learning is recomputed (§5.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
 }
 
 impl MainState {
@@ -80,6 +84,51 @@ pub struct HubAt<'a> {
     pub main: &'a MainState,
 }
 
+/// Where the policy in force comes from (§5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyFrom {
+    /// Hub `main` as last fetched (its defaults when `main` or the file is
+    /// missing): a policy edit anywhere else is only a proposal.
+    Main,
+    /// No hub: the file at hand (the tree being recomputed, or the work tree).
+    Local,
+}
+
+/// The policy in force (§5.2): with a hub, only hub `main`'s
+/// `.learnsync/policy.yaml` counts — a peer's branch or a local edit cannot
+/// lower the thresholds or change the roster; without a hub, `local()`.
+pub fn policy_in_force(
+    repo: Option<&Repo>,
+    hub: Option<&str>,
+    local: impl FnOnce() -> Option<String>,
+) -> (crate::policy::Policy, Option<Problem>, PolicyFrom) {
+    let text = match hub {
+        None => {
+            let (p, problem) = crate::policy::Policy::read(local().as_deref());
+            return (p, problem, PolicyFrom::Local);
+        }
+        Some(hub) => repo.and_then(|repo| main_policy_text(repo, hub).ok().flatten()),
+    };
+    let (p, problem) = crate::policy::Policy::read(text.as_deref());
+    let problem = problem.map(|mut pr| {
+        pr.message = format!("on {}: {}", main_ref(hub.unwrap_or_default()), pr.message);
+        pr
+    });
+    (p, problem, PolicyFrom::Main)
+}
+
+/// The text of the policy file on the fetched `main` (`None`: no `main`
+/// yet, or no file there).
+fn main_policy_text(repo: &Repo, hub: &str) -> Result<Option<String>> {
+    let Some(tip) = repo.ref_commit(&main_ref(hub))? else {
+        return Ok(None);
+    };
+    let tree = repo.commit_tree(tip)?;
+    Ok(repo
+        .blob_at(tree, crate::policy::POLICY_PATH)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned()))
+}
+
 /// The ref a clone keeps of the hub's `main`.
 pub fn main_ref(hub: &str) -> String {
     format!("refs/remotes/{hub}/main")
@@ -114,8 +163,13 @@ pub fn main_state(repo: &Repo, hub: Option<&str>, known: &MainState) -> Result<M
     let Some(tip) = repo.ref_commit(&main_ref(hub))? else {
         return Ok(MainState::default());
     };
+    let policy = repo
+        .blob_id_at(repo.commit_tree(tip)?, crate::policy::POLICY_PATH)?
+        .map(|id| id.to_string());
     if known.tip.as_deref() == Some(tip.to_string().as_str()) {
-        return Ok(known.clone());
+        let mut same = known.clone();
+        same.policy = policy;
+        return Ok(same);
     }
     // First-parent walk back to the known tip (or the root), newest first.
     let mut chain = Vec::new();
@@ -178,6 +232,7 @@ pub fn main_state(repo: &Repo, hub: Option<&str>, known: &MainState) -> Result<M
         }
     }
     state.tip = Some(tip.to_string());
+    state.policy = policy;
     Ok(state)
 }
 
@@ -415,10 +470,12 @@ mod tests {
         let before = MainState {
             tip: Some("a".into()),
             entries: [("x".to_string(), e("1", 10)), ("y".to_string(), e("2", 10))].into(),
+            policy: None,
         };
         let after = MainState {
             tip: Some("b".into()),
             entries: [("x".to_string(), e("1", 10)), ("z".to_string(), e("3", 20))].into(),
+            policy: None,
         };
         let changed: Vec<String> = after.changed_since(&before).into_iter().collect();
         assert_eq!(changed, ["y", "z"]);

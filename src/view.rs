@@ -5,7 +5,7 @@
 
 use crate::config::Config;
 use crate::event::Event;
-use crate::policy::{POLICY_PATH, Policy};
+use crate::policy::POLICY_PATH;
 use crate::repo::Repo;
 use crate::store::{InboxPayload, LearningsDir, Loaded, Problem};
 use crate::trust;
@@ -25,6 +25,8 @@ pub struct View {
     /// (§6.1): no evidence, review or trust of their own, never shown in
     /// place of the original; reported among `problems`.
     pub copies: Vec<Loaded>,
+    /// The policy in force (§5.2: hub `main`'s when a hub is configured).
+    pub policy: crate::policy::Policy,
 }
 
 /// Where a learning stands in review, for `list`, `show` and `status`.
@@ -125,15 +127,15 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
             Err(message) => problems.push(Problem { path, message }),
         }
     }
-    let (policy, policy_problem) = Policy::read(
-        std::fs::read_to_string(dir.root.join(POLICY_PATH))
-            .ok()
-            .as_deref(),
-    );
-    problems.extend(policy_problem);
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
-    let main = Repo::open(&dir.root)
-        .and_then(|repo| crate::hub::read(&repo, &dir.state(), hub, None))
+    let repo = Repo::open(&dir.root).ok();
+    let (policy, policy_problem, _) = crate::hub::policy_in_force(repo.as_ref(), hub, || {
+        std::fs::read_to_string(dir.root.join(POLICY_PATH)).ok()
+    });
+    problems.extend(policy_problem);
+    let main = repo
+        .as_ref()
+        .and_then(|repo| crate::hub::read(repo, &dir.state(), hub, None).ok())
         .unwrap_or_default();
     let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
     problems.append(&mut decisions.problems);
@@ -162,6 +164,7 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         problems,
         pending: crate::store::ReviewCache::read(&dir.state().review_state(), "").pending(),
         decisions,
+        policy,
     }
 }
 

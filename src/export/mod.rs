@@ -127,11 +127,7 @@ pub fn export(
         return Err(ExportError::Trust(options.min_trust));
     }
     let view = crate::view::load(dir, config);
-    let (policy, _) = crate::policy::Policy::read(
-        std::fs::read_to_string(dir.root.join(crate::policy::POLICY_PATH))
-            .ok()
-            .as_deref(),
-    );
+    let policy = view.policy.clone();
     let rules = select::Rules {
         min_trust: options.min_trust,
         project: options.project.as_deref(),

@@ -20,7 +20,6 @@ pub use templates::Templates;
 
 use crate::config::Config;
 use crate::gitea::{ClientOptions, GiteaClient, GiteaError, RepoRef, TokenSource};
-use crate::policy::{POLICY_PATH, Policy};
 use crate::store::LearningsDir;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -298,12 +297,8 @@ pub fn render_dir(
     for p in &view.problems {
         tracing::warn!(path = %p.path, problem = %p.message, "left out of publishing");
     }
-    // The view already reported a problem with the policy (as a warning above).
-    let (policy, _) = Policy::read(
-        std::fs::read_to_string(dir.root.join(POLICY_PATH))
-            .ok()
-            .as_deref(),
-    );
+    // The policy in force (§5.2); the view reported a problem with it above.
+    let policy = view.policy.clone();
     let template_dir: Option<PathBuf> = config.wiki_template_dir.as_ref().map(|s| s.value.clone());
     let templates = Templates::load(template_dir.as_deref())?;
     // A learning an open problem report names is off the wiki until the

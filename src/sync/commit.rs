@@ -405,9 +405,11 @@ fn recompute_touched(
     if staged.touched.is_empty() {
         return Ok(());
     }
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let policy = match staged.pending.get(POLICY_PATH) {
-        Some(p) => Policy::read(Some(&String::from_utf8_lossy(&p.bytes))).0,
-        None => derive::policy_in(repo, head_tree)?,
+        // A local edit of the policy counts at once only without a hub (§5.2).
+        Some(p) if hub.is_none() => Policy::read(Some(&String::from_utf8_lossy(&p.bytes))).0,
+        _ => derive::policy_in(repo, hub, head_tree)?,
     };
     let mut index = EventIndex::kept(dir);
     index.ensure(repo, head_tree)?;
@@ -682,12 +684,12 @@ fn derived_fixes(
         return Ok(Vec::new());
     }
     let ids: BTreeSet<String> = files.iter().map(|(_, l, _)| l.id.clone()).collect();
-    let policy = derive::policy_in(repo, tree)?;
+    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let policy = derive::policy_in(repo, hub, tree)?;
     let mut index = EventIndex::kept(dir);
     index.ensure(repo, tree)?;
     let events = index.for_ids(&ids)?;
     index.persist();
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let main = crate::hub::read(repo, &dir.state(), hub, Some(&ids))?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
     let mut fixes = Vec::new();

@@ -289,13 +289,32 @@ pub fn bad_event_lines(
     Ok(problems)
 }
 
-/// The policy in a tree (defaults when absent or invalid).
-pub fn policy_in(repo: &Repo, tree: ObjectId) -> Result<Policy> {
-    let text = repo
-        .blob_at(tree, POLICY_PATH)?
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
+/// The policy in force for a tree (§5.2): hub `main`'s when a hub is
+/// configured, else the tree's own (defaults when absent or invalid).
+pub fn policy_in(repo: &Repo, hub: Option<&str>, tree: ObjectId) -> Result<Policy> {
+    let text = || {
+        repo.blob_at(tree, POLICY_PATH)
+            .ok()
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
     // A problem with it is reported once per cycle (`sync::run`).
-    Ok(Policy::read(text.as_deref()).0)
+    Ok(crate::hub::policy_in_force(Some(repo), hub, text).0)
+}
+
+/// The id of every learning file in a tree (`<agent>/<id>.md`): what a
+/// change of the policy in force makes the cycle recompute.
+pub fn all_ids(repo: &Repo, tree: ObjectId) -> Result<BTreeSet<String>> {
+    let mut ids = BTreeSet::new();
+    for (folder, files) in agent_folders(repo, tree)? {
+        for e in files.entries.iter().filter(|e| e.is_blob) {
+            let rel = format!("{folder}/{}", e.name);
+            if let crate::paths::RepoPath::Learning { id, .. } = crate::paths::classify(&rel) {
+                ids.insert(id.to_string());
+            }
+        }
+    }
+    Ok(ids)
 }
 
 /// Finds the learning file of `id` in a tree by looking in every agent folder.
@@ -367,7 +386,7 @@ pub fn recompute(
     if ids.is_empty() {
         return Ok((changes, levels));
     }
-    let policy = policy_in(repo, tree)?;
+    let policy = policy_in(repo, hub.name, tree)?;
     let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
     let folders = agent_folders(repo, tree)?;

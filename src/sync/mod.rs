@@ -280,12 +280,17 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     lap.done("fetch, merge, recompute, push (all remotes)");
     // What the cycle computed with and could not use, said once.
     if let Some(head) = repo.head_commit()? {
-        let text = repo
-            .blob_at(repo.commit_tree(head)?, crate::policy::POLICY_PATH)?
-            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        let tree = repo.commit_tree(head)?;
+        let hub = config.hub.as_ref().map(|h| h.value.as_str());
+        let local = || {
+            repo.blob_at(tree, crate::policy::POLICY_PATH)
+                .ok()
+                .flatten()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
         report
             .problems
-            .extend(crate::policy::Policy::read(text.as_deref()).1);
+            .extend(crate::hub::policy_in_force(Some(&repo), hub, local).1);
     }
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     report

@@ -401,6 +401,11 @@ fn merge_all(
     let recorded = crate::hub::recorded(&dir.state());
     let main = crate::hub::main_state(repo, hub, &recorded)?;
     let mut affected = main.changed_since(&recorded);
+    // The policy in force changed on `main` (§5.2): every learning's trust
+    // may move.
+    if hub.is_some() && main.policy != recorded.policy {
+        affected.extend(super::derive::all_ids(repo, repo.commit_tree(start)?)?);
+    }
     prefetch_heads(repo, start, heads)?;
     for (label, theirs) in heads {
         let merged = merge_head(repo, head, *theirs, label, &who, &mut owners)?;

@@ -42,5 +42,6 @@ mod search_cli;
 mod sync_convergence;
 mod sync_kill;
 mod sync_ownership;
+mod sync_policy;
 mod sync_remotes;
 mod sync_watch;
