@@ -74,6 +74,30 @@ fn default_stale_after_days() -> u64 {
     DEFAULT_STALE_AFTER_DAYS
 }
 
+/// One agent of the roster (§5.2): whose evidence counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RosterEntry {
+    /// `- claude`
+    Name(String),
+    /// `- {name: claude, signing_key: "ssh-ed25519 …"}`
+    Agent {
+        name: String,
+        /// The agent's SSH public key. Read and kept; commit signatures are
+        /// not verified yet (docs/status.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signing_key: Option<String>,
+    },
+}
+
+impl RosterEntry {
+    pub fn name(&self) -> &str {
+        match self {
+            RosterEntry::Name(name) | RosterEntry::Agent { name, .. } => name,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Policy {
@@ -87,6 +111,16 @@ pub struct Policy {
     #[serde(default = "default_stale_after_days")]
     pub stale_after_days: u64,
     pub export: ExportPolicy,
+    /// The roster (§5.2): the agents whose events count for quality and
+    /// trust. Empty: every agent's count.
+    pub agents: Vec<RosterEntry>,
+}
+
+impl Policy {
+    /// Whether `agent`'s evidence counts: it is on the roster, or there is none.
+    pub fn counts(&self, agent: &str) -> bool {
+        self.agents.is_empty() || self.agents.iter().any(|a| a.name() == agent)
+    }
 }
 
 impl Default for Policy {
@@ -97,6 +131,7 @@ impl Default for Policy {
             wiki: WikiPolicy::default(),
             stale_after_days: DEFAULT_STALE_AFTER_DAYS,
             export: ExportPolicy::default(),
+            agents: Vec::new(),
         }
     }
 }
@@ -155,7 +190,11 @@ impl Policy {
              stale_after_days: {}\n\
              export:\n\
              \x20 # The most characters one exported block or skill set holds.\n\
-             \x20 max_chars: {}\n",
+             \x20 max_chars: {}\n\
+             # The roster: the agents whose evidence counts for trust (empty: every agent).\n\
+             # In force only as the hub's main has it. E.g. [claude, codex] or\n\
+             # [{{name: claude, signing_key: \"ssh-ed25519 AAAA…\"}}].\n\
+             agents: []\n",
             t.l2_min_effective,
             t.l2_min_agents,
             t.l2_min_success_rate,
@@ -180,6 +219,18 @@ mod tests {
             Ok(Policy::default())
         );
         assert_eq!(Policy::parse(""), Ok(Policy::default()));
+    }
+
+    #[test]
+    fn the_roster_takes_names_or_entries_with_a_key_and_empty_counts_everyone() {
+        let p = Policy::parse(
+            "agents:\n  - claude\n  - {name: codex, signing_key: \"ssh-ed25519 AAAA\"}\n",
+        )
+        .expect("parse");
+        assert!(p.counts("claude") && p.counts("codex"));
+        assert!(!p.counts("ghost1"));
+        assert_eq!(p.agents[1].name(), "codex");
+        assert!(Policy::default().counts("anyone"));
     }
 
     #[test]

@@ -53,7 +53,10 @@ pub fn derive(
     let mut mine: Vec<&Event> = events
         .iter()
         .copied()
-        .filter(|e| e.learning == learning.id && seen.insert(e.id.as_str()))
+        // With a roster, only its agents' evidence counts (§5.2).
+        .filter(|e| {
+            e.learning == learning.id && policy.counts(&e.agent) && seen.insert(e.id.as_str())
+        })
         .collect();
     mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
 

@@ -151,3 +151,33 @@ fn a_policy_change_on_main_takes_effect_on_every_learning() {
         .collect();
     assert_eq!(promoted, vec![id.clone()], "{report:#}");
 }
+
+/// With a roster on `main`, evidence from agents it does not list counts
+/// for nothing: invented agents cannot promote a learning.
+#[test]
+fn a_roster_on_main_counts_only_its_agents_evidence() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (a, hub, id) = setup(tmp.path());
+    push_policy(
+        tmp.path(),
+        &hub,
+        &a.home,
+        "main",
+        "main",
+        "agents:\n  - claude\n  - {name: codex, signing_key: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample codex\"}\n",
+    );
+    a.ok(&["sync"]);
+    for ghost in ["ghost1", "ghost2", "ghost1"] {
+        a.ok(&["--agent", ghost, "apply", &id, "--outcome", "effective"]);
+    }
+    a.ok(&["sync"]);
+    let shown = json(&a.ok(&["show", &id, "--json"]));
+    assert_eq!(shown["trust_level"], "L1", "{shown:#}");
+    assert_eq!(shown["quality"]["effective_count"], 0, "{shown:#}");
+    for agent in ["codex", "claude", "codex"] {
+        a.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
+    }
+    a.ok(&["sync"]);
+    assert_eq!(trust_of(&a, &id), "L2");
+    assert_eq!(committed_trust(&a, &id), "L2");
+}
