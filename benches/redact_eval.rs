@@ -133,24 +133,18 @@ fn main() {
         nh as f64 / nt.max(1) as f64
     );
     println!("\nkinds missed (positives) and kinds changed (negatives):");
-    for (f, t) in &positives {
-        if !t.missed_kinds.is_empty() {
-            let kinds: Vec<String> = t
-                .missed_kinds
-                .iter()
-                .map(|(k, n)| format!("{k}×{n}"))
-                .collect();
-            println!("  missed {f}: {}", kinds.join(", "));
-        }
-    }
-    for (f, t) in &negatives {
-        if !t.missed_kinds.is_empty() {
-            let kinds: Vec<String> = t
-                .missed_kinds
-                .iter()
-                .map(|(k, n)| format!("{k}×{n}"))
-                .collect();
-            println!("  false positive {f}: {}", kinds.join(", "));
-        }
+    list_kinds("missed", &positives);
+    list_kinds("false positive", &negatives);
+}
+
+/// One line per family: the kinds that went wrong, with how often.
+fn list_kinds(what: &str, tallies: &BTreeMap<String, Tally>) {
+    for (family, t) in tallies.iter().filter(|(_, t)| !t.missed_kinds.is_empty()) {
+        let kinds: Vec<String> = t
+            .missed_kinds
+            .iter()
+            .map(|(k, n)| format!("{k}×{n}"))
+            .collect();
+        println!("  {what} {family}: {}", kinds.join(", "));
     }
 }

@@ -374,6 +374,14 @@ impl Learning {
         })
     }
 
+    /// The project a capture recorded (the base name of the agent's cwd, in
+    /// the extra frontmatter), or one a person wrote; `None` when blank.
+    pub fn project(&self) -> Option<&str> {
+        self.extra_str("project")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+    }
+
     /// SHA-256 of [`Self::content_bytes`], hex.
     pub fn content_hash(&self) -> String {
         use sha2::Digest;

@@ -59,18 +59,19 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The longest run of backticks in `text`: a fence (or an inline code
+/// span) one longer cannot be closed from inside.
+pub fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
 /// `text` as a fenced block for an agent: a fence of backticks longer than
 /// any run of backticks in the text (at least three), so no line of the
 /// text can close it; redacted again, control characters escaped, lines
 /// kept. Ends with a newline.
 pub fn fenced(text: &str) -> String {
     let redacted = crate::redact::redact(text);
-    let longest = redacted
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
+    let fence = "`".repeat(longest_backtick_run(&redacted).max(2) + 1);
     let body = escape_body(redacted.trim_end_matches('\n'));
     format!("{fence}text\n{body}\n{fence}\n")
 }

@@ -31,45 +31,26 @@ pub struct Block {
     pub left_out: usize,
 }
 
-/// A text from a learning, safe to put on one line of a file agents read.
+/// A text from a learning, safe to put on one line of a file agents read:
+/// redacted again, its whitespace one space, its control characters and
+/// bidi overrides shown escaped ([`crate::text::escape_line`]), clipped,
+/// and kept from opening or closing an HTML comment (the block's markers).
 pub fn clean(text: &str, max: usize) -> String {
-    let redacted = crate::redact::redact(text);
-    let mut out = String::with_capacity(redacted.len().min(max + 8));
-    let mut count = 0;
-    let mut space = false;
-    for c in redacted.chars() {
-        if count >= max {
-            out.push('…');
-            break;
-        }
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            out.push(' ');
-            count += 1;
-            space = false;
-        }
-        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.push_str(&c.escape_unicode().to_string());
-        } else {
-            out.push(c);
-        }
-        count += 1;
+    let one_line = crate::redact::redact(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let shown = crate::text::escape_line(&one_line);
+    let mut out: String = shown.chars().take(max).collect();
+    if shown.chars().nth(max).is_some() {
+        out.push('…');
     }
     out.replace("<!--", "<!‐‐").replace("-->", "‐‐>")
 }
 
 /// `text` as inline code, fenced with more backticks than it holds.
 fn code(text: &str) -> String {
-    let run = text
-        .as_bytes()
-        .split(|&b| b != b'`')
-        .map(<[u8]>::len)
-        .max()
-        .unwrap_or(0);
-    let fence = "`".repeat(run + 1);
+    let fence = "`".repeat(crate::text::longest_backtick_run(text) + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
         " "
     } else {
@@ -415,7 +396,7 @@ mod tests {
         assert!(
             !b.text.contains('\u{1b}') && !b.text.contains('\u{7}') && !b.text.contains('\u{202e}')
         );
-        assert!(b.text.contains("\\u{1b}"), "{}", b.text);
+        assert!(b.text.contains("\\e]0;pwned\\a"), "{}", b.text);
     }
 
     #[test]

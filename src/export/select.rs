@@ -47,7 +47,7 @@ pub fn check(l: &Learning, pulled: bool, rules: &Rules<'_>) -> Result<(), LeftOu
         return Err(LeftOut::Stale);
     }
     if let Some(p) = rules.project
-        && project_of(l).is_some_and(|own| own != p)
+        && l.project().is_some_and(|own| own != p)
     {
         return Err(LeftOut::OtherProject);
     }
@@ -60,13 +60,6 @@ pub fn is_stale(l: &Learning, days: u64, now: Timestamp) -> bool {
     let since = l.quality.last_applied_at.unwrap_or(l.captured_at);
     let age = now.unix().saturating_sub(since.unix());
     age > i64::try_from(days.saturating_mul(86_400)).unwrap_or(i64::MAX)
-}
-
-/// The project a learning belongs to (the `project` key a capture records).
-pub fn project_of(l: &Learning) -> Option<&str> {
-    l.extra_str("project")
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
 }
 
 /// Best first: L3 before L2, then more effective outcomes, a higher

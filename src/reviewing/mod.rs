@@ -417,11 +417,8 @@ impl Pass<'_> {
                 .as_ref()
                 .map(|s| s.value.as_path()),
         )?;
-        let hub = self.config.hub.as_ref().map(|h| h.value.as_str());
-        let repo = crate::repo::Repo::open(&self.dir.root).ok();
-        let (policy, _, _) = crate::hub::policy_in_force(repo.as_ref(), hub, || {
-            std::fs::read_to_string(self.dir.root.join(crate::policy::POLICY_PATH)).ok()
-        });
+        // The policy in force (§5.2), as the view read it.
+        let policy = &view.policy;
         for action in &plan.actions {
             // Asked to stop (the daemon's SIGTERM): between two actions,
             // each of which is whole; the next pass does the rest.

@@ -145,7 +145,7 @@ impl Doc {
             path: path.to_string(),
             trust: l.trust_level.as_str().to_string(),
             kind: l.kind.clone(),
-            project: project_of(l),
+            project: l.project().map(str::to_string),
             applicable: l.applicable_agents.clone(),
             command: l.original_command.clone(),
             updated_at: l.updated_at.unix(),
@@ -182,15 +182,6 @@ impl Tally {
             _ => {}
         }
     }
-}
-
-/// The project a capture recorded (the base name of the agent's cwd, in the
-/// extra frontmatter), or one a person wrote.
-pub fn project_of(l: &Learning) -> Option<String> {
-    l.extra_str("project")
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
 }
 
 #[cfg(test)]
