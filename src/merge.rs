@@ -205,12 +205,24 @@ pub fn screen(
 ) -> Screen {
     match paths::classify(path) {
         RepoPath::Events { .. } => screen_events(path, ours, theirs, tip),
-        RepoPath::Learning { .. } => screen_learning(path, theirs, tip),
+        RepoPath::Learning { .. } => screen_learning(path, ours, theirs, tip),
         _ => Screen::Accept,
     }
 }
 
-fn screen_learning(path: &str, theirs: Option<&[u8]>, tip: Option<&[u8]>) -> Screen {
+fn screen_learning(
+    path: &str,
+    ours: Option<&[u8]>,
+    theirs: Option<&[u8]>,
+    tip: Option<&[u8]>,
+) -> Screen {
+    // Only derived fields differ from ours: every clone recomputes them
+    // (§6.1), so it merges as before ownership (and may fast-forward).
+    if let (Some(o), Some(t)) = (ours, theirs)
+        && same_content(path, o, t)
+    {
+        return Screen::Accept;
+    }
     let Some(t) = theirs else {
         return match tip {
             Some(_) => Screen::Refuse {
@@ -470,6 +482,15 @@ mod tests {
             Screen::Refuse { kept: None, .. }
         ));
         assert_eq!(screen(PATH, Some(&owners), None, None), Screen::Accept);
+        // A peer's recompute of derived fields is no change to refuse, even
+        // when the owner has no branch to judge by.
+        let text = String::from_utf8_lossy(&owners).into_owned();
+        let recomputed = text.replace("applied_count: 0", "applied_count: 3");
+        assert_ne!(recomputed, text);
+        assert_eq!(
+            screen(PATH, Some(&owners), Some(recomputed.as_bytes()), None),
+            Screen::Accept
+        );
         assert_eq!(owner_of(PATH), Some("claude"));
         assert_eq!(owner_of("kg/x.md"), None);
     }
