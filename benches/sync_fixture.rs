@@ -220,6 +220,7 @@ fn base(args: &Args) -> (Vec<Learning>, Vec<Event>) {
                 agent: a,
                 at: Timestamp::from_unix(at),
                 outcome: outcome(&mut rng),
+                via: None,
             }
         })
         .collect();
@@ -401,6 +402,7 @@ fn branches_add<W: Write>(
                         T_BRANCH_EVENTS + rng.below(BRANCH_EVENTS_SPAN as u64) as i64,
                     ),
                     outcome: outcome(&mut rng),
+                    via: None,
                 }
             })
             .collect();
@@ -477,6 +479,7 @@ fn branches_apply<W: Write>(
                     agent: me.clone(),
                     at: Timestamp::from_unix(t0 + rng.below(span.max(1) as u64) as i64),
                     outcome: outcome(&mut rng),
+                    via: None,
                 });
             }
             added.extend(this);

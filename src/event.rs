@@ -54,6 +54,50 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// How a learning reached the agent an event is about (§4 `via`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Via {
+    /// A PreToolUse warning before the command.
+    PreToolUse,
+    /// A PreToolUse denial: the command did not run.
+    Deny,
+    /// A suggestion for the user's prompt.
+    Prompt,
+    /// An entry of the SessionStart block.
+    SessionStart,
+    /// Someone typed `learnsync apply`.
+    Manual,
+}
+
+impl crate::names::Named for Via {
+    const ALL: &'static [Self] = &[
+        Via::PreToolUse,
+        Via::Deny,
+        Via::Prompt,
+        Via::SessionStart,
+        Via::Manual,
+    ];
+    fn as_str(self) -> &'static str {
+        match self {
+            Via::PreToolUse => "pre-tool-use",
+            Via::Deny => "deny",
+            Via::Prompt => "prompt",
+            Via::SessionStart => "session-start",
+            Via::Manual => "manual",
+        }
+    }
+}
+
+impl Via {
+    pub fn parse(s: &str) -> Option<Self> {
+        crate::names::Named::from_name(s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        crate::names::Named::as_str(self)
+    }
+}
+
 /// One event. Field order here is the line's key order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
@@ -62,6 +106,9 @@ pub struct Event {
     pub agent: String,
     pub at: Timestamp,
     pub outcome: Outcome,
+    /// How the learning reached the agent; `None` when the line does not
+    /// say (older lines) or says something this version does not know.
+    pub via: Option<Via>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -71,6 +118,8 @@ struct Line<'a> {
     agent: &'a str,
     at: &'a str,
     outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    via: Option<std::borrow::Cow<'a, str>>,
 }
 
 impl Event {
@@ -82,7 +131,14 @@ impl Event {
             agent: agent.to_string(),
             at,
             outcome,
+            via: None,
         }
+    }
+
+    /// The same event, saying how its learning reached the agent.
+    pub fn via(mut self, via: Via) -> Self {
+        self.via = Some(via);
+        self
     }
 
     /// The canonical line (no trailing newline).
@@ -94,6 +150,7 @@ impl Event {
             agent: &self.agent,
             at: &at,
             outcome: self.outcome,
+            via: self.via.map(|v| v.as_str().into()),
         };
         serde_json::to_string(&line).unwrap_or_default()
     }
@@ -116,6 +173,7 @@ impl Event {
             agent: raw.agent.to_string(),
             at,
             outcome: raw.outcome,
+            via: raw.via.as_deref().and_then(Via::parse),
         })
     }
 
@@ -263,6 +321,7 @@ mod tests {
             agent: "claude".into(),
             at: Timestamp::from_unix(at),
             outcome,
+            via: None,
         }
         .to_line()
     }
@@ -298,6 +357,30 @@ mod tests {
     }
 
     #[test]
+    fn via_is_written_when_known_and_an_unknown_one_is_ignored() {
+        let e = Event::new(
+            "learning-1",
+            "claude",
+            Outcome::Applied,
+            Timestamp::from_unix(1_786_795_200),
+        )
+        .via(Via::Deny);
+        let line = e.to_line();
+        assert!(
+            line.ends_with(r#""outcome":"applied","via":"deny"}"#),
+            "{line}"
+        );
+        assert_eq!(Event::parse_line(&line).map(|b| b.via), Ok(Some(Via::Deny)));
+        let future = line.replace(r#""via":"deny""#, r#""via":"telepathy","x":1"#);
+        assert_eq!(Event::parse_line(&future).map(|b| b.via), Ok(None));
+        let escaped = line.replace(r#""via":"deny""#, r#""via":"d\u0065ny""#);
+        assert_eq!(
+            Event::parse_line(&escaped).map(|b| b.via),
+            Ok(Some(Via::Deny))
+        );
+    }
+
+    #[test]
     fn the_quick_id_is_the_parsed_one_or_none() {
         let line = ev("e-1", 1_786_795_200, Outcome::Recurred);
         assert_eq!(id_of(&line), Some("e-1"));
@@ -318,6 +401,7 @@ mod tests {
                 agent: "claude".into(),
                 at: Timestamp::from_unix(1_786_795_200),
                 outcome: Outcome::Effective,
+                via: None,
             }
             .to_line();
             if let Some(quick) = id_of(&line) {

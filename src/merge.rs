@@ -437,6 +437,7 @@ mod tests {
             agent: "claude".into(),
             at: Timestamp::from_unix(at),
             outcome: Outcome::Applied,
+            via: None,
         }
         .to_line()
             + "\n"

@@ -110,7 +110,7 @@ pub fn apply(
             dir: dir.root.display().to_string(),
         });
     }
-    let event = Event::new(id, agent, outcome, now);
+    let event = Event::new(id, agent, outcome, now).via(crate::event::Via::Manual);
     let inbox = dir.inbox();
     inbox
         .write_event(&event)

@@ -32,6 +32,7 @@ fn events(spec: &str) -> Vec<Event> {
                 agent: agent.into(),
                 at: Timestamp::from_unix(i as i64 + 1),
                 outcome,
+                via: None,
             }
         })
         .collect()
