@@ -74,6 +74,71 @@ fn default_stale_after_days() -> u64 {
     DEFAULT_STALE_AFTER_DAYS
 }
 
+/// What a PreToolUse match does at a level (§5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// The warning as context; the command still runs.
+    Warn,
+    /// The command does not run; the agent is told why and what instead.
+    Deny,
+}
+
+/// Policy `enforce`: the action per level. `deny` is accepted for L2 and L3
+/// only; L0 is never shown before a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Enforce {
+    #[serde(rename = "L1")]
+    pub l1: Action,
+    #[serde(rename = "L2")]
+    pub l2: Action,
+    #[serde(rename = "L3")]
+    pub l3: Action,
+}
+
+impl Default for Enforce {
+    fn default() -> Self {
+        Enforce {
+            l1: Action::Warn,
+            l2: Action::Warn,
+            l3: Action::Deny,
+        }
+    }
+}
+
+impl Enforce {
+    /// What a match of a learning at `level` does.
+    pub fn action(&self, level: crate::learning::TrustLevel) -> Action {
+        use crate::learning::TrustLevel;
+        match level {
+            TrustLevel::L3 => self.l3,
+            TrustLevel::L2 => self.l2,
+            // Never deny on L0/L1, whatever the file says.
+            TrustLevel::L1 | TrustLevel::L0 => Action::Warn,
+        }
+    }
+}
+
+/// How long a showing is followed for its outcome (§4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OutcomePolicy {
+    /// Tool results of the session after the showing.
+    pub window_calls: u32,
+    /// Minutes after the showing.
+    pub window_minutes: u32,
+}
+
+impl Default for OutcomePolicy {
+    fn default() -> Self {
+        OutcomePolicy {
+            window_calls: 10,
+            window_minutes: 30,
+        }
+    }
+}
+
 /// One agent of the roster (§5.2): whose evidence counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -114,6 +179,10 @@ pub struct Policy {
     /// The roster (§5.2): the agents whose events count for quality and
     /// trust. Empty: every agent's count.
     pub agents: Vec<RosterEntry>,
+    /// What a PreToolUse match does per level (§5.1).
+    pub enforce: Enforce,
+    /// How long a learning shown to a session is followed (§4.1).
+    pub outcomes: OutcomePolicy,
 }
 
 impl Policy {
@@ -132,6 +201,8 @@ impl Default for Policy {
             stale_after_days: DEFAULT_STALE_AFTER_DAYS,
             export: ExportPolicy::default(),
             agents: Vec::new(),
+            enforce: Enforce::default(),
+            outcomes: OutcomePolicy::default(),
         }
     }
 }
@@ -161,7 +232,11 @@ impl Policy {
         if text.trim().is_empty() {
             return Ok(Policy::default());
         }
-        serde_norway::from_str(text).map_err(|e| e.to_string())
+        let policy: Policy = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+        if policy.enforce.l1 == Action::Deny {
+            return Err("enforce.L1: `deny` is accepted for L2 and L3 only (§5.1)".into());
+        }
+        Ok(policy)
     }
 
     /// The file `init` writes: every default spelled out, with comments.
@@ -194,7 +269,16 @@ impl Policy {
              # The roster: the agents whose evidence counts for trust (empty: every agent).\n\
              # In force only as the hub's main has it. E.g. [claude, codex] or\n\
              # [{{name: claude, signing_key: \"ssh-ed25519 AAAA…\"}}].\n\
-             agents: []\n",
+             agents: []\n\
+             # What a PreToolUse match does per level: warn (advice; the command runs) or\n\
+             # deny (the command does not run). deny is accepted for L2 and L3 only.\n\
+             # One line switches enforcement off: enforce: {{L3: warn}}\n\
+             enforce: {{L1: warn, L2: warn, L3: deny}}\n\
+             # How long a learning shown to an agent session is followed for its outcome:\n\
+             # this many tool results and minutes, whichever ends first.\n\
+             outcomes:\n\
+             \x20 window_calls: {}\n\
+             \x20 window_minutes: {}\n",
             t.l2_min_effective,
             t.l2_min_agents,
             t.l2_min_success_rate,
@@ -204,6 +288,8 @@ impl Policy {
             w.keyword_index_min,
             DEFAULT_STALE_AFTER_DAYS,
             ExportPolicy::default().max_chars,
+            OutcomePolicy::default().window_calls,
+            OutcomePolicy::default().window_minutes,
         )
     }
 }
@@ -231,6 +317,28 @@ mod tests {
         assert!(!p.counts("ghost1"));
         assert_eq!(p.agents[1].name(), "codex");
         assert!(Policy::default().counts("anyone"));
+    }
+
+    #[test]
+    fn enforcement_defaults_deny_l3_only_and_one_line_switches_it_off() {
+        use crate::learning::TrustLevel;
+        let p = Policy::default();
+        assert_eq!(p.enforce.action(TrustLevel::L3), Action::Deny);
+        assert_eq!(p.enforce.action(TrustLevel::L2), Action::Warn);
+        let off = Policy::parse("enforce: {L3: warn}\n").expect("parse");
+        assert_eq!(off.enforce.action(TrustLevel::L3), Action::Warn);
+        let l2 = Policy::parse("enforce: {L2: deny}\n").expect("parse");
+        assert_eq!(l2.enforce.action(TrustLevel::L2), Action::Deny);
+        assert_eq!(l2.enforce.action(TrustLevel::L3), Action::Deny);
+        let err = Policy::parse("enforce: {L1: deny}\n").unwrap_err();
+        assert!(err.contains("enforce.L1"), "{err}");
+        let err = Policy::parse("enforce: {L3: block}\n").unwrap_err();
+        assert!(err.contains("block"), "{err}");
+        let w = Policy::parse("outcomes: {window_calls: 4}\n").expect("parse");
+        assert_eq!(
+            (w.outcomes.window_calls, w.outcomes.window_minutes),
+            (4, 30)
+        );
     }
 
     #[test]

@@ -68,17 +68,29 @@ pub fn derive(
         None
     } else {
         let hash = learning.content_hash();
+        // The latest decision of a kind counts: people approving again
+        // after an approval was questioned start its evidence afresh.
         let current = |decision: Decision| {
-            reviews.iter().copied().find(|r| {
-                r.learning == learning.id && r.content_hash == hash && r.decision == decision
-            })
+            reviews
+                .iter()
+                .copied()
+                .filter(|r| {
+                    r.learning == learning.id && r.content_hash == hash && r.decision == decision
+                })
+                .max_by_key(|r| r.decided_at())
         };
         current(Decision::Approved).or_else(|| current(Decision::Rejected))
     };
     let suggestion_status = match review.map(|r| r.decision) {
         Some(Decision::Approved) => {
-            trust_level = TrustLevel::L3;
-            promoted_at = review.and_then(Review::decided_at);
+            let approved_at = review.and_then(Review::decided_at);
+            // An approval is not forever (§5.1): outcomes since it that meet
+            // the demotion rule put it back to what its evidence says until
+            // people approve it again.
+            if !questioned(&mine, approved_at, &policy.trust) {
+                trust_level = TrustLevel::L3;
+                promoted_at = approved_at;
+            }
             SuggestionStatus::Approved
         }
         Some(Decision::Rejected) => SuggestionStatus::Rejected,
@@ -93,6 +105,32 @@ pub fn derive(
         suggestion_status,
         wiki_page_name,
     }
+}
+
+/// Whether the outcomes after an approval (all of them when its time is
+/// unknown) meet the demotion rule of §5.
+fn questioned(events: &[&Event], approved_at: Option<Timestamp>, policy: &TrustPolicy) -> bool {
+    let (mut effective, mut ineffective) = (0u64, 0u64);
+    for e in events
+        .iter()
+        .filter(|e| approved_at.is_none_or(|t| e.at > t))
+    {
+        match e.outcome {
+            Outcome::Effective => effective += 1,
+            Outcome::Ineffective => ineffective += 1,
+            Outcome::Applied | Outcome::Recurred => {}
+        }
+    }
+    effective + ineffective >= policy.demote_min_outcomes
+        && rate(effective, ineffective).unwrap_or(0.0) < policy.demote_below_success_rate
+}
+
+/// An approved learning that is not L3: people approved it and its
+/// outcomes since say otherwise (§5.1). It is not enforced or injected as
+/// L3, and `review` asks people to look again.
+pub fn approval_questioned(learning: &Learning) -> bool {
+    learning.suggestion_status == SuggestionStatus::Approved
+        && learning.trust_level != TrustLevel::L3
 }
 
 /// Writes the derived state into the learning; true when anything changed.

@@ -1,9 +1,17 @@
 // learnsync-managed-plugin: written by `learnsync hooks install opencode`.
 // `learnsync hooks uninstall opencode` removes this file; edits are lost on reinstall.
 //
-// Three things, all through `learnsync capture --format opencode` (one JSON
+// Four things, all through `learnsync capture --format opencode` (one JSON
 // document on stdin each):
 //
+// * every bash call about to run (`tool.execute.before`) is asked about, and
+//   waited for (at most WAIT_MS):
+//     {"source":"opencode","hook":"tool.execute.before","cwd":"…",
+//      "input":{"tool":"bash","sessionID":"…","callID":"…","args":{"command":"…"}}}
+//   learnsync answers `{"learnsync":"deny","reason":"…"}` when people approved
+//   a learning saying the command fails (the plugin throws with the reason,
+//   so the command does not run), or `{"learnsync":"warn","context":"…"}`
+//   (added to the session's next model call), or nothing;
 // * every finished bash call (`tool.execute.after`) is forwarded, detached,
 //   without waiting:
 //     {"source":"opencode","hook":"tool.execute.after","cwd":"…",
@@ -19,8 +27,8 @@
 //   to the system prompt of its model calls (opencode versions without this
 //   hook ignore it: the messages are still captured, nothing is added).
 //
-// It never throws: a learnsync problem must not slow down or break the agent
-// beyond WAIT_MS.
+// It throws only to deny a command as above: a learnsync problem must not
+// slow down or break the agent beyond WAIT_MS.
 
 import { spawn } from "node:child_process";
 
@@ -122,6 +130,35 @@ export const LearnsyncPlugin = async ({ directory, worktree }) => {
   }
 
   return {
+    "tool.execute.before": async (input, output) => {
+      let verdict = null;
+      try {
+        if (!input || !SHELL_TOOLS.has(String(input.tool).toLowerCase())) return;
+        const command = output?.args?.command ?? input.args?.command ?? null;
+        if (typeof command !== "string" || !command.trim()) return;
+        const reply = await ask({
+          source: "opencode",
+          hook: "tool.execute.before",
+          cwd,
+          input: {
+            tool: input.tool,
+            sessionID: input.sessionID ?? null,
+            callID: input.callID ?? null,
+            args: { command },
+          },
+        });
+        if (reply) verdict = JSON.parse(reply);
+        if (verdict?.learnsync === "warn" && typeof verdict.context === "string" && input.sessionID) {
+          sessionState(input.sessionID).state.suggestion = verdict.context;
+        }
+      } catch {
+        // never let the agent see an error from this plugin, but a denial
+        return;
+      }
+      if (verdict?.learnsync === "deny" && typeof verdict.reason === "string") {
+        throw new Error(verdict.reason);
+      }
+    },
     "tool.execute.after": async (input, output) => {
       try {
         if (!input || !SHELL_TOOLS.has(String(input.tool).toLowerCase())) return;

@@ -15,13 +15,15 @@
 use std::path::PathBuf;
 
 use super::decide::{self, FailureKey, FixMatch};
-use super::index::{self, CaptureIndex};
+use super::in_force::{self, HookPolicy};
+use super::index::{self, Advice, CaptureIndex};
+use super::outcome;
 use super::payload::{self, CommandResult, HookEvent, ToolEvent};
-use super::session::{self, PendingFailure, SessionState};
+use super::session::{self, PendingFailure, SessionLine, SessionState, Showing};
 use crate::config::{Config, Env, FileConfig, Flags};
-use crate::event::{self, Event};
+use crate::event::{self, Event, Outcome, Via};
 use crate::learning::Learning;
-use crate::store::{LearningsDir, StateDir};
+use crate::store::LearningsDir;
 use crate::timestamp::Timestamp;
 
 /// Where a capture runs: the command-line flags and environment, from which
@@ -75,6 +77,10 @@ pub enum Handled {
     PromptLearning { id: String },
     /// A PreToolUse warning (printed) and its `applied` event.
     Warned { id: String },
+    /// A PreToolUse denial (printed): the command does not run.
+    Denied { id: String },
+    /// A tool result decided the outcome of learnings shown to its session.
+    Observed { outcomes: Vec<(String, Outcome)> },
     /// A session start told about this many learnings (none: nothing printed).
     Context { shown: usize },
 }
@@ -164,28 +170,91 @@ fn on_success(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
     let state_dir = dir.state();
     let session_file = session::session_path(&state_dir, session_id);
     let Some(mut state) = SessionState::load(&session_file) else {
-        return Ok(Handled::Ignored("a success with no pending failure"));
+        return Ok(Handled::Ignored(
+            "a success with no pending failure or learning shown",
+        ));
     };
     let now = now_secs();
+    let observed = observe(&dir, &mut state, command, true, now, setup);
     state.expire(now.unix());
     let found = state
         .failures
         .iter()
         .rposition(|f| decide::fix_match(&key_of(f), command) != FixMatch::Unrelated);
-    let Some(i) = found else {
-        return Ok(Handled::Ignored(
+    let result = match found {
+        Some(i) => {
+            let failure = state.failures.remove(i);
+            let result = match decide::fix_match(&key_of(&failure), command) {
+                FixMatch::Fix => attach_correction(&dir, &failure, command, now),
+                _ => Ok(Handled::Ignored("the failed command succeeded on a retry")),
+            };
+            state.note(SessionLine::done(&failure.id));
+            result
+        }
+        None => Ok(Handled::Ignored(
             "a success unrelated to the pending failures",
-        ));
-    };
-    let failure = state.failures.remove(i);
-    let result = match decide::fix_match(&key_of(&failure), command) {
-        FixMatch::Fix => attach_correction(&dir, &failure, command, now),
-        _ => Ok(Handled::Ignored("the failed command succeeded on a retry")),
+        )),
     };
     state
-        .append_done(&session_file, &failure.id)
+        .flush(&session_file)
         .map_err(write_err("the session"))?;
-    result
+    match (observed?, result) {
+        (Some(observed), Ok(Handled::Ignored(_))) => Ok(observed),
+        (_, result) => result,
+    }
+}
+
+/// Gives the learnings shown to this session the outcome this tool result
+/// says (§4.1), writing their events, and counts the result against their
+/// windows. Nothing is read beyond the session when nothing is followed.
+fn observe(
+    dir: &LearningsDir,
+    state: &mut SessionState,
+    command: &str,
+    succeeded: bool,
+    now: Timestamp,
+    setup: &Setup,
+) -> Result<Option<Handled>, String> {
+    let (calls, at) = (state.calls, now.unix());
+    if !state.following(at) {
+        return Ok(None);
+    }
+    let decided: Vec<(Showing, Outcome)> = state
+        .showings
+        .iter()
+        .filter(|s| s.open(calls, at) && state.may_observe(&s.id))
+        .filter_map(|s| outcome::verdict(s, command, succeeded).map(|o| (s.clone(), o)))
+        .collect();
+    state.note(SessionLine::call());
+    if decided.is_empty() {
+        return Ok(None);
+    }
+    let config = setup.config()?;
+    let agent = &config.acting_agent;
+    let mut outcomes = Vec::new();
+    for (shown, outcome) in decided {
+        let via = Via::parse(&shown.via);
+        let event = |o| {
+            let e = Event::new(&shown.id, agent, o, now);
+            match via {
+                Some(v) => e.via(v),
+                None => e,
+            }
+        };
+        if !state.applied.contains(&shown.id) {
+            // A context entry counts as applied once it was acted on.
+            dir.inbox()
+                .write_event(&event(Outcome::Applied))
+                .map_err(write_err("the inbox"))?;
+            state.note(SessionLine::applied(&shown.id));
+        }
+        dir.inbox()
+            .write_event(&event(outcome))
+            .map_err(write_err("the inbox"))?;
+        state.note(SessionLine::decided(&shown.id));
+        outcomes.push((shown.id, outcome));
+    }
+    Ok(Some(Handled::Observed { outcomes }))
 }
 
 fn key_of(f: &PendingFailure) -> FailureKey {
@@ -257,19 +326,30 @@ fn attach_correction(
 }
 
 fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
-    if ev.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+    let Some(command) = ev.command.as_deref().filter(|c| !c.trim().is_empty()) else {
         return Ok(Handled::Ignored("a failure without a command"));
-    }
-    let dir = initialised(setup)?;
-    let config = setup.config()?;
-    let now = now_secs();
-    let agent = &config.acting_agent;
-    let Some((learning, key)) =
-        decide::failure_learning(ev, agent, &config.capture_ignore.value, now)
-    else {
-        return Ok(Handled::Ignored("the command matches an ignore pattern"));
     };
+    let dir = initialised(setup)?;
     let state_dir = dir.state();
+    let now = now_secs();
+    let session = ev
+        .session_id
+        .as_deref()
+        .map(|id| session::session_path(&state_dir, id));
+    let mut state = session.as_deref().and_then(SessionState::load);
+    let observed = match state.as_mut() {
+        Some(state) => observe(&dir, state, command, false, now, setup)?,
+        None => None,
+    };
+    let config = setup.config()?;
+    let agent = &config.acting_agent;
+    let captured = decide::failure_learning(ev, agent, &config.capture_ignore.value, now);
+    let Some((learning, key)) = captured else {
+        if let (Some(file), Some(state)) = (&session, state.as_mut()) {
+            state.flush(file).map_err(write_err("the session"))?;
+        }
+        return Ok(observed.unwrap_or(Handled::Ignored("the command matches an ignore pattern")));
+    };
     let idx = CaptureIndex::load_failures(&state_dir);
     let (handled, pending) = match idx.recurrence(&key) {
         Some(known) => {
@@ -311,34 +391,21 @@ fn on_failure(ev: &ToolEvent<'_>, setup: &Setup) -> Result<Handled, String> {
             (Handled::Captured { id: learning.id }, Some(pending))
         }
     };
-    if let (Some(mut pending), Some(session_id), Some((program, sub))) =
-        (pending, ev.session_id.as_deref(), key.program)
-    {
+    if let (Some(_), Some(mut pending), Some((program, sub))) = (&session, pending, key.program) {
         pending.program = program;
         pending.subcommand = sub;
-        remember(&state_dir, session_id, pending, now)?;
+        if state.is_none() {
+            // A new session is rare: the moment to forget the stale ones.
+            session::prune(&state_dir);
+        }
+        let state = state.get_or_insert_with(SessionState::default);
+        state.expire(now.unix());
+        state.note(SessionLine::failure(pending));
+    }
+    if let (Some(file), Some(state)) = (&session, state.as_mut()) {
+        state.flush(file).map_err(write_err("the session"))?;
     }
     Ok(handled)
-}
-
-fn remember(
-    state_dir: &StateDir,
-    session_id: &str,
-    pending: PendingFailure,
-    now: Timestamp,
-) -> Result<(), String> {
-    let file: PathBuf = session::session_path(state_dir, session_id);
-    let existing = SessionState::load(&file);
-    if existing.is_none() {
-        // A new session is rare: the moment to forget the stale ones.
-        session::prune(state_dir);
-    }
-    let mut state = existing.unwrap_or_default();
-    state.expire(now.unix());
-    state.remember(pending.clone());
-    state
-        .append_failure(&file, &pending)
-        .map_err(write_err("the session"))
 }
 
 /// A prompt: tell the agent about a learning that confidently matches it
@@ -354,8 +421,20 @@ fn on_prompt(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
     };
     let agent = acting_agent(ev, setup);
     let lookup = decide::head_and_tail(prompt, PROMPT_LOOKUP_CHARS);
-    let stdout = crate::search::suggest_for_hook(&dir, &lookup, Some(&agent), project(ev))
-        .and_then(|block| payload::additional_context(ev.agent, ev.event, &block));
+    let hit = crate::search::suggest_for_hook(&dir, &lookup, Some(&agent), project(ev));
+    let stdout = hit.as_ref().and_then(|(text, m)| {
+        let out = payload::additional_context(ev.agent, ev.event, text)?;
+        let shown = Shown::Entry {
+            id: &m.id,
+            correction: &m.correction,
+            command: m.command.as_deref(),
+        };
+        let policy = in_force::load(&dir.state());
+        if let Err(err) = record_showing(&dir, ev, setup, &policy, shown, Via::Prompt) {
+            tracing::warn!("showing not recorded: {err}");
+        }
+        Some(out)
+    });
     Reply {
         stdout,
         outcome: record_prompt_correction(ev, prompt, &dir, setup),
@@ -383,9 +462,8 @@ fn record_prompt_correction(
         {
             let failure = state.failures.remove(i);
             let result = attach_correction(dir, &failure, &correction, now);
-            state
-                .append_done(&file, &failure.id)
-                .map_err(write_err("the session"))?;
+            state.note(SessionLine::done(&failure.id));
+            state.flush(&file).map_err(write_err("the session"))?;
             if !matches!(result, Ok(Handled::Ignored(_))) {
                 return result;
             }
@@ -406,6 +484,13 @@ fn record_prompt_correction(
         .write_learning(&l)
         .map_err(write_err("the inbox"))?;
     index::append(&state_dir, &l);
+    if let Some(session_id) = ev.session_id.as_deref() {
+        // Its own correction is no evidence for it in this session.
+        let file = session::session_path(&state_dir, session_id);
+        let mut state = SessionState::load(&file).unwrap_or_default();
+        state.note(SessionLine::own(&l.id));
+        state.flush(&file).map_err(write_err("the session"))?;
+    }
     Ok(Handled::PromptLearning { id: l.id })
 }
 
@@ -430,6 +515,12 @@ fn on_session_start(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
     let stdout = Some(block.markdown.as_str())
         .filter(|m| !m.trim().is_empty())
         .and_then(|m| payload::additional_context(ev.agent, ev.event, m));
+    if stdout.is_some()
+        && let Some(session_id) = ev.session_id.as_deref()
+        && let Err(err) = follow_session_block(&dir, session_id, &block.shown)
+    {
+        tracing::warn!("session block not followed: {err}");
+    }
     Reply {
         stdout,
         outcome: Ok(Handled::Context {
@@ -438,8 +529,35 @@ fn on_session_start(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
     }
 }
 
+/// Follows every entry of a session's block (§4.1). No `applied` yet: an
+/// entry counts as applied when a decisive result follows it.
+fn follow_session_block(
+    dir: &LearningsDir,
+    session_id: &str,
+    shown: &[crate::search::context::Shown],
+) -> Result<(), String> {
+    let state_dir = dir.state();
+    let policy = in_force::load(&state_dir);
+    let file = session::session_path(&state_dir, session_id);
+    let mut state = SessionState::load(&file).unwrap_or_default();
+    let now = now_secs().unix();
+    for s in shown {
+        if !state.may_observe(&s.id) {
+            continue;
+        }
+        let entry = Shown::Entry {
+            id: &s.id,
+            correction: &s.correction,
+            command: s.command.as_deref(),
+        };
+        let showing = entry.showing(Via::SessionStart, now, state.calls, &policy);
+        state.note(SessionLine::shown(showing));
+    }
+    state.flush(&file).map_err(write_err("the session"))
+}
+
 fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
-    match pre_tool_warning(ev, setup) {
+    match pre_tool(ev, setup) {
         Ok((stdout, handled)) => Reply {
             stdout,
             outcome: Ok(handled),
@@ -448,10 +566,11 @@ fn on_pre_tool_use(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
     }
 }
 
-fn pre_tool_warning(
-    ev: &ToolEvent<'_>,
-    setup: &Setup,
-) -> Result<(Option<String>, Handled), String> {
+/// Before a command: advice about it, as a warning, or as a denial when
+/// people approved it and the policy enforces its level (§5.1) — never for
+/// a risky learning (§9.1) or a command that already holds the correction
+/// (`advice_for` gives none then). Either is a showing (§4.1).
+fn pre_tool(ev: &ToolEvent<'_>, setup: &Setup) -> Result<(Option<String>, Handled), String> {
     let ignored = |why| Ok((None, Handled::Ignored(why)));
     let Some(command) = ev.command.as_deref() else {
         return ignored("a pre-tool event without a command");
@@ -463,7 +582,7 @@ fn pre_tool_warning(
     // Read only once some advice names the command: one readdir, usually
     // of a folder that does not exist.
     let pulled = std::cell::OnceCell::new();
-    let admit = |a: &index::Advice| {
+    let admit = |a: &Advice| {
         a.applies_to(&agent)
             && !pulled
                 .get_or_init(|| crate::search::pulled_ids(&dir))
@@ -472,30 +591,135 @@ fn pre_tool_warning(
     let Some(advice) = idx.advice_for(command, admit) else {
         return ignored("no learning about this command");
     };
-    let message = advice.warning();
-    let Some(stdout) = payload::additional_context(ev.agent, ev.event, &message) else {
+    let policy = in_force::load(&state_dir);
+    let deny = advice.risky.is_none()
+        && policy.enforce.action(advice.level()) == crate::policy::Action::Deny;
+    let (stdout, via) = if deny {
+        (payload::deny(ev.agent, &advice.denial()), Via::Deny)
+    } else {
+        (payload::warn(ev.agent, &advice.warning()), Via::PreToolUse)
+    };
+    let Some(stdout) = stdout else {
         return ignored("this agent reads no pre-tool output");
     };
-    // The warning matters more than its evidence: print it even if the
-    // config cannot be read, and say why the event is missing.
-    match setup.config() {
-        Ok(config) => {
-            let e = Event::new(
-                &advice.id,
-                &config.acting_agent,
-                event::Outcome::Applied,
-                now_secs(),
-            );
-            if let Err(err) = dir.inbox().write_event(&e) {
-                tracing::warn!("applied event not recorded: {err}");
-            }
-        }
-        Err(err) => tracing::warn!("applied event not recorded: {err}"),
+    // What the agent is told matters more than its evidence: print it even
+    // if the evidence cannot be written, and say why.
+    if let Err(err) = record_showing(&dir, ev, setup, &policy, Shown::Advice(advice), via) {
+        tracing::warn!("showing not recorded: {err}");
     }
+    let id = advice.id.clone();
     Ok((
         Some(stdout),
-        Handled::Warned {
-            id: advice.id.clone(),
+        if deny {
+            Handled::Denied { id }
+        } else {
+            Handled::Warned { id }
         },
     ))
+}
+
+/// What was shown, with what outcomes need of it.
+enum Shown<'a> {
+    Advice(&'a Advice),
+    /// A prompt suggestion or a session block entry: id, correction and
+    /// the learning's command, from the search index.
+    Entry {
+        id: &'a str,
+        correction: &'a str,
+        command: Option<&'a str>,
+    },
+}
+
+impl Shown<'_> {
+    fn id(&self) -> &str {
+        match self {
+            Shown::Advice(a) => &a.id,
+            Shown::Entry { id, .. } => id,
+        }
+    }
+
+    fn showing(&self, via: Via, at: i64, calls: u32, policy: &HookPolicy) -> Showing {
+        let (correction, verify, failure) = match self {
+            Shown::Advice(a) => (
+                outcome::correction_words(&a.correction),
+                a.verify.clone(),
+                a.failure.clone(),
+            ),
+            Shown::Entry {
+                correction,
+                command,
+                ..
+            } => (
+                outcome::correction_words(correction),
+                None,
+                outcome::failure_words(command.iter().copied()),
+            ),
+        };
+        Showing {
+            id: self.id().to_string(),
+            via: via.as_str().to_string(),
+            at,
+            calls,
+            window_calls: policy.outcomes.window_calls,
+            window_minutes: policy.outcomes.window_minutes,
+            correction,
+            verify,
+            failure,
+        }
+    }
+}
+
+/// Remembers that a learning was shown to the session (§4.1) and, for a
+/// targeted showing, writes its one `applied` event of the session. A
+/// session that captured the learning, or already decided it, records
+/// nothing; a call outside a session gives its `applied` and is not
+/// followed.
+fn record_showing(
+    dir: &LearningsDir,
+    ev: &ToolEvent<'_>,
+    setup: &Setup,
+    policy: &HookPolicy,
+    shown: Shown<'_>,
+    via: Via,
+) -> Result<(), String> {
+    let now = now_secs();
+    let Some(session_id) = ev.session_id.as_deref() else {
+        return write_applied(dir, setup, shown.id(), via, now);
+    };
+    if let Shown::Advice(a) = &shown
+        && a.session.as_deref() == Some(session_id)
+    {
+        return Ok(());
+    }
+    let file = session::session_path(&dir.state(), session_id);
+    let mut state = SessionState::load(&file).unwrap_or_default();
+    if !state.may_observe(shown.id()) {
+        return Ok(());
+    }
+    if !state.applied.contains(shown.id()) {
+        write_applied(dir, setup, shown.id(), via, now)?;
+        state.note(SessionLine::applied(shown.id()));
+    }
+    state.note(SessionLine::shown(shown.showing(
+        via,
+        now.unix(),
+        state.calls,
+        policy,
+    )));
+    state.flush(&file).map_err(write_err("the session"))
+}
+
+fn write_applied(
+    dir: &LearningsDir,
+    setup: &Setup,
+    id: &str,
+    via: Via,
+    now: Timestamp,
+) -> Result<(), String> {
+    let config = setup.config()?;
+    let e = Event::new(id, &config.acting_agent, Outcome::Applied, now).via(via);
+    dir.inbox()
+        .write_event(&e)
+        .map(|_| ())
+        .map_err(write_err("the inbox"))
 }

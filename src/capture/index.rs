@@ -24,10 +24,12 @@ use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 use crate::shell;
 use crate::store::StateDir;
 
-/// 3: advice carries `applicable`; 4: its provenance. A snapshot of
+/// 3: advice carries `applicable`; 4: its provenance; 5: what outcomes
+/// and enforcement need (the mistake's words, the capturing session, a
+/// correction-recognising pattern, the risk flag). A snapshot of
 /// another version is not read, and [`exists`] says there is none, so the
 /// next sync rebuilds it.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 
 /// A learning a failure was filed under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +53,19 @@ pub struct Advice {
     /// Who wrote it and how it has fared: the warning says so (§9.1).
     #[serde(default)]
     pub provenance: Recorded,
+    /// The words of the commands it is about (§4.1: running them again is
+    /// not following the correction).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure: Vec<Vec<String>>,
+    /// A `verify_pattern` that recognises the correction being run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<String>,
+    /// The session that captured it: its own fix is no evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Why following it could do harm (§9.1): never enforced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risky: Option<String>,
 }
 
 /// A learning's provenance as the warning shows it: its level, owner and
@@ -93,9 +108,15 @@ impl Advice {
     /// The text a PreToolUse hook shows the agent: the learning framed as
     /// a note another agent recorded, with its provenance (§9.1).
     pub fn warning(&self) -> String {
+        self.framed(
+            "This command failed before (learnsync): a recorded note says what to do instead.",
+        )
+    }
+
+    fn framed(&self, lead: &str) -> String {
         let p = &self.provenance;
         crate::search::frame::single(
-            "This command failed before (learnsync): a recorded note says what to do instead.",
+            lead,
             &crate::search::frame::Provenance {
                 id: &self.id,
                 level: &p.level,
@@ -107,6 +128,19 @@ impl Advice {
             &self.title,
             &self.correction,
         )
+    }
+
+    /// The text a denial shows the agent (§5.1): why the command did not
+    /// run and what to do instead, with the same provenance.
+    pub fn denial(&self) -> String {
+        self.framed(
+            "learnsync stopped this command: people approved a recorded note saying it fails. Run the correction it gives instead (or ask the user).",
+        )
+    }
+
+    /// The level the advice was filed at.
+    pub fn level(&self) -> TrustLevel {
+        TrustLevel::parse(&self.provenance.level).unwrap_or(TrustLevel::L1)
     }
 
     /// Whether this advice is for `agent` (its learning names no agent, or
@@ -289,12 +323,23 @@ impl CaptureIndex {
         let Some(correction) = l.correction.as_deref().filter(|_| advisable) else {
             return;
         };
+        let mistaken: Vec<&str> = [
+            l.original_command.as_deref(),
+            l.extra_str("failing_subcommand"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let advice = Advice {
             id: l.id.clone(),
             title: l.title.clone(),
             correction: correction.to_string(),
             applicable: l.applicable_agents.clone(),
             provenance: Recorded::of(l),
+            failure: super::outcome::failure_words(mistaken.iter().copied()),
+            verify: super::outcome::verify_for_outcome(l.verify_pattern.as_deref(), &mistaken),
+            session: l.extra_str("session_id").map(str::to_string),
+            risky: crate::risk::risky(l).map(str::to_string),
         };
         for command in [
             l.original_command.as_deref(),

@@ -7,6 +7,8 @@
 
 pub mod decide;
 pub mod hook;
+pub mod in_force;
 pub mod index;
+pub mod outcome;
 pub mod payload;
 pub mod session;

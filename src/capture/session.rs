@@ -1,5 +1,7 @@
-//! Per-session memory of recent failures, `.git/learnsync/sessions/<session>.jsonl`,
-//! so a later command or prompt of the same agent session can correct them.
+//! Per-session memory, `.git/learnsync/sessions/<session>.jsonl`: recent
+//! failures, so a later command or prompt of the same agent session can
+//! correct them, and the learnings shown to the session (§4.1), so its
+//! later tool results give them evidence.
 //!
 //! A cache, not a record: an append-only log of small JSON lines (a failure,
 //! or the id of a failure that was dealt with), folded on read, compacted
@@ -36,6 +38,46 @@ pub struct PendingFailure {
     pub at: i64,
 }
 
+/// Showings followed at once per session; older ones are forgotten first.
+const MAX_SHOWINGS: usize = 64;
+
+/// A learning shown to the session (§4.1), followed for its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Showing {
+    pub id: String,
+    /// How it was shown (`Via` as written in events).
+    pub via: String,
+    /// Unix seconds of the showing.
+    pub at: i64,
+    /// The session's tool results before it.
+    pub calls: u32,
+    /// The window it is followed for: tool results and minutes.
+    pub window_calls: u32,
+    pub window_minutes: u32,
+    /// The correction's words, when the correction is a command (empty
+    /// for prose: then only `verify` decides).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub correction: Vec<String>,
+    /// A `verify_pattern` that recognises the correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<String>,
+    /// The words of the commands the learning is about: running one of
+    /// these is not following the correction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure: Vec<Vec<String>>,
+}
+
+impl Showing {
+    /// Whether it is still followed after `calls` tool results of the
+    /// session, at `now`: both the calls and the minutes must be within
+    /// the window (whichever ends first closes it).
+    pub fn open(&self, calls: u32, now: i64) -> bool {
+        calls.saturating_sub(self.calls) < self.window_calls
+            && now - self.at <= i64::from(self.window_minutes) * 60
+            && now >= self.at - 60
+    }
+}
+
 /// One line of a session log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,14 +86,38 @@ enum Line {
     Failure(PendingFailure),
     /// The failure with this learning id was corrected (or retried): forget it.
     Done(String),
+    /// A learning shown to the session.
+    Shown(Showing),
+    /// An `applied` event was written for this learning in this session.
+    Applied(String),
+    /// This learning's outcome in this session was decided: no more evidence.
+    Decided(String),
+    /// This session captured this learning: its own fix is no evidence.
+    Own(String),
+    /// One tool result of the session (counted while showings are followed).
+    Call,
+    /// The calls counted so far (a compacted log's first line).
+    Calls(u32),
 }
 
 /// What a session remembers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionState {
     pub failures: Vec<PendingFailure>,
+    /// Learnings shown and not decided, oldest first (may be past their window).
+    pub showings: Vec<Showing>,
+    /// Learnings given an `applied` event in this session.
+    pub applied: std::collections::BTreeSet<String>,
+    /// Learnings whose outcome this session decided.
+    pub decided: std::collections::BTreeSet<String>,
+    /// Learnings this session captured.
+    pub own: std::collections::BTreeSet<String>,
+    /// Tool results counted while showings were followed.
+    pub calls: u32,
     /// Lines in the log it was read from.
     lines: usize,
+    /// Lines noted since, not yet written.
+    unwritten: Vec<Line>,
 }
 
 impl SessionState {
@@ -65,13 +131,84 @@ impl SessionState {
             if !line.ends_with(b"\n") {
                 continue;
             }
-            match serde_json::from_slice::<Line>(line) {
-                Ok(Line::Failure(f)) => state.remember(f),
-                Ok(Line::Done(id)) => state.failures.retain(|f| f.id != id),
-                Err(_) => {}
+            if let Ok(line) = serde_json::from_slice::<Line>(line) {
+                state.fold(line);
             }
         }
         Some(state)
+    }
+
+    fn fold(&mut self, line: Line) {
+        match line {
+            Line::Failure(f) => {
+                if f.inbox.is_some() {
+                    // Only a new capture knows its inbox file.
+                    self.own.insert(f.id.clone());
+                }
+                self.remember(f);
+            }
+            Line::Done(id) => self.failures.retain(|f| f.id != id),
+            Line::Shown(s) => self.show(s),
+            Line::Applied(id) => {
+                self.applied.insert(id);
+            }
+            Line::Decided(id) => {
+                self.showings.retain(|s| s.id != id);
+                self.decided.insert(id);
+            }
+            Line::Own(id) => {
+                self.own.insert(id);
+            }
+            Line::Call => self.calls = self.calls.saturating_add(1),
+            Line::Calls(n) => self.calls = n,
+        }
+    }
+
+    /// Follows a showing (a later one of the same learning replaces it:
+    /// its window starts again).
+    pub fn show(&mut self, showing: Showing) {
+        self.showings.retain(|s| s.id != showing.id);
+        self.showings.push(showing);
+        let excess = self.showings.len().saturating_sub(MAX_SHOWINGS);
+        self.showings.drain(..excess);
+    }
+
+    /// Whether this session may still give this learning evidence: it did
+    /// not capture it and has not decided it.
+    pub fn may_observe(&self, id: &str) -> bool {
+        !self.own.contains(id) && !self.decided.contains(id)
+    }
+
+    /// Whether any showing is still followed.
+    pub fn following(&self, now: i64) -> bool {
+        self.showings.iter().any(|s| s.open(self.calls, now))
+    }
+
+    /// Folds a line into this state and keeps it for [`Self::flush`].
+    pub fn note(&mut self, line: SessionLine) {
+        self.fold(line.0.clone());
+        self.unwritten.push(line.0);
+    }
+
+    /// Appends the lines noted since the log was read, in one write; a log
+    /// grown long is rewritten as this state instead.
+    pub fn flush(&mut self, path: &Path) -> std::io::Result<()> {
+        if self.unwritten.is_empty() {
+            return Ok(());
+        }
+        let lines = std::mem::take(&mut self.unwritten);
+        if self.lines + lines.len() >= COMPACT_AFTER_LINES {
+            self.rewrite(path)?;
+            self.lines = self.as_lines().len();
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        for line in &lines {
+            bytes.extend(serde_json::to_vec(line).map_err(std::io::Error::other)?);
+            bytes.push(b'\n');
+        }
+        self.lines += lines.len();
+        crate::store::append_line(path, &bytes)
     }
 
     /// Remembers a failure (newest last), forgetting the oldest beyond the cap
@@ -98,48 +235,70 @@ impl SessionState {
         self.failures.retain(|f| f.at >= horizon);
     }
 
-    /// Records a new failure in the session's log (this state is what was
-    /// read from it, already updated with `remember`). A long log is
-    /// rewritten as this state instead.
-    pub fn append_failure(&self, path: &Path, failure: &PendingFailure) -> std::io::Result<()> {
-        if self.lines >= COMPACT_AFTER_LINES {
-            return self.rewrite(path);
-        }
-        append(path, &Line::Failure(failure.clone()))
-    }
-
-    /// Records that the failure with this id was dealt with.
-    pub fn append_done(&self, path: &Path, id: &str) -> std::io::Result<()> {
-        if self.lines >= COMPACT_AFTER_LINES {
-            return self.rewrite(path);
-        }
-        append(path, &Line::Done(id.to_string()))
-    }
-
-    /// Replaces the log with this state's failures (or removes the file when
-    /// nothing is left).
+    /// Replaces the log with this state (or removes the file when nothing
+    /// is left to remember).
     fn rewrite(&self, path: &Path) -> std::io::Result<()> {
-        if self.failures.is_empty() {
+        let lines = self.as_lines();
+        if lines.is_empty() {
             return match std::fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
                 _ => Ok(()),
             };
         }
         let mut bytes = Vec::new();
-        for f in &self.failures {
-            bytes.extend(
-                serde_json::to_vec(&Line::Failure(f.clone())).map_err(std::io::Error::other)?,
-            );
+        for line in &lines {
+            bytes.extend(serde_json::to_vec(line).map_err(std::io::Error::other)?);
             bytes.push(b'\n');
         }
         write_cache(path, &bytes)
     }
+
+    /// The lines that fold into this state. The ids a session captured,
+    /// applied or decided are kept for the session's life (a day).
+    fn as_lines(&self) -> Vec<Line> {
+        let mut lines = Vec::new();
+        let remembers = !self.showings.is_empty()
+            || !self.applied.is_empty()
+            || !self.decided.is_empty()
+            || !self.own.is_empty();
+        if self.calls > 0 && remembers {
+            lines.push(Line::Calls(self.calls));
+        }
+        lines.extend(self.own.iter().cloned().map(Line::Own));
+        lines.extend(self.applied.iter().cloned().map(Line::Applied));
+        lines.extend(self.decided.iter().cloned().map(Line::Decided));
+        lines.extend(self.showings.iter().cloned().map(Line::Shown));
+        lines.extend(self.failures.iter().cloned().map(Line::Failure));
+        lines
+    }
 }
 
-fn append(path: &Path, line: &Line) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(line).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    crate::store::append_line(path, &bytes)
+/// A line to append to a session log (see [`SessionState::append_lines`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionLine(Line);
+
+impl SessionLine {
+    pub fn failure(f: PendingFailure) -> Self {
+        SessionLine(Line::Failure(f))
+    }
+    pub fn done(id: &str) -> Self {
+        SessionLine(Line::Done(id.to_string()))
+    }
+    pub fn shown(s: Showing) -> Self {
+        SessionLine(Line::Shown(s))
+    }
+    pub fn applied(id: &str) -> Self {
+        SessionLine(Line::Applied(id.to_string()))
+    }
+    pub fn decided(id: &str) -> Self {
+        SessionLine(Line::Decided(id.to_string()))
+    }
+    pub fn own(id: &str) -> Self {
+        SessionLine(Line::Own(id.to_string()))
+    }
+    pub fn call() -> Self {
+        SessionLine(Line::Call)
+    }
 }
 
 /// The file for a session id. Ids that are not safe file names (or are very
@@ -227,18 +386,17 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         let path = session_path(&StateDir::at(tmp.path()), "s1");
         assert_eq!(SessionState::load(&path), None);
-        let state = SessionState::default();
-        state
-            .append_failure(&path, &failure("l1", 5))
-            .expect("append");
-        let state = SessionState::load(&path).expect("a log");
-        state
-            .append_failure(&path, &failure("l2", 6))
-            .expect("append");
-        let state = SessionState::load(&path).expect("a log");
+        let mut state = SessionState::default();
+        state.note(SessionLine::failure(failure("l1", 5)));
+        state.flush(&path).expect("append");
+        let mut state = SessionState::load(&path).expect("a log");
+        state.note(SessionLine::failure(failure("l2", 6)));
+        state.flush(&path).expect("append");
+        let mut state = SessionState::load(&path).expect("a log");
         let ids: Vec<&str> = state.failures.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["l1", "l2"]);
-        state.append_done(&path, "l1").expect("done");
+        state.note(SessionLine::done("l1"));
+        state.flush(&path).expect("done");
         // A torn last line (a crash mid-append) is ignored.
         crate::store::append_line(&path, b"{\"failure\":{\"id\"").expect("torn");
         let mut state = SessionState::load(&path).expect("a log");
@@ -247,9 +405,11 @@ mod tests {
         assert_eq!(state.lines, 4);
 
         for i in 0..COMPACT_AFTER_LINES {
-            let f = failure(&format!("m{i}"), 10 + i as i64);
-            state.remember(f.clone());
-            state.append_failure(&path, &f).expect("append");
+            state.note(SessionLine::failure(failure(
+                &format!("m{i}"),
+                10 + i as i64,
+            )));
+            state.flush(&path).expect("append");
             state = SessionState::load(&path).expect("a log");
         }
         // Compacted: at most the cap of failures (plus the lines since).
@@ -265,5 +425,60 @@ mod tests {
             state.failures.last().map(|f| f.id.as_str()),
             Some(format!("m{}", COMPACT_AFTER_LINES - 1).as_str())
         );
+    }
+
+    fn showing(id: &str, at: i64, calls: u32) -> Showing {
+        Showing {
+            id: id.into(),
+            via: "pre-tool-use".into(),
+            at,
+            calls,
+            window_calls: 10,
+            window_minutes: 30,
+            correction: vec!["git".into(), "pull".into()],
+            verify: None,
+            failure: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_showing_is_followed_for_its_window_of_calls_and_minutes() {
+        let s = showing("l1", 1000, 3);
+        assert!(s.open(3, 1000));
+        assert!(s.open(12, 1000 + 30 * 60));
+        assert!(!s.open(13, 1000), "the 11th result after it is outside");
+        assert!(!s.open(3, 1000 + 30 * 60 + 1), "past the minutes");
+        assert!(!s.open(3, 0), "a clock far before it");
+    }
+
+    #[test]
+    fn showings_applied_decided_and_own_survive_compaction_and_calls_count() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = session_path(&StateDir::at(tmp.path()), "s2");
+        let mut state = SessionState::default();
+        state.note(SessionLine::shown(showing("l1", 1000, 0)));
+        state.note(SessionLine::applied("l1"));
+        state.note(SessionLine::own("mine"));
+        state.note(SessionLine::shown(showing("l2", 1000, 0)));
+        state.note(SessionLine::decided("l2"));
+        state.flush(&path).expect("flush");
+        for _ in 0..(COMPACT_AFTER_LINES + 5) {
+            let mut s = SessionState::load(&path).expect("a log");
+            s.note(SessionLine::call());
+            s.flush(&path).expect("flush");
+        }
+        let state = SessionState::load(&path).expect("a log");
+        assert_eq!(state.calls as usize, COMPACT_AFTER_LINES + 5);
+        assert!(
+            state.lines < COMPACT_AFTER_LINES,
+            "compacted: {}",
+            state.lines
+        );
+        let ids: Vec<&str> = state.showings.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["l1"]);
+        assert!(state.applied.contains("l1"));
+        assert!(!state.may_observe("l2") && !state.may_observe("mine"));
+        assert!(state.may_observe("l1"));
+        assert!(!state.following(1000), "past its 10 calls");
     }
 }

@@ -68,6 +68,9 @@ pub struct Shown {
     pub title: String,
     pub correction: String,
     pub trust: String,
+    /// The command the learning is about (for following its outcome, §4.1).
+    #[serde(skip)]
+    pub command: Option<String>,
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -150,6 +153,7 @@ pub fn render(
             title: redacted(m.title),
             correction: redacted(m.correction),
             trust: m.trust,
+            command: m.command,
         });
     }
     out.more = total - out.shown.len();

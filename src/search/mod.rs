@@ -118,7 +118,7 @@ pub fn suggest_for_hook(
     text: &str,
     agent: Option<&str>,
     project: Option<&str>,
-) -> Option<String> {
+) -> Option<(String, doc::Meta)> {
     let tuning = Tuning::default();
     let req = Request {
         text,
@@ -133,12 +133,13 @@ pub fn suggest_for_hook(
         .next()
         .filter(|h| h.relevance >= tuning.hook_relevance)?;
     let m = &hit.meta;
-    Some(frame::single(
+    let text = frame::single(
         "learnsync: a learning matches this prompt.",
         &frame::Provenance::of(m),
         &m.title,
         &m.correction,
-    ))
+    );
+    Some((text, hit.meta))
 }
 
 /// The session block for an agent and project (see [`context`]), within

@@ -162,6 +162,24 @@ pub fn program_key(cmd: &str) -> Option<(String, Option<String>)> {
     program::simple_key(part)
 }
 
+/// The simple commands of a line that do something, as their programs
+/// receive their words: quotes removed, leading `FOO=bar` assignments
+/// dropped, trivial parts (`cd dir`, `echo …`) left out. What "runs this
+/// command" compares, whatever the quoting, chaining or environment.
+pub fn simple_commands(cmd: &str) -> Vec<Vec<String>> {
+    split_chain(cmd)
+        .into_iter()
+        .filter(|p| !program::is_trivial_command(p.text))
+        .map(|p| {
+            lex::words(p.text)
+                .into_iter()
+                .skip_while(|w| lex::is_assignment(w))
+                .collect::<Vec<_>>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// A command's normal form for matching a recurring failure: parts of the
 /// chain without leading `FOO=bar` assignments, words separated by one space
 /// (quoting kept as written), operators as ` && `, ` || `, `; `.
@@ -193,6 +211,20 @@ pub fn normalise_command(cmd: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn simple_commands_ignore_quoting_env_and_trivial_parts() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            simple_commands("cd app && FOO=1 git commit -m 'fix it' ; echo done"),
+            [w(&["git", "commit", "-m", "fix it"])]
+        );
+        assert_eq!(
+            simple_commands(r#"git commit -m "fix it""#),
+            simple_commands("git commit -m 'fix it'")
+        );
+        assert!(simple_commands("cd /tmp").is_empty());
+    }
 
     fn texts(cmd: &str) -> Vec<&str> {
         split_chain(cmd).into_iter().map(|p| p.text).collect()

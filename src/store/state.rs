@@ -93,7 +93,13 @@ impl StateDir {
     pub fn capture_folding(&self) -> PathBuf {
         self.file("capture-log.folding.jsonl")
     }
-    /// Per-session capture state (pending failures awaiting their fix).
+    /// The enforcement and outcome window the hooks act on (the last
+    /// sync's policy in force).
+    pub fn hook_policy(&self) -> PathBuf {
+        self.file("hook-policy.json")
+    }
+    /// Per-session capture state (pending failures awaiting their fix,
+    /// learnings shown and followed).
     pub fn sessions(&self) -> PathBuf {
         self.file("sessions")
     }

@@ -288,9 +288,10 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
                 .flatten()
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
-        report
-            .problems
-            .extend(crate::hub::policy_in_force(Some(&repo), hub, local).1);
+        let (policy, problem, _) = crate::hub::policy_in_force(Some(&repo), hub, local);
+        // The hooks act on the policy this cycle computed with (§5.1, §4.1).
+        crate::capture::in_force::save(&dir.state(), &policy);
+        report.problems.extend(problem);
     }
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     report

@@ -243,3 +243,53 @@ fn a_published_learning_names_its_wiki_page_and_others_name_none() {
         "the policy's layout names the page"
     );
 }
+
+#[test]
+fn outcomes_after_an_approval_that_meet_the_demotion_rule_question_it_until_approved_again() {
+    let l = learning(Some("fix"));
+    let approved = review(&l, Decision::Approved);
+    let at = |t: &str| Timestamp::parse(t).expect("time");
+    let ev = |i: usize, agent: &str, outcome: Outcome, t: &str| Event {
+        id: format!("q{i:02}"),
+        learning: l.id.clone(),
+        agent: agent.into(),
+        at: at(t),
+        outcome,
+        via: None,
+    };
+    // Bad evidence before the approval does not question it.
+    let before: Vec<Event> = (0..6)
+        .map(|i| ev(i, "a", Outcome::Ineffective, "2026-08-01T00:00:00Z"))
+        .collect();
+    let refs: Vec<&Event> = before.iter().collect();
+    let d = derive(&l, &refs, &[&approved], &Policy::default());
+    assert_eq!(d.trust_level, TrustLevel::L3);
+
+    // Four failures after it: not yet the rule's five outcomes.
+    let mut after = before.clone();
+    after.extend((10..14).map(|i| ev(i, "b", Outcome::Ineffective, "2026-09-02T00:00:00Z")));
+    let refs: Vec<&Event> = after.iter().collect();
+    assert_eq!(
+        derive(&l, &refs, &[&approved], &Policy::default()).trust_level,
+        TrustLevel::L3
+    );
+    // The fifth: below 0.3 over five outcomes since the approval.
+    after.push(ev(14, "c", Outcome::Ineffective, "2026-09-03T00:00:00Z"));
+    let refs: Vec<&Event> = after.iter().collect();
+    let d = derive(&l, &refs, &[&approved], &Policy::default());
+    assert_eq!(d.trust_level, TrustLevel::L1);
+    assert_eq!(d.promoted_at, None);
+    assert_eq!(d.suggestion_status, SuggestionStatus::Approved);
+    let mut shown = l.clone();
+    apply(&mut shown, d);
+    assert!(approval_questioned(&shown));
+
+    // People look again and approve: the evidence counts from then.
+    let mut again = review(&l, Decision::Approved);
+    again.decided_at = Some("2026-09-10T00:00:00Z".into());
+    let d = derive(&l, &refs, &[&approved, &again], &Policy::default());
+    assert_eq!(d.trust_level, TrustLevel::L3);
+    assert_eq!(d.promoted_at, Some(at("2026-09-10T00:00:00Z")));
+    let d = derive(&l, &refs, &[&again, &approved], &Policy::default());
+    assert_eq!(d.trust_level, TrustLevel::L3, "whatever the order");
+}

@@ -449,7 +449,7 @@ fn a_capture_index_from_before_applicability_is_rebuilt_by_the_next_sync() {
     // A sync with nothing to commit still rebuilds it.
     sb.ok(&["sync", "--no-fetch", "--no-push"]);
     let advice = std::fs::read_to_string(state.join("capture-advice.json")).expect("advice");
-    assert!(advice.starts_with("{\"version\":4"), "{advice}");
+    assert!(advice.starts_with("{\"version\":5"), "{advice}");
     assert_eq!(
         added_context(
             &capture(&sb, &[], &["--format", "claude"], &pre_tool(tf)),

@@ -31,6 +31,7 @@ mod gitea_server_quirks;
 mod hooks_cli;
 mod hooks_install;
 mod layers;
+mod outcomes;
 mod peer_content;
 mod publish_faults;
 mod publish_git_wiki;

@@ -551,7 +551,8 @@ fn the_hook_helpers_answer_confidently_or_not_at_all() {
         Some("claude"),
         None,
     )
-    .expect("a confident match");
+    .expect("a confident match")
+    .0;
     assert!(
         block.contains("venv") && block.contains("Correction:"),
         "{block}"

@@ -120,6 +120,46 @@ pub fn additional_context(agent: AgentKind, event: HookEvent, text: &str) -> Opt
     }
 }
 
+/// What a PreToolUse hook prints to stop the command (§5.1), with `reason`
+/// for the agent; `None` for an agent whose hook cannot stop it.
+///
+/// * Claude Code and Codex: `{"hookSpecificOutput":{"hookEventName":
+///   "PreToolUse","permissionDecision":"deny","permissionDecisionReason":…}}`
+///   (the reason is shown to the model).
+/// * opencode: our plugin awaits `tool.execute.before` and throws an error
+///   with the reason when it reads `{"learnsync":"deny","reason":…}`.
+pub fn deny(agent: AgentKind, reason: &str) -> Option<String> {
+    match agent {
+        AgentKind::Claude | AgentKind::Codex => Some(
+            serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            })
+            .to_string(),
+        ),
+        AgentKind::Opencode => {
+            Some(serde_json::json!({"learnsync": "deny", "reason": reason}).to_string())
+        }
+        _ => None,
+    }
+}
+
+/// What a PreToolUse hook prints to warn: the added context of
+/// [`additional_context`], and for opencode a line our plugin reads
+/// (`{"learnsync":"warn","context":…}`) and adds to the session's next
+/// model call.
+pub fn warn(agent: AgentKind, text: &str) -> Option<String> {
+    match agent {
+        AgentKind::Opencode => {
+            Some(serde_json::json!({"learnsync": "warn", "context": text}).to_string())
+        }
+        _ => additional_context(agent, HookEvent::PreToolUse, text),
+    }
+}
+
 fn short_error(e: &serde_json::Error) -> String {
     let msg = e.to_string();
     match msg.char_indices().nth(120) {

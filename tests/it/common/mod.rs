@@ -149,6 +149,25 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Runs a command with `stdin` piped in and its output captured.
+pub fn with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    out
+}
+
 pub fn json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
 }

@@ -1,0 +1,217 @@
+//! What a tool result says about the learnings shown to its session
+//! (DESIGN §4.1), as pure functions: whether a command runs a learning's
+//! correction, and the outcome that gives.
+//!
+//! "Runs the correction": one simple command of the line (chains split,
+//! `cd … &&` and `FOO=1` prefixes dropped, quoting resolved) has the
+//! correction's words, or starts with them when the correction names at
+//! least program, subcommand and one option; or the line matches a
+//! `verify_pattern` that recognises the correction. Running the mistaken
+//! command itself is never following the correction, and a correction in
+//! prose is decided only through `verify_pattern`.
+
+use super::session::Showing;
+use crate::event::Outcome;
+use crate::shell;
+
+/// Words of a correction that prefix a longer command and still mean "this
+/// correction" (`git push --force-with-lease` in `… origin main`).
+const MIN_PREFIX_WORDS: usize = 3;
+
+/// Longest correction read as a command; longer text is prose.
+const MAX_COMMAND_CHARS: usize = 300;
+
+/// First words that make a correction an instruction in prose, not a
+/// command to run (`use --force-with-lease`, `run the tests first`).
+const PROSE_VERBS: &[&str] = &[
+    "use", "run", "try", "prefer", "avoid", "always", "never", "don't", "do", "instead", "pass",
+    "add", "set", "call", "check", "make", "remove", "replace", "switch", "the", "a", "an", "you",
+    "it", "this", "when", "if", "before", "after", "first", "then", "please", "should", "must",
+];
+
+/// The words of a correction that is a command, from its main part (the
+/// last simple command that does something); empty when it is prose.
+pub fn correction_words(correction: &str) -> Vec<String> {
+    let text = correction.trim();
+    if text.is_empty() || text.contains('\n') || text.chars().count() > MAX_COMMAND_CHARS {
+        return Vec::new();
+    }
+    if text.ends_with('.') || text.contains(". ") {
+        return Vec::new();
+    }
+    let Some(words) = shell::simple_commands(text).pop() else {
+        return Vec::new();
+    };
+    let first = words.first().map(|w| w.to_ascii_lowercase());
+    if first.is_none_or(|w| {
+        PROSE_VERBS.contains(&w.as_str()) || !w.chars().any(|c| c.is_ascii_alphanumeric())
+    }) {
+        return Vec::new();
+    }
+    words
+}
+
+/// The words of each simple command a learning is about (its original
+/// command and failing part): what "the mistake again" looks like.
+pub fn failure_words<'a>(commands: impl IntoIterator<Item = &'a str>) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for c in commands {
+        for words in shell::simple_commands(c) {
+            if !out.contains(&words) {
+                out.push(words);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a `verify_pattern` recognises the correction rather than the
+/// mistake: it must not match the learning's own mistaken command (a
+/// pattern like `^git push (-f|--force)\b` names the mistake, and the
+/// warning uses it so).
+pub fn verify_for_outcome(pattern: Option<&str>, mistaken: &[&str]) -> Option<String> {
+    let p = pattern.map(str::trim).filter(|p| !p.is_empty())?;
+    let candidates: Vec<String> = mistaken
+        .iter()
+        .flat_map(|m| {
+            let mut c = vec![shell::normalise_command(m)];
+            c.extend(
+                shell::split_chain(m)
+                    .iter()
+                    .map(|x| shell::normalise_command(x.text)),
+            );
+            c
+        })
+        .collect();
+    if shell::pattern_problem(p).is_some() || shell::command_matches(p, &candidates) {
+        return None;
+    }
+    Some(p.to_string())
+}
+
+/// Whether `command` runs the correction of a learning shown so.
+pub fn runs_correction(s: &Showing, command: &str) -> bool {
+    let parts = shell::simple_commands(command);
+    // The mistake itself, even in a chain with the correction, decides nothing.
+    if parts.iter().any(|p| s.failure.contains(p)) {
+        return false;
+    }
+    let c = &s.correction;
+    let by_words = !c.is_empty()
+        && parts.iter().any(|p| {
+            p == c || (c.len() >= MIN_PREFIX_WORDS && p.len() > c.len() && p[..c.len()] == c[..])
+        });
+    if by_words {
+        return true;
+    }
+    let Some(pattern) = s.verify.as_deref() else {
+        return false;
+    };
+    let mut candidates = vec![shell::normalise_command(command)];
+    candidates.extend(
+        shell::split_chain(command)
+            .iter()
+            .map(|p| shell::normalise_command(p.text)),
+    );
+    shell::command_matches(pattern, &candidates)
+}
+
+/// The outcome a finished command gives a learning shown to its session:
+/// the correction worked, or did not; `None` when the command is not the
+/// correction. (The mistake happening again is a `recurred`, recorded by
+/// the failure's own path for every session.)
+pub fn verdict(s: &Showing, command: &str, succeeded: bool) -> Option<Outcome> {
+    runs_correction(s, command).then_some(if succeeded {
+        Outcome::Effective
+    } else {
+        Outcome::Ineffective
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn showing(correction: &str, mistaken: &str, verify: Option<&str>) -> Showing {
+        Showing {
+            id: "learning-1".into(),
+            via: "pre-tool-use".into(),
+            at: 0,
+            calls: 0,
+            window_calls: 10,
+            window_minutes: 30,
+            correction: correction_words(correction),
+            verify: verify_for_outcome(verify, &[mistaken]),
+            failure: failure_words([mistaken]),
+        }
+    }
+
+    #[test]
+    fn the_correction_run_in_any_shape_is_recognised() {
+        let s = showing(
+            "git push --force-with-lease origin main",
+            "git push -f origin main",
+            None,
+        );
+        for yes in [
+            "git push --force-with-lease origin main",
+            "cd repo && git push --force-with-lease origin main",
+            "GIT_TRACE=0 git   push --force-with-lease 'origin' \"main\"",
+            "git fetch && git push --force-with-lease origin main; echo ok",
+        ] {
+            assert!(runs_correction(&s, yes), "{yes}");
+            assert_eq!(verdict(&s, yes, true), Some(Outcome::Effective));
+            assert_eq!(verdict(&s, yes, false), Some(Outcome::Ineffective));
+        }
+        for no in [
+            "git push -f origin main",
+            "git push origin feature",
+            "git status",
+            "git push --force-with-lease origin main-2",
+            "git push -f origin main && git push --force-with-lease origin main",
+            "echo git push --force-with-lease origin main",
+            "ls",
+        ] {
+            assert!(!runs_correction(&s, no), "{no}");
+            assert_eq!(verdict(&s, no, true), None);
+        }
+    }
+
+    #[test]
+    fn a_short_correction_prefixes_longer_commands_only_past_three_words() {
+        let s = showing("git push --force-with-lease", "git push -f", None);
+        assert!(runs_correction(
+            &s,
+            "git push --force-with-lease origin topic"
+        ));
+        let s = showing("npm ci", "npm install", None);
+        assert!(runs_correction(&s, "npm ci"));
+        assert!(!runs_correction(&s, "npm ci --ignore-scripts"));
+    }
+
+    #[test]
+    fn prose_is_decided_only_by_a_pattern_that_recognises_the_fix() {
+        assert!(correction_words("use --force-with-lease instead").is_empty());
+        assert!(correction_words("Run the migrations first. Then retry.").is_empty());
+        assert!(correction_words("line one\nline two").is_empty());
+        assert_eq!(correction_words("cd app && npm ci"), ["npm", "ci"]);
+        let s = showing(
+            "use --force-with-lease",
+            "git push -f origin main",
+            Some(r"--force-with-lease\b"),
+        );
+        assert!(runs_correction(
+            &s,
+            "git push --force-with-lease origin main"
+        ));
+        assert!(!runs_correction(&s, "git push origin main"));
+        // A pattern that names the mistake is the warning's, not evidence.
+        let s = showing(
+            "use --force-with-lease",
+            "git push -f origin main",
+            Some(r"^git push (-f|--force)\b"),
+        );
+        assert_eq!(s.verify, None);
+        assert!(!runs_correction(&s, "git push -f origin other"));
+    }
+}

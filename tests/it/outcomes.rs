@@ -1,0 +1,435 @@
+//! Evidence from what agents do (DESIGN §4.1) and enforcement (§5.1),
+//! driven as the agents' hooks drive `learnsync capture`: real payload
+//! sequences of Claude Code, Codex and opencode (through our plugin, run
+//! by node) against a real learnings dir, then `sync` and the events and
+//! levels it computes. Nobody types `apply` here.
+
+use crate::common;
+
+use common::{Sandbox, json};
+use serde_json::{Value, json};
+use std::process::Output;
+
+const MISTAKE: &str = "git push -f origin main";
+const FIX: &str = "git push --force-with-lease origin main";
+
+fn capture(sb: &Sandbox, payload: &Value) -> Output {
+    capture_as(sb, None, payload)
+}
+
+/// `learnsync [--agent A] capture` with the payload on stdin: exit 0 and
+/// nothing on stderr, as a hook must.
+fn capture_as(sb: &Sandbox, agent: Option<&str>, payload: &Value) -> Output {
+    let mut args = Vec::new();
+    if let Some(a) = agent {
+        args.extend(["--agent", a]);
+    }
+    args.push("capture");
+    let bytes = serde_json::to_vec(payload).expect("json");
+    let out = common::with_stdin(sb.cmd(&args), &bytes);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "stderr of {payload}"
+    );
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn claude(session: &str, event: &str, command: &str) -> Value {
+    json!({
+        "session_id": session, "transcript_path": "/home/dev/.claude/x.jsonl",
+        "cwd": "/home/dev/shop", "hook_event_name": event,
+        "tool_name": "Bash", "tool_input": {"command": command},
+    })
+}
+
+/// A Bash call that finished: success, or a failure with its error.
+fn ran(sb: &Sandbox, session: &str, command: &str, ok: bool) {
+    let mut p = claude(
+        session,
+        if ok {
+            "PostToolUse"
+        } else {
+            "PostToolUseFailure"
+        },
+        command,
+    );
+    if ok {
+        p["tool_response"] = json!({"stdout": "done", "stderr": "", "interrupted": false});
+    } else {
+        p["error"] = json!("Exit code 1\nerror: failed to push some refs");
+    }
+    capture(sb, &p);
+}
+
+fn pre(sb: &Sandbox, session: &str, command: &str) -> String {
+    stdout(&capture(sb, &claude(session, "PreToolUse", command)))
+}
+
+/// A dir with one L1 learning about the mistake, added by hand (by no
+/// session), synced so the hooks know it.
+fn with_learning(policy: Option<&str>) -> (Sandbox, String) {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    if let Some(policy) = policy {
+        std::fs::write(sb.dir().join(".learnsync/policy.yaml"), policy).expect("policy");
+    }
+    let id = sb
+        .ok(&[
+            "add",
+            "--title",
+            "force-push is rejected on protected branches",
+            "--correction",
+            FIX,
+            "--command",
+            MISTAKE,
+            "--error",
+            "! [remote rejected] main -> main (protected branch hook declined)",
+        ])
+        .trim()
+        .to_string();
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    (sb, id)
+}
+
+/// The events about `id` as (agent, outcome, via), in file order.
+fn events(sb: &Sandbox, id: &str) -> Vec<(String, String, String)> {
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let mut out = Vec::new();
+    for agent in std::fs::read_dir(sb.dir().join("events"))
+        .expect("events")
+        .flatten()
+    {
+        for month in std::fs::read_dir(agent.path()).expect("agent").flatten() {
+            let text = std::fs::read_to_string(month.path()).expect("events file");
+            for line in text.lines() {
+                let v = json(line);
+                if v["learning"] == id {
+                    let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+                    out.push((s("agent"), s("outcome"), s("via")));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn e(agent: &str, outcome: &str, via: &str) -> (String, String, String) {
+    (agent.into(), outcome.into(), via.into())
+}
+
+#[test]
+fn a_warned_session_that_runs_the_correction_gives_one_effective_and_one_applied() {
+    let (sb, id) = with_learning(None);
+    assert!(pre(&sb, "s1", MISTAKE).contains("additionalContext"));
+    ran(&sb, "s1", "ls -la", true);
+    ran(&sb, "s1", &format!("cd shop && GIT_TRACE=0 {FIX}"), true);
+    // The first decisive result wins; a second warning gives no second applied.
+    ran(&sb, "s1", FIX, true);
+    ran(&sb, "s1", FIX, false);
+    assert!(pre(&sb, "s1", MISTAKE).contains("additionalContext"));
+    assert_eq!(
+        events(&sb, &id),
+        [
+            e("laptop", "applied", "pre-tool-use"),
+            e("laptop", "effective", "pre-tool-use")
+        ]
+    );
+    let list = json(&sb.ok(&["--json", "show", &id]));
+    assert_eq!(list["quality"]["effective_count"], 1, "{list}");
+}
+
+#[test]
+fn a_correction_that_fails_after_a_warning_is_ineffective() {
+    let (sb, id) = with_learning(None);
+    pre(&sb, "s1", MISTAKE);
+    ran(&sb, "s1", "git status", true);
+    ran(&sb, "s1", FIX, false);
+    assert_eq!(
+        events(&sb, &id),
+        [
+            e("laptop", "applied", "pre-tool-use"),
+            e("laptop", "ineffective", "pre-tool-use")
+        ]
+    );
+}
+
+#[test]
+fn sessions_that_must_give_no_evidence_give_none() {
+    let (sb, id) = with_learning(None);
+    // The correction in a session it was never shown to.
+    ran(&sb, "never-shown", FIX, true);
+    // Shown in one session, run in another.
+    pre(&sb, "shown-here", MISTAKE);
+    ran(&sb, "ran-there", FIX, true);
+    // Shown; only unrelated commands, and a different command of the same program.
+    pre(&sb, "unrelated", MISTAKE);
+    for c in [
+        "cargo build",
+        "git status",
+        "git push origin feature",
+        MISTAKE,
+    ] {
+        ran(&sb, "unrelated", c, true);
+    }
+    // Shown; the correction only after the window of ten tool results.
+    pre(&sb, "late", MISTAKE);
+    for n in 0..10 {
+        ran(&sb, "late", &format!("ls dir{n}"), true);
+    }
+    ran(&sb, "late", FIX, true);
+    let got = events(&sb, &id);
+    let decisive: Vec<_> = got.iter().filter(|(_, o, _)| o != "applied").collect();
+    assert!(decisive.is_empty(), "{got:?}");
+    // Each warning was a showing: three applied, nothing else.
+    assert_eq!(got.len(), 3, "{got:?}");
+}
+
+#[test]
+fn the_session_that_captured_a_learning_gives_it_no_evidence() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    ran(&sb, "own", MISTAKE, false);
+    ran(&sb, "own", FIX, true);
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let list = json(&sb.ok(&["--json", "list"]));
+    let id = list[0]["id"].as_str().expect("id").to_string();
+    assert_eq!(list[0]["trust_level"], "L1", "{list}");
+    // The capturing session is warned again and runs its own fix: no evidence.
+    pre(&sb, "own", MISTAKE);
+    ran(&sb, "own", FIX, true);
+    // Another session is: evidence.
+    pre(&sb, "other", MISTAKE);
+    ran(&sb, "other", FIX, true);
+    let got = events(&sb, &id);
+    assert_eq!(
+        got,
+        [
+            e("laptop", "applied", "pre-tool-use"),
+            e("laptop", "effective", "pre-tool-use")
+        ]
+    );
+}
+
+#[test]
+fn a_session_block_entry_counts_as_applied_only_when_acted_on() {
+    let (sb, id) = with_learning(None);
+    let start = |s: &str| {
+        // No cwd: no project, so the block holds L1 learnings of any project.
+        let p = json!({"session_id": s, "hook_event_name": "SessionStart", "source": "startup"});
+        stdout(&capture(&sb, &p))
+    };
+    assert!(start("quiet").contains(FIX));
+    ran(&sb, "quiet", "make test", true);
+    assert!(start("acts").contains(FIX));
+    ran(&sb, "acts", FIX, true);
+    assert_eq!(
+        events(&sb, &id),
+        [
+            e("laptop", "applied", "session-start"),
+            e("laptop", "effective", "session-start")
+        ]
+    );
+}
+
+#[test]
+fn codex_sessions_give_evidence_from_their_real_payloads() {
+    let (sb, id) = with_learning(None);
+    let codex = |event: &str, command: &str| {
+        json!({"session_id": "019a-codex", "turn_id": "7", "transcript_path": null,
+            "cwd": "/home/dev/shop", "hook_event_name": event, "model": "gpt-5-codex",
+            "tool_name": "Bash", "tool_input": {"command": command}})
+    };
+    let out = stdout(&capture(&sb, &codex("PreToolUse", MISTAKE)));
+    assert!(out.contains("additionalContext"), "{out}");
+    // Codex's PostToolUse: the model-facing output string with its header.
+    let mut post = codex("PostToolUse", FIX);
+    post["tool_response"] =
+        json!("Exit code: 0\nWall time: 0.9 seconds\nOutput:\nTo git.example.com:shop.git\n");
+    capture(&sb, &post);
+    assert_eq!(
+        events(&sb, &id),
+        [
+            e("laptop", "applied", "pre-tool-use"),
+            e("laptop", "effective", "pre-tool-use")
+        ]
+    );
+}
+
+/// An L2 learning (three effective outcomes from two agents, recorded by
+/// warned sessions) under a policy that denies L2.
+fn l2_denied(policy: &str) -> (Sandbox, String) {
+    let (sb, id) = with_learning(Some(policy));
+    for (n, agent) in ["a1", "a2", "a1"].iter().enumerate() {
+        let session = format!("s{n}");
+        capture_as(&sb, Some(agent), &claude(&session, "PreToolUse", MISTAKE));
+        let mut post = claude(&session, "PostToolUse", FIX);
+        post["tool_response"] = json!({"stdout": "", "stderr": "", "interrupted": false});
+        capture_as(&sb, Some(agent), &post);
+    }
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let shown = json(&sb.ok(&["--json", "show", &id]));
+    assert_eq!(shown["trust_level"], "L2", "{shown}");
+    (sb, id)
+}
+
+#[test]
+fn an_enforced_level_denies_the_command_with_what_to_do_instead() {
+    let (sb, id) = l2_denied("enforce: {L2: deny}\n");
+    let out = pre(&sb, "new", MISTAKE);
+    let v = json(&out);
+    let hso = &v["hookSpecificOutput"];
+    assert_eq!(hso["permissionDecision"], "deny", "{out}");
+    let reason = hso["permissionDecisionReason"].as_str().expect("reason");
+    for part in [
+        FIX,
+        id.as_str(),
+        "level L2",
+        "learnsync stopped this command",
+    ] {
+        assert!(reason.contains(part), "{part} in {reason}");
+    }
+    // Codex reads the same decision.
+    let codex = json!({"session_id": "cx", "turn_id": "1", "hook_event_name": "PreToolUse",
+        "model": "gpt-5-codex", "tool_name": "Bash", "tool_input": {"command": MISTAKE}});
+    assert_eq!(
+        json(&stdout(&capture(&sb, &codex)))["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    // The command with the correction in it is let through silently.
+    assert_eq!(pre(&sb, "new", &format!("{FIX} && git log -1")), "");
+    // A denial is a showing: the denied session's correction is evidence.
+    ran(&sb, "new", FIX, true);
+    let got = events(&sb, &id);
+    assert!(got.contains(&e("laptop", "applied", "deny")), "{got:?}");
+    assert!(got.contains(&e("laptop", "effective", "deny")), "{got:?}");
+}
+
+#[test]
+fn one_line_of_policy_switches_enforcement_off_and_l1_is_never_denied() {
+    let (sb, _) = l2_denied("enforce: {L2: deny}\n");
+    std::fs::write(
+        sb.dir().join(".learnsync/policy.yaml"),
+        "enforce: {L2: warn}\n",
+    )
+    .expect("policy");
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    let out = pre(&sb, "after", MISTAKE);
+    assert!(
+        out.contains("additionalContext") && !out.contains("deny"),
+        "{out}"
+    );
+    // L1 under the default policy: a warning.
+    let (sb, _) = with_learning(Some("enforce: {L3: deny}\n"));
+    assert!(!pre(&sb, "x", MISTAKE).contains("permissionDecision"));
+    // deny for L1 is refused by name.
+    std::fs::write(
+        sb.dir().join(".learnsync/policy.yaml"),
+        "enforce: {L1: deny}\n",
+    )
+    .expect("policy");
+    let out = sb
+        .cmd(&["sync", "--no-fetch", "--no-push"])
+        .output()
+        .expect("sync");
+    let said =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("enforce.L1"), "{said}");
+    assert!(!pre(&sb, "y", MISTAKE).contains("permissionDecision"));
+}
+
+#[test]
+fn a_risky_learning_is_never_enforced() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "laptop"]);
+    std::fs::write(
+        sb.dir().join(".learnsync/policy.yaml"),
+        "enforce: {L2: deny}\n",
+    )
+    .expect("policy");
+    let risky = "curl -fsSL https://get.example.sh | sh";
+    let id = sb
+        .ok(&[
+            "add",
+            "--title",
+            "installer missing",
+            "--correction",
+            risky,
+            "--command",
+            "tool install",
+        ])
+        .trim()
+        .to_string();
+    for agent in ["a1", "a2", "a1"] {
+        sb.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
+    }
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    assert_eq!(json(&sb.ok(&["--json", "show", &id]))["trust_level"], "L2");
+    let out = pre(&sb, "r", "tool install");
+    assert!(!out.contains("permissionDecision"), "{out}");
+}
+
+/// The opencode plugin, loaded by node as opencode loads it: a denied bash
+/// call throws from `tool.execute.before` with the reason.
+const OPENCODE_HOST: &str = r#"
+import { pathToFileURL } from "node:url";
+const [plugin, command] = process.argv.slice(2);
+const { LearnsyncPlugin } = await import(pathToFileURL(plugin).href);
+const hooks = await LearnsyncPlugin({ directory: "/", worktree: "/" });
+const result = {};
+try {
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_d", callID: "c1" }, { args: { command } });
+  result.ran = true;
+} catch (e) {
+  result.denied = String(e.message);
+}
+console.log(JSON.stringify(result));
+"#;
+
+#[test]
+fn the_opencode_plugin_stops_a_denied_command_and_lets_others_run() {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("node is not installed; the opencode plugin is not run");
+        return;
+    }
+    let (sb, id) = l2_denied("enforce: {L2: deny}\n");
+    sb.ok(&["hooks", "install", "opencode"]);
+    let plugin = sb.tmp.path().join("learnsync.mjs");
+    std::fs::copy(
+        sb.home().join(".config/opencode/plugins/learnsync.js"),
+        &plugin,
+    )
+    .expect("copy plugin");
+    let host = sb.tmp.path().join("host.mjs");
+    std::fs::write(&host, OPENCODE_HOST).expect("host");
+    let run = |command: &str| {
+        let mut node = std::process::Command::new("node");
+        node.arg(&host).arg(&plugin).arg(command);
+        common::scrub(&mut node, &sb.home());
+        node.env("LEARNSYNC_DIR", sb.dir());
+        let out = node.output().expect("node");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json(&String::from_utf8_lossy(&out.stdout))
+    };
+    let denied = run(MISTAKE);
+    let reason = denied["denied"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{denied}"));
+    assert!(reason.contains(FIX) && reason.contains(&id), "{reason}");
+    assert_eq!(run("ls -la"), json!({"ran": true}));
+    assert_eq!(run(FIX), json!({"ran": true}));
+}
