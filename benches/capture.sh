@@ -2,8 +2,11 @@
 # Times the whole `learnsync capture` process against `cat` reading the same
 # payload, in one hyperfine run (see benches/README.md):
 #   (a) a successful command's payload (the common case: nothing to do);
-#   (b) a failing command's payload, written to the inbox (with its fsyncs).
-# Targets: median (a) <= 1.5x cat, median (b) <= 4x cat.
+#   (b) a failing command's payload, written to the inbox (with its fsyncs);
+#   (c) a successful command in a session with 1 learning shown and followed
+#       for its outcome (DESIGN 4.1), and (d) with 20 (an unrelated command:
+#       the common case, a call counted against their windows).
+# Targets: median (a) <= 1.5x cat, median (b) <= 4x cat, (c) and (d) <= 2x cat.
 #
 # Installs nothing. Needs hyperfine >= 1.16 and python3. Usage: [BENCH_TMPDIR=/dev/shm] benches/capture.sh [runs]
 # Exit 3 when a target is missed.
@@ -66,12 +69,39 @@ hyperfine -N --warmup 20 --runs "$RUNS" --input "$FAILURE" \
   --command-name cat "cat" \
   --command-name capture "$BIN capture" >&2
 
+# (c), (d): sessions shown 1 and 20 learnings (PreToolUse warnings), each
+# run from the same session file (restored before each run, untimed), so
+# every run follows the showings as the first call after them does.
+SESSIONS="$LEARNSYNC_DIR/.git/learnsync/sessions"
+for n in $(seq 1 20); do
+  "$BIN" add --title "tool$n deploy fails without --region" --command "tool$n deploy --prod" \
+    --correction "tool$n deploy --prod --region eu-west-$n" >/dev/null
+done
+"$BIN" sync --no-fetch --no-push >/dev/null
+pre() { printf '{"session_id":"%s","cwd":"/home/dev/shop","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"tool%s deploy --prod"}}' "$1" "$2"; }
+pre shown-1 1 | "$BIN" capture >/dev/null
+for n in $(seq 1 20); do pre shown-20 "$n" | "$BIN" capture >/dev/null; done
+for s in shown-1 shown-20; do
+  cp "$SESSIONS/$s.jsonl" "$WORK/$s.saved"
+  sed "s/9f2c1a4e-5b6d-4c3e-8f7a-1b2c3d4e5f60/$s/" "$SUCCESS" >"$WORK/$s.json"
+done
+grep -c '"shown"' "$WORK/shown-20.saved" | sed 's/^/showings followed in (d): /'
+for s in shown-1 shown-20; do
+  hyperfine -N --warmup 20 --runs "$RUNS" --input "$WORK/$s.json" \
+    --prepare "cp $WORK/$s.saved $SESSIONS/$s.jsonl" \
+    --export-json "$WORK/$s.json.result" \
+    --command-name cat "cat" \
+    --command-name capture "$BIN capture" >&2
+done
+
 captured=$(find "$LEARNSYNC_DIR/.git/learnsync/inbox" -name '*.md' | wc -l)
 echo "learnings written by (b): $captured"
 
-python3 - "$WORK/success.json.result" "$WORK/failure.json.result" <<'PY'
+python3 - "$WORK/success.json.result" "$WORK/failure.json.result" \
+  "$WORK/shown-1.json.result" "$WORK/shown-20.json.result" <<'PY'
 import json, sys
-targets = {"(a) success": 1.5, "(b) failure": 4.0}
+targets = {"(a) success": 1.5, "(b) failure": 4.0,
+           "(c) success, 1 showing followed": 2.0, "(d) success, 20 showings followed": 2.0}
 ok = True
 for (label, limit), path in zip(targets.items(), sys.argv[1:]):
     results = {r["command"]: r for r in json.load(open(path))["results"]}

@@ -33,6 +33,77 @@ pub struct Status {
     pub remotes: Vec<String>,
     pub last_sync: Option<crate::sync::LastSync>,
     pub daemon: crate::daemon::DaemonStatus,
+    /// What trust does to agents: enforced learnings, questioned approvals,
+    /// risky learnings, the roster (see [`trust_notes`]).
+    pub trust: Vec<Note>,
+}
+
+/// Something a person should know that is not a problem (`status` and
+/// `doctor` print it; it does not fail `doctor`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Note {
+    /// The learning's path, or what the note is about.
+    pub path: String,
+    pub kind: &'static str,
+    pub message: String,
+}
+
+/// What the policy in force does with the learnings (§5.1, §5.2, §9.1):
+/// which a PreToolUse match denies, which approvals their outcomes
+/// question, which are flagged risky, and whose evidence counts.
+pub fn trust_notes(view: &crate::view::View) -> Vec<Note> {
+    use crate::learning::TrustLevel;
+    let mut notes = Vec::new();
+    if view.policy.agents.is_empty() {
+        notes.push(Note {
+            path: crate::policy::POLICY_PATH.into(),
+            kind: "roster",
+            message: "no roster (`agents:`): every agent's evidence counts for L2, including agents nobody listed".into(),
+        });
+    }
+    for l in &view.learnings {
+        let learning = &l.learning;
+        let risky = crate::risk::risky(learning);
+        let command = learning
+            .original_command
+            .as_deref()
+            .unwrap_or("its command");
+        if crate::trust::approval_questioned(learning) {
+            notes.push(Note {
+                path: l.path.clone(),
+                kind: "questioned",
+                message: format!(
+                    "approved, but its outcomes since the approval meet the demotion rule: it is {} until people approve it again (`learnsync review` opens a learning-problem issue)",
+                    learning.trust_level
+                ),
+            });
+        }
+        if let Some(reason) = risky {
+            if learning.trust_level >= TrustLevel::L1 {
+                notes.push(Note {
+                    path: l.path.clone(),
+                    kind: "risky",
+                    message: format!(
+                        "flagged risky ({reason}): never enforced, exported or injected below L3"
+                    ),
+                });
+            }
+        } else if learning.has_correction()
+            && learning.suggestion_status != crate::learning::SuggestionStatus::Rejected
+            && view.policy.enforce.action(learning.trust_level) == crate::policy::Action::Deny
+        {
+            notes.push(Note {
+                path: l.path.clone(),
+                kind: "enforced",
+                message: format!(
+                    "{}: a PreToolUse match of `{}` is denied, with the correction given instead (policy `enforce`)",
+                    learning.trust_level,
+                    crate::text::escape_line(command)
+                ),
+            });
+        }
+    }
+    notes
 }
 
 /// The dir's status, read without changing anything.
@@ -75,6 +146,7 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
         remotes: repo.remote_names(),
         last_sync: crate::sync::last(dir),
         daemon: crate::daemon::status(dir, config, chrono::Utc::now()),
+        trust: trust_notes(&view),
     })
 }
 

@@ -1,5 +1,7 @@
 //! `learnsync doctor`: prints every problem `crate::health` finds, without
-//! changing anything. Exit 1 when any is found.
+//! changing anything, and notes on what trust does to agents (enforced,
+//! questioned and risky learnings, the roster), which never fail it. Exit 1
+//! when any problem is found.
 
 use super::output::print_json;
 use super::stdout::outln;
@@ -8,9 +10,24 @@ use super::{CliResult, Context, exit};
 pub fn run(ctx: &Context) -> CliResult {
     let dir = ctx.initialised_dir()?;
     let problems = crate::health::check(&dir, &ctx.config)?;
+    // What trust does to agents: said, never a failure.
+    let notes = crate::health::trust_notes(&crate::view::load(&dir, &ctx.config));
     if ctx.json {
-        print_json(&serde_json::json!({ "ok": problems.is_empty(), "problems": problems }));
-    } else if problems.is_empty() {
+        print_json(
+            &serde_json::json!({ "ok": problems.is_empty(), "problems": problems, "notes": notes }),
+        );
+        return Ok(if problems.is_empty() {
+            exit::OK
+        } else {
+            exit::FAILURE
+        });
+    }
+    if !ctx.quiet {
+        for n in &notes {
+            eprintln!("note: {}: {} ({})", n.path, n.message, n.kind);
+        }
+    }
+    if problems.is_empty() {
         ctx.say("No problems found.");
     } else {
         // Paths inside the dir read as the learning files do, relative to

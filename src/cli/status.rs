@@ -51,6 +51,9 @@ pub fn run(ctx: &Context) -> CliResult {
         }
     );
     outln!("problems:  {} (see `learnsync doctor`)", s.problems);
+    for n in &s.trust {
+        outln!("{:<10} {}: {}", format!("{}:", n.kind), n.path, n.message);
+    }
     match &s.last_sync {
         Some(last) => outln!("last sync: {}", last.at),
         None => outln!("last sync: never"),

@@ -304,6 +304,21 @@ fn an_enforced_level_denies_the_command_with_what_to_do_instead() {
     );
     // The command with the correction in it is let through silently.
     assert_eq!(pre(&sb, "new", &format!("{FIX} && git log -1")), "");
+    // People can see what would be denied.
+    let status = sb.ok(&["status"]);
+    assert!(
+        status.contains("enforced:")
+            && status.contains(&format!("L2: a PreToolUse match of `{MISTAKE}` is denied")),
+        "{status}"
+    );
+    let doctor = json(&sb.ok(&["--json", "doctor"]));
+    let kinds: Vec<&str> = doctor["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(|n| n["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["roster", "enforced"], "{doctor}");
     // A denial is a showing: the denied session's correction is evidence.
     ran(&sb, "new", FIX, true);
     let got = events(&sb, &id);
