@@ -75,6 +75,13 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ),
             &report.unconfirmed,
         );
+        say(
+            verb(
+                "Asked people to look again at (an issue each)",
+                "Would ask people to look again at",
+            ),
+            &report.questioned,
+        );
         if !report.held_back.is_empty() {
             ctx.say(format!(
                 "Held back by the limits: {} (listed in the review queue issue)",

@@ -78,6 +78,9 @@ pub struct ReviewReport {
     pub restored: Vec<Done>,
     /// Rejection records Gitea does not confirm, removed.
     pub unconfirmed: Vec<Done>,
+    /// Approvals their outcomes since question (§5.1): a learning-problem
+    /// issue opened for each.
+    pub questioned: Vec<Done>,
     pub held_back: Vec<String>,
     pub open_reviews: usize,
     /// Branch protection and other things a maintainer should fix.
@@ -483,6 +486,33 @@ impl Pass<'_> {
         }
         report.open_reviews = cache.open.len();
 
+        // 5b. Approvals their outcomes question (§5.1): people are asked to
+        //     look again, once per learning, only when the open problem
+        //     reports were read (else one may exist already).
+        if clean {
+            let label = cache.labels.get(PROBLEM_LABEL).copied();
+            let mut questioned: Vec<&Learning> = learnings
+                .values()
+                .copied()
+                .filter(|l| crate::trust::approval_questioned(l))
+                .filter(|l| !cache.problems.values().any(|p| p.ids.contains(&l.id)))
+                .collect();
+            questioned.sort_by(|a, b| a.id.cmp(&b.id));
+            for l in questioned {
+                match self.question(l, label, &policy.trust, &bot, cache).await {
+                    Ok(issue) => report.questioned.push(Done {
+                        learning: l.id.clone(),
+                        pull_request: None,
+                        issue,
+                        why: Some("its outcomes since the approval meet the demotion rule".into()),
+                    }),
+                    Err(e) => report
+                        .errors
+                        .push(format!("asking people to look again at {}: {e}", l.id)),
+                }
+            }
+        }
+
         // 6. The queue issue.
         let titles = |id: &str| {
             learnings
@@ -565,6 +595,75 @@ impl Pass<'_> {
             || !report.restored.is_empty()
             || !report.unconfirmed.is_empty();
         Ok(wrote && !self.dry_run)
+    }
+
+    /// Opens the `learning-problem` issue that asks people to look again
+    /// at an approval its outcomes question, naming the evidence; while it
+    /// is open the learning is pulled from the wiki and suggestions. `None`
+    /// in a dry run.
+    async fn question(
+        &self,
+        l: &Learning,
+        label: Option<i64>,
+        trust: &crate::policy::TrustPolicy,
+        bot: &str,
+        cache: &mut ReviewCache,
+    ) -> Result<Option<u64>, GiteaError> {
+        let q = &l.quality;
+        let shown: String = crate::text::shown_line(&l.title)
+            .chars()
+            .take(160)
+            .collect();
+        let title = format!("Approved learning fails since its approval: {shown}");
+        let body = format!(
+            "learnsync: the outcomes agents recorded since people approved `{id}` meet the \
+             demotion rule (at least {min} outcomes, success rate below {below}), so it is no \
+             longer enforced or injected as L3 (it is {level} now), and while this issue is open \
+             it is out of the wiki and suggestions.\n\n\
+             Evidence now: {effective} effective of {applied} applied, success rate {rate}, \
+             agents: {agents}.\n\n\
+             Fix the learning and approve it again through a review pull request, or close its \
+             review to reject it; then close this issue.\n",
+            id = l.id,
+            min = trust.demote_min_outcomes,
+            below = trust.demote_below_success_rate,
+            level = l.trust_level,
+            effective = q.effective_count,
+            applied = q.applied_count,
+            rate = q
+                .success_rate
+                .map_or_else(|| "none".to_string(), |r| format!("{r}")),
+            agents = if q.agent_names.is_empty() {
+                "none".to_string()
+            } else {
+                q.agent_names
+                    .iter()
+                    .map(|a| crate::text::shown_line(a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        );
+        if self.dry_run {
+            return Ok(None);
+        }
+        let issue = self
+            .client
+            .create_issue(&CreateIssueOption {
+                title: title.clone(),
+                body,
+                labels: label.into_iter().collect(),
+                closed: false,
+            })
+            .await?;
+        cache.problems.insert(
+            issue.number as u64,
+            crate::store::ProblemSeen {
+                title,
+                author: bot.to_string(),
+                ids: vec![l.id.clone()],
+            },
+        );
+        Ok(Some(issue.number as u64))
     }
 
     /// Creates the labels the pass uses when the repository lacks them
@@ -1252,7 +1351,8 @@ fn wrote_to_gitea(report: &ReviewReport) -> bool {
         && report.withdrawn.is_empty()
         && report.rejected.is_empty()
         && report.pulled.is_empty()
-        && report.approved.is_empty())
+        && report.approved.is_empty()
+        && report.questioned.is_empty())
 }
 
 fn ours(pull: PullRequest) -> Option<Open> {

@@ -1069,3 +1069,58 @@ fn review_without_gitea_settings_names_review_and_its_scopes() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("publish needs gitea.url"), "{err}");
 }
+
+#[test]
+fn an_approval_its_outcomes_question_stops_being_l3_and_review_asks_people_once() {
+    let w = World::new();
+    let id = w.l2("rebase before pushing the release branch");
+    w.a.ok(&["sync"]);
+    w.review_ok();
+    let maintainer = gitea(&w.server, MAINTAINER_TOKEN);
+    let pull = w.open_review_of(&id);
+    block(maintainer.merge_pull(pull.number, &MergePullRequestOption::default())).expect("merge");
+    let report = w.review_ok();
+    assert_eq!(ids_of(&report, "approved"), vec![id.clone()], "{report:#}");
+    w.a.ok(&["sync"]);
+    assert_eq!(World::listed(&w.a, &id)["trust_level"], "L3");
+    // Agents follow it after the approval, and it keeps failing.
+    std::thread::sleep(Duration::from_millis(1100));
+    for agent in ["a", "b", "c", "a", "b"] {
+        w.a.ok(&["--agent", agent, "apply", &id, "--outcome", "ineffective"]);
+    }
+    w.a.ok(&["sync"]);
+    let shown = World::listed(&w.a, &id);
+    assert_ne!(shown["trust_level"], "L3", "{shown:#}");
+    let out = w.a.run(&["--json", "doctor"]);
+    let doctor = json(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        doctor["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .any(|n| n["kind"] == "questioned"
+                && n["path"].as_str().is_some_and(|p| p.contains(&id))),
+        "{doctor:#}"
+    );
+    let report = w.review_ok();
+    assert_eq!(
+        ids_of(&report, "questioned"),
+        vec![id.clone()],
+        "{report:#}"
+    );
+    let number = report["questioned"][0]["issue"]
+        .as_u64()
+        .expect("issue number");
+    let issue = block(maintainer.get_issue(number as i64))
+        .expect("read issue")
+        .expect("the issue exists");
+    assert!(issue.has_label("learning-problem"), "{issue:?}");
+    assert!(
+        issue.body.contains(&id) && issue.body.contains("demotion rule"),
+        "{}",
+        issue.body
+    );
+    // Asked once: the next pass opens nothing more.
+    let report = w.review_ok();
+    assert!(ids_of(&report, "questioned").is_empty(), "{report:#}");
+}
