@@ -1124,3 +1124,133 @@ fn an_approval_its_outcomes_question_stops_being_l3_and_review_asks_people_once(
     let report = w.review_ok();
     assert!(ids_of(&report, "questioned").is_empty(), "{report:#}");
 }
+
+/// One Bash call of a Claude Code session on a machine, as its hook sends
+/// it: the stdout the agent reads.
+fn hook(m: &Machine, session: &str, event: &str, command: &str, ok: bool) -> String {
+    let mut p = serde_json::json!({
+        "session_id": session, "cwd": "/home/dev/shop", "hook_event_name": event,
+        "tool_name": "Bash", "tool_input": {"command": command},
+    });
+    match event {
+        "PostToolUse" => {
+            p["tool_response"] =
+                serde_json::json!({"stdout": "", "stderr": "", "interrupted": false})
+        }
+        "PostToolUseFailure" => {
+            p["error"] = serde_json::json!(if ok {
+                ""
+            } else {
+                "Exit code 1\n ! [remote rejected] main -> main (protected branch hook declined)\nerror: failed to push some refs"
+            })
+        }
+        _ => {}
+    }
+    let out = crate::common::with_stdin(m.cmd(&["capture"]), p.to_string().as_bytes());
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{p}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_team_earns_l2_publishes_and_opens_a_review_from_what_agents_do_nobody_typing_apply() {
+    let w = World::new();
+    let (mistake, fix) = (
+        "git push -f origin main",
+        "git push --force-with-lease origin main",
+    );
+    // Machine a's agent fails and fixes it: an L1 learning with its correction.
+    hook(&w.a, "a-1", "PostToolUseFailure", mistake, false);
+    hook(&w.a, "a-1", "PostToolUse", "ls", true);
+    hook(&w.a, "a-1", "PostToolUse", fix, true);
+    // And an unrelated L1 learning nobody will follow.
+    w.a.ok(&[
+        "add",
+        "--title",
+        "make needs the tab",
+        "--correction",
+        "make -B all",
+        "--command",
+        "make all",
+    ]);
+    w.a.ok(&["sync"]);
+    let b = w.machine("b");
+    let c = w.machine("c");
+    b.ok(&["sync"]);
+    c.ok(&["sync"]);
+    let id = json(&b.ok(&["--json", "list"]))
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|l| l["original_command"] == mistake)
+        .and_then(|l| l["id"].as_str().map(str::to_string))
+        .expect("the captured learning reached b");
+
+    // b: two sessions warned, each runs the correction among other calls.
+    for s in ["b-1", "b-2"] {
+        assert!(hook(&b, s, "PreToolUse", mistake, true).contains("additionalContext"));
+        hook(&b, s, "PostToolUse", "cargo build", true);
+        hook(&b, s, "PostToolUse", &format!("cd shop && {fix}"), true);
+        hook(&b, s, "PostToolUse", "git log -1", true);
+    }
+    // b: sessions that give no evidence.
+    hook(&b, "b-unshown", "PostToolUse", fix, true);
+    assert!(hook(&b, "b-other", "PreToolUse", mistake, true).contains("additionalContext"));
+    hook(
+        &b,
+        "b-other",
+        "PostToolUse",
+        "git push origin feature",
+        true,
+    );
+    hook(&b, "b-elsewhere", "PostToolUse", fix, true);
+    // c: warned, ignores it once (fails), then a second session follows it.
+    assert!(hook(&c, "c-1", "PreToolUse", mistake, true).contains("additionalContext"));
+    hook(&c, "c-1", "PostToolUseFailure", mistake, false);
+    hook(&c, "c-2", "PreToolUse", mistake, true);
+    hook(&c, "c-2", "PostToolUse", fix, true);
+
+    for m in [&b, &c, &w.a, &b, &c] {
+        m.ok(&["sync"]);
+    }
+    for m in [&w.a, &b, &c] {
+        let l = World::listed(m, &id);
+        assert_eq!(l["trust_level"], "L2", "{l:#}");
+        assert_eq!(l["quality"]["effective_count"], 3, "{l:#}");
+        assert_eq!(
+            l["quality"]["agent_names"],
+            serde_json::json!(["b", "c"]),
+            "{l:#}"
+        );
+        // Nothing else moved.
+        let others = json(&m.ok(&["--json", "list"]));
+        for o in others.as_array().expect("list") {
+            if o["id"] != id.as_str() {
+                assert_eq!(o["trust_level"], "L1", "{o:#}");
+                assert_eq!(o["quality"]["applied_count"], 0, "{o:#}");
+            }
+        }
+    }
+    // Published and proposed for review, with no one typing `apply`.
+    let out =
+        w.a.cmd(&["publish", "--json"])
+            .env("GITEA_TOKEN", BOT_TOKEN)
+            .output()
+            .expect("publish");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = w.server.wiki_files();
+    assert!(
+        files
+            .values()
+            .any(|b| String::from_utf8_lossy(b).contains("force-with-lease")),
+        "{:?}",
+        files.keys().collect::<Vec<_>>()
+    );
+    let report = w.review_ok();
+    assert_eq!(ids_of(&report, "proposed"), vec![id.clone()], "{report:#}");
+    w.open_review_of(&id);
+}
