@@ -1,5 +1,5 @@
 //! The part of the policy in force (§5.2) the hooks act on — enforcement
-//! (§5.1) and the outcome window (§4.1) — in `.git/learnsync/hook-policy.json`,
+//! (§5.1), the outcome window (§4.1) and staleness (§9.1) — in `.git/learnsync/hook-policy.json`,
 //! written by each sync from the policy it computed with, so a hook reads
 //! a few bytes, and only when a learning matches, instead of the policy
 //! file and hub `main`. A cache: missing or unreadable means the defaults.
@@ -9,11 +9,20 @@ use serde::{Deserialize, Serialize};
 use crate::policy::{Enforce, OutcomePolicy, Policy};
 use crate::store::StateDir;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct HookPolicy {
     pub enforce: Enforce,
     pub outcomes: OutcomePolicy,
+    /// Days without an event after which a learning leaves the session
+    /// block and prompt suggestions (§9.1).
+    pub stale_after_days: u64,
+}
+
+impl Default for HookPolicy {
+    fn default() -> Self {
+        HookPolicy::of(&Policy::default())
+    }
 }
 
 impl HookPolicy {
@@ -21,6 +30,7 @@ impl HookPolicy {
         HookPolicy {
             enforce: policy.enforce,
             outcomes: policy.outcomes,
+            stale_after_days: policy.stale_after_days,
         }
     }
 }

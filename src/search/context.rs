@@ -186,6 +186,7 @@ mod tests {
             applicable: Vec::new(),
             command: None,
             updated_at: 0,
+            fresh_at: None,
             evidence: Evidence::default(),
             lens: [0; crate::search::doc::FIELD_COUNT],
         }

@@ -37,6 +37,15 @@ pub fn retrievable(l: &Learning) -> bool {
         && l.suggestion_status != SuggestionStatus::Rejected
 }
 
+impl Meta {
+    /// Whether no event came for `days` days (§9.1): it leaves the session
+    /// block and prompt suggestions until its next event.
+    pub fn is_stale(&self, days: u64, now: i64) -> bool {
+        let since = self.fresh_at.unwrap_or(self.updated_at);
+        now.saturating_sub(since) > i64::try_from(days.saturating_mul(86_400)).unwrap_or(i64::MAX)
+    }
+}
+
 /// What a hit shows and what an update carries over; stored per learning and
 /// read only for the learnings a query returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,6 +65,11 @@ pub struct Meta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     pub updated_at: i64,
+    /// Unix seconds of the latest evidence (`last_applied_at`), else of the
+    /// capture: what staleness counts from (§9.1). Absent in an older
+    /// index: `updated_at` stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_at: Option<i64>,
     #[serde(default)]
     pub evidence: Evidence,
     /// Terms in each field (the length norm's input): what a fold of the
@@ -149,6 +163,7 @@ impl Doc {
             applicable: l.applicable_agents.clone(),
             command: l.original_command.clone(),
             updated_at: l.updated_at.unix(),
+            fresh_at: Some(l.quality.last_applied_at.unwrap_or(l.captured_at).unix()),
             evidence: Evidence {
                 effective: l.quality.effective_count,
                 ineffective: tally.ineffective,

@@ -133,6 +133,12 @@ pub fn suggest_for_hook(
         .next()
         .filter(|h| h.relevance >= tuning.hook_relevance)?;
     let m = &hit.meta;
+    if m.is_stale(
+        stale_after_days(dir),
+        crate::timestamp::Timestamp::now().unix(),
+    ) {
+        return None;
+    }
     let text = frame::single(
         "learnsync: a learning matches this prompt.",
         &frame::Provenance::of(m),
@@ -140,6 +146,17 @@ pub fn suggest_for_hook(
         &m.correction,
     );
     Some((text, hit.meta))
+}
+
+/// The most learnings a session block considers: far more than a block
+/// holds, so the "more exist" note stays honest, without reading every
+/// learning's metadata on a large dir.
+const MAX_CONTEXT_CANDIDATES: usize = 200;
+
+/// Days without an event after which a learning leaves the session block
+/// and prompt suggestions: the policy the last sync computed with.
+fn stale_after_days(dir: &LearningsDir) -> u64 {
+    crate::capture::in_force::load(&dir.state()).stale_after_days
 }
 
 /// The session block for an agent and project (see [`context`]), within
@@ -153,10 +170,26 @@ pub fn context_block(
 ) -> Result<context::Block, String> {
     let pulled = pulled_ids(dir);
     let opened = store::open_fresh(dir, config, Freshness::CatchUp)?;
+    let (stale_days, now) = (
+        stale_after_days(dir),
+        crate::timestamp::Timestamp::now().unix(),
+    );
     store::with_source(dir, &opened, |s| {
         let chosen = context::select(s, agent, project, &pulled);
-        let total = chosen.len();
-        let metas = chosen.into_iter().filter_map(|d| s.meta(d));
+        // Stale learnings leave the block (§9.1); metadata is read only for
+        // the first candidates (the rest are counted as "more").
+        let mut stale = 0;
+        let mut metas: Vec<doc::Meta> = Vec::new();
+        for m in chosen.iter().filter_map(|&d| s.meta(d)) {
+            if m.is_stale(stale_days, now) {
+                stale += 1;
+            } else if metas.len() < MAX_CONTEXT_CANDIDATES {
+                metas.push(m);
+            } else {
+                break;
+            }
+        }
+        let total = chosen.len() - stale;
         context::render(metas, total, agent, project, max_chars)
     })
 }

@@ -448,3 +448,25 @@ fn the_opencode_plugin_stops_a_denied_command_and_lets_others_run() {
     assert_eq!(run("ls -la"), json!({"ran": true}));
     assert_eq!(run(FIX), json!({"ran": true}));
 }
+
+#[test]
+fn a_stale_learning_leaves_the_session_block_and_prompts_but_still_warns() {
+    let start = |sb: &Sandbox| {
+        let p = json!({"session_id": "st", "hook_event_name": "SessionStart", "source": "startup"});
+        stdout(&capture(sb, &p))
+    };
+    let prompt = |sb: &Sandbox| {
+        let p = json!({"session_id": "st", "hook_event_name": "UserPromptSubmit",
+            "prompt": "git push -f origin main was rejected: protected branch hook declined"});
+        stdout(&capture(sb, &p))
+    };
+    let (fresh, _) = with_learning(None);
+    assert!(start(&fresh).contains(FIX));
+    assert!(prompt(&fresh).contains(FIX), "{}", prompt(&fresh));
+    // No event for more than the policy's days (0 here: one second will do).
+    let (sb, _) = with_learning(Some("stale_after_days: 0\n"));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(start(&sb), "");
+    assert_eq!(prompt(&sb), "");
+    assert!(pre(&sb, "st", MISTAKE).contains(FIX));
+}
