@@ -396,3 +396,52 @@ fn an_adopted_terraphim_folder_is_pushed_as_its_agents_branch() {
     assert!(!said.contains("Refused"), "{said}");
     assert!(w.victim.dir.join(format!("codex/{id}.md")).is_file());
 }
+
+#[test]
+fn a_local_hand_edit_or_deletion_of_another_agents_file_is_not_committed_and_said_once() {
+    let w = world();
+    let rel = w.third.learning_rel(&w.id);
+    let path = w.third.dir.join(&rel);
+    let original = std::fs::read_to_string(&path).expect("learning");
+    let edited = original.replace("git pull --rebase", "git push --force");
+    std::fs::write(&path, &edited).expect("edit");
+    let out = w.third.run(&["sync"]);
+    let said =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&rel) && said.contains("victim's file"),
+        "{said}"
+    );
+    // Not in any commit, here or on the hub; the edit stays in the file.
+    let head = w.third.git(&["show", &format!("HEAD:{rel}")]);
+    assert_eq!(head, original);
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), edited);
+    w.victim.ok(&["sync"]);
+    assert_eq!(Machine::learning_file(&w.victim, &w.id), original);
+    // Said once, not on every cycle.
+    let again = w.third.run(&["sync"]);
+    let said = String::from_utf8_lossy(&again.stderr).into_owned()
+        + &String::from_utf8_lossy(&again.stdout);
+    assert!(!said.contains("victim's file"), "{said}");
+    // A deletion is the same.
+    std::fs::remove_file(&path).expect("delete");
+    let out = w.third.run(&["sync"]);
+    let said =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("a local deletion of victim's file"), "{said}");
+    assert_eq!(w.third.git(&["show", &format!("HEAD:{rel}")]), original);
+    // The owner's own machine still edits freely.
+    let own = w.victim.dir.join(w.victim.learning_rel(&w.id));
+    let text = std::fs::read_to_string(&own).expect("own");
+    std::fs::write(
+        &own,
+        text.replace("git pull --rebase", "git pull --rebase --autostash"),
+    )
+    .expect("own edit");
+    w.victim.ok(&["sync"]);
+    assert!(
+        w.victim
+            .git(&["show", &format!("HEAD:{}", w.victim.learning_rel(&w.id))])
+            .contains("--autostash")
+    );
+}
