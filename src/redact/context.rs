@@ -420,6 +420,9 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
         true,
     ),
     (&["openssl"], "-k", false, true),
+    // SNMPv3's authentication and privacy passphrases.
+    (SNMP, "-A", false, true),
+    (SNMP, "-X", false, true),
     (&["ssh-keygen"], "-N", false, true),
     (&["doctl", "vercel", "linode-cli"], "-t", false, true),
     (
@@ -430,13 +433,33 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
     ),
 ];
 
+const SNMP: &[&str] = &[
+    "snmpwalk",
+    "snmpbulkwalk",
+    "snmpget",
+    "snmpgetnext",
+    "snmpbulkget",
+    "snmpset",
+    "snmptrap",
+    "snmpinform",
+    "snmptable",
+    "snmpdelta",
+    "snmpstatus",
+    "snmpdf",
+    "snmptranslate",
+    "snmpusm",
+];
+
 /// A command's short password flag, `-pSECRET` or `-p SECRET`; any other program's
 /// `-p`/`-P` counts only with a clearly random value.
 pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // `s` is the blank or quote before the flag.
     let fs = s + 1;
     let flag = &b[fs..e];
-    if !matches!(flag, b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t") {
+    if !matches!(
+        flag,
+        b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t" | b"-A" | b"-X"
+    ) {
         return None;
     }
     let glued_start = e;

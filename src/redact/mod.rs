@@ -17,9 +17,12 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+mod allow;
 mod assign;
 mod context;
 mod detect;
+mod keymaterial;
+mod structure;
 mod text;
 mod vendor;
 
@@ -78,6 +81,13 @@ pub fn findings(text: &str) -> Vec<Finding> {
         if !text.is_char_boundary(c.start)
             || !text.is_char_boundary(c.end)
             || overlaps_marker(&markers, c.start, c.end)
+            || c.priority < detect::SPECIFIC
+                && allow::is_public(
+                    text.as_bytes(),
+                    c.start,
+                    c.end,
+                    c.priority >= detect::ASSIGNMENT,
+                )
         {
             continue;
         }
