@@ -756,17 +756,26 @@ pub(super) fn b64_pretty_json(b: &[u8], s: usize) -> Option<Hit> {
     b64_json(b, s)
 }
 
-/// A PEM private key block (any algorithm, PGP too), BEGIN to END or to the end of text.
+/// Armor labels of blocks that hold a secret: private keys of any algorithm (PGP too),
+/// `… SECRET KEY`, OpenVPN's `Static key V1`. `PUBLIC KEY`, `CERTIFICATE` and
+/// `SIGNATURE` blocks are public.
+fn secret_armor(label: &[u8]) -> bool {
+    contains_ci(label, b"PRIVATE KEY")
+        || contains_ci(label, b"SECRET")
+        || contains_ci(label, b"STATIC KEY")
+}
+
+/// A PEM block that holds a secret, BEGIN to END or to the end of text.
 pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<Hit> {
     let b = text.as_bytes();
     if &b[s..e] != b"-----BEGIN " {
         return None;
     }
-    let label_end = run(b, e, |c| {
-        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' '
+    let label_end = run(&b[..(e + 64).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || c == b' '
     });
     let label = &b[e..label_end];
-    if !b[label_end..].starts_with(b"-----") || !contains_ci(label, b"PRIVATE KEY") {
+    if !b[label_end..].starts_with(b"-----") || !secret_armor(label) {
         return None;
     }
     let mut from = label_end + 5;

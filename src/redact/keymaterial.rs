@@ -2,7 +2,8 @@
 //! blobs decoded and read as DER private keys, PKCS#12, JKS/JCEKS, Kerberos keytabs,
 //! OpenPGP secret-key packets, OpenSSH and minisign secret keys; base58check strings
 //! whose payload is a WIF key or an extended private key; bech32 strings whose prefix
-//! names a secret; JSON arrays of 64 bytes (a keypair file). Public halves (an
+//! names a secret; Stellar StrKey seeds; JSON Web Keys' private members; JSON arrays of
+//! 64 bytes (a keypair file). Public halves (an
 //! extended public key, an address, a certificate) fail these tests by construction.
 //!
 //! Cost: one pass over the bytes that skips every run shorter than [`MIN_BLOB`]; only
@@ -81,7 +82,7 @@ fn blob(b: &[u8], s: usize, e: usize) -> Option<Hit> {
             if let Some(kind) = base58_key(&b[k..ae]) {
                 return Some((kind, k, ae));
             }
-            if bech32_secret(&b[k..ae]) {
+            if bech32_secret(&b[k..ae]) || strkey_secret(&b[k..ae]) {
                 return Some(("private-key", k, ae));
             }
         }
@@ -394,6 +395,44 @@ fn bech32_secret(v: &[u8]) -> bool {
         || hrp.windows(4).any(|w| w == b"priv")
 }
 
+/// A Stellar secret seed: StrKey (base32 of a version byte, 32 bytes and a CRC16-XModem
+/// checksum, little end first) whose version byte is the seed's, `S…`; account ids
+/// (`G…`) carry another version byte.
+fn strkey_secret(v: &[u8]) -> bool {
+    const B32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    if v.len() != 56 || v[0] != b'S' {
+        return false;
+    }
+    let mut bytes = Vec::with_capacity(35);
+    let (mut acc, mut bits) = (0u32, 0);
+    for &c in v {
+        let Some(d) = B32.iter().position(|&x| x == c) else {
+            return false;
+        };
+        acc = (acc << 5) | d as u32;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+        }
+    }
+    if bytes.len() != 35 || bytes[0] != 18 << 3 {
+        return false;
+    }
+    let mut crc: u16 = 0;
+    for &byte in &bytes[..33] {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc.to_le_bytes() == [bytes[33], bytes[34]]
+}
+
 /// Members of a JSON Web Key that hold private or symmetric key material.
 const JWK_PRIVATE: &[&[u8]] = &[b"d", b"p", b"q", b"dp", b"dq", b"qi", b"k"];
 
@@ -508,6 +547,17 @@ mod tests {
         // An OpenPGP public-key packet (tag 6) is public.
         assert!(!openpgp_secret(&[0x99, 0x01, 0x0D, 0x04]));
         assert!(openpgp_secret(&[0xC5, 0x58, 0x04]));
+    }
+
+    #[test]
+    fn stellar_seed_checksum() {
+        // Stellar's documented example seed, and the same with one character changed.
+        assert!(strkey_secret(
+            b"SBU2RRGLXH3E5CQHTD3ODLDF2BWDCYUSSBLLZ5GNW7JXHDIYKXZWHOKR"
+        ));
+        assert!(!strkey_secret(
+            b"SBU2RRGLXH3E5CQHTD3ODLDF2BWDCYUSSBLLZ5GNW7JXHDIYKXZWHOKS"
+        ));
     }
 
     #[test]
