@@ -22,17 +22,35 @@ const MAX_BLOB: usize = 1 << 20;
 /// Bytes decoded to read a blob's header.
 const HEAD: usize = 64;
 
+/// Bytes of base64, base64url, hex, base58 and bech32, as a table: the scan reads every
+/// byte of every text the hook sees, so the test is one load.
+static BLOB_CHARS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
+        c += 1;
+    }
+    t
+};
+
 fn is_blob_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'_' | b'-')
+    BLOB_CHARS[usize::from(c)]
 }
 
 /// Every key-material blob in `b`.
 pub(super) fn scan(b: &[u8], out: &mut Vec<Hit>) {
     let mut i = 0;
+    // End of the run `i` is in, found once per run: `KEY=…=…` splits one run into many
+    // blobs, and finding the run's end again for each would be quadratic.
+    let mut run_end = 0;
     while i < b.len() {
         let c = b[i];
-        if c == b'[' {
-            if let Some(end) = byte_array(b, i) {
+        if !is_blob_char(c) {
+            if c == b'['
+                && let Some(end) = byte_array(b, i)
+            {
                 out.push(("private-key", i, end));
                 i = end;
                 continue;
@@ -40,8 +58,12 @@ pub(super) fn scan(b: &[u8], out: &mut Vec<Hit>) {
             i += 1;
             continue;
         }
-        if !is_blob_char(c) {
-            i += 1;
+        if run_end <= i {
+            run_end = run(b, i, is_blob_char);
+        }
+        if run_end - i < MIN_BLOB {
+            // Too short as a whole, so too short in every part.
+            i = run_end;
             continue;
         }
         let end = blob_end(b, i);
