@@ -146,6 +146,9 @@ const PASS_STEMS: &[&[u8]] = &[
     b"sql",
     b"pg",
     b"mysql",
+    b"require",
+    b"bridge",
+    b"rpc",
 ];
 
 /// Glued stems before `key` that make it a credential (`apikey`, `accountkey`).
@@ -255,6 +258,9 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     }
     if w == b"auth" {
         return Some(Family::Auth);
+    }
+    if w == b"masterauth" {
+        return Some(Family::Password);
     }
     if WEAK_WORDS.contains(&w) {
         return Some(Family::Key);
@@ -773,7 +779,7 @@ fn direct_value(
                 sp + 2
             }
         }
-        Some(b',') if key_quote.is_some() => {
+        Some(b',') if key_quote.is_some() || before(b, ks) == Some(b'{') => {
             must_quote = true;
             sp + 1
         }
@@ -855,6 +861,10 @@ fn direct_value(
     {
         return None;
     }
+    // `$pw = Read-Host -AsSecureString`: a PowerShell cmdlet's call, not a value.
+    if unquoted && need == Need::Password && is_cmdlet(v) {
+        return None;
+    }
     // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`).
     let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit());
     if key_id
@@ -870,6 +880,20 @@ fn direct_value(
         start,
         end,
         direct: true,
+    })
+}
+
+/// `Verb-Noun` in PowerShell's casing (`Read-Host`, `Get-Content`).
+fn is_cmdlet(v: &[u8]) -> bool {
+    let mut parts = v.split(|&c| c == b'-');
+    let (Some(verb), Some(noun), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    [verb, noun].iter().all(|p| {
+        p.len() >= 3
+            && p[0].is_ascii_uppercase()
+            && p.iter().all(u8::is_ascii_alphabetic)
+            && p[1..].iter().any(u8::is_ascii_lowercase)
     })
 }
 
@@ -993,18 +1017,37 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
     if placeholder_start(first) || comment {
         return None;
     }
-    let mut end = run(&b[..cap], i, |c| {
-        !(c.is_ascii_whitespace()
+    let mut end = i;
+    while end < cap {
+        let c = b[end];
+        let stop = c.is_ascii_whitespace()
             || matches!(
                 c,
-                b'"' | b'\'' | b'`' | b'&' | b',' | b';' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
-            ))
-    });
+                b'"' | b'\'' | b'`' | b',' | b';' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
+            )
+            || c == b'&' && query_separator(&b[end + 1..cap]);
+        if stop {
+            break;
+        }
+        end += 1;
+    }
     // A sentence's full stop, a label's colon.
     if end > i + 1 && matches!(b[end - 1], b'.' | b':') {
         end -= 1;
     }
     (end > i).then_some((i, end))
+}
+
+/// An `&` that ends a value: `&&`, a blank, the end, or the next `name=` of a query
+/// string. Any other `&` is a character of a password (`Winter&3175`).
+fn query_separator(rest: &[u8]) -> bool {
+    let name_end = run(rest, 0, |c| {
+        is_key_char(c) || matches!(c, b'[' | b']' | b'%')
+    });
+    rest.first()
+        .is_none_or(|&c| c == b'&' || c.is_ascii_whitespace())
+        || name_end > 0 && at(rest, name_end) == Some(b'=')
+        || rest.starts_with(b"amp;")
 }
 
 /// Keys whose value is another key's name (`name: DB_PASSWORD` … `value: x`).

@@ -420,6 +420,9 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
         true,
     ),
     (&["openssl"], "-k", false, true),
+    // SNMPv3's authentication and privacy passphrases.
+    (SNMP, "-A", false, true),
+    (SNMP, "-X", false, true),
     (&["ssh-keygen"], "-N", false, true),
     (&["doctl", "vercel", "linode-cli"], "-t", false, true),
     (
@@ -430,13 +433,33 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
     ),
 ];
 
+const SNMP: &[&str] = &[
+    "snmpwalk",
+    "snmpbulkwalk",
+    "snmpget",
+    "snmpgetnext",
+    "snmpbulkget",
+    "snmpset",
+    "snmptrap",
+    "snmpinform",
+    "snmptable",
+    "snmpdelta",
+    "snmpstatus",
+    "snmpdf",
+    "snmptranslate",
+    "snmpusm",
+];
+
 /// A command's short password flag, `-pSECRET` or `-p SECRET`; any other program's
 /// `-p`/`-P` counts only with a clearly random value.
 pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // `s` is the blank or quote before the flag.
     let fs = s + 1;
     let flag = &b[fs..e];
-    if !matches!(flag, b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t") {
+    if !matches!(
+        flag,
+        b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t" | b"-A" | b"-X"
+    ) {
         return None;
     }
     let glued_start = e;
@@ -733,17 +756,26 @@ pub(super) fn b64_pretty_json(b: &[u8], s: usize) -> Option<Hit> {
     b64_json(b, s)
 }
 
-/// A PEM private key block (any algorithm, PGP too), BEGIN to END or to the end of text.
+/// Armor labels of blocks that hold a secret: private keys of any algorithm (PGP too),
+/// `… SECRET KEY`, OpenVPN's `Static key V1`. `PUBLIC KEY`, `CERTIFICATE` and
+/// `SIGNATURE` blocks are public.
+fn secret_armor(label: &[u8]) -> bool {
+    contains_ci(label, b"PRIVATE KEY")
+        || contains_ci(label, b"SECRET")
+        || contains_ci(label, b"STATIC KEY")
+}
+
+/// A PEM block that holds a secret, BEGIN to END or to the end of text.
 pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<Hit> {
     let b = text.as_bytes();
     if &b[s..e] != b"-----BEGIN " {
         return None;
     }
-    let label_end = run(b, e, |c| {
-        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' '
+    let label_end = run(&b[..(e + 64).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || c == b' '
     });
     let label = &b[e..label_end];
-    if !b[label_end..].starts_with(b"-----") || !contains_ci(label, b"PRIVATE KEY") {
+    if !b[label_end..].starts_with(b"-----") || !secret_armor(label) {
         return None;
     }
     let mut from = label_end + 5;

@@ -8,6 +8,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::assign::{self, Found};
 use super::context::{self, Hit};
+use super::keymaterial;
+use super::structure;
 use super::text::{before, run};
 use super::vendor::{self, Vendor};
 
@@ -21,13 +23,13 @@ pub(super) struct Candidate {
 }
 
 /// A known token format or structure: the bytes alone say "credential".
-const SPECIFIC: u8 = 5;
+pub(super) const SPECIFIC: u8 = 5;
 /// A credential position (URL userinfo, a header, a password flag, a connection string).
 const CONTEXT: u8 = 4;
 /// `<word>_<random>`: the shape of a vendor token the table does not know.
 const SHAPE: u8 = 3;
 /// A `key = value` assignment whose key names a secret.
-const ASSIGNMENT: u8 = 2;
+pub(super) const ASSIGNMENT: u8 = 2;
 /// A quoted value near such a key in prose.
 const NEAR: u8 = 1;
 /// A value a parser quoted back with no key in sight (``!!str `…` ``).
@@ -56,6 +58,13 @@ enum Anchor {
     AddMask,
     YamlStr,
     Pgpass,
+    SlashOption,
+    SecureString,
+    Chpasswd,
+    Positional,
+    At,
+    SaslPasswd,
+    Jwk,
     Infix,
     Separator,
     Marker,
@@ -92,6 +101,13 @@ const FIXED: &[(&str, Anchor)] = &[
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
+    // Credentials by position (`structure.rs`).
+    ("/p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
+    ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional),
+    ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
+    ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
+    ("net user ", Anchor::Positional), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    ("\"kty\"", Anchor::Jwk),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -169,6 +185,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
     let anchors = &*ANCHORS;
     let mut reach = Reach::default();
     let mut cookie_hits = Vec::new();
+    let mut blobs = Vec::new();
     for m in anchors.automaton.find_overlapping_iter(text) {
         let Some(&(literal, anchor)) = anchors.table.get(m.pattern().as_usize()) else {
             continue;
@@ -218,6 +235,18 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::AddMask => context(context::add_mask(b, e)),
             Anchor::YamlStr => context::yaml_str(b, e).map(|h| (h, QUOTED)),
             Anchor::Pgpass => context(context::pgpass(b, s)),
+            Anchor::SlashOption => context(structure::slash_option(b, s, e)),
+            Anchor::SecureString => context(structure::secure_string(b, e)),
+            Anchor::Chpasswd => context(structure::chpasswd(b, s, e)),
+            Anchor::Positional => context(structure::positional(b, s, e, literal)),
+            Anchor::At => {
+                context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
+            }
+            Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
+            Anchor::Jwk => {
+                keymaterial::jwk(b, s, &mut blobs);
+                None
+            }
             Anchor::Separator => {
                 separator(b, s, anchors, &mut reach.shape, out);
                 None
@@ -246,6 +275,10 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
     }
     for h in cookie_hits {
         push(out, h, CONTEXT);
+    }
+    keymaterial::scan(b, &mut blobs);
+    for h in blobs {
+        push(out, h, SPECIFIC);
     }
 }
 
@@ -284,7 +317,10 @@ fn separator(
             }
             if s > 0
                 && rest.len() >= 2
-                && matches!(rest[1], b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't')
+                && matches!(
+                    rest[1],
+                    b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't' | b'A' | b'X'
+                )
                 && let Some(h) = context::short_flag(b, s - 1, s + 2)
             {
                 push(out, h, CONTEXT);

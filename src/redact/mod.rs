@@ -6,20 +6,29 @@
 //! flags, connection strings — and structure — PEM, base64-wrapped keys, JWTs
 //! (`context.rs`), a key that names a secret assigned in any syntax tools print, with a
 //! randomness test on the value that grows stricter as the syntax grows weaker
-//! (`assign.rs`, `text.rs`), and every repetition of a value found once.
+//! (`assign.rs`, `text.rs`), key material by its encoding — decoded DER, keystore and
+//! packet headers, base58check, bech32 and StrKey checksums (`keymaterial.rs`) —
+//! credentials by their place in a command line or a DSN (`structure.rs`), and every
+//! repetition of a value found once. Public material (digests, ids, public keys,
+//! addresses) is let through before a context finding replaces it (`allow.rs`).
 //!
 //! Cost model: a single aho-corasick pass over literal anchors (token prefixes, keyword
 //! roots, `://`, `authorization`, flags, …) built once; text with no anchor is returned
 //! borrowed without allocating. Each anchor hit runs a small validator over the nearby
 //! bytes (`detect.rs`) that rejects most hits after a few bytes; specific token formats
-//! win over context (URL, header), vendor shapes and assignments.
+//! win over context (URL, header), vendor shapes and assignments. Key material needs no
+//! anchor: one more pass reads each byte through a table and decodes only runs of 44+
+//! blob characters, and only their first bytes.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+mod allow;
 mod assign;
 mod context;
 mod detect;
+mod keymaterial;
+mod structure;
 mod text;
 mod vendor;
 
@@ -78,6 +87,13 @@ pub fn findings(text: &str) -> Vec<Finding> {
         if !text.is_char_boundary(c.start)
             || !text.is_char_boundary(c.end)
             || overlaps_marker(&markers, c.start, c.end)
+            || c.priority < detect::SPECIFIC
+                && allow::is_public(
+                    text.as_bytes(),
+                    c.start,
+                    c.end,
+                    c.priority >= detect::ASSIGNMENT,
+                )
         {
             continue;
         }

@@ -3,6 +3,7 @@
 //! written as our own table), plus the shape every such format shares, for vendors the
 //! table does not know yet: `<word>_<random>` or `<word>-<random>`.
 
+use super::allow::DIGEST_ALGORITHMS;
 use super::text::{
     at, before, entropy, is_b64, is_b64url, is_hex, is_word, random_alnum, run, run_back,
     starts_word,
@@ -390,18 +391,9 @@ pub(super) fn aws_secret_near(b: &[u8], from: usize) -> Option<(usize, usize)> {
 
 /// Prefix words of ids and digests that share the `<word>-<random>` shape but are public:
 /// subresource integrity, CSP nonces, content hashes.
+/// The digest algorithms themselves are `allow::DIGEST_ALGORITHMS`.
 const PUBLIC_PREFIXES: &[&[u8]] = &[
-    b"sha1",
-    b"sha224",
-    b"sha256",
-    b"sha384",
-    b"sha512",
-    b"md5",
     b"nonce",
-    b"blake2b",
-    b"blake3",
-    b"crc32",
-    b"xxh64",
     b"integrity",
     b"base64",
     b"data",
@@ -484,6 +476,7 @@ pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<
     }
     if PUBLIC_PREFIXES
         .iter()
+        .chain(DIGEST_ALGORITHMS)
         .any(|p| tok[..word_end].eq_ignore_ascii_case(p))
     {
         return None;

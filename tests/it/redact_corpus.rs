@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 
 use learnsync::redact::{contains_secret, findings, redact};
 
+#[path = "redact_structure.rs"]
+mod structure;
+
 const POSITIVES: &str = include_str!("../fixtures/redact/positives.tsv");
 const NEGATIVES: &str = include_str!("../fixtures/redact/negatives.tsv");
 

@@ -1,0 +1,346 @@
+//! Public material that must never be redacted, however close it stands to the word
+//! "key", "token" or "ID": digests with their algorithm, commit ids, UUIDs, ULIDs,
+//! KSUIDs, MongoDB ObjectIds, Cloudflare Ray ids, Go build ids, git-annex keys, public
+//! keys recognised by their own markers or structure (SSH wire blobs, minisign, Nix
+//! cache keys, EC points as VAPID keys, extended public keys) and addresses.
+//!
+//! Only candidates found by context (assignments, flags, a nearby word) pass through
+//! here; a vendor's format or a decoded private structure is specific enough already.
+
+use super::keymaterial::{base58check, bech32};
+use super::text::{b64_decode_prefix, before, is_b64url, is_hex, run_back};
+
+/// True when `b[s..e]` is a public identifier, digest, address or public key.
+///
+/// `named` says a key, flag or header named the value a secret: then an id's bare shape
+/// (UUID, ULID, ObjectId) proves nothing, since vendors issue tokens in exactly those
+/// shapes (`HEROKU_API_KEY=<uuid>`); only a structure or a label that says "public" does.
+pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
+    let v = &b[s..e];
+    digest_with_algorithm(b, s, v)
+        || !named && (is_uuid_like(v) || is_ulid(v) || object_id(v))
+        || ray_id(v)
+        || annex_key(b, s, v)
+        || build_id(b, s, v)
+        || eth_address(b, s, v)
+        || public_key_blob(b, s, v)
+        || address(v)
+        || labelled_public(b, s, v)
+}
+
+/// Algorithms that label a digest (`sha256:…`, `sha512-…`, go.sum's `h1:…`).
+pub(super) const DIGEST_ALGORITHMS: &[&[u8]] = &[
+    b"sha1",
+    b"sha224",
+    b"sha256",
+    b"sha384",
+    b"sha512",
+    b"md5",
+    b"blake2b",
+    b"blake2s",
+    b"blake3",
+    b"sha3-256",
+    b"sha3-512",
+    b"h1",
+    b"xxh64",
+    b"crc32",
+];
+
+/// A digest whose algorithm is written before it: in the value (`sha256:ab…`) or glued
+/// right before it (`@sha256:`, `integrity="sha512-`, `--hash=sha256:`).
+fn digest_with_algorithm(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let labelled = |algo_end: usize, text: &[u8]| {
+        let start = run_back(text, algo_end, algo_end.saturating_sub(10), |c| {
+            c.is_ascii_alphanumeric() || c == b'-'
+        });
+        let word = &text[start..algo_end];
+        DIGEST_ALGORITHMS
+            .iter()
+            .any(|a| word.eq_ignore_ascii_case(a))
+    };
+    // `sha256:` inside the value.
+    if let Some(p) = v.iter().position(|&c| c == b':' || c == b'-')
+        && p <= 8
+        && labelled(p, v)
+    {
+        return true;
+    }
+    matches!(before(b, s), Some(b':' | b'-' | b'=')) && labelled(s - 1, b)
+}
+
+/// `8-4-4-4-12` hex, in any case.
+fn is_uuid_like(v: &[u8]) -> bool {
+    v.len() == 36
+        && v.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => is_hex(c),
+        })
+}
+
+/// A ULID: 26 characters of Crockford's base32, upper case, the first at most `7`.
+fn is_ulid(v: &[u8]) -> bool {
+    v.len() == 26
+        && matches!(v[0], b'0'..=b'7')
+        && v.iter().all(|&c| {
+            c.is_ascii_digit() || c.is_ascii_uppercase() && !matches!(c, b'I' | b'L' | b'O' | b'U')
+        })
+        && v.iter().filter(|c| c.is_ascii_digit()).count() >= 4
+}
+
+/// A MongoDB ObjectId: 24 hex in one case whose first four bytes are a plausible
+/// creation time (2009–2038).
+fn object_id(v: &[u8]) -> bool {
+    if v.len() != 24 || !v.iter().all(|&c| is_hex(c)) {
+        return false;
+    }
+    let one_case =
+        v.iter().all(|c| !c.is_ascii_uppercase()) || v.iter().all(|c| !c.is_ascii_lowercase());
+    let Ok(ts) = std::str::from_utf8(&v[..8]).map(|t| u32::from_str_radix(t, 16)) else {
+        return false;
+    };
+    one_case && ts.is_ok_and(|t| (0x4A00_0000..=0x8000_0000).contains(&t))
+}
+
+/// A Cloudflare Ray id: 16 hex and a colo code, `8a1b2c3d4e5f6a7b-FRA`.
+fn ray_id(v: &[u8]) -> bool {
+    v.len() == 20
+        && v[..16]
+            .iter()
+            .all(|&c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+        && v[16] == b'-'
+        && v[17..].iter().all(u8::is_ascii_uppercase)
+}
+
+/// A git-annex key, `SHA256E-s1048576--<hex>.tar.gz`: backend, size, digest.
+fn annex_key(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let start = run_back(b, s, s.saturating_sub(40), |c| {
+        c.is_ascii_alphanumeric() || c == b'-'
+    });
+    let whole = &b[start..s.max(start)];
+    let token = [whole, v].concat();
+    let Some(dd) = token.windows(2).position(|w| w == b"--") else {
+        return false;
+    };
+    let head = &token[..dd];
+    let backend_end = head.iter().position(|&c| c == b'-').unwrap_or(head.len());
+    let backend = &head[..backend_end];
+    let fields = &head[backend_end..];
+    backend.len() >= 3
+        && backend
+            .iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && fields.starts_with(b"-s")
+        && token[dd + 2..].iter().take_while(|&&c| is_hex(c)).count() >= 32
+}
+
+/// A Go build id, `<20>/<20>[/<20>/<20>]` of base64url, named as one nearby.
+fn build_id(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = v.split(|&c| c == b'/').collect();
+    let shaped = (2..=4).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| (20..=22).contains(&p.len()) && p.iter().all(|&c| is_b64url(c)));
+    let near = &b[s.saturating_sub(40)..s];
+    shaped
+        && (super::text::contains_ci(near, b"build") || super::text::contains_ci(near, b"buildid"))
+}
+
+/// `0x` and 40 hex: an Ethereum address (a private key has 64).
+fn eth_address(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let body = v
+        .strip_prefix(b"0x")
+        .or_else(|| (s >= 2 && &b[s - 2..s] == b"0x").then_some(v));
+    body.is_some_and(|h| h.len() == 40 && h.iter().all(|&c| is_hex(c)))
+}
+
+/// A public key recognised by its bytes: an SSH wire-format blob (`AAAAC3NzaC1lZDI1NTE5…`),
+/// a minisign public key (`Ed`, key id, key: 42 bytes), an uncompressed EC point (65
+/// bytes from `04`: VAPID and other P-256 public keys), a Nix cache public key
+/// (`name-1:` and 32 bytes), or a value that follows an SSH key type.
+fn public_key_blob(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let line_head = &b[s.saturating_sub(40)..s];
+    const SSH_TYPES: &[&[u8]] = &[
+        b"ssh-ed25519 ",
+        b"ssh-rsa ",
+        b"ssh-dss ",
+        b"ecdsa-sha2-",
+        b"sk-ssh-",
+        b"sk-ecdsa-",
+    ];
+    if SSH_TYPES
+        .iter()
+        .any(|t| line_head.windows(t.len()).any(|w| w == *t))
+        && v.starts_with(b"AAAA")
+    {
+        return true;
+    }
+    let body: &[u8] = v.strip_suffix(b"=").unwrap_or(v);
+    if body.len() < 40 || body.len() > 120 {
+        return false;
+    }
+    let d = b64_decode_prefix(body, 96);
+    let ssh_blob = d.len() > 8
+        && d[..3] == [0, 0, 0]
+        && (7..=40).contains(&d[3])
+        && (d[4..].starts_with(b"ssh-")
+            || d[4..].starts_with(b"ecdsa-")
+            || d[4..].starts_with(b"sk-"));
+    let minisign = d.len() == 42 && d.starts_with(b"Ed");
+    let ec_point = d.len() == 65 && d[0] == 0x04;
+    let nix = d.len() == 32 && before(b, s) == Some(b':') && {
+        let name_start = run_back(b, s - 1, (s - 1).saturating_sub(96), |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_')
+        });
+        b[name_start..s - 1]
+            .rsplit(|&c| c == b'-')
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))
+    };
+    ssh_blob || minisign || ec_point || nix
+}
+
+/// A base58check address or extended public key, or a bech32 string whose prefix does
+/// not name a secret (addresses, `age1…` recipients, `npub…`).
+fn address(v: &[u8]) -> bool {
+    if let Some(d) = base58check(v) {
+        return match d.len() {
+            21 => true,
+            78 => matches!(d[45], 0x02 | 0x03),
+            _ => false,
+        };
+    }
+    bech32(v).is_some_and(|(hrp, _)| {
+        let h = hrp.to_ascii_lowercase();
+        !(h.ends_with(b"sec")
+            || h.ends_with(b"sk")
+            || h.ends_with(b"prv")
+            || h.windows(6).any(|w| w == b"secret"))
+    })
+}
+
+/// Words that, as the last word of the label before a value, say the value is an id, a
+/// digest or a public key, not a secret.
+const PUBLIC_LABELS: &[&[u8]] = &[
+    b"id",
+    b"ids",
+    b"hash",
+    b"digest",
+    b"sha",
+    b"commit",
+    b"checksum",
+    b"fingerprint",
+    b"etag",
+    b"rev",
+    b"revision",
+    b"oid",
+    b"ray",
+    b"trace",
+    b"span",
+    b"public",
+    b"pub",
+    b"pubkey",
+    b"publickey",
+    b"objectid",
+    b"ksuid",
+    b"ulid",
+    b"uuid",
+    b"recipient",
+    b"address",
+    b"addr",
+];
+
+/// The label right before the value on its line (`KEY_ID: …`, `public key: …`,
+/// `"publicKey": "…"`) ends with a word that names an id or a public half. The value must
+/// still look like one: hex, base64 or base62, no punctuation a password would have.
+fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let idish = v
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_'));
+    if !idish {
+        return false;
+    }
+    // Skip the separator: quotes, blanks, `:`, `=`, `(`.
+    let sep_start = run_back(b, s, s.saturating_sub(8), |c| {
+        matches!(c, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'(')
+    });
+    let label_start = run_back(b, sep_start, sep_start.saturating_sub(40), |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' ')
+    });
+    let label = &b[label_start..sep_start];
+    // `private_key_id` and `SecretId` are named as secrets: their owner decides.
+    if super::text::contains_ci(label, b"private") || super::text::contains_ci(label, b"secret") {
+        return false;
+    }
+    let last = label
+        .rsplit(|&c| matches!(c, b'_' | b'-' | b'.' | b' '))
+        .find(|w| !w.is_empty());
+    let last = match last {
+        Some(w) => camel_tail(w),
+        None => return false,
+    };
+    PUBLIC_LABELS.iter().any(|p| last.eq_ignore_ascii_case(p))
+        || label.windows(6).any(|w| w.eq_ignore_ascii_case(b"public"))
+            && !label.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
+}
+
+/// The last camel-case word of `w` (`publicKey` → `Key`, `keyId` → `Id`), or `w`.
+fn camel_tail(w: &[u8]) -> &[u8] {
+    match w.iter().rposition(u8::is_ascii_uppercase) {
+        Some(p) if p > 0 && w[p - 1].is_ascii_lowercase() => &w[p..],
+        _ => w,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn public(text: &str, value: &str) -> bool {
+        let s = text.find(value).expect("value in text");
+        is_public(text.as_bytes(), s, s + value.len(), false)
+    }
+
+    #[test]
+    fn ids_and_digests_are_public() {
+        let digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        assert!(public(&format!("image@sha256:{digest}"), digest));
+        assert!(public(
+            "request 01HZX3J8K9QW5T7V2M4N6P8R0S",
+            "01HZX3J8K9QW5T7V2M4N6P8R0S"
+        ));
+        assert!(public(
+            "_id: 65f1c2a9e4b0a1b2c3d4e5f6",
+            "65f1c2a9e4b0a1b2c3d4e5f6"
+        ));
+        let uuid = "123e4567-e89b-12d3-a456-426614174000";
+        let text = format!("HEROKU_API_KEY={uuid}");
+        let s = text.find(uuid).expect("uuid in text");
+        assert!(
+            !is_public(text.as_bytes(), s, s + uuid.len(), true),
+            "a token in a UUID's shape"
+        );
+        assert!(public(
+            "Ray ID: 8a1b2c3d4e5f6a7b-FRA",
+            "8a1b2c3d4e5f6a7b-FRA"
+        ));
+        let sha1 = "3f786850e387550fdab836ed7e6dc881de23001b";
+        assert!(public(&format!("KEY_ID: {sha1}"), sha1));
+        let annex = format!("SHA256E-s1048576--{digest}.tar.gz");
+        assert!(public(&annex, &annex));
+    }
+
+    #[test]
+    fn a_secret_next_to_an_id_is_not_public() {
+        let hex = "3f786850e387550fdab836ed7e6dc881de23001b3f786850e387550fdab836ed";
+        assert!(!public(&format!("--signing-secret {hex}"), hex));
+        assert!(!public("password: Winter!2024xyz", "Winter!2024xyz"));
+        assert!(!public("private key id: Winter!2024xyz", "Winter!2024xyz"));
+    }
+
+    #[test]
+    fn public_keys_are_recognised_by_their_structure() {
+        let ssh = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
+        assert!(public(&format!("ssh-ed25519 {ssh} a@b"), ssh));
+        assert!(public(&format!("key: {ssh}"), ssh));
+    }
+}

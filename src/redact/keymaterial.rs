@@ -1,0 +1,592 @@
+//! Key material recognised by its encoding, whatever names it: base64, base64url and hex
+//! blobs decoded and read as DER private keys, PKCS#12, JKS/JCEKS, Kerberos keytabs,
+//! OpenPGP secret-key packets, OpenSSH and minisign secret keys; base58check strings
+//! whose payload is a WIF key or an extended private key; bech32 strings whose prefix
+//! names a secret; Stellar StrKey seeds; JSON Web Keys' private members; JSON arrays of
+//! 64 bytes (a keypair file). Public halves (an
+//! extended public key, an address, a certificate) fail these tests by construction.
+//!
+//! Cost: one pass over the bytes that skips every run shorter than [`MIN_BLOB`]; only
+//! longer runs are decoded, and only their first bytes.
+
+use sha2::{Digest, Sha256};
+
+use super::context::Hit;
+use super::text::{b64_decode_prefix, before, is_hex, run, run_back};
+
+/// Shortest run looked at: a compressed WIF key is 52 characters, a base64 DER key far
+/// more; shorter runs are words, ids and digests.
+const MIN_BLOB: usize = 44;
+/// Longest run decoded; a longer blob is still redacted whole.
+const MAX_BLOB: usize = 1 << 20;
+/// Bytes decoded to read a blob's header.
+const HEAD: usize = 64;
+
+/// Bytes of base64, base64url, hex, base58 and bech32, as a table: the scan reads every
+/// byte of every text the hook sees, so the test is one load.
+static BLOB_CHARS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
+        c += 1;
+    }
+    t
+};
+
+fn is_blob_char(c: u8) -> bool {
+    BLOB_CHARS[usize::from(c)]
+}
+
+/// Every key-material blob in `b`.
+pub(super) fn scan(b: &[u8], out: &mut Vec<Hit>) {
+    let mut i = 0;
+    // End of the run `i` is in, found once per run: `KEY=…=…` splits one run into many
+    // blobs, and finding the run's end again for each would be quadratic.
+    let mut run_end = 0;
+    while i < b.len() {
+        let c = b[i];
+        if !is_blob_char(c) {
+            if c == b'['
+                && let Some(end) = byte_array(b, i)
+            {
+                out.push(("private-key", i, end));
+                i = end;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        if run_end <= i {
+            run_end = run(b, i, is_blob_char);
+        }
+        if run_end - i < MIN_BLOB {
+            // Too short as a whole, so too short in every part.
+            i = run_end;
+            continue;
+        }
+        let end = blob_end(b, i);
+        if end - i >= MIN_BLOB
+            && let Some(hit) = blob(b, i, end)
+        {
+            out.push(hit);
+        }
+        i = end;
+    }
+}
+
+/// End of the blob starting at `i`. An `=` inside a run is an assignment
+/// (`KEY=MIIE…`), not padding: the blob ends there and the next one starts after it.
+fn blob_end(b: &[u8], i: usize) -> usize {
+    let mut k = i;
+    while k < b.len() && is_blob_char(b[k]) {
+        if b[k] == b'=' && b.get(k + 1).is_some_and(|&c| c != b'=' && is_blob_char(c)) {
+            return k + 1;
+        }
+        k += 1;
+    }
+    k
+}
+
+/// What the run `s..e` is, if it is key material.
+fn blob(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let v = &b[s..e];
+    if v.iter().all(|&c| is_hex(c)) {
+        return hex_blob(b, s, e);
+    }
+    // Checksummed encodings are alphanumeric: a descriptor's `xprv…/84h/0h` or a
+    // `name:nsec1…` holds one inside a longer run.
+    let mut k = s;
+    while k < e {
+        let ae = run(&b[..e], k, |c| c.is_ascii_alphanumeric());
+        if ae - k >= MIN_BLOB {
+            if let Some(kind) = base58_key(&b[k..ae]) {
+                return Some((kind, k, ae));
+            }
+            if bech32_secret(&b[k..ae]) || strkey_secret(&b[k..ae]) {
+                return Some(("private-key", k, ae));
+            }
+        }
+        k = ae + 1;
+    }
+    // A blob wrapped at a fixed width continues on the next lines.
+    let end = wrapped_end(b, e);
+    let v = &b[s..end.min(s + MAX_BLOB)];
+    let head = b64_decode_prefix(&strip_breaks(&v[..v.len().min(HEAD * 2)]), HEAD);
+    if secret_structure(&head) || nix_secret(b, s, v) {
+        return Some(("private-key", s, end));
+    }
+    None
+}
+
+/// A hex blob that decodes to a DER private key or a keystore.
+fn hex_blob(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let v = &b[s..e];
+    if !v.len().is_multiple_of(2) || v.len() < 64 {
+        return None;
+    }
+    let head: Vec<u8> = v[..v.len().min(HEAD * 2)]
+        .chunks(2)
+        .filter_map(|p| std::str::from_utf8(p).ok())
+        .filter_map(|p| u8::from_str_radix(p, 16).ok())
+        .collect();
+    secret_structure(&head).then_some(("private-key", s, e))
+}
+
+/// Line widths base64 tools wrap at.
+const WRAP_WIDTHS: &[usize] = &[60, 64, 70, 72, 76];
+
+/// End of a blob that `base64` or a PEM body wrapped: while a line is exactly one of the
+/// usual widths, the next line continues it.
+fn wrapped_end(b: &[u8], e: usize) -> usize {
+    let mut end = e;
+    let mut line_start = run_back(b, e, e.saturating_sub(80), is_blob_char);
+    loop {
+        let width = end - line_start;
+        let next = match (b.get(end), b.get(end + 1)) {
+            (Some(b'\n'), _) => end + 1,
+            (Some(b'\r'), Some(b'\n')) => end + 2,
+            _ => return end,
+        };
+        if !WRAP_WIDTHS.contains(&width) || !b.get(next).copied().is_some_and(is_blob_char) {
+            return end;
+        }
+        let next_end = run(b, next, is_blob_char);
+        if next_end - next > width {
+            return end;
+        }
+        line_start = next;
+        end = next_end;
+    }
+}
+
+fn strip_breaks(v: &[u8]) -> Vec<u8> {
+    v.iter()
+        .copied()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect()
+}
+
+/// The header of a decoded blob says "private key" or "keystore".
+pub(super) fn secret_structure(head: &[u8]) -> bool {
+    der_private(head)
+        || head.starts_with(&[0xFE, 0xED, 0xFE, 0xED])
+        || head.starts_with(&[0xCE, 0xCE, 0xCE, 0xCE])
+        || keytab(head)
+        || openpgp_secret(head)
+        || head.starts_with(b"openssh-key-v1\0")
+        || minisign_secret(head)
+}
+
+/// Length of a DER item's header and its content length, at `i`.
+fn der_len(d: &[u8], i: usize) -> Option<(usize, usize)> {
+    let first = *d.get(i + 1)?;
+    if first < 0x80 {
+        return Some((2, usize::from(first)));
+    }
+    let n = usize::from(first & 0x7F);
+    if !(1..=3).contains(&n) {
+        return None;
+    }
+    let mut len = 0usize;
+    for k in 0..n {
+        len = len << 8 | usize::from(*d.get(i + 2 + k)?);
+    }
+    Some((2 + n, len))
+}
+
+/// PKCS#8 (`SEQUENCE { INTEGER 0|1, SEQUENCE algorithm, … }`), PKCS#1 RSA and DSA
+/// (`SEQUENCE { INTEGER 0, INTEGER … }`), SEC1 EC (`SEQUENCE { INTEGER 1, OCTET STRING }`),
+/// PKCS#12 (`SEQUENCE { INTEGER 3, SEQUENCE … }`) and an encrypted PKCS#8
+/// (`SEQUENCE { SEQUENCE { OID pbes2 | pkcs12-pbe } … }`). A certificate opens with a
+/// SEQUENCE inside a SEQUENCE and a public key with an algorithm SEQUENCE: neither has the
+/// version INTEGER first.
+fn der_private(d: &[u8]) -> bool {
+    if d.first() != Some(&0x30) {
+        return false;
+    }
+    let Some((h, len)) = der_len(d, 0) else {
+        return false;
+    };
+    if len < 32 {
+        return false;
+    }
+    let body = &d[h.min(d.len())..];
+    let version = |v: u8, next: &[u8]| {
+        body.starts_with(&[0x02, 0x01, v]) && body.get(3).is_some_and(|c| next.contains(c))
+    };
+    if version(0x00, &[0x30, 0x02]) || version(0x01, &[0x30, 0x04]) || version(0x03, &[0x30]) {
+        return true;
+    }
+    // EncryptedPrivateKeyInfo: the algorithm's OID comes first.
+    if body.first() == Some(&0x30)
+        && let Some((h2, _)) = der_len(body, 0)
+    {
+        let inner = &body[h2.min(body.len())..];
+        let inner = if inner.first() == Some(&0x30) {
+            der_len(inner, 0).map_or(&[][..], |(h3, _)| &inner[h3.min(inner.len())..])
+        } else {
+            inner
+        };
+        const PBES2: &[u8] = &[
+            0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x05, 0x0D,
+        ];
+        const PKCS12_PBE: &[u8] = &[0x06, 0x0A, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x0C];
+        return inner.starts_with(PBES2) || inner.starts_with(PKCS12_PBE);
+    }
+    false
+}
+
+/// MIT keytab: `05 01|02`, then entries that each open with a positive 32-bit size and a
+/// principal of a few components.
+fn keytab(d: &[u8]) -> bool {
+    if d.len() < 12 || d[0] != 0x05 || !matches!(d[1], 0x01 | 0x02) {
+        return false;
+    }
+    let size = i32::from_be_bytes([d[2], d[3], d[4], d[5]]);
+    let components = u16::from_be_bytes([d[6], d[7]]);
+    let realm_len = u16::from_be_bytes([d[8], d[9]]);
+    (16..=65536).contains(&size) && (1..=8).contains(&components) && (1..=255).contains(&realm_len)
+}
+
+/// An OpenPGP secret-key or secret-subkey packet (tags 5 and 7), old or new format,
+/// holding a version 3–6 key.
+fn openpgp_secret(d: &[u8]) -> bool {
+    let Some(&first) = d.first() else {
+        return false;
+    };
+    if first & 0x80 == 0 {
+        return false;
+    }
+    let (tag, len_bytes) = if first & 0x40 != 0 {
+        let len_bytes = match d.get(1) {
+            Some(&l) if l < 192 => 1,
+            Some(&l) if l < 224 => 2,
+            Some(&255) => 5,
+            _ => return false,
+        };
+        (first & 0x3F, len_bytes)
+    } else {
+        let len_bytes = match first & 0x03 {
+            0 => 1,
+            1 => 2,
+            2 => 4,
+            _ => return false,
+        };
+        ((first >> 2) & 0x0F, len_bytes)
+    };
+    matches!(tag, 5 | 7) && d.get(1 + len_bytes).is_some_and(|v| (3..=6).contains(v))
+}
+
+/// minisign's secret key: signature algorithm `Ed`, a KDF (`Sc` or none) and the `B2`
+/// checksum algorithm. The public key is `Ed` and the key bytes, 42 in all.
+fn minisign_secret(d: &[u8]) -> bool {
+    d.len() >= 6
+        && d.starts_with(b"Ed")
+        && (&d[2..4] == b"Sc" || d[2..4] == [0, 0])
+        && &d[4..6] == b"B2"
+}
+
+/// A Nix binary-cache signing key, `name:base64(seed ‖ public key)`: 64 bytes; the public
+/// key beside it in `trusted-public-keys` has 32.
+fn nix_secret(b: &[u8], s: usize, v: &[u8]) -> bool {
+    if before(b, s) != Some(b':') || !(86..=88).contains(&v.len()) {
+        return false;
+    }
+    let name_start = run_back(b, s - 1, (s - 1).saturating_sub(128), |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_')
+    });
+    let name = &b[name_start..s - 1];
+    let numbered = name
+        .rsplit(|&c| c == b'-')
+        .next()
+        .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit));
+    numbered && b64_decode_prefix(v, 80).len() == 64
+}
+
+const BASE58: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+fn base58_decode(v: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Vec<u8> = Vec::with_capacity(v.len());
+    for &c in v {
+        let mut carry = u32::try_from(BASE58.iter().position(|&d| d == c)?).ok()?;
+        for byte in out.iter_mut().rev() {
+            carry += u32::from(*byte) * 58;
+            *byte = (carry & 0xFF) as u8;
+            carry >>= 8;
+        }
+        while carry > 0 {
+            out.insert(0, (carry & 0xFF) as u8);
+            carry >>= 8;
+        }
+    }
+    let zeros = v.iter().take_while(|&&c| c == b'1').count();
+    let mut full = vec![0u8; zeros];
+    full.extend(out);
+    Some(full)
+}
+
+/// The payload of a base58check string whose checksum holds.
+pub(super) fn base58check(v: &[u8]) -> Option<Vec<u8>> {
+    if !(25..=120).contains(&v.len()) || !v.iter().all(|c| BASE58.contains(c)) {
+        return None;
+    }
+    let mut d = base58_decode(v)?;
+    if d.len() < 5 {
+        return None;
+    }
+    let check = d.split_off(d.len() - 4);
+    let hash = Sha256::digest(Sha256::digest(&d));
+    (hash[..4] == check[..]).then_some(d)
+}
+
+/// A WIF private key (version byte and 32 bytes, `01` when compressed) or a BIP32
+/// extended private key (78 bytes whose key data opens with `00`; a public key's opens
+/// with `02` or `03`), of any coin or network.
+fn base58_key(v: &[u8]) -> Option<&'static str> {
+    if !(50..=115).contains(&v.len()) {
+        return None;
+    }
+    let d = base58check(v)?;
+    match d.len() {
+        33 => Some("private-key"),
+        34 if d[33] == 0x01 => Some("private-key"),
+        78 if d[45] == 0x00 => Some("private-key"),
+        _ => None,
+    }
+}
+
+const BECH32: &[u8] = b"qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+
+/// The data part of a bech32 or bech32m string whose checksum holds, with its prefix.
+pub(super) fn bech32(v: &[u8]) -> Option<(&[u8], usize)> {
+    let lower = v.iter().all(|c| !c.is_ascii_uppercase());
+    let upper = v.iter().all(|c| !c.is_ascii_lowercase());
+    if !(lower || upper) || v.len() > 200 {
+        return None;
+    }
+    let sep = v.iter().rposition(|&c| c == b'1')?;
+    if sep == 0 || v.len() - sep < 7 {
+        return None;
+    }
+    let hrp = &v[..sep];
+    let mut values: Vec<u32> = Vec::with_capacity(hrp.len() * 2 + v.len());
+    values.extend(hrp.iter().map(|&c| u32::from(c.to_ascii_lowercase() >> 5)));
+    values.push(0);
+    values.extend(hrp.iter().map(|&c| u32::from(c.to_ascii_lowercase() & 31)));
+    for &c in &v[sep + 1..] {
+        let d = BECH32.iter().position(|&x| x == c.to_ascii_lowercase())?;
+        values.push(u32::try_from(d).ok()?);
+    }
+    let pm = polymod(&values);
+    (pm == 1 || pm == 0x2BC8_30A3).then_some((hrp, v.len() - sep - 1))
+}
+
+fn polymod(values: &[u32]) -> u32 {
+    const GEN: [u32; 5] = [
+        0x3B6A_57B2,
+        0x2650_8E6D,
+        0x1EA1_19FA,
+        0x3D42_33DD,
+        0x2A14_62B3,
+    ];
+    let mut chk = 1u32;
+    for &v in values {
+        let top = chk >> 25;
+        chk = ((chk & 0x1FF_FFFF) << 5) ^ v;
+        for (i, g) in GEN.iter().enumerate() {
+            if (top >> i) & 1 == 1 {
+                chk ^= g;
+            }
+        }
+    }
+    chk
+}
+
+/// A bech32 string whose prefix names a secret (`nsec`, `…sk`, `…secret…`, `…priv…`).
+fn bech32_secret(v: &[u8]) -> bool {
+    let Some((hrp, _)) = bech32(v) else {
+        return false;
+    };
+    let hrp = hrp.to_ascii_lowercase();
+    hrp.ends_with(b"sec")
+        || hrp.ends_with(b"sk")
+        || hrp.ends_with(b"prv")
+        || hrp.windows(6).any(|w| w == b"secret")
+        || hrp.windows(4).any(|w| w == b"priv")
+}
+
+/// A Stellar secret seed: StrKey (base32 of a version byte, 32 bytes and a CRC16-XModem
+/// checksum, little end first) whose version byte is the seed's, `S…`; account ids
+/// (`G…`) carry another version byte.
+fn strkey_secret(v: &[u8]) -> bool {
+    const B32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    if v.len() != 56 || v[0] != b'S' {
+        return false;
+    }
+    let mut bytes = Vec::with_capacity(35);
+    let (mut acc, mut bits) = (0u32, 0);
+    for &c in v {
+        let Some(d) = B32.iter().position(|&x| x == c) else {
+            return false;
+        };
+        acc = (acc << 5) | d as u32;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+        }
+    }
+    if bytes.len() != 35 || bytes[0] != 18 << 3 {
+        return false;
+    }
+    let mut crc: u16 = 0;
+    for &byte in &bytes[..33] {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc.to_le_bytes() == [bytes[33], bytes[34]]
+}
+
+/// Members of a JSON Web Key that hold private or symmetric key material.
+const JWK_PRIVATE: &[&[u8]] = &[b"d", b"p", b"q", b"dp", b"dq", b"qi", b"k"];
+
+/// The private members of the JSON Web Key whose `"kty"` starts at `s`: its object is
+/// read back to its `{` and forward to its `}`, and every private member's value goes.
+/// A public JWK (`kty`, `crv`, `x`, `y`, `n`, `e`) has none.
+pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
+    let lo = s.saturating_sub(2048);
+    let Some(open) = b[lo..s].iter().rposition(|&c| c == b'{').map(|p| lo + p) else {
+        return;
+    };
+    let hi = (s + 8192).min(b.len());
+    let Some(close) = b[s..hi].iter().position(|&c| c == b'}').map(|p| s + p) else {
+        return;
+    };
+    let obj = &b[open..close];
+    let mut i = 0;
+    while let Some(q) = obj[i..].iter().position(|&c| c == b'"') {
+        let name_start = i + q + 1;
+        let name_end = run(obj, name_start, |c| c != b'"');
+        if name_end >= obj.len() {
+            return;
+        }
+        let name = &obj[name_start..name_end];
+        let colon = run(obj, name_end + 1, |c| c == b' ');
+        i = name_end + 1;
+        if obj.get(colon) != Some(&b':') || !JWK_PRIVATE.contains(&name) {
+            continue;
+        }
+        let vq = run(obj, colon + 1, |c| c == b' ');
+        if obj.get(vq) != Some(&b'"') {
+            continue;
+        }
+        let ve = run(obj, vq + 1, |c| c != b'"');
+        if ve - vq > 16 && ve < obj.len() {
+            out.push(("private-key", open + vq + 1, open + ve));
+        }
+        i = ve + 1;
+    }
+}
+
+/// `[n, n, …]` of exactly 64 integers 0–255: a keypair file (Solana's `id.json`).
+fn byte_array(b: &[u8], s: usize) -> Option<usize> {
+    let mut i = s + 1;
+    let mut count = 0;
+    loop {
+        i = run(b, i, |c| {
+            c == b' ' || c == b'\n' || c == b'\r' || c == b'\t'
+        });
+        let ne = run(b, i, |c| c.is_ascii_digit());
+        if ne == i || ne - i > 3 {
+            return None;
+        }
+        let n: u16 = std::str::from_utf8(&b[i..ne]).ok()?.parse().ok()?;
+        if n > 255 {
+            return None;
+        }
+        count += 1;
+        i = run(b, ne, |c| {
+            c == b' ' || c == b'\n' || c == b'\r' || c == b'\t'
+        });
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b']') => return (count == 64).then_some(i + 1),
+            _ => return None,
+        }
+        if count > 64 {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base58check_tells_private_from_public_extended_keys() {
+        // BIP32 test vector 1, master key: the private and public serialisations.
+        let xprv = b"xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi";
+        let xpub = b"xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8";
+        assert_eq!(base58_key(xprv), Some("private-key"));
+        assert_eq!(base58_key(xpub), None);
+        // One changed character breaks the checksum.
+        let mut broken = xprv.to_vec();
+        broken[20] = b'a';
+        assert_eq!(base58_key(&broken), None);
+    }
+
+    #[test]
+    fn bech32_checksum_and_secret_prefixes() {
+        // BIP173's valid test vector, then one with a changed character.
+        assert!(bech32(b"abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw").is_some());
+        assert!(bech32(b"abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxx").is_none());
+        assert!(!bech32_secret(
+            b"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+        ));
+    }
+
+    #[test]
+    fn der_headers_of_private_keys_and_keystores() {
+        // PKCS#8: SEQUENCE, INTEGER 0, SEQUENCE (algorithm).
+        assert!(der_private(&[
+            0x30, 0x82, 0x04, 0xBE, 0x02, 0x01, 0x00, 0x30, 0x0D
+        ]));
+        // A certificate: SEQUENCE, SEQUENCE (tbsCertificate), no version INTEGER first.
+        assert!(!der_private(&[
+            0x30, 0x82, 0x03, 0x00, 0x30, 0x82, 0x02, 0xE8, 0xA0
+        ]));
+        assert!(secret_structure(&[0xFE, 0xED, 0xFE, 0xED, 0, 0, 0, 2]));
+        assert!(keytab(&[5, 2, 0, 0, 0, 80, 0, 2, 0, 11, b'E', b'X']));
+        // An OpenPGP public-key packet (tag 6) is public.
+        assert!(!openpgp_secret(&[0x99, 0x01, 0x0D, 0x04]));
+        assert!(openpgp_secret(&[0xC5, 0x58, 0x04]));
+    }
+
+    #[test]
+    fn stellar_seed_checksum() {
+        // Stellar's documented example seed, and the same with one character changed.
+        assert!(strkey_secret(
+            b"SBU2RRGLXH3E5CQHTD3ODLDF2BWDCYUSSBLLZ5GNW7JXHDIYKXZWHOKR"
+        ));
+        assert!(!strkey_secret(
+            b"SBU2RRGLXH3E5CQHTD3ODLDF2BWDCYUSSBLLZ5GNW7JXHDIYKXZWHOKS"
+        ));
+    }
+
+    #[test]
+    fn a_64_byte_array_is_a_keypair_and_a_short_one_is_not() {
+        let full = format!("[{}]", ["17"; 64].join(", "));
+        assert_eq!(byte_array(full.as_bytes(), 0), Some(full.len()));
+        let short = format!("[{}]", ["17"; 3].join(","));
+        assert_eq!(byte_array(short.as_bytes(), 0), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! Credentials by their position in a command line or a connection string, where no
+//! key names them: Windows-style `/p:` options, `ConvertTo-SecureString '…' -AsPlainText`,
+//! `user:password` fed to `chpasswd` by a pipe or a here-string, positional passwords of
+//! account verbs (`rabbitmqctl add_user u p`, `htpasswd -b f u p`, `net use … p`,
+//! `net user u p /add`), Go MySQL DSNs (`user:pass@tcp(…)`), Oracle EZConnect and JDBC
+//! thin (`user/pass@host`), and Postfix `sasl_passwd` lines (`[host]:port user:pass`).
+
+use super::context::Hit;
+use super::text::{
+    Need, at, before, contains_ci, is_placeholder, line_end, line_start, plausible, run, run_back,
+    skip_blanks,
+};
+
+fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
+    (start < end).then_some((kind, start, end))
+}
+
+fn is_arg_char(c: u8) -> bool {
+    !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`')
+}
+
+/// The argument starting at `i`: inside its quotes, or up to a blank.
+fn argument(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    let first = at(b, i)?;
+    if matches!(first, b'"' | b'\'') {
+        let end = run(&b[..line_end(b, i + 1, 1024)], i + 1, |c| c != first);
+        return (at(b, end) == Some(first) && end > i + 1).then_some((i + 1, end));
+    }
+    let end = run(&b[..line_end(b, i, 1024)], i, is_arg_char);
+    (end > i).then_some((i, end))
+}
+
+fn password_value(b: &[u8], vs: usize, ve: usize) -> Option<Hit> {
+    let v = &b[vs..ve];
+    (plausible(v, Need::Password) && !v.starts_with(b"$") && !v.starts_with(b"%"))
+        .then(|| hit("password", vs, ve))?
+}
+
+/// `/p:secret`, `/pass:secret`, `/password:secret` (xfreerdp, cmdkey, wmic, …); `s..e`
+/// is the anchor, `/p:` or `/rp ` (schtasks' run-as password).
+pub(super) fn slash_option(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if !before(b, s).is_some_and(|c| c == b' ' || c == b'\t') {
+        return None;
+    }
+    let (vs, ve) = argument(b, skip_blanks(b, e))?;
+    password_value(b, vs, ve)
+}
+
+/// `ConvertTo-SecureString [-String] '…' -AsPlainText`: the literal is a password.
+pub(super) fn secure_string(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 1024);
+    if !contains_ci(&b[e..le], b"-AsPlainText") {
+        return None;
+    }
+    let mut i = skip_blanks(b, e);
+    if b[i..le].len() >= 7 && b[i..i + 7].eq_ignore_ascii_case(b"-String") {
+        i = skip_blanks(b, i + 7);
+    }
+    if !matches!(at(b, i), Some(b'"' | b'\'')) {
+        return None;
+    }
+    let (vs, ve) = argument(b, i)?;
+    password_value(b, vs, ve)
+}
+
+/// `echo 'user:pass' | chpasswd`, `chpasswd <<< "user:pass"`: the part after the colon.
+pub(super) fn chpasswd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let le = line_end(b, e, 1024);
+    let after = &b[e..le];
+    let pair = if let Some(p) = after.windows(3).position(|w| w == b"<<<") {
+        argument(b, skip_blanks(b, e + p + 3))
+    } else {
+        // The last argument of the command before the pipe.
+        let pipe = b[ls..s].iter().rposition(|&c| c == b'|')? + ls;
+        let seg = &b[ls..pipe];
+        let echo = seg
+            .windows(5)
+            .rposition(|w| w == b"echo " || w == b"print")?;
+        let mut i = ls + echo;
+        let mut last = None;
+        while i < pipe {
+            i = skip_blanks(b, i);
+            let Some((vs, ve)) = argument(b, i) else {
+                break;
+            };
+            if ve > pipe {
+                break;
+            }
+            last = Some((vs, ve));
+            i = ve + usize::from(matches!(at(b, ve), Some(b'"' | b'\'')));
+        }
+        last
+    }?;
+    let (vs, ve) = pair;
+    let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
+    let mut end = ve;
+    // printf's and echo -e's line break is not the password's.
+    while b[colon + 1..end].ends_with(b"\\n") {
+        end -= 2;
+    }
+    password_value(b, colon + 1, end)
+}
+
+/// Account verbs whose positional argument is the password: `(anchor, arguments to skip
+/// after the anchor)`. Flags (`-b`, `/add`) are not counted.
+const POSITIONAL: &[(&[u8], usize)] = &[
+    (b"add_user", 1),
+    (b"change_password", 1),
+    (b"authenticate_user", 1),
+];
+
+/// `rabbitmqctl add_user u p`, `htpasswd -b file u p`, `net user u p /add`,
+/// `net use Z: \\h\s p /user:d\u`: the password by its place.
+pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| !c.is_ascii_whitespace() && c != b'/') {
+        return None;
+    }
+    let lit = literal.as_bytes().trim_ascii_end();
+    let le = line_end(b, e, 1024);
+    let mut args = Vec::new();
+    let mut i = e;
+    while i < le && args.len() < 6 {
+        i = skip_blanks(b, i);
+        let Some((vs, ve)) = argument(b, i) else {
+            break;
+        };
+        if ve > le {
+            break;
+        }
+        let a = &b[vs..ve];
+        if !(a.starts_with(b"-") || windows_switch(a)) {
+            args.push((vs, ve));
+        }
+        i = ve + usize::from(matches!(at(b, ve), Some(b'"' | b'\'')));
+    }
+    let index = if lit.eq_ignore_ascii_case(b"htpasswd") {
+        // Only batch mode takes the password on the command line: file, user, password.
+        let flags = &b[e..le];
+        let batch = flags
+            .split(|c| c.is_ascii_whitespace())
+            .any(|w| w.starts_with(b"-") && !w.starts_with(b"--") && w.contains(&b'b'));
+        if !batch || contains_ci(flags, b" -n") {
+            return None;
+        }
+        2
+    } else if lit.eq_ignore_ascii_case(b"net user") {
+        if !contains_ci(&b[e..le], b"/add") && !contains_ci(&b[e..le], b"/domain") {
+            return None;
+        }
+        1
+    } else if lit.eq_ignore_ascii_case(b"net use") {
+        // `net use [drive:] \\host\share password /user:…`.
+        let share = args
+            .iter()
+            .position(|&(vs, _)| b[vs..].starts_with(b"\\\\"))?;
+        if !contains_ci(&b[e..le], b"/user:") {
+            return None;
+        }
+        share + 1
+    } else {
+        POSITIONAL
+            .iter()
+            .find(|(p, _)| p.eq_ignore_ascii_case(lit))
+            .map(|&(_, skip)| skip)?
+    };
+    let &(vs, ve) = args.get(index)?;
+    if b[vs..ve] == *b"*" {
+        return None;
+    }
+    password_value(b, vs, ve)
+}
+
+/// `/add`, `/user:CORP\svc`, `/persistent:no`: a Windows switch, not a path.
+fn windows_switch(a: &[u8]) -> bool {
+    let name_end = run(a, 1, |c| c.is_ascii_alphabetic());
+    a.first() == Some(&b'/') && name_end > 1 && (name_end == a.len() || a[name_end] == b':')
+}
+
+/// `user:pass@tcp(host:3306)/db`, `…@unix(/path)/db`: Go's MySQL DSN; `s` is the `@`.
+pub(super) fn go_mysql_dsn_at(b: &[u8], s: usize) -> Option<Hit> {
+    let rest = &b[s + 1..];
+    if !(rest.starts_with(b"tcp(") || rest.starts_with(b"unix(") || rest.starts_with(b"(")) {
+        return None;
+    }
+    let start = run_back(b, s, s.saturating_sub(256), |c| {
+        is_arg_char(c) && !matches!(c, b'(' | b'=' | b',')
+    });
+    let colon = b[start..s].iter().position(|&c| c == b':')? + start;
+    let pass = &b[colon + 1..s];
+    (!pass.is_empty() && !is_placeholder(pass)).then(|| hit("password", colon + 1, s))?
+}
+
+/// Oracle's `user/pass@host:port/service`, `user/pass@//host/service`, JDBC thin's
+/// `jdbc:oracle:thin:user/pass@…`; `s` is the `@`. Only where Oracle is named (a client
+/// on the line, `thin:`) or the host is written as EZConnect (`@//`, `@host:port/`), so
+/// `actions/checkout@v4` stays.
+pub(super) fn ezconnect(b: &[u8], s: usize) -> Option<Hit> {
+    let start = run_back(b, s, s.saturating_sub(256), |c| is_arg_char(c) && c != b'=');
+    let token = &b[start..s];
+    let slash = token.iter().position(|&c| c == b'/')? + start;
+    let user_start = run_back(b, slash, start, |c| c != b':');
+    if user_start == slash {
+        return None;
+    }
+    let user = &b[user_start..slash];
+    if !user
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
+    {
+        return None;
+    }
+    let ls = line_start(b, s);
+    let head = &b[ls..start];
+    let after = &b[s + 1..line_end(b, s, 256)];
+    let host_end = run(after, 0, is_arg_char);
+    let host = &after[..host_end];
+    let ez_host = host.starts_with(b"//") || {
+        let colon = host.iter().position(|&c| c == b':');
+        colon.is_some_and(|p| {
+            let port = run(host, p + 1, |c| c.is_ascii_digit());
+            port > p + 1 && matches!(host.get(port), Some(b'/' | b':'))
+        })
+    };
+    let thin = contains_ci(&b[start.saturating_sub(20)..user_start], b"thin:");
+    const CLIENTS: &[&[u8]] = &[
+        b"sqlplus", b"rman", b"expdp", b"impdp", b"sqlldr", b"dgmgrl", b"sql ", b"exp ", b"imp ",
+        b"tkprof", b"sqlcl",
+    ];
+    let client = CLIENTS.iter().any(|c| contains_ci(head, c));
+    if !(ez_host || thin || client) {
+        return None;
+    }
+    password_value(b, slash + 1, s)
+}
+
+/// `[smtp.example.com]:587 user@example.com:password` (Postfix `sasl_passwd`); `s` is
+/// the `]:` after the relay host, which opens the line.
+pub(super) fn sasl_passwd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    if b.get(ls) != Some(&b'[') {
+        return None;
+    }
+    let port_end = run(b, e, |c| c.is_ascii_digit());
+    if port_end == e || !matches!(at(b, port_end), Some(b' ' | b'\t')) {
+        return None;
+    }
+    let (vs, ve) = argument(b, skip_blanks(b, port_end))?;
+    let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
+    password_value(b, colon + 1, ve)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(
+        text: &str,
+        anchor: &str,
+        f: impl Fn(&[u8], usize, usize) -> Option<Hit>,
+    ) -> Option<String> {
+        let s = text.find(anchor)?;
+        f(text.as_bytes(), s, s + anchor.len()).map(|(_, a, z)| text[a..z].to_string())
+    }
+
+    #[test]
+    fn passwords_by_position_in_command_lines() {
+        let p = "Falcon#2291xQz";
+        assert_eq!(
+            found(
+                &format!("xfreerdp /v:h /u:admin /p:{p} /cert:ignore"),
+                "/p:",
+                slash_option
+            )
+            .as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            found(
+                &format!("$pw = ConvertTo-SecureString \"{p}\" -AsPlainText -Force"),
+                "ConvertTo-SecureString",
+                |b, _, e| secure_string(b, e)
+            )
+            .as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            found(
+                &format!("echo 'deploy:{p}' | chpasswd"),
+                "chpasswd",
+                chpasswd
+            )
+            .as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            found(&format!("chpasswd <<< \"root:{p}\""), "chpasswd", chpasswd).as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            found(
+                &format!("rabbitmqctl add_user ci {p}"),
+                "add_user",
+                |b, s, e| positional(b, s, e, "add_user")
+            )
+            .as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            found(
+                &format!("htpasswd -b -c /etc/h admin {p}"),
+                "htpasswd",
+                |b, s, e| positional(b, s, e, "htpasswd")
+            )
+            .as_deref(),
+            Some(p)
+        );
+        let net = format!("C:\\> net use Z: \\\\fs01\\share {p} /user:CORP\\svc");
+        assert_eq!(
+            found(&net, "net use ", |b, s, e| positional(b, s, e, "net use ")).as_deref(),
+            Some(p)
+        );
+    }
+
+    #[test]
+    fn prompts_and_references_stay() {
+        assert_eq!(
+            found(
+                "xfreerdp /v:h /u:admin /p:$RDP_PASSWORD",
+                "/p:",
+                slash_option
+            ),
+            None
+        );
+        assert_eq!(
+            found(
+                "$pw = Read-Host -AsSecureString",
+                "SecureString",
+                |b, _, e| secure_string(b, e)
+            ),
+            None
+        );
+        assert_eq!(
+            found(
+                "htpasswd -c /etc/h admin",
+                "htpasswd",
+                |b, s, e| positional(b, s, e, "htpasswd")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn connection_strings_by_shape() {
+        let p = "Copper@1234abc";
+        let dsn = format!("app:{p}@tcp(db:3306)/shop");
+        assert_eq!(
+            found(&dsn, "@tcp(", |b, s, _| go_mysql_dsn_at(b, s)).as_deref(),
+            Some(p)
+        );
+        let ez = "sqlplus scott/Tiger9x2Q@//ora:1521/ORCL";
+        assert_eq!(
+            found(ez, "@//", |b, s, _| ezconnect(b, s)).as_deref(),
+            Some("Tiger9x2Q")
+        );
+        assert_eq!(
+            found("uses: actions/checkout@v4", "@", |b, s, _| ezconnect(b, s)),
+            None
+        );
+        let sasl = format!("[smtp.example.com]:587 relay@example.com:{p}");
+        assert_eq!(found(&sasl, "]:", sasl_passwd).as_deref(), Some(p));
+    }
+}
