@@ -69,6 +69,9 @@ hyperfine -N --warmup 20 --runs "$RUNS" --input "$FAILURE" \
   --command-name cat "cat" \
   --command-name capture "$BIN capture" >&2
 
+captured=$(find "$LEARNSYNC_DIR/.git/learnsync/inbox" -name '*.md' | wc -l)
+echo "learnings written by (b): $captured"
+
 # (c), (d): sessions shown 1 and 20 learnings (PreToolUse warnings), each
 # run from the same session file (restored before each run, untimed), so
 # every run follows the showings as the first call after them does.
@@ -94,8 +97,6 @@ for s in shown-1 shown-20; do
     --command-name capture "$BIN capture" >&2
 done
 
-captured=$(find "$LEARNSYNC_DIR/.git/learnsync/inbox" -name '*.md' | wc -l)
-echo "learnings written by (b): $captured"
 
 python3 - "$WORK/success.json.result" "$WORK/failure.json.result" \
   "$WORK/shown-1.json.result" "$WORK/shown-20.json.result" <<'PY'
