@@ -57,7 +57,7 @@ pub(super) fn hit_json(h: &Hit) -> Value {
         "correction": redact(&h.meta.correction),
         "trust": h.meta.trust,
         "score": (f64::from(h.score) * 1e4).round() / 1e4,
-        "why": {"terms": h.terms, "concepts": h.concepts},
+        "why": h.why(),
     })
 }
 

@@ -84,6 +84,9 @@ impl Builder {
         for k in &doc.keyword_phrases {
             fixed.push((format!("{KEYWORD}{k}"), self.params.keyword_weight, None));
         }
+        for (term, share) in &doc.signatures {
+            fixed.push((term.clone(), *share, None));
+        }
         if let Some(command) = &doc.meta.command {
             for p in program_terms(command) {
                 fixed.push((p, self.params.program_weight, None));

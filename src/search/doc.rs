@@ -113,6 +113,9 @@ pub struct Doc {
     pub phrase: String,
     /// Keywords of two words or more, as phrases: they act as KG terms.
     pub keyword_phrases: Vec<String>,
+    /// The tails of its error lines ([`signature`](super::signature)), each
+    /// with the share of its line it holds, by term.
+    pub signatures: Vec<(String, f32)>,
     pub trust: TrustLevel,
 }
 
@@ -151,6 +154,15 @@ impl Doc {
             .map(|k| tokenize::phrase(k))
             .filter(|p| p.contains(' '))
             .collect();
+        let mut signatures: Vec<(String, f32)> = Vec::new();
+        for tail in super::signature::tails(l.error_context.as_deref().unwrap_or("")) {
+            let share = tail.words as f32 / tail.line_words.max(1) as f32;
+            match signatures.iter_mut().find(|(t, _)| *t == tail.term) {
+                Some(s) => s.1 = s.1.max(share),
+                None => signatures.push((tail.term, share)),
+            }
+        }
+        signatures.sort_by(|a, b| a.0.cmp(&b.0));
         let meta = Meta {
             id: l.id.clone(),
             title: l.title.clone(),
@@ -177,6 +189,7 @@ impl Doc {
             fields,
             phrase,
             keyword_phrases,
+            signatures,
             trust: l.trust_level,
         }
     }

@@ -18,10 +18,11 @@ pub mod kg;
 pub mod postings;
 pub mod rank;
 pub mod segment;
+pub mod signature;
 pub mod store;
 pub mod tokenize;
 
-pub use rank::{Hit, Request, Tuning};
+pub use rank::{Hit, Request, Signals, Tuning};
 pub use store::{BuildReport, Freshness};
 
 use crate::config::Config;

@@ -309,6 +309,9 @@ pub fn weigh(
     for k in &doc.keyword_phrases {
         out.insert(format!("{KEYWORD}{k}"), params.keyword_weight);
     }
+    for (term, share) in &doc.signatures {
+        out.insert(term.clone(), *share);
+    }
     if let Some(command) = &doc.meta.command {
         for p in program_terms(command) {
             out.insert(p, params.program_weight);

@@ -28,6 +28,7 @@
 use super::doc::Meta;
 use super::kg::{self, Matcher};
 use super::postings::{Attrs, CONCEPT, KEYWORD, Source, program_terms};
+use super::signature;
 use super::tokenize;
 use crate::learning::TrustLevel;
 use std::collections::{HashMap, HashSet};
@@ -79,6 +80,28 @@ pub struct Tuning {
     /// word is part of (0 turns it off). Between 0.65 and 1 the corpus
     /// figures do not move; 1 says "the synonym's words are the concept".
     pub synonym_credit: f32,
+    /// An error signature (a tail of one of the learning's error lines,
+    /// normalised: see [`signature`](super::signature)) that covers at
+    /// least this share of that line makes the learning an answer whatever
+    /// its relevance: the text repeats the learning's error.
+    pub signature_min: f32,
+    /// A signature matches only when at most this share of learnings (and
+    /// at least three) hold it: a tail many errors end with says nothing.
+    pub signature_df_share: f32,
+    /// Added to a learning's relevance for ordering, times the share of its
+    /// error line the text repeats.
+    pub signature_bonus: f32,
+    /// The negative signal: the share of the text's distinctive words
+    /// (idf-weighed; the program name and words no learning holds aside)
+    /// that a learning must cover, itself or through a KG concept it holds
+    /// that the word names. "Same program and one generic word" covers
+    /// little of what was asked.
+    pub min_coverage: f32,
+    /// KG agreement as evidence: a learning that holds every concept the
+    /// text names, and covers this share of its distinctive words (with the
+    /// concepts' synonyms counted as covered), is an answer even below
+    /// `min_relevance` — a paraphrase that shares no word but the concept.
+    pub concept_coverage: f32,
 }
 
 impl Default for Tuning {
@@ -103,6 +126,11 @@ impl Default for Tuning {
             single_df_share: 0.05,
             hook_relevance: 0.4,
             synonym_credit: 1.0,
+            signature_min: 0.6,
+            signature_df_share: 0.01,
+            signature_bonus: 0.5,
+            min_coverage: 0.0,
+            concept_coverage: 1.1,
         }
     }
 }
@@ -139,6 +167,52 @@ pub struct Hit {
     pub terms: Vec<String>,
     /// The KG concepts (and keyword phrases) it matched.
     pub concepts: Vec<String>,
+    /// Why it was admitted and how sure the ranking is (`suggest --json`).
+    pub signals: Signals,
+}
+
+impl Hit {
+    /// Why this learning was chosen, as `suggest --json` and `query --json`
+    /// show it: the words and concepts it matched, what admitted it, the
+    /// share of its error line the text repeats, how much of what was asked
+    /// it covers (and the words it does not), how many of the text's
+    /// concepts it holds, and the outcomes that moved it in the order.
+    pub fn why(&self) -> serde_json::Value {
+        let round = |x: f32| (f64::from(x) * 1e3).round() / 1e3;
+        let e = &self.meta.evidence;
+        serde_json::json!({
+            "terms": self.terms,
+            "concepts": self.concepts,
+            "admitted_by": self.signals.admitted_by,
+            "relevance": round(self.relevance),
+            "signature": round(self.signals.signature),
+            "coverage": round(self.signals.coverage),
+            "missing": self.signals.missing,
+            "agreement": round(self.signals.agreement),
+            "outcomes": {
+                "effective": e.effective,
+                "ineffective": e.ineffective,
+                "recurred": e.recurred,
+            },
+        })
+    }
+}
+
+/// The evidence beside relevance: what `suggest --json` shows under `why`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Signals {
+    /// The share of one of the learning's error lines the text repeats
+    /// (normalised), 0 when none.
+    pub signature: f32,
+    /// The share of the text's distinctive words the learning covers.
+    pub coverage: f32,
+    /// Distinctive words of the text the learning does not cover.
+    pub missing: Vec<String>,
+    /// The share of the KG concepts the text names that the learning holds
+    /// (idf-weighed; 0 when the text names none).
+    pub agreement: f32,
+    /// What admitted it: `signature`, `relevance` or `concepts`.
+    pub admitted_by: &'static str,
 }
 
 enum Label {
@@ -159,9 +233,33 @@ struct Unit {
     /// common (then it counts only as that word).
     counts: u32,
     label: Label,
-    /// For a concept the text names: the word units of the synonyms that
-    /// named it.
+    /// For a rare concept the text names: the word units of the synonyms
+    /// that named it (the synonym credit).
     words: Vec<usize>,
+    /// For any concept the text names: the same, for the coverage.
+    names: Vec<usize>,
+    /// A word of the text that says what is asked (not the program's name):
+    /// counted in the coverage.
+    distinct: bool,
+}
+
+/// A text as ranking reads it.
+struct Query {
+    units: Vec<Unit>,
+    /// The most a learning could score.
+    maximum: f32,
+    /// Words no learning holds: never covered, unless they name a concept.
+    unknown: Vec<Unknown>,
+}
+
+/// A word of the text that no learning holds.
+struct Unknown {
+    term: String,
+    word: String,
+    weight: f32,
+    /// The unit of the concept whose synonym in the text it is part of: a
+    /// learning that holds the concept covers it.
+    concept: Option<usize>,
 }
 
 /// A term in most learnings says nothing (and its postings cost the most).
@@ -181,10 +279,12 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     if n == 0 || req.limit == 0 {
         return Vec::new();
     }
-    let (units, maximum) = units(source, req.text, t, n);
-    if units.is_empty() || maximum <= 0.0 {
+    let q = units(source, req.text, t, n);
+    let signatures = signature_matches(source, req.text, t, n);
+    if (q.units.is_empty() || q.maximum <= 0.0) && signatures.is_empty() {
         return Vec::new();
     }
+    let units = &q.units;
     let own_units: u32 = units
         .iter()
         .filter(|u| !u.postings.is_empty())
@@ -203,68 +303,67 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             }
         }
     }
-    let mut credit: Vec<f32> = Vec::new();
-    if t.synonym_credit > 0.0 && units.iter().any(|u| !u.words.is_empty()) {
-        credit = vec![0f32; slots];
-        let mut credited = vec![0u64; slots];
-        for u in units.iter().filter(|u| !u.words.is_empty()) {
-            for &(doc, f) in &u.postings {
-                let d = doc as usize;
-                if d >= slots || f <= 0.0 {
-                    continue;
-                }
-                for &j in &u.words {
-                    let bit = 1u64 << j;
-                    if (matched[d] | credited[d]) & bit == 0 {
-                        let w = &units[j];
-                        credit[d] += t.synonym_credit * w.weight * w.idf * f / (t.k1 + f);
-                        credited[d] |= bit;
-                    }
-                }
-            }
-        }
-    }
+    let credit = synonym_credit(units, &matched, slots, t);
     let need = (t.min_units as u32).min(own_units).max(1);
-    if own_units == 1
+    let single_common = own_units == 1
         && units
             .iter()
             .filter(|u| u.counts > 0 && !u.postings.is_empty())
-            .all(|u| u.postings.len() as f32 > (t.single_df_share * n as f32).max(1.0))
-    {
-        return Vec::new();
-    }
+            .all(|u| u.postings.len() as f32 > (t.single_df_share * n as f32).max(1.0));
+    let shape = Shape::of(&q);
     let pulled_docs = pulled_docs(source, req.pulled);
     let tables = source.tables();
-    let mut hits: Vec<(u32, f32, f32)> = Vec::new();
+    let maximum = q.maximum.max(f32::MIN_POSITIVE);
+    let mut hits: Vec<(u32, f32, f32, Signals)> = Vec::new();
     for (d, &s) in score.iter().enumerate() {
-        if s <= 0.0 {
+        let sig = signatures.get(&(d as u32)).copied().unwrap_or(0.0);
+        if s <= 0.0 && sig <= 0.0 {
             continue;
         }
+        let relevance = ((s + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
+        let (coverage, missing) = shape.coverage(units, matched[d], &q.unknown);
+        let agreement = shape.agreement(units, matched[d]);
         let evidence: u32 = units
             .iter()
             .enumerate()
             .filter(|(i, _)| matched[d] & (1u64 << i) != 0)
             .map(|(_, u)| u.counts)
             .sum();
-        if evidence < need {
+        let admitted_by = if sig >= t.signature_min {
+            "signature"
+        } else if single_common || evidence < need {
             continue;
-        }
-        let relevance = ((s + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
-        if relevance < t.min_relevance {
+        } else if relevance >= t.min_relevance && coverage >= t.min_coverage {
+            "relevance"
+        } else if agreement >= 1.0 && coverage >= t.concept_coverage {
+            "concepts"
+        } else {
             continue;
-        }
-        let own = (s / maximum).min(1.0);
+        };
         let doc = d as u32;
         let Some(a) = source.attrs(doc) else { continue };
         if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
             continue;
         }
-        hits.push((doc, order_score(own, &a, req, tables, t), relevance));
+        let own = (s / maximum).min(1.0) + t.signature_bonus * sig;
+        let signals = Signals {
+            signature: sig,
+            coverage,
+            missing,
+            agreement,
+            admitted_by,
+        };
+        hits.push((
+            doc,
+            order_score(own, &a, req, tables, t),
+            relevance,
+            signals,
+        ));
     }
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     hits.truncate(req.limit);
     hits.into_iter()
-        .filter_map(|(doc, s, relevance)| {
+        .filter_map(|(doc, s, relevance, signals)| {
             let meta = source.meta(doc)?;
             let mut terms = Vec::new();
             let mut concepts = Vec::new();
@@ -286,9 +385,135 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
                 relevance,
                 terms,
                 concepts,
+                signals,
             })
         })
         .collect()
+}
+
+/// Per learning, toward `min_relevance` only: the words of the synonyms
+/// that named a rare concept it holds, as if it held them (module doc, 3).
+fn synonym_credit(units: &[Unit], matched: &[u64], slots: usize, t: &Tuning) -> Vec<f32> {
+    let mut credit: Vec<f32> = Vec::new();
+    if t.synonym_credit <= 0.0 || units.iter().all(|u| u.words.is_empty()) {
+        return credit;
+    }
+    credit = vec![0f32; slots];
+    let mut credited = vec![0u64; slots];
+    for u in units.iter().filter(|u| !u.words.is_empty()) {
+        for &(doc, f) in &u.postings {
+            let d = doc as usize;
+            if d >= slots || f <= 0.0 {
+                continue;
+            }
+            for &j in &u.words {
+                let bit = 1u64 << j;
+                if (matched[d] | credited[d]) & bit == 0 {
+                    let w = &units[j];
+                    credit[d] += t.synonym_credit * w.weight * w.idf * f / (t.k1 + f);
+                    credited[d] |= bit;
+                }
+            }
+        }
+    }
+    credit
+}
+
+/// The learnings whose error lines the text repeats: per learning, the
+/// largest share of one of its (normalised) error lines that a tail of a
+/// line of the text covers. Tails that many learnings end with are skipped.
+fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> HashMap<u32, f32> {
+    let mut out: HashMap<u32, f32> = HashMap::new();
+    let limit = (t.signature_df_share * n as f32).max(3.0) as usize;
+    for tail in signature::tails(text) {
+        let postings = source.postings(&tail.term);
+        if postings.is_empty() || postings.len() > limit {
+            continue;
+        }
+        for (doc, share) in postings {
+            let e = out.entry(doc).or_default();
+            *e = e.max(share.min(1.0));
+        }
+    }
+    out
+}
+
+/// The parts of a text that the coverage and the agreement weigh.
+struct Shape {
+    /// Total weight of the distinctive words, known and unknown.
+    distinct: f32,
+    /// Total idf of the concepts the text names.
+    concepts: f32,
+}
+
+impl Shape {
+    fn of(q: &Query) -> Shape {
+        let distinct = q
+            .units
+            .iter()
+            .filter(|u| u.distinct)
+            .map(|u| u.weight * u.idf)
+            .sum::<f32>()
+            + q.unknown.iter().map(|u| u.weight).sum::<f32>();
+        let concepts = q
+            .units
+            .iter()
+            .filter(|u| u.own && matches!(u.label, Label::Concept(_)))
+            .map(|u| u.idf)
+            .sum();
+        Shape { distinct, concepts }
+    }
+
+    /// The share of the distinctive words a learning covers (1 when the
+    /// text has none), and the ones it does not.
+    fn coverage(&self, units: &[Unit], matched: u64, unknown: &[Unknown]) -> (f32, Vec<String>) {
+        let mut covered = matched;
+        for (i, u) in units.iter().enumerate() {
+            if matched & (1u64 << i) != 0 {
+                for &j in &u.names {
+                    covered |= 1u64 << j;
+                }
+            }
+        }
+        let mut got = 0f32;
+        let mut missing = Vec::new();
+        for (i, u) in units.iter().enumerate().filter(|(_, u)| u.distinct) {
+            if covered & (1u64 << i) != 0 {
+                got += u.weight * u.idf;
+            } else if let Label::Word(w) = &u.label
+                && !missing.contains(w)
+            {
+                missing.push(w.clone());
+            }
+        }
+        for u in unknown {
+            if u.concept.is_some_and(|c| matched & (1u64 << c) != 0) {
+                got += u.weight;
+            } else if !missing.contains(&u.word) {
+                missing.push(u.word.clone());
+            }
+        }
+        if self.distinct <= 0.0 {
+            return (1.0, missing);
+        }
+        ((got / self.distinct).min(1.0), missing)
+    }
+
+    /// The share of the text's concepts (idf-weighed) a learning holds.
+    fn agreement(&self, units: &[Unit], matched: u64) -> f32 {
+        if self.concepts <= 0.0 {
+            return 0.0;
+        }
+        let held: f32 = units
+            .iter()
+            .enumerate()
+            .filter(|(i, u)| {
+                u.own && matches!(u.label, Label::Concept(_)) && matched & (1u64 << i) != 0
+            })
+            .map(|(_, u)| u.idf)
+            .sum();
+        (held / self.concepts).min(1.0)
+    }
 }
 
 /// One unit of a query, said for a person (what `units` made of a text).
@@ -303,7 +528,7 @@ pub struct UnitInfo {
 
 /// What a text becomes: its units and the most a learning could score.
 pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f32) {
-    let (units, maximum) = units(source, text, t, source.live());
+    let Query { units, maximum, .. } = units(source, text, t, source.live());
     let info = units
         .iter()
         .map(|u| UnitInfo {
@@ -321,9 +546,10 @@ pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f
 }
 
 /// The query's units and the most a learning could score.
-fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32) {
+fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
     let mut units = Vec::new();
     let mut maximum = 0f32;
+    let mut unknown = Vec::new();
     let unknown_idf = idf(n, 0);
     // Each term once, at full weight unless every use of it is a
     // directory of a path (which names the machine, not the failure).
@@ -352,6 +578,12 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             // error that changes every time, and says nothing.
             if !term.bytes().any(|b| b.is_ascii_digit()) {
                 maximum += weight * t.unknown * unknown_idf;
+                unknown.push(Unknown {
+                    term,
+                    word,
+                    weight: weight * t.unknown * unknown_idf,
+                    concept: None,
+                });
             }
             continue;
         }
@@ -360,6 +592,9 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
         }
         let w = idf(n, postings.len());
         maximum += weight * w;
+        let program = !source
+            .postings(&format!("{}{term}", super::postings::PROGRAM))
+            .is_empty();
         word_unit.insert(term, units.len());
         units.push(Unit {
             postings,
@@ -369,6 +604,8 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             counts: 1,
             label: Label::Word(word),
             words: Vec::new(),
+            names: Vec::new(),
+            distinct: !program,
         });
     }
     let graph = source.graph();
@@ -404,7 +641,17 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                     } else {
                         Vec::new()
                     },
+                    names: synonym_words(&phrase, &cover, m.concept, &word_unit),
+                    distinct: false,
                 });
+                let unit = units.len() - 1;
+                for s in cover.iter().filter(|s| s.concept == m.concept) {
+                    for w in phrase[s.start..s.end].split(' ') {
+                        for u in unknown.iter_mut().filter(|u| u.term == w) {
+                            u.concept = Some(unit);
+                        }
+                    }
+                }
             }
             for (other, strength) in graph.neighbours(m.concept, t.related_floor) {
                 if strength >= t.related_min && !named.contains(&other) {
@@ -431,6 +678,8 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                 counts: 0,
                 label: Label::Concept(c.name.clone()),
                 words: Vec::new(),
+                names: Vec::new(),
+                distinct: false,
             });
         }
     }
@@ -451,6 +700,8 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
             counts: 1,
             label: Label::Word(p.trim_start_matches(super::postings::PROGRAM).to_string()),
             words: Vec::new(),
+            names: Vec::new(),
+            distinct: false,
         });
     }
     let words: Vec<&str> = phrase.split(' ').collect();
@@ -473,6 +724,8 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
                 counts: 0,
                 label: Label::Concept(p),
                 words: Vec::new(),
+                names: Vec::new(),
+                distinct: false,
             });
         }
     }
@@ -490,16 +743,25 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> (Vec<Unit>, f32
         }
         let mut slots: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
         units = order.iter().filter_map(|&old| slots[old].take()).collect();
-        for u in &mut units {
-            u.words = u
-                .words
-                .iter()
+        let moved = |v: &[usize]| -> Vec<usize> {
+            v.iter()
                 .map(|&j| place[j])
                 .filter(|&j| j != usize::MAX)
-                .collect();
+                .collect()
+        };
+        for u in &mut units {
+            u.words = moved(&u.words);
+            u.names = moved(&u.names);
+        }
+        for u in &mut unknown {
+            u.concept = u.concept.map(|c| place[c]).filter(|&c| c != usize::MAX);
         }
     }
-    (units, maximum)
+    Query {
+        units,
+        maximum,
+        unknown,
+    }
 }
 
 /// The word units of the stretches of `phrase` that name `concept`.

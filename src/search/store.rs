@@ -32,8 +32,8 @@ use std::time::Instant;
 
 const SEGMENT_FILE: &str = "segment.bin";
 const DELTA_FILE: &str = "delta.json";
-/// 2: evidence carries the agent count.
-const DELTA_VERSION: u32 = 2;
+/// 2: evidence carries the agent count. 3: error signatures.
+const DELTA_VERSION: u32 = 3;
 /// A delta this large is folded into a new segment.
 const DELTA_MIN_FOLD: usize = 500;
 

@@ -86,7 +86,21 @@ fn suggest_finds_a_recurring_error_and_says_why_in_the_json_contract() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(why, ["concepts", "terms"].into());
+    assert_eq!(
+        why,
+        [
+            "admitted_by",
+            "agreement",
+            "concepts",
+            "coverage",
+            "missing",
+            "outcomes",
+            "relevance",
+            "signature",
+            "terms"
+        ]
+        .into()
+    );
     assert!(
         top["title"].as_str().unwrap_or("").contains("docker ps"),
         "{top}"

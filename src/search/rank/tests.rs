@@ -482,3 +482,73 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_error_seen_again_under_log_prefixes_is_found_by_its_signature() {
+    let index = index_of(&corpus());
+    let text = "E1203 12:00:00.123456   4321 loader.go:42] \u{1b}[31mModuleNotFoundError\u{1b}[0m: No module named 'yaml'\n\
+                2026-12-03T12:00:00Z ERROR worker exited (status 1) after 3 restarts on node-7";
+    let strict = Tuning {
+        min_relevance: 0.99,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &strict);
+    assert_eq!(ids(&hits), ["module"], "{hits:?}");
+    assert_eq!(hits[0].signals.admitted_by, "signature");
+    assert!(hits[0].signals.signature >= 0.99, "{:?}", hits[0].signals);
+    let off = Tuning {
+        signature_min: 2.0,
+        ..strict
+    };
+    assert!(
+        rank(&index, &ask(text), &off).is_empty(),
+        "without the signature path the threshold refuses it"
+    );
+}
+
+#[test]
+fn the_same_program_and_one_generic_word_does_not_cover_a_question() {
+    let index = index_of(&corpus());
+    let text = "terraform naming policy for workspaces and state buckets";
+    let loose = Tuning {
+        min_relevance: 0.0,
+        min_coverage: 0.0,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &loose);
+    assert_eq!(ids(&hits).first(), Some(&"lock"), "{hits:?}");
+    let s = &hits[0].signals;
+    assert!(s.coverage < 0.5, "{s:?}");
+    assert!(s.missing.contains(&"naming".to_string()), "{s:?}");
+    assert!(
+        !s.missing.contains(&"terraform".to_string()),
+        "the program is not what was asked: {s:?}"
+    );
+    let negative = Tuning {
+        min_coverage: 0.5,
+        ..loose
+    };
+    assert!(rank(&index, &ask(text), &negative).is_empty());
+}
+
+#[test]
+fn a_paraphrase_that_shares_only_a_concept_is_admitted_by_agreement() {
+    let index = index_of(&corpus());
+    // "branch protection" names the concept; "GH006" is in the learning but
+    // no word of the question is.
+    let text = "blocked by branch protection";
+    let off = Tuning {
+        min_relevance: 0.99,
+        concept_coverage: 1.1,
+        ..Tuning::default()
+    };
+    assert!(rank(&index, &ask(text), &off).is_empty());
+    let on = Tuning {
+        concept_coverage: 0.5,
+        ..off
+    };
+    let hits = rank(&index, &ask(text), &on);
+    assert_eq!(ids(&hits), ["push"], "{hits:?}");
+    assert_eq!(hits[0].signals.admitted_by, "concepts");
+    assert!(hits[0].signals.agreement >= 0.99, "{:?}", hits[0].signals);
+}

@@ -1,0 +1,197 @@
+//! Error signatures: an error line as it reads every time it recurs, with
+//! what changes between recurrences taken out — ANSI colours, log prefixes
+//! (glog's `E1203 12:00:00.123 1234 file.go:42]`, ISO timestamps, levels,
+//! `svc-1 |`), `file:line` positions, paths, URLs, numbers, hex ids — and
+//! SQL context lines (`LINE 3: …`, a caret line) dropped whole. Pure.
+//!
+//! A learning is indexed under the tails of its error lines (the last 3 to
+//! [`MAX_WORDS`] words of each); a query looks up the tails of its own
+//! lines. Matching on tails is what makes a prefix not matter, whatever log
+//! framework wrote it: an error message ends its line. The posting carries
+//! the share of the learning's line the tail covers, so the longest tail
+//! that meets says how much of the learning's error the text repeats.
+
+use super::tokenize;
+
+/// Term prefix of a signature tail in the index.
+pub const SIGNATURE: &str = "\u{1}s:";
+/// Fewer words than this are not a signature ("permission denied").
+pub const MIN_WORDS: usize = 3;
+/// A line's words beyond this many from its end are not looked at.
+pub const MAX_WORDS: usize = 16;
+/// Lines of a text looked at (a stack trace is long; its error is early or late).
+const MAX_LINES: usize = 40;
+
+/// One tail of a normalised error line: the index term and how many words
+/// it holds, beside the number of words of the whole line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tail {
+    pub term: String,
+    pub words: usize,
+    pub line_words: usize,
+}
+
+/// The normalised words of each error line of `text`, lines with fewer
+/// than [`MIN_WORDS`] left out.
+pub fn lines(text: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for line in text.lines().take(MAX_LINES) {
+        let clean = strip_ansi(line);
+        if is_context_line(&clean) {
+            continue;
+        }
+        let words = words(&clean);
+        if words.len() >= MIN_WORDS && !out.contains(&words) {
+            out.push(words);
+        }
+    }
+    out
+}
+
+/// Every tail of every error line of `text` (the index side, and the query
+/// side's lookups).
+pub fn tails(text: &str) -> Vec<Tail> {
+    let mut out: Vec<Tail> = Vec::new();
+    for words in lines(text) {
+        let start = words.len().saturating_sub(MAX_WORDS);
+        let kept = &words[start..];
+        for k in MIN_WORDS..=kept.len() {
+            let term = format!("{SIGNATURE}{}", kept[kept.len() - k..].join(" "));
+            if !out.iter().any(|t| t.term == term) {
+                out.push(Tail {
+                    term,
+                    words: k,
+                    line_words: kept.len(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `ESC [ … letter` sequences (colours, bold) and other control characters removed.
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        if c.is_control() && c != '\t' {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An SQL client's context around an error (`LINE 3: select …`, the caret
+/// under it, `HINT:`-free query echoes): the user's query, not the failure.
+fn is_context_line(line: &str) -> bool {
+    let t = line.trim();
+    if !t.is_empty() && t.chars().all(|c| c == '^' || c == '~' || c.is_whitespace()) {
+        return true;
+    }
+    let upper = t.to_ascii_uppercase();
+    upper.starts_with("LINE ")
+        && upper[5..]
+            .split(':')
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.trim().chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The words of one line that stay the same when the failure recurs:
+/// pieces holding a path, URL or `file:line` position are dropped whole,
+/// then the tokeniser's words without the ones that hold a digit
+/// (timestamps, pids, ports, versions, glog's `E1203`).
+fn words(line: &str) -> Vec<String> {
+    let kept: Vec<&str> = line
+        .split_whitespace()
+        .filter(|piece| !is_location(piece))
+        .collect();
+    tokenize::phrase(&kept.join(" "))
+        .split(' ')
+        .filter(|w| !w.is_empty() && !w.bytes().any(|b| b.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A path (`/srv/app/x.py`, `C:\x`), a URL, or a source position
+/// (`main.go:42`, `foo.rs:3:9`).
+fn is_location(piece: &str) -> bool {
+    let p =
+        piece.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | ','));
+    if p.matches('/').count() >= 2 || p.contains('\\') || p.contains("://") {
+        return true;
+    }
+    // name.ext:12 or name.ext:12:3, with a trailing colon or bracket.
+    let mut parts = p.trim_end_matches([':', ']']).split(':');
+    let file = parts.next().unwrap_or("");
+    let numbers: Vec<&str> = parts.collect();
+    !numbers.is_empty()
+        && file.contains('.')
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> String {
+        lines(text).first().map(|w| w.join(" ")).unwrap_or_default()
+    }
+
+    #[test]
+    fn log_prefixes_colours_and_positions_do_not_change_an_error_line() {
+        let plain = line("ModuleNotFoundError: No module named 'yaml'");
+        assert!(!plain.is_empty());
+        for noisy in [
+            "\u{1b}[1m\u{1b}[31mModuleNotFoundError\u{1b}[0m: No module named 'yaml'",
+            "2025-02-20T07:49:03.813Z ERR ModuleNotFoundError: No module named 'yaml'",
+            "E1203 12:00:00.123456   4321 loader.go:42] ModuleNotFoundError: No module named 'yaml'",
+            "  File \"/srv/app/main.py\", line 3: ModuleNotFoundError: No module named 'yaml'",
+        ] {
+            let tails: Vec<String> = tails(noisy).into_iter().map(|t| t.term).collect();
+            assert!(
+                tails.contains(&format!("{SIGNATURE}{plain}")),
+                "{noisy:?} has no tail {plain:?}: {tails:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_name_in_an_error_stays_part_of_it() {
+        assert_ne!(
+            line("No module named 'yaml'"),
+            line("No module named 'cv2'")
+        );
+    }
+
+    #[test]
+    fn sql_context_lines_and_short_lines_are_not_signatures() {
+        let sig = lines(
+            "ERROR:  column \"nmae\" does not exist\nLINE 1: select nmae from users;\n               ^\nexit 1",
+        );
+        assert_eq!(sig.len(), 1, "{sig:?}");
+        assert!(sig[0].contains(&"column".to_string()));
+    }
+
+    #[test]
+    fn tails_run_from_three_words_to_the_whole_line() {
+        let t = tails("fatal: refusing to merge unrelated histories");
+        let words: Vec<usize> = t.iter().map(|t| t.words).collect();
+        assert_eq!(words.first(), Some(&MIN_WORDS));
+        assert_eq!(words.last(), Some(&t[0].line_words));
+        assert!(t.iter().all(|x| x.term.starts_with(SIGNATURE)));
+    }
+}
