@@ -15,7 +15,6 @@
 use std::path::PathBuf;
 
 use super::decide::{self, FailureKey, FixMatch};
-use super::in_force::{self, HookPolicy};
 use super::index::{self, Advice, CaptureIndex};
 use super::outcome;
 use super::payload::{self, CommandResult, HookEvent, ToolEvent};
@@ -24,6 +23,7 @@ use crate::config::{Config, Env, FileConfig, Flags};
 use crate::event::{self, Event, Outcome, Via};
 use crate::learning::Learning;
 use crate::store::LearningsDir;
+use crate::store::hook_policy::{self as in_force, HookPolicy};
 use crate::timestamp::Timestamp;
 
 /// Where a capture runs: the command-line flags and environment, from which

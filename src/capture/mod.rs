@@ -7,7 +7,6 @@
 
 pub mod decide;
 pub mod hook;
-pub mod in_force;
 pub mod index;
 pub mod outcome;
 pub mod payload;

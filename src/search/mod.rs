@@ -157,7 +157,7 @@ const MAX_CONTEXT_CANDIDATES: usize = 200;
 /// Days without an event after which a learning leaves the session block
 /// and prompt suggestions: the policy the last sync computed with.
 fn stale_after_days(dir: &LearningsDir) -> u64 {
-    crate::capture::in_force::load(&dir.state()).stale_after_days
+    crate::store::hook_policy::load(&dir.state()).stale_after_days
 }
 
 /// The session block for an agent and project (see [`context`]), within

@@ -2,6 +2,7 @@
 //! events file, atomic writes, the inbox, the sync lock, and which files
 //! the ignore rules leave out.
 
+pub mod hook_policy;
 mod ignore;
 mod inbox;
 mod lock;

@@ -188,9 +188,18 @@ fn stage_worktree_edits(
     out: &mut CommitOutcome,
     reported: &mut Reported,
 ) {
+    let head_tree = repo.head_tree().ok();
     for file in &status.changed {
         let rel = &file.path;
-        if !writes_as.may_change(rel, out, reported, "edit") {
+        // A new file is an import (a folder copied in), judged by every
+        // merge as before; a change to a committed one is an edit.
+        let tracked = || {
+            head_tree
+                .and_then(|t| repo.blob_id_at(t, rel).ok().flatten())
+                .is_some()
+        };
+        if !writes_as.is_ours(rel) && tracked() && !writes_as.may_change(rel, out, reported, "edit")
+        {
             continue;
         }
         if over_limit(rel, file.len) {
@@ -266,6 +275,12 @@ impl WritesAs {
             home: config.home_agent.value.clone(),
             hosted: super::owners::hosted(&dir.state()),
         }
+    }
+
+    /// Whether `rel` is in no agent's folder, or in one of ours.
+    fn is_ours(&self, rel: &str) -> bool {
+        crate::merge::owner_of(rel)
+            .is_none_or(|owner| owner == self.home || self.hosted.contains(owner))
     }
 
     /// Whether a local change of `rel` may be committed; when not, says so

@@ -290,7 +290,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         };
         let (policy, problem, _) = crate::hub::policy_in_force(Some(&repo), hub, local);
         // The hooks act on the policy this cycle computed with (§5.1, §4.1).
-        crate::capture::in_force::save(&dir.state(), &policy);
+        crate::store::hook_policy::save(&dir.state(), &policy);
         report.problems.extend(problem);
     }
     let hub = config.hub.as_ref().map(|h| h.value.as_str());

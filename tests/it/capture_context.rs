@@ -114,9 +114,12 @@ struct Written<'a> {
 fn write_learning(sb: &Sandbox, l: &Written<'_>) {
     let yaml = |s: Option<&str>| s.map_or("null".to_string(), |s| json!(s).to_string());
     let applicable: Vec<String> = l.applicable.iter().map(|a| a.to_string()).collect();
+    // Written now: a learning with no event for 90 days is stale (§9.1)
+    // and leaves the session block and prompt suggestions.
+    let now = learnsync::timestamp::Timestamp::now();
     let text = format!(
-        "---\nid: {id}\ntitle: {title}\nagent_id: laptop\ncaptured_at: 2026-06-01T10:00:00Z\n\
-         updated_at: 2026-06-01T10:00:00Z\npromoted_at: null\ntrust_level: L1\nsource: manual\n\
+        "---\nid: {id}\ntitle: {title}\nagent_id: laptop\ncaptured_at: {now}\n\
+         updated_at: {now}\npromoted_at: null\ntrust_level: L1\nsource: manual\n\
          applicable_agents: [{applicable}]\nkeywords: []\nverify_pattern: null\nquality:\n  \
          applied_count: 0\n  effective_count: 0\n  agent_count: 0\n  agent_names: []\n  \
          last_applied_at: null\n  success_rate: null\noriginal_command: {command}\n\
@@ -189,6 +192,7 @@ fn corpus() -> Sandbox {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "laptop"]);
+    crate::common::never_stale(&sb);
     for entry in std::fs::read_dir(fixture.join("learnings")).expect("fixture") {
         let entry = entry.expect("entry");
         copy_tree(&entry.path(), &sb.dir().join(entry.file_name()));

@@ -17,6 +17,7 @@ fn fixture() -> PathBuf {
 fn corpus() -> Sandbox {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "claude"]);
+    crate::common::never_stale(&sb);
     for entry in std::fs::read_dir(fixture().join("learnings")).expect("fixture") {
         let entry = entry.expect("entry");
         copy_tree(&entry.path(), &sb.dir().join(entry.file_name()));

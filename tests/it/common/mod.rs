@@ -149,6 +149,19 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Sets the dir's policy so that nothing goes stale (§9.1): for fixtures
+/// written with fixed 2026 dates, which age as the calendar moves on.
+pub fn never_stale(sb: &Sandbox) {
+    let policy = sb.dir().join(".learnsync/policy.yaml");
+    let text = std::fs::read_to_string(&policy).expect("policy");
+    assert!(text.contains("stale_after_days: 90"), "{text}");
+    std::fs::write(
+        &policy,
+        text.replace("stale_after_days: 90", "stale_after_days: 36500"),
+    )
+    .expect("policy");
+}
+
 /// Runs a command with `stdin` piped in and its output captured.
 pub fn with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
     use std::io::Write;

@@ -44,7 +44,13 @@ pub fn save(state: &StateDir, policy: &Policy) {
     }
     let result = serde_json::to_vec(&hook)
         .map_err(std::io::Error::other)
-        .and_then(|bytes| super::session::write_cache(&state.hook_policy(), &bytes));
+        .and_then(|bytes| {
+            let path = state.hook_policy();
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            super::replace_file(&path, &bytes)
+        });
     if let Err(e) = result {
         tracing::warn!("hook policy not recorded: {e}");
     }
