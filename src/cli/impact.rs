@@ -3,7 +3,7 @@
 //! shown, failures avoided — per learning and per agent, from the view's
 //! events (inbox included); `crate::impact` computes, this prints.
 
-use super::output::{cell, print_json};
+use super::output::{cell, print_json, problem_line};
 use super::stdout::outln;
 use super::{CliResult, Context, exit};
 use crate::impact::{Figures, Report, Scope, ShownBy};
@@ -28,6 +28,10 @@ const TITLE_WIDTH: usize = 40;
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let dir = ctx.initialised_dir()?;
     let view = crate::view::load(&dir, &ctx.config);
+    // An events line that does not parse is not counted: say which.
+    for p in &view.problems {
+        eprintln!("learnsync: skipped {}", problem_line(&p.path, &p.message));
+    }
     let learnings: Vec<_> = view.learnings.into_iter().map(|l| l.learning).collect();
     let scope = Scope {
         since: args.since,

@@ -223,7 +223,7 @@ fn impact_json_counts_one_agent_from_a_date_on() {
 }
 
 #[test]
-fn impact_refuses_a_since_that_is_not_a_date() {
+fn impact_refuses_a_bad_since_and_skips_a_bad_events_line() {
     let tmp = tempfile::tempdir().expect("tmp");
     let m = Machine::new(tmp.path(), "m");
     m.ok(&["init", "--agent", "claude"]);
@@ -236,4 +236,28 @@ fn impact_refuses_a_since_that_is_not_a_date() {
     );
     let empty = m.ok(&["impact"]);
     assert!(empty.starts_with("No events about learnings"), "{empty}");
+
+    // A line that does not parse is named on stderr and not counted; the
+    // rest of its file is.
+    let events = m.dir.join("events/claude/2026-12.jsonl");
+    std::fs::create_dir_all(events.parent().expect("parent")).expect("mkdir");
+    let good = line(
+        1,
+        "learning-1",
+        "claude",
+        "2026-12-01T10:00:00Z",
+        "applied",
+        "deny",
+    );
+    std::fs::write(&events, format!("{{not json\n{good}")).expect("write");
+    let out = m.run(&["impact", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("skipped events/claude/2026-12.jsonl:1"),
+        "{err}"
+    );
+    let v = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(v["totals"]["denied"], 1, "{v}");
+    assert_eq!(v["learnings"][0]["title"], serde_json::Value::Null);
 }
