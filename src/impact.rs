@@ -166,7 +166,7 @@ pub fn parse_since(text: &str) -> Option<Timestamp> {
     if is_date {
         return Timestamp::parse(&format!("{text}T00:00:00Z"));
     }
-    // RFC 3339 needs a time; `Timestamp::parse` also takes a space for `T`.
+    // RFC 3339: a date, `T` and a time with its offset.
     text.contains(['T', 't'])
         .then(|| Timestamp::parse(text))
         .flatten()
@@ -186,9 +186,21 @@ pub struct Row {
 }
 
 /// Events counted, by outcome and by `via` (`none` when the event does not
-/// say): what `/metrics` exposes, with no learning label.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct EventCounts(BTreeMap<String, BTreeMap<String, u64>>);
+/// say): what `/metrics` exposes, with no learning label. Every outcome and
+/// `via` is present, zero or not, so the JSON keeps one shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventCounts(BTreeMap<&'static str, BTreeMap<&'static str, u64>>);
+
+impl Default for EventCounts {
+    fn default() -> Self {
+        EventCounts(
+            Outcome::ALL
+                .iter()
+                .map(|o| (o.as_str(), Self::via_labels().map(|v| (v, 0)).collect()))
+                .collect(),
+        )
+    }
+}
 
 impl EventCounts {
     /// The label a missing `via` is counted under.
@@ -197,9 +209,9 @@ impl EventCounts {
     fn add(&mut self, outcome: Outcome, via: Option<Via>) {
         *self
             .0
-            .entry(outcome.as_str().to_string())
+            .entry(outcome.as_str())
             .or_default()
-            .entry(via.map_or(Self::NO_VIA, Via::as_str).to_string())
+            .entry(via.map_or(Self::NO_VIA, Via::as_str))
             .or_default() += 1;
     }
 

@@ -266,4 +266,8 @@ fn the_json_shape_is_stable() {
     assert_eq!(row["shown_by"]["pre-tool-use"], 0);
     assert_eq!(v["totals"]["failures_avoided"], 1);
     assert_eq!(v["events"]["applied"]["deny"], 1);
+    // Every outcome and via, zero or not: one shape whatever the events.
+    assert_eq!(v["events"]["recurred"]["session-start"], 0);
+    assert_eq!(v["events"].as_object().map(|m| m.len()), Some(4));
+    assert_eq!(v["events"]["applied"].as_object().map(|m| m.len()), Some(6));
 }
