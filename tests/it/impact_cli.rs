@@ -40,6 +40,7 @@ fn seeded(tmp: &Path) -> Dir {
     let docker = add("Pin the docker tag", "docker pull image:1.2");
     m.ok(&["apply", &force, "--outcome", "effective"]);
     let (f, d) = (force.as_str(), docker.as_str());
+    // Each agent's lines, by the events file `sync` puts them in.
     let files = [
         (
             "events/codex/2026-11.jsonl",
@@ -83,17 +84,19 @@ fn seeded(tmp: &Path) -> Dir {
             .concat(),
         ),
     ];
-    for (rel, text) in files {
-        let path = m.dir.join(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write events");
+    // As a hook writes them: one inbox file a line, for `sync` to commit
+    // into each agent's events file.
+    let inbox = m.dir.join(".git/learnsync/inbox");
+    std::fs::create_dir_all(&inbox).expect("inbox");
+    for (n, text) in files.iter().flat_map(|(_, t)| t.lines()).enumerate() {
+        let path = inbox.join(format!("{n:04}-hook.event.jsonl"));
+        std::fs::write(path, format!("{text}\n")).expect("write event");
     }
     m.ok(&["sync", "--no-fetch", "--no-push"]);
     let committed = m.git(&["ls-files", "events"]);
-    assert!(
-        committed.contains("events/gemini/2026-12.jsonl"),
-        "{committed}"
-    );
+    for (rel, _) in &files {
+        assert!(committed.contains(rel), "{rel} not in\n{committed}");
+    }
     // Still in the inbox when `impact` runs: counted all the same.
     m.ok(&["apply", &docker, "--outcome", "applied"]);
     Dir { m, force, docker }
