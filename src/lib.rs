@@ -6,7 +6,7 @@
 //!
 //! | layer | modules | what they are |
 //! |---|---|---|
-//! | core | `paths` `timestamp` `yaml` `names` `problem` `redact` `learning` `event` `review` `policy` `trust` `merge` `schedule` `retry` `fault` `shell` | the formats and rules of DESIGN.md, pure: a learning and its codec, events, review records, policy, trust as a fold, the semantic merge of one file, the redactor, schedules, the shell-command lexer |
+//! | core | `paths` `timestamp` `yaml` `names` `problem` `redact` `learning` `event` `review` `policy` `trust` `impact` `merge` `schedule` `retry` `fault` `shell` | the formats and rules of DESIGN.md, pure: a learning and its codec, events, review records, policy, trust as a fold, what learnings did (impact), the semantic merge of one file, the redactor, schedules, the shell-command lexer |
 //! | edges | `repo` `store` `gitea` `config` `watch` | one kind of I/O each: git through gix (and the git binary for push), the learnings dir and its local state on disk, Gitea's REST API, configuration files and environment, the work-tree watcher |
 //! | workflows | `view` `hub` `record` `capture` `sync` `publish` `health` `init` `hooks` `search` `reviewing` `daemon` `export` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, publishing, doctor and status, init, installing agent hooks, retrieval (`suggest`, `query`, `context`) over a cached index and the knowledge graph, human review on Gitea, the daemon that runs sync, review, publish and export on schedules; `export` (trusted learnings into instruction files and skills) |
 //! | command line | `cli` | parses, calls one workflow, prints; one file per command |
@@ -14,6 +14,7 @@
 // core
 pub mod event;
 pub mod fault;
+pub mod impact;
 pub mod learning;
 pub mod merge;
 pub mod names;

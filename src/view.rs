@@ -27,6 +27,9 @@ pub struct View {
     pub copies: Vec<Loaded>,
     /// The policy in force (§5.2: hub `main`'s when a hub is configured).
     pub policy: crate::policy::Policy,
+    /// Every event of the work tree and the inbox, as read: duplicates by
+    /// `id` possible, every agent's (roster or not).
+    pub events: Vec<Event>,
 }
 
 /// Where a learning stands in review, for `list`, `show` and `status`.
@@ -139,19 +142,7 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         .unwrap_or_default();
     let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
     problems.append(&mut decisions.problems);
-    let mut grouped: HashMap<&str, Vec<&Event>> = HashMap::new();
-    for e in &events {
-        grouped.entry(e.learning.as_str()).or_default().push(e);
-    }
-    for loaded in &mut learnings {
-        let l = &mut loaded.learning;
-        let mine = grouped.get(l.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let derived = trust::derive(l, mine, &decisions.for_id(&l.id), &policy);
-        trust::apply(l, derived);
-        // A second line of defence: whatever a reader is shown is redacted
-        // again (§9.1), even a file the sync has not rewritten yet.
-        l.redact();
-    }
+    derive_all(&mut learnings, &events, &decisions, &policy);
     for copy in &mut copies {
         let l = &mut copy.learning;
         let derived = trust::derive(l, &[], &[], &policy);
@@ -165,6 +156,29 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
         pending: crate::store::ReviewCache::read(&dir.state().review_state(), "").pending(),
         decisions,
         policy,
+        events,
+    }
+}
+
+/// Recomputes the derived state of every learning from its events.
+fn derive_all(
+    learnings: &mut [Loaded],
+    events: &[Event],
+    decisions: &crate::hub::Decisions,
+    policy: &crate::policy::Policy,
+) {
+    let mut grouped: HashMap<&str, Vec<&Event>> = HashMap::new();
+    for e in events {
+        grouped.entry(e.learning.as_str()).or_default().push(e);
+    }
+    for loaded in learnings {
+        let l = &mut loaded.learning;
+        let mine = grouped.get(l.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        let derived = trust::derive(l, mine, &decisions.for_id(&l.id), policy);
+        trust::apply(l, derived);
+        // A second line of defence: whatever a reader is shown is redacted
+        // again (§9.1), even a file the sync has not rewritten yet.
+        l.redact();
     }
 }
 

@@ -15,6 +15,7 @@ mod daemon;
 mod doctor;
 mod export;
 mod hooks;
+mod impact;
 mod init;
 mod kg;
 mod list;
@@ -92,6 +93,9 @@ pub enum Command {
     /// Route L2 learnings to human review on Gitea: propose, follow, withdraw,
     /// record rejections and problem reports.
     Review(review::Args),
+    /// What the learnings did: shown, denied, followed, effective,
+    /// ineffective, recurred after being shown, failures avoided.
+    Impact(impact::Args),
     /// Health: branch, counts by trust, inbox, last sync.
     Status,
     /// Find problems: unreadable files, bad events, configuration.
@@ -377,6 +381,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Sync(args) => sync::run(&ctx, args),
         Command::Publish(args) => publish::run(&ctx, args),
         Command::Review(args) => review::run(&ctx, args),
+        Command::Impact(args) => impact::run(&ctx, args),
         Command::Status => status::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config => config::run(&ctx),

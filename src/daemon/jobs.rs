@@ -44,9 +44,9 @@ pub struct RunResult {
     pub error_class: Option<ErrorClass>,
     /// What the job read, when it succeeded (kept for the next run).
     pub key: Option<String>,
-    /// Learnings by trust level and the inbox size, counted after a sync
-    /// that moved HEAD (or the first one).
-    pub learnings: Option<(BTreeMap<String, u64>, u64)>,
+    /// Learnings by trust level, the inbox size and what the learnings
+    /// did, counted after a sync that moved HEAD (or the first one).
+    pub learnings: Option<super::metrics::DirCounts>,
     /// Learnings an export run wrote, by format.
     pub exported: Option<BTreeMap<String, u64>>,
 }
@@ -348,8 +348,9 @@ fn summarise_sync(report: &SyncReport) -> RunResult {
     RunResult::new(RunOutcome::Ok, parts.join("; "), None)
 }
 
-/// Learnings by trust level (every level present, zero or not) and the inbox size.
-pub fn count_learnings(dir: &LearningsDir, config: &Config) -> (BTreeMap<String, u64>, u64) {
+/// Learnings by trust level (every level present, zero or not), the inbox
+/// size and what the learnings did, from one view.
+pub fn count_learnings(dir: &LearningsDir, config: &Config) -> super::metrics::DirCounts {
     let view = crate::view::load(dir, config);
     let mut by_trust: BTreeMap<String, u64> =
         <crate::learning::TrustLevel as crate::names::Named>::ALL
@@ -361,7 +362,12 @@ pub fn count_learnings(dir: &LearningsDir, config: &Config) -> (BTreeMap<String,
             .entry(l.learning.trust_level.to_string())
             .or_default() += 1;
     }
-    (by_trust, inbox_files(dir))
+    let impact = crate::impact::report(&view.events, &[], &Default::default());
+    super::metrics::DirCounts {
+        by_trust,
+        inbox_files: inbox_files(dir),
+        impact: super::metrics::Impact::of(&impact),
+    }
 }
 
 /// Files waiting in the inbox (cheap: one directory listing).

@@ -11,9 +11,17 @@
 //! is off), `learnsync_daemon_running{job}`, `learnsync_learnings{trust}`,
 //! `learnsync_export_learnings{format}` (as of the last export run),
 //! `learnsync_inbox_files`, `learnsync_daemon_start_time_seconds`,
-//! `learnsync_daemon_config_reloads_total{result}`.
+//! `learnsync_daemon_config_reloads_total{result}`; and what the learnings
+//! did (`crate::impact`, over every event of the dir, counted with the
+//! learnings): `learnsync_events_total{outcome,via}`,
+//! `learnsync_failures_avoided_total`, `learnsync_recurred_after_shown_total`
+//! (counters: events are never removed) and `learnsync_learnings_keep_failing`
+//! — no learning label, so a thousand learnings are still a few series.
 
 use super::{Job, RunOutcome};
+use crate::event::Outcome;
+use crate::impact::{EventCounts, Figures};
+use crate::names::Named;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -60,6 +68,34 @@ pub struct JobGauges {
     pub last_failure: Option<String>,
 }
 
+/// What the dir holds, counted after a sync that moved HEAD (or the first).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DirCounts {
+    /// Learnings by trust level, every level present.
+    pub by_trust: BTreeMap<String, u64>,
+    pub inbox_files: u64,
+    pub impact: Impact,
+}
+
+/// What the learnings did over every event of the dir (`crate::impact`):
+/// the totals alone, no learning's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Impact {
+    pub events: EventCounts,
+    pub totals: Figures,
+    pub keep_failing: u64,
+}
+
+impl Impact {
+    pub fn of(report: &crate::impact::Report) -> Impact {
+        Impact {
+            events: report.events.clone(),
+            totals: report.totals,
+            keep_failing: report.keeps_failing.len() as u64,
+        }
+    }
+}
+
 /// Everything `/metrics`, `/readyz` and `/livez` read.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -73,6 +109,8 @@ pub struct Snapshot {
     /// targets of that format).
     pub exported: BTreeMap<String, u64>,
     pub inbox_files: u64,
+    /// What the learnings did, as of the last count (`None` before it).
+    pub impact: Option<Impact>,
     pub reloads_ok: u64,
     pub reloads_failed: u64,
     pub ready_sync_age_secs: u64,
@@ -90,6 +128,13 @@ impl Snapshot {
 
     pub fn job(&mut self, job: Job) -> &mut JobGauges {
         self.jobs.entry(job).or_default()
+    }
+
+    /// Takes in a count of the dir.
+    pub fn counted(&mut self, c: &DirCounts) {
+        self.learnings = c.by_trust.clone();
+        self.inbox_files = c.inbox_files;
+        self.impact = Some(c.impact.clone());
     }
 }
 
@@ -260,6 +305,7 @@ pub fn render(s: &Snapshot) -> String {
         "Captures and events waiting in the inbox for the next sync.",
     );
     let _ = writeln!(out, "learnsync_inbox_files {}", s.inbox_files);
+    render_impact(&mut out, s.impact.as_ref());
     family(
         &mut out,
         "learnsync_daemon_start_time_seconds",
@@ -290,6 +336,54 @@ pub fn render(s: &Snapshot) -> String {
         s.reloads_failed
     );
     out
+}
+
+/// What the learnings did: families always, samples once counted.
+fn render_impact(out: &mut String, impact: Option<&Impact>) {
+    family(
+        out,
+        "learnsync_events_total",
+        "counter",
+        "Events about learnings in the dir, by outcome and by how the learning reached the agent (via; none when the event does not say), as of the last sync.",
+    );
+    if let Some(i) = impact {
+        for outcome in Outcome::ALL.iter().copied() {
+            for via in EventCounts::via_labels() {
+                let _ = writeln!(
+                    out,
+                    "learnsync_events_total{{outcome=\"{}\",via=\"{via}\"}} {}",
+                    outcome.as_str(),
+                    i.events.get(outcome, via)
+                );
+            }
+        }
+    }
+    let totals = [
+        (
+            "learnsync_failures_avoided_total",
+            "counter",
+            "Denials and warnings followed by the correction working, with no recurrence from that agent after (all events).",
+            impact.map(|i| i.totals.failures_avoided),
+        ),
+        (
+            "learnsync_recurred_after_shown_total",
+            "counter",
+            "Failures that came back for an agent the learning had been shown to (all events).",
+            impact.map(|i| i.totals.recurred_after_shown),
+        ),
+        (
+            "learnsync_learnings_keep_failing",
+            "gauge",
+            "Learnings that keep failing after being shown: two or more ineffective or recurred after shown, more than effective.",
+            impact.map(|i| i.keep_failing),
+        ),
+    ];
+    for (name, kind, help, n) in totals {
+        family(out, name, kind, help);
+        if let Some(n) = n {
+            let _ = writeln!(out, "{name} {n}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -364,6 +458,45 @@ mod tests {
         assert!(render(&s).contains(
             "learnsync_daemon_last_success_timestamp_seconds{job=\"sync\"} 1780000000.25\n"
         ));
+    }
+
+    #[test]
+    fn what_learnings_did_is_counted_by_outcome_and_via_with_no_learning_label() {
+        use crate::event::{Event, Via};
+        use crate::timestamp::Timestamp;
+        let mut s = Snapshot::default();
+        let before = render(&s);
+        assert!(before.contains("# TYPE learnsync_events_total counter\n"));
+        assert!(!before.contains("learnsync_events_total{"));
+        assert!(!before.contains("\nlearnsync_failures_avoided_total "));
+        let at = |n| Timestamp::from_unix(n);
+        let events = [
+            Event::new("learning-a", "codex", Outcome::Applied, at(1)).via(Via::Deny),
+            Event::new("learning-a", "codex", Outcome::Effective, at(2)),
+            Event::new("learning-b", "codex", Outcome::Applied, at(3)).via(Via::PreToolUse),
+            Event::new("learning-b", "codex", Outcome::Ineffective, at(4)),
+            Event::new("learning-b", "codex", Outcome::Recurred, at(5)),
+        ];
+        let report = crate::impact::report(&events, &[], &Default::default());
+        s.counted(&DirCounts {
+            impact: Impact::of(&report),
+            ..DirCounts::default()
+        });
+        let text = render(&s);
+        for line in [
+            "learnsync_events_total{outcome=\"applied\",via=\"deny\"} 1\n",
+            "learnsync_events_total{outcome=\"applied\",via=\"pre-tool-use\"} 1\n",
+            "learnsync_events_total{outcome=\"applied\",via=\"prompt\"} 0\n",
+            "learnsync_events_total{outcome=\"effective\",via=\"none\"} 1\n",
+            "learnsync_events_total{outcome=\"recurred\",via=\"none\"} 1\n",
+            "learnsync_failures_avoided_total 1\n",
+            "learnsync_recurred_after_shown_total 1\n",
+            "learnsync_learnings_keep_failing 1\n",
+        ] {
+            assert!(text.contains(line), "no {line:?} in\n{text}");
+        }
+        assert_eq!(text.matches("learnsync_events_total{").count(), 4 * 6);
+        assert!(!text.contains("learning-a"), "no learning label");
     }
 
     #[test]

@@ -431,9 +431,8 @@ impl Daemon {
                     r.summary
                 ));
             }
-            if let Some((by_trust, inbox)) = &r.learnings {
-                s.learnings = by_trust.clone();
-                s.inbox_files = *inbox;
+            if let Some(counts) = &r.learnings {
+                s.counted(counts);
             }
             if let Some(exported) = &r.exported {
                 s.exported = exported.clone();

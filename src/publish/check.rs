@@ -7,7 +7,9 @@
 //! renders over sample learnings that use every optional field.
 
 use super::PublishError;
-use super::render::{HOME_TITLE, Page, PageKind, SIDEBAR_TITLE, add_retractions, render_site};
+use super::render::{
+    HOME_TITLE, MonthImpact, Page, PageKind, SIDEBAR_TITLE, add_retractions, render_site_with,
+};
 use super::state::{PageRecord, TargetState};
 use super::templates::{self, Templates};
 use crate::learning::{Learning, Quality, TrustLevel};
@@ -236,6 +238,21 @@ pub fn sample_learnings() -> Vec<Learning> {
     vec![full, bare, gone]
 }
 
+/// What the sample learnings did in their month (`2026-01`), so Home's
+/// section is rendered and checked too: the first denied, then effective;
+/// the second effective with no showing.
+pub fn sample_month(learnings: &[Learning]) -> Option<MonthImpact> {
+    use crate::event::{Event, Outcome, Via};
+    let at = |s: i64| Timestamp::from_unix(1_767_225_600 + s);
+    let (first, second) = (&learnings.first()?.id, &learnings.get(1)?.id);
+    let events = [
+        Event::new(first, "codex", Outcome::Applied, at(100)).via(Via::Deny),
+        Event::new(first, "codex", Outcome::Effective, at(110)),
+        Event::new(second, "claude", Outcome::Effective, at(120)),
+    ];
+    MonthImpact::of(&events, "2026-01")
+}
+
 /// A page of the sample site that does not read as its template meant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateProblem {
@@ -249,7 +266,13 @@ pub struct TemplateProblem {
 /// notice included), and what looks glued on each.
 pub fn template_problems(templates: &Templates) -> Result<Vec<TemplateProblem>, PublishError> {
     let learnings = sample_learnings();
-    let mut site = render_site(&learnings, &WikiPolicy::default(), templates)?;
+    let month = sample_month(&learnings);
+    let mut site = render_site_with(
+        &learnings,
+        month.as_ref(),
+        &WikiPolicy::default(),
+        templates,
+    )?;
     let mut published = TargetState::default();
     let retracted = &learnings[2].id;
     published.pages.insert(

@@ -313,13 +313,15 @@ pub fn render_dir(
             ))
         })
         .collect();
+    // This month's (UTC) events: Home changes with the month, and only then.
+    let month = render::MonthImpact::of(&view.events, &crate::timestamp::Timestamp::now().month());
     let learnings: Vec<_> = view.learnings.into_iter().map(|l| l.learning).collect();
     let shown: Vec<_> = learnings
         .iter()
         .filter(|l| !pulled.contains_key(&l.id))
         .cloned()
         .collect();
-    let mut site = render_site(&shown, &policy.wiki, &templates)?;
+    let mut site = render::render_site_with(&shown, month.as_ref(), &policy.wiki, &templates)?;
     cap_pages(&mut site, &shown, config);
     render::add_retractions(&mut site, &learnings, &pulled, published, &templates)?;
     Ok(site)

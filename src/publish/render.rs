@@ -21,6 +21,30 @@ pub const HOME_TITLE: &str = "Home";
 pub const SIDEBAR_TITLE: &str = "_Sidebar";
 /// Learnings listed under "Newest" on Home.
 const NEWEST_ON_HOME: usize = 10;
+/// Learnings named in Home's "What learnings did this month".
+const IMPACT_ON_HOME: usize = 5;
+
+/// What the learnings did in one calendar month, for Home: `crate::impact`
+/// over that month's events. The same events and month give the same page
+/// on every machine; a new month changes Home once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MonthImpact {
+    /// `YYYY-MM` (UTC).
+    pub month: String,
+    pub report: crate::impact::Report,
+}
+
+impl MonthImpact {
+    /// The report of `events` over `month` (`YYYY-MM`); `None` for a month
+    /// that does not parse.
+    pub fn of(events: &[crate::event::Event], month: &str) -> Option<MonthImpact> {
+        let scope = crate::impact::Scope::month(month)?;
+        Some(MonthImpact {
+            month: month.to_string(),
+            report: crate::impact::report(events, &[], &scope),
+        })
+    }
+}
 
 /// What a page is for: one learning, or an index over them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -180,6 +204,16 @@ struct Entry<'a> {
 /// pages, byte for byte, on every machine.
 pub fn render_site(
     learnings: &[Learning],
+    policy: &WikiPolicy,
+    templates: &Templates,
+) -> Result<Site, PublishError> {
+    render_site_with(learnings, None, policy, templates)
+}
+
+/// [`render_site`], with Home saying what the learnings did in a month.
+pub fn render_site_with(
+    learnings: &[Learning],
+    month: Option<&MonthImpact>,
     policy: &WikiPolicy,
     templates: &Templates,
 ) -> Result<Site, PublishError> {
@@ -343,6 +377,7 @@ pub fn render_site(
             "total": entries.len(),
             "newest": newest.iter().map(|e| summary(e)).collect::<Vec<_>>(),
             "keywords": keyword_rows,
+            "impact": month.and_then(|m| impact_on_home(m, &entries)),
         }),
     )?;
     pages.push(Page::new(
@@ -421,6 +456,45 @@ pub fn render_site(
         }
     }
     Ok(site)
+}
+
+/// Home's "What learnings did this month": the month's totals over every
+/// learning (figures only), and the most useful learnings that have a page,
+/// under their page titles. `None` when the month has no event.
+fn impact_on_home(month: &MonthImpact, entries: &[Entry]) -> Option<serde_json::Value> {
+    let report = &month.report;
+    if report.learnings.is_empty() {
+        return None;
+    }
+    let figures = |f: &crate::impact::Figures| {
+        json!({
+            "shown": f.shown,
+            "denied": f.denied,
+            "followed": f.followed,
+            "effective": f.effective,
+            "ineffective": f.ineffective,
+            "recurred_after_shown": f.recurred_after_shown,
+            "failures_avoided": f.failures_avoided,
+        })
+    };
+    let top: Vec<_> = report
+        .learnings
+        .iter()
+        .filter(|r| r.figures.failures_avoided > 0 || r.figures.effective > 0)
+        .filter_map(|r| {
+            let e = entries.iter().find(|e| e.learning.id == r.learning)?;
+            let mut row = figures(&r.figures);
+            row["title"] = json!(escape_inline(&e.title));
+            row["link"] = json!(e.sub_url);
+            Some(row)
+        })
+        .take(IMPACT_ON_HOME)
+        .collect();
+    Some(json!({
+        "month": month.month,
+        "totals": figures(&report.totals),
+        "top": top,
+    }))
 }
 
 /// Why a learning that had a page is no longer published, for its notice

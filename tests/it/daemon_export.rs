@@ -158,6 +158,25 @@ fn a_daemon_with_an_export_target_writes_the_agents_md_block_after_its_sync_and_
         .is_some_and(|n| n >= 1.0),
         "{body}"
     );
+    // What the learnings did, counted with them after the sync: six
+    // effective outcomes typed with `apply` (via manual), none after a
+    // warning, so no failure avoided; no per-learning label.
+    for (labels, want) in [
+        ([("outcome", "effective"), ("via", "manual")], 6.0),
+        ([("outcome", "applied"), ("via", "deny")], 0.0),
+    ] {
+        assert_eq!(
+            metric(&families, "learnsync_events_total", &labels),
+            Some(want),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        metric(&families, "learnsync_failures_avoided_total", &[]),
+        Some(0.0),
+        "{body}"
+    );
+    assert!(!body.contains("learning=\""), "{body}");
 
     let status = s.ok(&["status"]);
     assert!(

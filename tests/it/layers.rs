@@ -39,6 +39,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("shell", Layer::Core),
     ("risk", Layer::Core),
     ("text", Layer::Core),
+    ("impact", Layer::Core),
     // Edges: one kind of I/O each.
     ("repo", Layer::Edge),
     ("store", Layer::Edge),

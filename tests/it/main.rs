@@ -30,6 +30,7 @@ mod gitea_review_api;
 mod gitea_server_quirks;
 mod hooks_cli;
 mod hooks_install;
+mod impact_cli;
 mod layers;
 mod outcomes;
 mod peer_content;

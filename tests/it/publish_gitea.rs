@@ -165,6 +165,18 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     let home = w.page("Home");
     assert!(home.contains("| **Total** | 3 |"), "{home}");
     assert!(!home.contains("Only a hunch"));
+    // What the learnings did this month: nine effective outcomes typed
+    // with `apply`, none after a warning, so no failure avoided.
+    for needle in [
+        "\n## What learnings did this month\n",
+        "learnings shown to agents 0 time(s), 0 of them denying the command; \
+         corrections followed 9 time(s) (9 effective, 0 ineffective)",
+        "**0 failure(s) avoided**",
+        "- [Learning: Use --force-with-lease](Learning%3A+Use+--force-with-lease.-): \
+         0 failure(s) avoided, 3 effective of 3 followed\n",
+    ] {
+        assert!(home.contains(needle), "{needle:?} not in\n{home}");
+    }
     assert!(w.page("Keyword git").contains("Rebase instead of merge"));
 
     // Publish again: nothing changed, so nothing is written.

@@ -339,6 +339,102 @@ fn every_page_kind_renders_the_structure_a_reader_expects() {
     );
 }
 
+/// Home's section on the month: totals over every learning, the most
+/// useful published ones by their page titles, escaped; the same bytes for
+/// the same events and month; nothing when the month had no event.
+#[test]
+fn home_says_what_the_learnings_did_this_month() {
+    use crate::event::{Event, Outcome, Via};
+    use crate::publish::check::outline;
+    let h = |l: u8, t: &str| (l, t.to_string());
+    let mut starred = learning(1, "Use *lease* [not] force", TrustLevel::L2);
+    starred.keywords.clear();
+    let mut other = learning(2, "Pin the toolchain", TrustLevel::L3);
+    other.keywords.clear();
+    let hidden = learning(3, "Not published yet", TrustLevel::L1);
+    let at = |n: i64| Timestamp::from_unix(1_764_547_200 + n); // 2025-12-01
+    let ev = |l: &Learning, agent: &str, outcome, n| Event::new(&l.id, agent, outcome, at(n));
+    let events = [
+        ev(&starred, "codex", Outcome::Applied, 1).via(Via::Deny),
+        ev(&starred, "codex", Outcome::Effective, 2),
+        ev(&starred, "claude", Outcome::Applied, 3).via(Via::PreToolUse),
+        ev(&starred, "claude", Outcome::Effective, 4),
+        ev(&other, "codex", Outcome::Effective, 5),
+        ev(&hidden, "codex", Outcome::Applied, 6).via(Via::PreToolUse),
+        ev(&hidden, "codex", Outcome::Effective, 7),
+        ev(&hidden, "claude", Outcome::Applied, 8).via(Via::Prompt),
+        ev(&hidden, "claude", Outcome::Recurred, 9),
+        // November: not this month's.
+        Event::new(
+            &other.id,
+            "codex",
+            Outcome::Ineffective,
+            Timestamp::from_unix(1_764_000_000),
+        ),
+    ];
+    let month = MonthImpact::of(&events, "2025-12").expect("month");
+    let learnings = [starred, other, hidden];
+    let render = || {
+        render_site_with(
+            &learnings,
+            Some(&month),
+            &WikiPolicy::default(),
+            &Templates::builtin(),
+        )
+        .expect("render")
+    };
+    let s = render();
+    let home = &page(&s, &index_key(HOME_TITLE)).content;
+    let o = outline(home);
+    assert_eq!(
+        o.headings,
+        [
+            h(1, "Home"),
+            h(2, "What learnings did this month"),
+            h(2, "Newest")
+        ]
+    );
+    assert!(o.glued.is_empty(), "{:?}", o.glued);
+    assert!(
+        home.contains(
+            "2025-12: learnings shown to agents 4 time(s), 1 of them denying the command; \
+             corrections followed 4 time(s) (4 effective, 0 ineffective); the failure \
+             recurred 1 time(s) after a showing; **3 failure(s) avoided**.\n"
+        ),
+        "{home}"
+    );
+    assert_eq!(
+        o.lists[0],
+        [
+            "Learning: Use *lease* [not] force: 2 failure(s) avoided, 2 effective of 2 followed",
+            "Learning: Pin the toolchain: 0 failure(s) avoided, 1 effective of 1 followed",
+        ],
+        "the L1 learning is counted, not named: {home}"
+    );
+    let link = format!(
+        "[Learning: Use \\*lease\\* \\[not\\] force]({}): 2 failure(s)",
+        title_to_sub_url("Learning: Use *lease* [not] force")
+    );
+    assert!(home.contains(&link), "{link} in {home}");
+    assert!(!home.contains("Not published yet"), "{home}");
+    assert_eq!(render().pages, s.pages, "same events and month, same bytes");
+
+    let quiet = MonthImpact::of(&events, "2026-01").expect("month");
+    let s = render_site_with(
+        &learnings,
+        Some(&quiet),
+        &WikiPolicy::default(),
+        &Templates::builtin(),
+    )
+    .expect("render");
+    let home = &page(&s, &index_key(HOME_TITLE)).content;
+    assert!(!home.contains("What learnings did"), "{home}");
+    assert_eq!(
+        home,
+        &page(&site(&learnings), &index_key(HOME_TITLE)).content
+    );
+}
+
 /// The defects the old templates had, so the check is known to catch them.
 #[test]
 fn the_template_check_names_glued_blocks() {
