@@ -25,7 +25,7 @@ const MAX_COMMAND_CHARS: usize = 300;
 /// command to run (`use --force-with-lease`, `run the tests first`).
 const PROSE_VERBS: &[&str] = &[
     "use", "run", "try", "prefer", "avoid", "always", "never", "don't", "do", "instead", "pass",
-    "add", "set", "call", "check", "make", "remove", "replace", "switch", "the", "a", "an", "you",
+    "add", "set", "call", "check", "remove", "replace", "switch", "the", "a", "an", "you",
     "it", "this", "when", "if", "before", "after", "first", "then", "please", "should", "must",
 ];
 
@@ -36,7 +36,7 @@ pub fn correction_words(correction: &str) -> Vec<String> {
     if text.is_empty() || text.contains('\n') || text.chars().count() > MAX_COMMAND_CHARS {
         return Vec::new();
     }
-    if text.ends_with('.') || text.contains(". ") {
+    if ends_sentence(text) {
         return Vec::new();
     }
     let Some(words) = shell::simple_commands(text).pop() else {
@@ -49,6 +49,20 @@ pub fn correction_words(correction: &str) -> Vec<String> {
         return Vec::new();
     }
     words
+}
+
+/// Whether text reads as sentences: a word ends with a full stop before a
+/// space or the end (`Retry. Then…`, `…first.`), unlike a path argument
+/// (`go run .`, `docker build -f x .`, `~/.local`).
+fn ends_sentence(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'.'
+            && i > 0
+            && bytes[i - 1].is_ascii_alphabetic()
+            && bytes.get(i + 1).is_none_or(|n| *n == b' ')
+            && !text[..i].rsplit(' ').next().is_some_and(|w| w.contains(['/', '.', '=']))
+    })
 }
 
 /// The words of each simple command a learning is about (its original
@@ -195,6 +209,16 @@ mod tests {
         assert!(correction_words("Run the migrations first. Then retry.").is_empty());
         assert!(correction_words("line one\nline two").is_empty());
         assert_eq!(correction_words("cd app && npm ci"), ["npm", "ci"]);
+        // Commands that end in a path, or run `make`, are commands.
+        for command in [
+            "go run .",
+            "docker build -f docker/Dockerfile .",
+            "make -j1 test",
+            "make install PREFIX=/home/dev/.local",
+            "tar xf archive.tar.gz",
+        ] {
+            assert!(!correction_words(command).is_empty(), "{command}");
+        }
         let s = showing(
             "use --force-with-lease",
             "git push -f origin main",
