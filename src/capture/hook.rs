@@ -219,11 +219,12 @@ fn observe(
     if !state.following(at) {
         return Ok(None);
     }
+    let ran = outcome::Ran::new(command);
     let decided: Vec<(Showing, Outcome)> = state
         .showings
         .iter()
         .filter(|s| s.open(calls, at) && state.may_observe(&s.id))
-        .filter_map(|s| outcome::verdict(s, command, succeeded).map(|o| (s.clone(), o)))
+        .filter_map(|s| outcome::verdict(s, &ran, succeeded).map(|o| (s.clone(), o)))
         .collect();
     state.note(SessionLine::call());
     if decided.is_empty() {

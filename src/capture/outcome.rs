@@ -25,8 +25,8 @@ const MAX_COMMAND_CHARS: usize = 300;
 /// command to run (`use --force-with-lease`, `run the tests first`).
 const PROSE_VERBS: &[&str] = &[
     "use", "run", "try", "prefer", "avoid", "always", "never", "don't", "do", "instead", "pass",
-    "add", "set", "call", "check", "remove", "replace", "switch", "the", "a", "an", "you",
-    "it", "this", "when", "if", "before", "after", "first", "then", "please", "should", "must",
+    "add", "set", "call", "check", "remove", "replace", "switch", "the", "a", "an", "you", "it",
+    "this", "when", "if", "before", "after", "first", "then", "please", "should", "must",
 ];
 
 /// The words of a correction that is a command, from its main part (the
@@ -61,7 +61,10 @@ fn ends_sentence(text: &str) -> bool {
             && i > 0
             && bytes[i - 1].is_ascii_alphabetic()
             && bytes.get(i + 1).is_none_or(|n| *n == b' ')
-            && !text[..i].rsplit(' ').next().is_some_and(|w| w.contains(['/', '.', '=']))
+            && !text[..i]
+                .rsplit(' ')
+                .next()
+                .is_some_and(|w| w.contains(['/', '.', '=']))
     })
 }
 
@@ -103,39 +106,63 @@ pub fn verify_for_outcome(pattern: Option<&str>, mistaken: &[&str]) -> Option<St
     Some(p.to_string())
 }
 
-/// Whether `command` runs the correction of a learning shown so.
-pub fn runs_correction(s: &Showing, command: &str) -> bool {
-    let parts = shell::simple_commands(command);
+/// A finished command as outcomes read it: its simple commands, and (on
+/// demand) the normal forms a `verify_pattern` is matched against. Read
+/// once per tool result, whatever the number of showings followed.
+pub struct Ran<'a> {
+    command: &'a str,
+    parts: Vec<Vec<String>>,
+    candidates: std::cell::OnceCell<Vec<String>>,
+}
+
+impl<'a> Ran<'a> {
+    pub fn new(command: &'a str) -> Self {
+        Ran {
+            command,
+            parts: shell::simple_commands(command),
+            candidates: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn candidates(&self) -> &[String] {
+        self.candidates.get_or_init(|| {
+            let mut c = vec![shell::normalise_command(self.command)];
+            c.extend(
+                shell::split_chain(self.command)
+                    .iter()
+                    .map(|p| shell::normalise_command(p.text)),
+            );
+            c
+        })
+    }
+}
+
+/// Whether the command runs the correction of a learning shown so.
+pub fn runs_correction(s: &Showing, ran: &Ran<'_>) -> bool {
     // The mistake itself, even in a chain with the correction, decides nothing.
-    if parts.iter().any(|p| s.failure.contains(p)) {
+    if ran.parts.iter().any(|p| s.failure.contains(p)) {
         return false;
     }
     let c = &s.correction;
     let by_words = !c.is_empty()
-        && parts.iter().any(|p| {
+        && ran.parts.iter().any(|p| {
             p == c || (c.len() >= MIN_PREFIX_WORDS && p.len() > c.len() && p[..c.len()] == c[..])
         });
     if by_words {
         return true;
     }
-    let Some(pattern) = s.verify.as_deref() else {
-        return false;
-    };
-    let mut candidates = vec![shell::normalise_command(command)];
-    candidates.extend(
-        shell::split_chain(command)
-            .iter()
-            .map(|p| shell::normalise_command(p.text)),
-    );
-    shell::command_matches(pattern, &candidates)
+    match s.verify.as_deref() {
+        Some(pattern) => shell::command_matches(pattern, ran.candidates()),
+        None => false,
+    }
 }
 
 /// The outcome a finished command gives a learning shown to its session:
 /// the correction worked, or did not; `None` when the command is not the
 /// correction. (The mistake happening again is a `recurred`, recorded by
 /// the failure's own path for every session.)
-pub fn verdict(s: &Showing, command: &str, succeeded: bool) -> Option<Outcome> {
-    runs_correction(s, command).then_some(if succeeded {
+pub fn verdict(s: &Showing, ran: &Ran<'_>, succeeded: bool) -> Option<Outcome> {
+    runs_correction(s, ran).then_some(if succeeded {
         Outcome::Effective
     } else {
         Outcome::Ineffective
@@ -173,9 +200,12 @@ mod tests {
             "GIT_TRACE=0 git   push --force-with-lease 'origin' \"main\"",
             "git fetch && git push --force-with-lease origin main; echo ok",
         ] {
-            assert!(runs_correction(&s, yes), "{yes}");
-            assert_eq!(verdict(&s, yes, true), Some(Outcome::Effective));
-            assert_eq!(verdict(&s, yes, false), Some(Outcome::Ineffective));
+            assert!(runs_correction(&s, &Ran::new(yes)), "{yes}");
+            assert_eq!(verdict(&s, &Ran::new(yes), true), Some(Outcome::Effective));
+            assert_eq!(
+                verdict(&s, &Ran::new(yes), false),
+                Some(Outcome::Ineffective)
+            );
         }
         for no in [
             "git push -f origin main",
@@ -186,8 +216,8 @@ mod tests {
             "echo git push --force-with-lease origin main",
             "ls",
         ] {
-            assert!(!runs_correction(&s, no), "{no}");
-            assert_eq!(verdict(&s, no, true), None);
+            assert!(!runs_correction(&s, &Ran::new(no)), "{no}");
+            assert_eq!(verdict(&s, &Ran::new(no), true), None);
         }
     }
 
@@ -196,11 +226,11 @@ mod tests {
         let s = showing("git push --force-with-lease", "git push -f", None);
         assert!(runs_correction(
             &s,
-            "git push --force-with-lease origin topic"
+            &Ran::new("git push --force-with-lease origin topic")
         ));
         let s = showing("npm ci", "npm install", None);
-        assert!(runs_correction(&s, "npm ci"));
-        assert!(!runs_correction(&s, "npm ci --ignore-scripts"));
+        assert!(runs_correction(&s, &Ran::new("npm ci")));
+        assert!(!runs_correction(&s, &Ran::new("npm ci --ignore-scripts")));
     }
 
     #[test]
@@ -226,9 +256,9 @@ mod tests {
         );
         assert!(runs_correction(
             &s,
-            "git push --force-with-lease origin main"
+            &Ran::new("git push --force-with-lease origin main")
         ));
-        assert!(!runs_correction(&s, "git push origin main"));
+        assert!(!runs_correction(&s, &Ran::new("git push origin main")));
         // A pattern that names the mistake is the warning's, not evidence.
         let s = showing(
             "use --force-with-lease",
@@ -236,6 +266,6 @@ mod tests {
             Some(r"^git push (-f|--force)\b"),
         );
         assert_eq!(s.verify, None);
-        assert!(!runs_correction(&s, "git push -f origin other"));
+        assert!(!runs_correction(&s, &Ran::new("git push -f origin other")));
     }
 }

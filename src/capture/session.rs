@@ -40,6 +40,10 @@ pub struct PendingFailure {
 
 /// Showings followed at once per session; older ones are forgotten first.
 const MAX_SHOWINGS: usize = 64;
+/// Learning ids a session remembers having captured, applied or decided:
+/// beyond this the oldest are forgotten (a cache: a forgotten capture is
+/// still known by the learning's own `session_id` once synced).
+const MAX_IDS: usize = 128;
 
 /// A learning shown to the session (§4.1), followed for its outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +82,31 @@ impl Showing {
     }
 }
 
+/// Learning ids, oldest first, at most [`MAX_IDS`] (the oldest go first).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recent(Vec<String>);
+
+impl Recent {
+    pub fn insert(&mut self, id: String) {
+        self.0.retain(|x| *x != id);
+        self.0.push(id);
+        let excess = self.0.len().saturating_sub(MAX_IDS);
+        self.0.drain(..excess);
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.0.iter().any(|x| x == id)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &String> {
+        self.0.iter()
+    }
+}
+
 /// One line of a session log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,11 +136,11 @@ pub struct SessionState {
     /// Learnings shown and not decided, oldest first (may be past their window).
     pub showings: Vec<Showing>,
     /// Learnings given an `applied` event in this session.
-    pub applied: std::collections::BTreeSet<String>,
+    pub applied: Recent,
     /// Learnings whose outcome this session decided.
-    pub decided: std::collections::BTreeSet<String>,
+    pub decided: Recent,
     /// Learnings this session captured.
-    pub own: std::collections::BTreeSet<String>,
+    pub own: Recent,
     /// Tool results counted while showings were followed.
     pub calls: u32,
     /// Lines in the log it was read from.
@@ -449,6 +478,16 @@ mod tests {
         assert!(!s.open(13, 1000), "the 11th result after it is outside");
         assert!(!s.open(3, 1000 + 30 * 60 + 1), "past the minutes");
         assert!(!s.open(3, 0), "a clock far before it");
+    }
+
+    #[test]
+    fn a_session_remembers_a_bounded_number_of_ids() {
+        let mut ids = Recent::default();
+        for i in 0..(MAX_IDS + 10) {
+            ids.insert(format!("l{i}"));
+        }
+        assert!(!ids.contains("l0") && ids.contains(&format!("l{}", MAX_IDS + 9)));
+        assert_eq!(ids.iter().count(), MAX_IDS);
     }
 
     #[test]
