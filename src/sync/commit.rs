@@ -111,18 +111,8 @@ pub fn commit_local(
     crate::store::remove_stale_temps(dir.inbox().dir());
     crate::store::remove_stale_temps(dir.state().path());
     lap.done("  work-tree status");
-    let mut reported = Reported::load(repo.root());
-    // Only this clone's own agents' folders are changed here (§6.1): a
-    // hand edit or deletion of another agent's learning or events would be
-    // refused by every other clone, so it is not committed at all.
-    let writes_as = WritesAs::of(dir, config);
     let mut staged = Staged {
-        deletes: status
-            .deleted
-            .iter()
-            .filter(|rel| writes_as.may_change(rel, &mut out, &mut reported, "deletion"))
-            .cloned()
-            .collect(),
+        deletes: status.deleted.iter().cloned().collect(),
         ..Staged::default()
     };
     for rel in &status.deleted {
@@ -130,6 +120,7 @@ pub fn commit_local(
             staged.touched.insert(id.to_string());
         }
     }
+    let mut reported = Reported::load(repo.root());
     for (path, why) in &status.skipped {
         if reported.first_time(path, why) {
             out.problems.push(Problem::new(path.clone(), why.clone()));
@@ -140,14 +131,7 @@ pub fn commit_local(
             out.problems.push(nested_repo(folder));
         }
     }
-    stage_worktree_edits(
-        repo,
-        &status,
-        &writes_as,
-        &mut staged,
-        &mut out,
-        &mut reported,
-    );
+    stage_worktree_edits(repo, &status, &mut staged, &mut out, &mut reported);
     stage_inbox(repo, dir, head_tree, &mut staged, &mut out)?;
     stage_inbox_events(repo, head_tree, &mut staged)?;
     lap.done("  read edits and the inbox");
@@ -183,25 +167,12 @@ pub fn commit_local(
 fn stage_worktree_edits(
     repo: &Repo,
     status: &WorktreeStatus,
-    writes_as: &WritesAs,
     staged: &mut Staged,
     out: &mut CommitOutcome,
     reported: &mut Reported,
 ) {
-    let head_tree = repo.head_tree().ok();
     for file in &status.changed {
         let rel = &file.path;
-        // A new file is an import (a folder copied in), judged by every
-        // merge as before; a change to a committed one is an edit.
-        let tracked = || {
-            head_tree
-                .and_then(|t| repo.blob_id_at(t, rel).ok().flatten())
-                .is_some()
-        };
-        if !writes_as.is_ours(rel) && tracked() && !writes_as.may_change(rel, out, reported, "edit")
-        {
-            continue;
-        }
         if over_limit(rel, file.len) {
             if reported.first_time(rel, &too_large_fingerprint(file)) {
                 out.problems.push(too_large(rel, file.len));
@@ -259,57 +230,6 @@ fn stage_worktree_edits(
                 staged.stage(rel, bytes, file.stat);
             }
         }
-    }
-}
-
-/// The agents this clone writes as (§1): its home agent and those it
-/// hosts. Their folders are the only owned paths a local change may touch.
-struct WritesAs {
-    home: String,
-    hosted: std::collections::BTreeSet<String>,
-}
-
-impl WritesAs {
-    fn of(dir: &LearningsDir, config: &Config) -> Self {
-        WritesAs {
-            home: config.home_agent.value.clone(),
-            hosted: super::owners::hosted(&dir.state()),
-        }
-    }
-
-    /// Whether `rel` is in no agent's folder, or in one of ours.
-    fn is_ours(&self, rel: &str) -> bool {
-        crate::merge::owner_of(rel)
-            .is_none_or(|owner| owner == self.home || self.hosted.contains(owner))
-    }
-
-    /// Whether a local change of `rel` may be committed; when not, says so
-    /// once per path.
-    fn may_change(
-        &self,
-        rel: &str,
-        out: &mut CommitOutcome,
-        reported: &mut Reported,
-        what: &str,
-    ) -> bool {
-        let Some(owner) = crate::merge::owner_of(rel) else {
-            return true;
-        };
-        if owner == self.home || self.hosted.contains(owner) {
-            return true;
-        }
-        if reported.first_time(rel, &format!("not ours: {what}")) {
-            out.problems.push(Problem::new(
-                rel,
-                format!(
-                    "a local {what} of {owner}'s file: only {owner}'s own branch changes it \
-                     (DESIGN 6.1), so it is not committed or pushed and is left here as it is; \
-                     `git checkout -- {rel}` puts it back, and a correction of your own goes \
-                     in a new learning (`learnsync add`)"
-                ),
-            ));
-        }
-        false
     }
 }
 

@@ -46,6 +46,7 @@ fn run_into_closed_pipe(s: &Sandbox, args: &[&str], keep: usize) -> (Vec<u8>, Ou
 fn a_reader_that_goes_away_ends_the_output_quietly_with_exit_0() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
+    crate::common::never_stale(&s);
     // Far more than a pipe holds (64 KiB), so the writes outlive the reader.
     crate::common::l2_files(&s.dir(), "claude", 1500);
     s.ok(&["sync", "--no-fetch", "--no-push"]);

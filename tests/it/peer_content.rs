@@ -129,6 +129,7 @@ fn peer_learning(title: &str, command: &str, correction: &str) -> String {
 fn with_peer_learning(title: &str, command: &str, correction: &str) -> Sandbox {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "mallory"]);
+    crate::common::never_stale(&sb);
     std::fs::create_dir_all(sb.dir().join("mallory")).expect("mkdir");
     std::fs::write(
         sb.dir().join(format!("mallory/{ID}.md")),
