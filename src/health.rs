@@ -152,11 +152,21 @@ pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo
 
 /// Every problem found in `dir`.
 pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate::repo::GitError> {
+    check_with_notes(dir, config).map(|(problems, _)| problems)
+}
+
+/// Every problem found in `dir`, and the trust notes of the same read of
+/// it ([`trust_notes`]): what `doctor` prints.
+pub fn check_with_notes(
+    dir: &LearningsDir,
+    config: &Config,
+) -> Result<(Vec<Problem>, Vec<Note>), crate::repo::GitError> {
     let repo = Repo::open(&dir.root)?;
     // What a sync leaves out of the work tree, said in its own words, not
     // also as a learning that does not parse.
     let left_out = crate::sync::left_out(&repo)?;
     let view = crate::view::load(dir, config);
+    let notes = trust_notes(&view);
     let mut problems: Vec<Problem> = view
         .problems
         .into_iter()
@@ -221,7 +231,7 @@ pub fn check(dir: &LearningsDir, config: &Config) -> Result<Vec<Problem>, crate:
     problems.extend(cycle_and_locks(dir, &repo));
     problems.extend(templates(config));
     problems.extend(crate::reviewing::protection_problems(config));
-    Ok(problems)
+    Ok((problems, notes))
 }
 
 /// Git lock files and an interrupted cycle, said as they are: who holds a

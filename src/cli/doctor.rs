@@ -9,9 +9,8 @@ use super::{CliResult, Context, exit};
 
 pub fn run(ctx: &Context) -> CliResult {
     let dir = ctx.initialised_dir()?;
-    let problems = crate::health::check(&dir, &ctx.config)?;
-    // What trust does to agents: said, never a failure.
-    let notes = crate::health::trust_notes(&crate::view::load(&dir, &ctx.config));
+    // Notes say what trust does to agents: never a failure.
+    let (problems, notes) = crate::health::check_with_notes(&dir, &ctx.config)?;
     if ctx.json {
         print_json(
             &serde_json::json!({ "ok": problems.is_empty(), "problems": problems, "notes": notes }),
