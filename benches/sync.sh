@@ -4,10 +4,11 @@
 #
 #   benches/sync.sh                  # issue 4's workload: 1k, 10k, 100k existing learnings
 #   WORKLOAD=apply benches/sync.sh   # issue 13's: agents mostly apply what exists
+#   WORKLOAD=own benches/sync.sh     # issue 32's: as apply, branches carry only their own writes
 #   QUICK=1 benches/sync.sh          # 1k and 10k only, 3 runs (a few minutes)
 #
 # Environment (defaults in brackets; [add | apply] where the workloads differ):
-#   WORKLOAD         add (issue 4) or apply (issue 13)             [add]
+#   WORKLOAD         add (issue 4), apply (issue 13) or own (32)   [add]
 #   SIZES            existing learnings per fixture, for (c)       [1000 10000 100000]
 #   MAIN_N           the fixture of (a)                            [10000]
 #   NOOP_N           the fixture of (b)                            [largest of SIZES]
@@ -58,7 +59,14 @@ apply)
     # conflict for git (the reason learnsync exists): git keeps theirs.
     MERGE_OPTS=${MERGE_OPTS:--X theirs} WORK=${BENCH_DIR:-$TARGET/sync-bench-apply}
     ;;
-*) die "WORKLOAD is add or apply, not $WORKLOAD" ;;
+own)
+    # As apply, but each branch holds only what its agent wrote (its new
+    # learnings, its events): git merges them without a conflict.
+    SOURCE_AGENTS=${SOURCE_AGENTS:-20} COMMITS=${COMMITS:-5} FIRST_SYNC=${FIRST_SYNC:-1}
+    EXISTING_SHARE=${EXISTING_SHARE:-70} EVENTS=${EVENTS:-100000}
+    MERGE_OPTS=${MERGE_OPTS:-} WORK=${BENCH_DIR:-$TARGET/sync-bench-own}
+    ;;
+*) die "WORKLOAD is add, apply or own, not $WORKLOAD" ;;
 esac
 EXISTING_SHARE=${EXISTING_SHARE:-70}
 SIZES=${SIZES:-"1000 10000 100000"}
@@ -117,7 +125,10 @@ fixture() {
     local n=$1 d="$WORK/n$1" e
     e=$(events_for "$n")
     local key="v3 $WORKLOAD n=$n e=$e k=$SOURCE_AGENTS b=$BRANCHES c=$COMMITS al=$ADD_LEARNINGS ae=$ADD_EVENTS x=$EXISTING_SHARE f=$FIRST_SYNC $GEN_KEY $(sha1sum <"$POLICY" | cut -c1-12)"
-    if [ "${REGEN:-0}" != 1 ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ]; then
+    # A cached hub whose refs lost their objects (an older script let git's
+    # auto-gc repack it under a timed run) is generated again.
+    if [ "${REGEN:-0}" != 1 ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ] &&
+        git -C "$d/hub.git" for-each-ref >/dev/null 2>&1; then
         say "n=$n: fixture cached in $d"
         return
     fi
@@ -125,6 +136,9 @@ fixture() {
     rm -rf "$d"
     mkdir -p "$d"
     git init -q --bare "$d/hub.git"
+    # Timed pushes must not start a repack of the fixture behind our back.
+    git -C "$d/hub.git" config gc.auto 0
+    git -C "$d/hub.git" config receive.autogc false
     local args=(--hub "$d/hub.git" --policy "$POLICY" --learnings "$n" --events "$e"
         --branches "$BRANCHES" --add-learnings "$ADD_LEARNINGS" --add-events "$ADD_EVENTS"
         --source-agents "$SOURCE_AGENTS" --workload "$WORKLOAD" --commits "$COMMITS"
@@ -151,6 +165,7 @@ fixture() {
     say "n=$n: adding $BRANCHES agent branches ($COMMITS commit(s), +$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
     "$GEN" "${args[@]}" branches
     git -C "$d/hub.git" rev-parse refs/heads/agents/me >"$d/base"
+    git -C "$d/hub.git" for-each-ref --format='%(objectname) %(refname)' >"$d/hub-refs.txt"
     (cd "$d/hub.git/objects/pack" && ls pack-*.pack) >"$d/hub-packs.txt"
     echo "$key" >"$d/.key"
     say "n=$n: fixture ready ($(du -sh "$d" | cut -f1))"
@@ -163,6 +178,7 @@ scripts() {
     # The hub's packs as generated (a fixture cached before this list
     # existed gets today's packs: none is ever dropped wrongly).
     [ -f "$d/hub-packs.txt" ] || (cd "$d/hub.git/objects/pack" && ls pack-*.pack) >"$d/hub-packs.txt"
+    [ -f "$d/hub-refs.txt" ] || git -C "$d/hub.git" for-each-ref --format='%(objectname) %(refname)' >"$d/hub-refs.txt"
     # Pristine copies for each timed run: cp -a, then refresh the index's stat
     # data (cp changes inodes and ctimes; without this git and learnsync
     # would both re-hash every file).
@@ -173,7 +189,13 @@ set -e
 rm -rf "\$1"
 cp -a "\${2:-$d/clone}" "\$1"
 git -C "\$1" update-index -q --refresh >/dev/null 2>&1 || true
-git -C "$d/hub.git" update-ref refs/heads/agents/me $(cat "$d/base")
+# The hub's refs exactly as generated: a timed sync may have created one
+# (a hosted agent's branch) that points into a pack dropped below, which
+# git's upload-pack then refuses ("not our ref").
+git -C "$d/hub.git" for-each-ref --format='%(refname)' | while read -r r; do
+    grep -q " \$r\$" "$d/hub-refs.txt" || git -C "$d/hub.git" update-ref -d "\$r"
+done
+while read -r id r; do git -C "$d/hub.git" update-ref "\$r" "\$id"; done <"$d/hub-refs.txt"
 # Each timed push leaves a pack on the hub that nothing reaches once the ref
 # is reset: drop those not in the fixture's list (by name: git refreshes the
 # mtime of packs it reuses), so the hub stays the fixture and git's auto-gc
@@ -418,7 +440,7 @@ echo "## learnsync sync benchmark, workload $WORKLOAD ($(date -u +%Y-%m-%dT%H:%M
 echo
 if [ -n "${EVENTS:-}" ]; then base_events="$EVENTS"; else base_events="${EVENTS_PER_LEARNING}N"; fi
 echo "Each fixture: N learnings in $SOURCE_AGENTS folders + $base_events events on the hub; $BRANCHES branches"
-echo "each adding $ADD_LEARNINGS learnings + $ADD_EVENTS events in $COMMITS commit(s)$([ "$WORKLOAD" = apply ] && echo ", $EXISTING_SHARE% of the events about existing learnings")."
+echo "each adding $ADD_LEARNINGS learnings + $ADD_EVENTS events in $COMMITS commit(s)$([ "$WORKLOAD" != add ] && echo ", $EXISTING_SHARE% of the events about existing learnings")$([ "$WORKLOAD" = own ] && echo ", each branch holding only its own writes")."
 echo "Medians of interleaved runs; RSS = peak resident memory of the largest process of any run."
 echo "git = \`git fetch\` + $BRANCHES successive \`git merge --no-edit${MERGE_OPTS:+ $MERGE_OPTS}\` on a copy of the same clone."
 echo

@@ -13,6 +13,10 @@
 //!   - `--workload add` (the default; issue 4): one commit; half the events
 //!     on its new learnings, half on `ADD_LEARNINGS/2` base learnings that no
 //!     other branch touches;
+//!   - `--workload own` (issue 32): as `apply`, but each commit holds only
+//!     what its agent wrote — its own new learnings and its own events files
+//!     — and no recomputed derived fields of other agents' learnings, so
+//!     git's merges of the branches never conflict;
 //!   - `--workload apply` (issue 13: agents mostly *apply* what they know):
 //!     `--commits C` commits sharing the additions; `--existing-share P`
 //!     percent of the events (70) about base learnings drawn at random among
@@ -32,7 +36,7 @@
 //!   sync_fixture --hub DIR --policy FILE --learnings N --events N base
 //!   sync_fixture --hub DIR --policy FILE --learnings N --events N \
 //!                --branches B --add-learnings N --add-events N branches
-//!   (either with [--source-agents K] [--workload add|apply] [--commits C]
+//!   (either with [--source-agents K] [--workload add|apply|own] [--commits C]
 //!   [--existing-share P]; both runs take the same arguments)
 
 use learnsync::event::{self, Event, Outcome};
@@ -102,6 +106,7 @@ struct Args {
 enum Workload {
     Add,
     Apply,
+    Own,
 }
 
 fn parse_args() -> Args {
@@ -137,7 +142,8 @@ fn parse_args() -> Args {
                 a.workload = match val().as_str() {
                     "add" => Workload::Add,
                     "apply" => Workload::Apply,
-                    w => panic!("--workload add|apply, not {w:?}"),
+                    "own" => Workload::Own,
+                    w => panic!("--workload add|apply|own, not {w:?}"),
                 }
             }
             "base" | "branches" => a.mode = arg.clone(),
@@ -334,6 +340,7 @@ fn main() {
     } else if args.workload == Workload::Add {
         branches_add(&args, &mut s, &learnings, &events, &base_by, &policy);
     } else {
+        // `apply` and `own`.
         branches_apply(&args, &mut s, &learnings, &events, &base_by, &policy);
     }
     writeln!(s.out, "done").unwrap();
@@ -491,10 +498,20 @@ fn branches_apply<W: Write>(
                 &format!("learnsync: bench commit {} of {commits} from {me}", c + 1),
                 (c == 0).then_some(base_ref),
             );
-            let targets = touched_new
-                .iter()
-                .map(|&k| &new[k])
-                .chain(touched.iter().map(|&k| suggested[k]));
+            // An `own` branch rewrites no file of another agent: only its
+            // new learnings of this commit (their derived fields as its
+            // agent saw them) and its events.
+            let others: Vec<&Learning> = if args.workload == Workload::Own {
+                Vec::new()
+            } else {
+                touched.iter().map(|&k| suggested[k]).collect()
+            };
+            let own_new: Vec<usize> = if args.workload == Workload::Own {
+                (from_new..upto).collect()
+            } else {
+                touched_new.iter().copied().collect()
+            };
+            let targets = own_new.iter().map(|&k| &new[k]).chain(others);
             for l in targets {
                 let mut mine: Vec<&Event> = base_by.get(l.id.as_str()).cloned().unwrap_or_default();
                 mine.extend(added_by.get(l.id.as_str()).cloned().unwrap_or_default());

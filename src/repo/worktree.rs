@@ -168,7 +168,37 @@ fn same_file(a: &Stat, b: &Stat) -> bool {
     a.mtime == b.mtime && a.size == b.size && a.ino == b.ino
 }
 
+/// What the index recorded of some tracked files: the blob each was and
+/// the work-tree file's stat then ([`Repo::indexed`]).
+pub struct Indexed(HashMap<String, (ObjectId, Stat)>);
+
+impl Indexed {
+    /// True when the work-tree file `rel` is, by its stat, the file the
+    /// index recorded as blob `id`: as the last checkout or commit left it,
+    /// known without reading it (the test [`Repo::status`] makes).
+    pub fn holds(&self, root: &Path, rel: &str, id: ObjectId) -> bool {
+        self.0.get(rel).is_some_and(|(was, s)| {
+            *was == id && stat_of(&root.join(rel)).is_some_and(|now| same_file(&now, s))
+        })
+    }
+}
+
 impl Repo {
+    /// The index's record of `paths` (those it tracks).
+    pub fn indexed<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Indexed> {
+        let wanted: HashSet<&str> = paths.into_iter().collect();
+        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let mut out = HashMap::with_capacity(wanted.len());
+        for e in index.entries() {
+            if let Ok(p) = e.path(&index).to_str()
+                && wanted.contains(p)
+            {
+                out.insert(p.to_string(), (e.id, e.stat));
+            }
+        }
+        Ok(Indexed(out))
+    }
+
     /// Compares the work tree with the index, and the index with HEAD.
     /// Files whose stat matches the index are not read; others are hashed
     /// and compared by content. Untracked files are matched against the
@@ -485,9 +515,11 @@ impl Repo {
         write_one(&self.root, rel, bytes)
     }
 
-    /// Writes many work-tree files, on every core (creating a file is
-    /// mostly the filesystem's inode work, which runs in parallel across
-    /// folders), returning each path's new stat.
+    /// Brings many work-tree files to bytes a commit already holds, as a
+    /// checkout does ([`crate::store::overwrite_file`]: in place, not
+    /// atomic, the cycle marker covering a crash), on every core (creating a
+    /// file is mostly the filesystem's inode work, which runs in parallel
+    /// across folders), returning each path's new stat.
     pub fn write_files(&self, files: &[(String, Vec<u8>)]) -> Result<Vec<Written>> {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -495,7 +527,7 @@ impl Repo {
         if threads == 1 || files.len() < 64 {
             return files
                 .iter()
-                .map(|(rel, bytes)| Ok((rel.clone(), write_one(&self.root, rel, bytes)?)))
+                .map(|(rel, bytes)| Ok((rel.clone(), check_out(&self.root, rel, bytes)?)))
                 .collect();
         }
         let root = &self.root;
@@ -506,7 +538,7 @@ impl Repo {
                 .map(|part| {
                     s.spawn(move || {
                         part.iter()
-                            .map(|(rel, bytes)| Ok((rel.clone(), write_one(root, rel, bytes)?)))
+                            .map(|(rel, bytes)| Ok((rel.clone(), check_out(root, rel, bytes)?)))
                             .collect()
                     })
                 })
@@ -555,6 +587,24 @@ fn write_one(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
         std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))?;
     }
     crate::store::replace_file(&full, bytes).map_err(fail(format!("write {rel}")))?;
+    Ok(stat_of(&full))
+}
+
+/// [`write_one`] for a file a commit holds: in place, creating folders.
+fn check_out(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
+    let full = root.join(rel);
+    let written = match crate::store::overwrite_file(&full, bytes) {
+        // Its folder is missing: made, then the file.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = full.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(fail(format!("create folder for {rel}")))?;
+            }
+            crate::store::overwrite_file(&full, bytes)
+        }
+        other => other,
+    };
+    written.map_err(fail(format!("write {rel}")))?;
     Ok(stat_of(&full))
 }
 

@@ -39,6 +39,63 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_via_temp(path, bytes, false)
 }
 
+/// Puts `bytes` in a work-tree file as a checkout does, for a file whose
+/// content is already safe in a commit: an existing regular file with one
+/// link is rewritten in place (no new inode: creating one is most of a
+/// checkout's cost), a new one is created in place, anything else goes
+/// through [`replace_file`]. Neither
+/// atomic nor fsynced: the cycle marker names every path being written, and
+/// the next cycle rewrites any a crash left torn (docs/sync.md). Symlinks
+/// are never followed (`O_NOFOLLOW`), and a file with other hard links is
+/// replaced, not edited, so nothing outside the file itself changes.
+pub fn overwrite_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    /// Linux's and the BSDs' `O_NOFOLLOW` differ; std does not name it.
+    #[cfg(target_os = "linux")]
+    const O_NOFOLLOW: i32 = 0o400_000;
+    #[cfg(not(target_os = "linux"))]
+    const O_NOFOLLOW: i32 = 0x100;
+    let opened = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(O_NOFOLLOW)
+        .open(path);
+    let mut f = match opened {
+        Ok(f) => f,
+        // A new file: created where it goes (`O_EXCL`, which follows no
+        // link); its folder missing is the caller's NotFound.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let created = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path);
+            return match created {
+                Ok(mut f) => f.write_all(bytes),
+                // Made meanwhile: replaced whole, as any other.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    replace_file(path, bytes)
+                }
+                Err(e) => Err(e),
+            };
+        }
+        // A symlink (ELOOP) or anything else: the temp-file path replaces
+        // the link itself, or says what is wrong.
+        Err(_) => return replace_file(path, bytes),
+    };
+    let meta = f.metadata()?;
+    if !meta.is_file() || meta.nlink() != 1 {
+        drop(f);
+        return replace_file(path, bytes);
+    }
+    // Written over, then cut to length: never truncated to zero first,
+    // which makes ext4 flush the file on close (its `auto_da_alloc`
+    // guard for rewrite-in-place), a disk write per file.
+    f.write_all(bytes)?;
+    if meta.len() > bytes.len() as u64 {
+        f.set_len(bytes.len() as u64)?;
+    }
+    Ok(())
+}
+
 /// Appends `bytes` (one or more whole lines) to `path` in a single `write`,
 /// creating the file (and its folder) the first time. Concurrent appenders
 /// never interleave within one call on a local filesystem (`O_APPEND`), and
@@ -370,6 +427,52 @@ fn parse_parallel(root: &Path, files: &[String]) -> Vec<Result<Learning, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkout_write_keeps_the_inode_and_never_writes_through_a_link() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("l.md");
+        std::fs::write(&file, b"a longer old content\n").expect("write");
+        let ino = std::fs::metadata(&file).expect("stat").ino();
+        overwrite_file(&file, b"new\n").expect("rewrite");
+        assert_eq!(
+            std::fs::read(&file).expect("read"),
+            b"new\n",
+            "cut to length"
+        );
+        assert_eq!(
+            std::fs::metadata(&file).expect("stat").ino(),
+            ino,
+            "in place"
+        );
+
+        // A new file is created where it goes.
+        let fresh = dir.path().join("fresh.md");
+        overwrite_file(&fresh, b"x").expect("create");
+        assert_eq!(std::fs::read(&fresh).expect("read"), b"x");
+        // Its folder missing: NotFound, for the caller to make it.
+        let deep = dir.path().join("no/such/folder.md");
+        let e = overwrite_file(&deep, b"x").expect_err("no folder");
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+
+        // A symlink is replaced, its target left as it was.
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"keep me").expect("write");
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&outside, &link).expect("symlink");
+        overwrite_file(&link, b"learning").expect("replace the link");
+        assert_eq!(std::fs::read(&outside).expect("read"), b"keep me");
+        assert!(std::fs::symlink_metadata(&link).expect("stat").is_file());
+        assert_eq!(std::fs::read(&link).expect("read"), b"learning");
+
+        // A file with another hard link: the other name keeps its bytes.
+        let other = dir.path().join("other-name.md");
+        std::fs::hard_link(&file, &other).expect("hard link");
+        overwrite_file(&file, b"changed").expect("replace");
+        assert_eq!(std::fs::read(&other).expect("read"), b"new\n");
+        assert_eq!(std::fs::read(&file).expect("read"), b"changed");
+    }
 
     #[test]
     fn temp_names_are_exactly_the_ones_atomic_writes_make() {

@@ -336,10 +336,10 @@ pub fn http_auths(
 /// mostly a delta on another head's version of the same file, so one pass
 /// over all of them inflates each chain once (head by head, each pass
 /// walked the chains again). Only a cache: the merges read what they need.
-fn prefetch_heads(
+fn prefetch_heads<'a>(
     repo: &Repo,
     start: ObjectId,
-    heads: &[(String, ObjectId)],
+    heads: impl IntoIterator<Item = &'a (String, ObjectId)>,
 ) -> Result<(), SyncError> {
     let ours = repo.commit_tree(start)?;
     let mut wanted = Vec::new();
@@ -377,6 +377,31 @@ const WORK_TREE_BATCH: usize = 512;
 
 /// Merges every head into ours, then moves the ref once and updates the
 /// work tree and index (crash-safe through the cycle marker). `moved` is
+/// The cycle's merges (and recompute) as one commit: `head`'s tree, with
+/// `first` and every head merged as parents (an octopus when more than
+/// one), so a sync adds one commit to the history however many peers it
+/// merged.
+fn one_commit(
+    repo: &Repo,
+    head: ObjectId,
+    first: ObjectId,
+    merged: &[(String, ObjectId, usize)],
+    recomputed: bool,
+    who: &crate::repo::Identity,
+) -> Result<ObjectId, SyncError> {
+    let tree = repo.commit_tree(head)?;
+    let mut parents = vec![first];
+    parents.extend(merged.iter().map(|(_, id, _)| *id));
+    let mut msg = format!("learnsync: merge {} head(s)\n\n", merged.len());
+    for (label, _, paths) in merged {
+        msg.push_str(&format!("{label}: {paths} path(s)\n"));
+    }
+    if recomputed {
+        msg.push_str("Derived state recomputed after merging.\n");
+    }
+    Ok(repo.write_commit(tree, &parents, &msg, who)?)
+}
+
 /// called once the ref points at the merged head, before the work tree is
 /// written (the caller starts its push there).
 fn merge_all(
@@ -407,10 +432,22 @@ fn merge_all(
         affected.extend(super::derive::all_ids(repo, repo.commit_tree(start)?)?);
     }
     prefetch_heads(repo, start, heads)?;
+    // The cycle makes one commit however many heads it merges: its first
+    // parent is where we stood (or the head we fast-forwarded to), the
+    // others the heads merged. Each head's merge still goes through a
+    // commit of its own (the next head's merge base needs one), which is
+    // replaced by that one commit before the ref moves.
+    let mut first_parent = start;
+    let mut merged_in: Vec<(String, ObjectId, usize)> = Vec::new();
     for (label, theirs) in heads {
         let merged = merge_head(repo, head, *theirs, label, &who, &mut owners)?;
         report.refused.extend(merged.refused);
         if let Some(new) = merged.head {
+            if merged.fast_forward {
+                first_parent = new;
+            } else {
+                merged_in.push((label.clone(), *theirs, merged.paths.len()));
+            }
             report.merged.push(MergedHead {
                 head: label.clone(),
                 commit: new.to_string(),
@@ -439,7 +476,11 @@ fn merge_all(
     )?;
     // Stored while the work tree is written, waited for on return.
     let stored = index.persist_in_background();
+    let recomputed_too = recomputed.is_some();
     head = recomputed.unwrap_or(head);
+    if merged_in.len() + usize::from(recomputed_too) > 1 && !merged_in.is_empty() {
+        head = one_commit(repo, head, first_parent, &merged_in, recomputed_too, &who)?;
+    }
     if head == start {
         crate::hub::record(&dir.state(), &main);
         return Ok(());
@@ -470,15 +511,29 @@ fn merge_all(
 
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
-    repo.prefetch_blobs(diffs.iter().flat_map(|d| [d.ours, d.theirs]).flatten());
+    // A file whose stat is the one the index recorded is as the last cycle
+    // left it, and is not read; only the others are compared by content.
+    let indexed = repo.indexed(diffs.iter().map(|d| d.path.as_str()))?;
+    let untouched = |d: &heads::Diff| {
+        d.ours
+            .is_some_and(|id| indexed.holds(repo.root(), &d.path, id))
+    };
+    repo.prefetch_blobs(
+        diffs
+            .iter()
+            .flat_map(|d| [d.ours.filter(|_| !untouched(d)), d.theirs])
+            .flatten(),
+    );
     // A batch at a time: the files' bytes are copies of cached blobs, and
     // a sync can write most of a large dir.
     for batch in diffs.chunks(WORK_TREE_BATCH) {
         let mut writes = Vec::with_capacity(batch.len());
         for d in batch {
-            let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
-            let was = d.ours.map(|id| repo.read_blob(id)).transpose()?;
-            if on_disk != was {
+            let edited = !untouched(d) && {
+                let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
+                on_disk != d.ours.map(|id| repo.read_blob(id)).transpose()?
+            };
+            if edited {
                 tracing::warn!(
                     "{} changed while syncing; left as it is for the next sync",
                     d.path

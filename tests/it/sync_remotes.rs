@@ -857,8 +857,56 @@ fn an_approval_on_hub_main_makes_l3_and_an_edit_sends_it_back() {
     assert_clean_and_sound(&a.dir, &a.home);
 }
 
+/// A sync that merges several peers adds one commit, whose parents are
+/// where it stood and every head it merged: history grows with the syncs
+/// that bring something, not with peers × syncs.
 #[test]
-fn merges_are_recomputed_once_on_top_and_the_events_index_is_only_a_cache() {
+fn a_sync_merging_many_heads_adds_one_commit() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let c = Machine::new(tmp.path(), "c");
+    c.ok(&[
+        "init",
+        "--agent",
+        "opencode",
+        "--remote",
+        &format!("hub={}", hub.display()),
+    ]);
+    let mine = add(&a, "a's own fix");
+    a.ok(&["sync"]);
+    let before = a.git(&["rev-parse", "HEAD"]);
+    // b and c push without fetching: neither holds the other's head or a's.
+    let from_b = add(&b, "b's fix");
+    b.ok(&["sync", "--no-fetch"]);
+    let from_c = add(&c, "c's fix");
+    c.ok(&["sync", "--no-fetch"]);
+    a.ok(&["sync"]);
+    let parents = a.git(&["log", "-1", "--format=%P", "HEAD"]);
+    let parents: Vec<&str> = parents.split_whitespace().collect();
+    assert_eq!(
+        parents.len(),
+        3,
+        "where a stood, b's head, c's head: {parents:?}"
+    );
+    assert_eq!(parents[0], before.trim());
+    let new = a.git(&[
+        "rev-list",
+        "--count",
+        &format!("{}..HEAD", before.trim()),
+        "--not",
+        "hub/agents/codex",
+        "hub/agents/opencode",
+    ]);
+    assert_eq!(new.trim(), "1", "one commit of a's for the whole cycle");
+    let listing = a.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+    for id in [&mine, &from_b, &from_c] {
+        assert!(listing.contains(id.as_str()), "{id} in a's tree: {listing}");
+    }
+    assert_eq!(a.git(&["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_cycle_is_one_commit_and_the_events_index_is_only_a_cache() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
     let id = add(&a, "shared fix");
@@ -888,18 +936,19 @@ fn merges_are_recomputed_once_on_top_and_the_events_index_is_only_a_cache() {
         "3 effective from 2 agents, from a rebuilt index"
     );
 
-    // History: a two-parent merge of b's branch, then one recompute commit.
+    // History: one commit for the cycle — the merge of b's branch with the
+    // recomputed derived state in it (no separate recompute commit).
     let subject = a.git(&["log", "-1", "--format=%s"]);
-    assert_eq!(
-        subject.trim(),
-        "learnsync: recompute derived state after merging"
-    );
-    let parents = a.git(&["log", "-1", "--format=%P", "HEAD^"]);
-    assert_eq!(parents.split_whitespace().count(), 2, "HEAD^ is the merge");
-    let merged = a.git(&["show", &format!("HEAD^:claude/{id}.md")]);
+    assert_eq!(subject.trim(), "learnsync: merge 1 head(s)");
+    let parents = a.git(&["log", "-1", "--format=%P", "HEAD"]);
+    assert_eq!(parents.split_whitespace().count(), 2, "HEAD is the merge");
+    let body = a.git(&["log", "-1", "--format=%b", "HEAD"]);
+    assert!(body.contains("hub/agents/codex: "), "{body}");
+    assert!(body.contains("Derived state recomputed"), "{body}");
+    let merged = a.git(&["show", &format!("HEAD:claude/{id}.md")]);
     assert!(
-        merged.contains("trust_level: L1"),
-        "the merge carries the learning as it was; the recompute is on top"
+        merged.contains("trust_level: L2"),
+        "the cycle's commit carries the recomputed state"
     );
 
     // A lost index is rebuilt, and answers what the tree answers.
