@@ -616,8 +616,12 @@ fn recompute_one(
     let recorded = learning.trust_level;
     // Content a merge brought is redacted like our own captures before it
     // reaches our tree (§6.1); the same bytes in, the same bytes out, so
-    // clones still converge.
-    learning.redact();
+    // clones still converge. A file our tree already held as it is (only
+    // its evidence moved) was redacted when it came in: not again, as the
+    // redactor is most of a recompute's time.
+    if found.before != Some(None) {
+        learning.redact();
+    }
     let derived = trust::derive(&learning, events, reviews, policy);
     trust::apply(&mut learning, derived);
     let bytes = learning.to_markdown().into_bytes();
