@@ -270,10 +270,12 @@ for l in sys.stdin:
     m = re.search(r"\"learning\":\"([^\"]+)\"", l) if l.startswith("+{") else re.search(r"([^/]+)\.md$", l.strip())
     if m: ids.add(m.group(1))
 print(len(ids))')
+    # Files the cycle's commit holds in a version no parent has: the
+    # recompute's rewrites (a separate recompute commit before issue 32).
     if git -C "$dir" log -1 --format=%s HEAD | grep -q 'recompute derived state'; then
         rewritten=$(git -C "$dir" diff --name-only HEAD~1 HEAD | wc -l)
     else
-        rewritten=0
+        rewritten=$(git -C "$dir" diff-tree -r -c --name-only HEAD | tail -n +2 | wc -l)
     fi
     sends=$(pushed_objects "$n" "$dir")
     echo "$affected $rewritten $sends"
@@ -498,7 +500,9 @@ groups = [
     ("merge the heads", lambda s: s.startswith("merge ")),
     ("recompute", lambda s: s == "recompute the affected learnings"),
     ("  events index catch-up", lambda s: s == "  bring the events index along"),
-    ("work tree + index", lambda s: s in ("diff the merged tree", "move the ref, write the work tree", "write the index", "store the events index")),
+    ("work tree + index", lambda s: s in ("diff the merged tree", "move the ref, write the work tree", "write the objects, move the ref", "write the work tree", "write the index", "store the events index")),
+    ("  objects + ref", lambda s: s == "write the objects, move the ref"),
+    ("  work-tree files", lambda s: s == "write the work tree"),
     ("push", lambda s: s.startswith("push ") or s == "  while pushing"),
     ("  indexes while pushing", lambda s: s == "  while pushing"),
     ("capture index", lambda s: s == "capture index"),

@@ -386,6 +386,20 @@ impl Repo {
         ObjectId::empty_tree(self.git.object_hash())
     }
 
+    /// A commit's parents and message.
+    pub fn commit_parents(&self, commit: ObjectId) -> Result<(Vec<ObjectId>, String)> {
+        let c = self
+            .git
+            .find_commit(commit)
+            .map_err(fail(format!("read commit {commit}")))?;
+        let parents = c.parent_ids().map(|id| id.detach()).collect();
+        let message = c
+            .message_raw()
+            .map(|m| String::from_utf8_lossy(m).into_owned())
+            .map_err(fail(format!("read the message of {commit}")))?;
+        Ok((parents, message))
+    }
+
     /// The tree of a commit.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
         let c = self

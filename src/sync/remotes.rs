@@ -377,6 +377,31 @@ const WORK_TREE_BATCH: usize = 512;
 
 /// Merges every head into ours, then moves the ref once and updates the
 /// work tree and index (crash-safe through the cycle marker). `moved` is
+/// This cycle's own commit, when HEAD is still it: its one parent and its
+/// message, for [`one_commit`] to fold in. Never pushed yet, so nothing
+/// anywhere refers to it.
+fn own_commit(
+    repo: &Repo,
+    report: &SyncReport,
+    start: ObjectId,
+) -> Result<Option<(ObjectId, String)>, SyncError> {
+    let Some(own) = report
+        .commit
+        .as_deref()
+        .and_then(|c| c.parse::<ObjectId>().ok())
+    else {
+        return Ok(None);
+    };
+    if own != start {
+        return Ok(None);
+    }
+    let (parents, message) = repo.commit_parents(own)?;
+    Ok(match parents.as_slice() {
+        [parent] => Some((*parent, message)),
+        _ => None,
+    })
+}
+
 /// The cycle's merges (and recompute) as one commit: `head`'s tree, with
 /// `first` and every head merged as parents (an octopus when more than
 /// one), so a sync adds one commit to the history however many peers it
@@ -387,12 +412,25 @@ fn one_commit(
     first: ObjectId,
     merged: &[(String, ObjectId, usize)],
     recomputed: bool,
+    own: Option<&str>,
     who: &crate::repo::Identity,
 ) -> Result<ObjectId, SyncError> {
     let tree = repo.commit_tree(head)?;
     let mut parents = vec![first];
     parents.extend(merged.iter().map(|(_, id, _)| *id));
-    let mut msg = format!("learnsync: merge {} head(s)\n\n", merged.len());
+    let mut msg = match own {
+        Some(own) => {
+            let (subject, body) = own.split_once('\n').unwrap_or((own, ""));
+            let mut m = format!("{}, merge {} head(s)\n\n", subject.trim_end(), merged.len());
+            let body = body.trim();
+            if !body.is_empty() {
+                m.push_str(body);
+                m.push_str("\n\n");
+            }
+            m
+        }
+        None => format!("learnsync: merge {} head(s)\n\n", merged.len()),
+    };
     for (label, _, paths) in merged {
         msg.push_str(&format!("{label}: {paths} path(s)\n"));
     }
@@ -478,8 +516,31 @@ fn merge_all(
     let stored = index.persist_in_background();
     let recomputed_too = recomputed.is_some();
     head = recomputed.unwrap_or(head);
-    if merged_in.len() + usize::from(recomputed_too) > 1 && !merged_in.is_empty() {
-        head = one_commit(repo, head, first_parent, &merged_in, recomputed_too, &who)?;
+    // This cycle's own commit, not pushed yet, is folded in too: the
+    // cycle's commit then carries the agent's writes, the merges and the
+    // recompute at once (one commit a sync; it stays on disk, unreachable).
+    let own = own_commit(repo, report, start)?;
+    let wrote = merged_in.len() + usize::from(recomputed_too);
+    if let Some((parent, message)) = own.filter(|_| wrote > 0) {
+        head = one_commit(
+            repo,
+            head,
+            parent,
+            &merged_in,
+            recomputed_too,
+            Some(&message),
+            &who,
+        )?;
+    } else if wrote > 1 && !merged_in.is_empty() {
+        head = one_commit(
+            repo,
+            head,
+            first_parent,
+            &merged_in,
+            recomputed_too,
+            None,
+            &who,
+        )?;
     }
     if head == start {
         crate::hub::record(&dir.state(), &main);
@@ -508,6 +569,7 @@ fn merge_all(
     )?;
     crate::fault::point("merge:after-ref");
     moved();
+    lap.done("write the objects, move the ref");
 
     // Bring the work tree along, never over an edit made while we merged.
     let mut fresh = HashMap::new();
@@ -552,7 +614,7 @@ fn merge_all(
             }
         }
     }
-    lap.done("move the ref, write the work tree");
+    lap.done("write the work tree");
     crate::fault::point("merge:after-worktree");
     repo.write_index(new_tree, &fresh)?;
     recover::end(dir);

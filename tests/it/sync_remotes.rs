@@ -936,12 +936,39 @@ fn a_cycle_is_one_commit_and_the_events_index_is_only_a_cache() {
         "3 effective from 2 agents, from a rebuilt index"
     );
 
-    // History: one commit for the cycle — the merge of b's branch with the
-    // recomputed derived state in it (no separate recompute commit).
+    // History: one commit for the cycle — a's own event, the merge of b's
+    // branch and the recomputed derived state (no separate own, merge or
+    // recompute commit); its first parent is where a's branch stood.
     let subject = a.git(&["log", "-1", "--format=%s"]);
-    assert_eq!(subject.trim(), "learnsync: merge 1 head(s)");
+    assert_eq!(
+        subject.trim(),
+        "learnsync: 2 file(s) from claude, merge 1 head(s)"
+    );
     let parents = a.git(&["log", "-1", "--format=%P", "HEAD"]);
-    assert_eq!(parents.split_whitespace().count(), 2, "HEAD is the merge");
+    let parents: Vec<&str> = parents.split_whitespace().collect();
+    assert_eq!(parents.len(), 2, "HEAD is the merge");
+    assert_eq!(
+        parents[1],
+        a.git(&["rev-parse", "hub/agents/codex"]).trim(),
+        "b's head is merged"
+    );
+    assert_eq!(
+        a.git(&[
+            "rev-list",
+            "--count",
+            &format!("{}..HEAD", parents[0]),
+            "--not",
+            "hub/agents/codex"
+        ])
+        .trim(),
+        "1",
+        "a's own event and the merge are one commit"
+    );
+    let mine = a.git(&["show", "--stat", "--format=", "HEAD"]);
+    assert!(
+        mine.contains("events/claude/"),
+        "a's event is in it: {mine}"
+    );
     let body = a.git(&["log", "-1", "--format=%b", "HEAD"]);
     assert!(body.contains("hub/agents/codex: "), "{body}");
     assert!(body.contains("Derived state recomputed"), "{body}");
