@@ -573,8 +573,28 @@ fn locate(
 impl Found {
     /// The chunk's learnings with their bytes, the blobs first read in
     /// pack order.
+    ///
+    /// A file the previous head already held as it is (only its evidence
+    /// moved: most of them) is read from the work tree, where the last
+    /// cycle put it, when its bytes there hash to its blob: a read from the
+    /// page cache instead of inflating a delta chain of the pack, which was
+    /// most of a recompute's time.
     fn reads(self, repo: &Repo) -> Result<Vec<Read>> {
-        repo.prefetch_blobs(self.wanted);
+        let mut on_disk: HashMap<ObjectId, Vec<u8>> = HashMap::new();
+        for (_, here) in &self.files {
+            for f in here.iter().filter(|f| f.was == Some(f.blob)) {
+                if let Some(bytes) =
+                    repo.work_tree_copy(&f.rel, f.blob, crate::learning::MAX_FILE_BYTES)
+                {
+                    on_disk.insert(f.blob, bytes);
+                }
+            }
+        }
+        repo.prefetch_blobs(
+            self.wanted
+                .into_iter()
+                .filter(|id| !on_disk.contains_key(id)),
+        );
         self.files
             .into_iter()
             .map(|(id, here)| {
@@ -586,11 +606,11 @@ impl Found {
                             Some(w) if w == blob => Some(None),
                             Some(w) => Some(Some(repo.read_blob(w)?)),
                         };
-                        Ok(Candidate {
-                            rel,
-                            bytes: repo.read_blob(blob)?,
-                            before,
-                        })
+                        let bytes = match on_disk.remove(&blob) {
+                            Some(bytes) => bytes,
+                            None => repo.read_blob(blob)?,
+                        };
+                        Ok(Candidate { rel, bytes, before })
                     })
                     .collect::<Result<_>>()?;
                 Ok(Read { id, candidates })
