@@ -360,7 +360,7 @@ fn one_line_of_policy_switches_enforcement_off_and_l1_is_never_denied() {
 }
 
 #[test]
-fn a_risky_learning_is_never_enforced() {
+fn a_risky_learning_is_never_enforced_and_its_warning_says_so() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "laptop"]);
     std::fs::write(
@@ -388,6 +388,10 @@ fn a_risky_learning_is_never_enforced() {
     assert_eq!(json(&sb.ok(&["--json", "show", &id]))["trust_level"], "L2");
     let out = pre(&sb, "r", "tool install");
     assert!(!out.contains("permissionDecision"), "{out}");
+    // The warning the agent gets says, outside the quoted note, that the
+    // correction is risky and never enforced.
+    assert!(out.contains("caution: this correction"), "{out}");
+    assert!(out.contains("never enforces it"), "{out}");
 }
 
 /// The opencode plugin, loaded by node as opencode loads it: a denied bash
