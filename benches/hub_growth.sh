@@ -46,29 +46,9 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
-export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
-export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_DATA_HOME="$WORK/home/.local/share"
-mkdir -p "$HOME"
-export GIT_CONFIG_GLOBAL="$WORK/home/gitconfig" GIT_CONFIG_NOSYSTEM=1
-git config --file "$GIT_CONFIG_GLOBAL" user.name "learnsync bench"
-git config --file "$GIT_CONFIG_GLOBAL" user.email "bench@learnsync.invalid"
-git config --file "$GIT_CONFIG_GLOBAL" init.defaultBranch main
-unset LEARNSYNC_DIR TERRAPHIM_LEARNINGS_DIR LEARNSYNC_LOG GIT_DIR GIT_WORK_TREE
-
-if [ -n "${LEARNSYNC_BIN:-}" ]; then
-    BIN=$(cd "$(dirname "$LEARNSYNC_BIN")" && pwd)/$(basename "$LEARNSYNC_BIN")
-else
-    say "building learnsync (release) and the fixture generator"
-    cargo build --release --quiet
-    BIN="$TARGET/release/learnsync"
-fi
-GEN=$(cargo bench --bench sync_fixture --no-run --message-format=json 2>/dev/null |
-    python3 -c 'import json,sys
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "sync_fixture" and m.get("executable"):
-        print(m["executable"])')
-[ -x "$BIN" ] && [ -x "$GEN" ] || die "build failed"
+# Hermetic environment, $BIN and $GEN.
+# shellcheck source=benches/sync_common.sh
+. "$ROOT/benches/sync_common.sh"
 
 # The hub: LEARNINGS learnings and EVENTS events on agents/hub (= agents/me),
 # as the sync benchmark makes them; main with the policy.

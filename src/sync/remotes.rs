@@ -375,8 +375,6 @@ fn owners_now(repo: &Repo, config: &Config) -> Result<Owners, SyncError> {
 /// Work-tree files written at once (their bytes in memory together).
 const WORK_TREE_BATCH: usize = 512;
 
-/// Merges every head into ours, then moves the ref once and updates the
-/// work tree and index (crash-safe through the cycle marker). `moved` is
 /// This cycle's own commit, when HEAD is still it: its one parent and its
 /// message, for [`one_commit`] to fold in. Never pushed yet, so nothing
 /// anywhere refers to it.
@@ -440,6 +438,8 @@ fn one_commit(
     Ok(repo.write_commit(tree, &parents, &msg, who)?)
 }
 
+/// Merges every head into ours, then moves the ref once and updates the
+/// work tree and index (crash-safe through the cycle marker). `moved` is
 /// called once the ref points at the merged head, before the work tree is
 /// written (the caller starts its push there).
 fn merge_all(
@@ -521,24 +521,18 @@ fn merge_all(
     // recompute at once (one commit a sync; it stays on disk, unreachable).
     let own = own_commit(repo, report, start)?;
     let wrote = merged_in.len() + usize::from(recomputed_too);
-    if let Some((parent, message)) = own.filter(|_| wrote > 0) {
+    let fold = match own.filter(|_| wrote > 0) {
+        Some((parent, message)) => Some((parent, Some(message))),
+        None => (wrote > 1 && !merged_in.is_empty()).then_some((first_parent, None)),
+    };
+    if let Some((first, own_message)) = fold {
         head = one_commit(
             repo,
             head,
-            parent,
+            first,
             &merged_in,
             recomputed_too,
-            Some(&message),
-            &who,
-        )?;
-    } else if wrote > 1 && !merged_in.is_empty() {
-        head = one_commit(
-            repo,
-            head,
-            first_parent,
-            &merged_in,
-            recomputed_too,
-            None,
+            own_message.as_deref(),
             &who,
         )?;
     }
@@ -576,22 +570,29 @@ fn merge_all(
     // A file whose stat is the one the index recorded is as the last cycle
     // left it, and is not read; only the others are compared by content.
     let indexed = repo.indexed(diffs.iter().map(|d| d.path.as_str()))?;
-    let untouched = |d: &heads::Diff| {
-        d.ours
-            .is_some_and(|id| indexed.holds(repo.root(), &d.path, id))
-    };
+    let untouched: Vec<bool> = diffs
+        .iter()
+        .map(|d| {
+            d.ours
+                .is_some_and(|id| indexed.holds(repo.root(), &d.path, id))
+        })
+        .collect();
     repo.prefetch_blobs(
         diffs
             .iter()
-            .flat_map(|d| [d.ours.filter(|_| !untouched(d)), d.theirs])
+            .zip(&untouched)
+            .flat_map(|(d, same)| [d.ours.filter(|_| !same), d.theirs])
             .flatten(),
     );
     // A batch at a time: the files' bytes are copies of cached blobs, and
     // a sync can write most of a large dir.
-    for batch in diffs.chunks(WORK_TREE_BATCH) {
+    for (batch, same) in diffs
+        .chunks(WORK_TREE_BATCH)
+        .zip(untouched.chunks(WORK_TREE_BATCH))
+    {
         let mut writes = Vec::with_capacity(batch.len());
-        for d in batch {
-            let edited = !untouched(d) && {
+        for (d, same) in batch.iter().zip(same) {
+            let edited = !same && {
                 let on_disk = std::fs::read(repo.root().join(&d.path)).ok();
                 on_disk != d.ours.map(|id| repo.read_blob(id)).transpose()?
             };
