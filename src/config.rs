@@ -157,6 +157,9 @@ pub const SCHEDULE_REVIEW: Key = key("schedule.review", Type::Cron).default("30 
 pub const SCHEDULE_EXPORT: Key = key("schedule.export", Type::Cron).default("45 * * * *");
 pub const EXPORT_TARGETS: Key = key("export.targets", Type::ExportTargets);
 pub const CAPTURE_IGNORE: Key = key("capture.ignore", Type::List);
+/// The home agent's SSH key, for `ssh-keygen -Y sign` (§5.2): a private
+/// key file, or a public one whose private half ssh-agent holds.
+pub const SIGNING_KEY: Key = key("signing.key", Type::Path).env("LEARNSYNC_SIGNING_KEY");
 /// Default: the home agent's name.
 pub const AUTHOR_NAME: Key = key("author.name", Type::Text);
 /// Default: `<home agent>@learnsync.invalid`.
@@ -195,6 +198,7 @@ pub const KEYS: &[&Key] = &[
     &SCHEDULE_EXPORT,
     &EXPORT_TARGETS,
     &CAPTURE_IGNORE,
+    &SIGNING_KEY,
     &AUTHOR_NAME,
     &AUTHOR_EMAIL,
     &LOCK_WAIT_SECS,
@@ -661,6 +665,8 @@ pub struct Config {
     /// What the daemon's export job writes (empty: it is skipped).
     pub export_targets: Sourced<Vec<ExportTarget>>,
     pub capture_ignore: Sourced<Vec<String>>,
+    /// The key the home agent's commits are signed with (§5.2).
+    pub signing_key: Option<Sourced<PathBuf>>,
     pub watch: Sourced<WatchMode>,
     pub author_name: Sourced<String>,
     pub author_email: Sourced<String>,
@@ -945,6 +951,7 @@ impl Config {
             capture_ignore.value.join(", "),
             &capture_ignore.source.clone(),
         );
+        let signing_key = r.path(&SIGNING_KEY);
         let author_name = r.text_or(&AUTHOR_NAME, home_agent.value.clone());
         let author_email = r.text_or(
             &AUTHOR_EMAIL,
@@ -996,6 +1003,7 @@ impl Config {
             schedule_export,
             export_targets,
             capture_ignore,
+            signing_key,
             watch,
             author_name,
             author_email,
@@ -1014,6 +1022,7 @@ impl Config {
         crate::repo::Identity {
             name: self.author_name.value.clone(),
             email: self.author_email.value.clone(),
+            signing_key: self.signing_key.as_ref().map(|k| k.value.clone()),
         }
     }
 

@@ -167,12 +167,21 @@ pub fn check_with_notes(
     let left_out = crate::sync::left_out(&repo)?;
     let view = crate::view::load(dir, config);
     let notes = trust_notes(&view);
+    let hosted = crate::sync::owners::hosted(&dir.state());
+    let signing = crate::signing::problems(config, &view.policy, &hosted);
+    let policy_keys: std::collections::BTreeSet<String> = view
+        .policy
+        .signing_keys()
+        .into_keys()
+        .chain(hosted)
+        .collect();
     let mut problems: Vec<Problem> = view
         .problems
         .into_iter()
         .filter(|p| !left_out.iter().any(|q| q.path == p.path))
         .collect();
     problems.extend(left_out);
+    problems.extend(signing);
     problems.extend(view.learnings.iter().filter_map(|l| {
         let pattern = l.learning.verify_pattern.as_deref()?;
         crate::shell::pattern_problem(pattern).map(|message| Problem {
@@ -230,8 +239,29 @@ pub fn check_with_notes(
     }
     problems.extend(cycle_and_locks(dir, &repo));
     problems.extend(templates(config));
-    problems.extend(crate::reviewing::protection_problems(config));
+    problems.extend(crate::reviewing::protection_problems(
+        config,
+        &unguarded_agents(&repo, config, &policy_keys),
+    ));
     Ok((problems, notes))
+}
+
+/// The hub's agent branches, as last fetched, whose ownership rests on
+/// Gitea alone: not this clone's own, hosted or signed ones (`skip`).
+fn unguarded_agents(
+    repo: &Repo,
+    config: &Config,
+    skip: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let Some(hub) = config.hub.as_ref() else {
+        return Vec::new();
+    };
+    repo.tracking_refs(&hub.value)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(label, _)| crate::sync::owners::head_agent(&label).map(str::to_string))
+        .filter(|a| *a != config.home_agent.value && !skip.contains(a))
+        .collect()
 }
 
 /// Git lock files and an interrupted cycle, said as they are: who holds a

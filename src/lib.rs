@@ -28,6 +28,7 @@ pub mod review;
 pub mod risk;
 pub mod schedule;
 pub mod shell;
+pub mod signing;
 pub mod text;
 pub mod timestamp;
 pub mod trust;

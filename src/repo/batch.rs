@@ -378,6 +378,7 @@ mod tests {
         let who = crate::repo::Identity {
             name: "Ann".into(),
             email: "ann@example.com".into(),
+            signing_key: None,
         };
         let commit = repo.write_commit(tree, &[], "many", &who).expect("commit");
         repo.fast_forward(None, commit, "many", &who).expect("ref");

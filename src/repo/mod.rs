@@ -4,6 +4,7 @@
 mod batch;
 pub mod locks;
 mod remote;
+pub mod sshsig;
 mod tree_write;
 mod worktree;
 
@@ -104,6 +105,19 @@ impl Change {
 pub struct Identity {
     pub name: String,
     pub email: String,
+    /// Signs the commits written as this identity (§5.2), when set.
+    pub signing_key: Option<PathBuf>,
+}
+
+impl Identity {
+    /// The same identity, signing nothing: for the commits a cycle writes
+    /// on its way and replaces before its ref moves.
+    pub fn unsigned(&self) -> Identity {
+        Identity {
+            signing_key: None,
+            ..self.clone()
+        }
+    }
 }
 
 /// A [`Repo`] on its way to another thread ([`Repo::share`]).
@@ -711,7 +725,7 @@ impl Repo {
         who: &Identity,
     ) -> Result<ObjectId> {
         let sig = signature(who);
-        let commit = gix::objs::Commit {
+        let mut commit = gix::objs::Commit {
             tree,
             parents: parents.iter().copied().collect(),
             author: sig.clone(),
@@ -720,10 +734,39 @@ impl Repo {
             message: message.into(),
             extra_headers: Vec::new(),
         };
+        if let Some(key) = &who.signing_key {
+            let mut payload = Vec::new();
+            gix::objs::WriteTo::write_to(&commit, &mut payload)
+                .map_err(fail("serialise the commit to sign"))?;
+            let armored = sshsig::sign(&payload, key).map_err(|message| GitError {
+                action: format!("sign the commit with signing.key {}", key.display()),
+                message,
+            })?;
+            commit
+                .extra_headers
+                .push((sshsig::HEADER.into(), armored.into()));
+        }
         self.git
             .write_object(&commit)
             .map(|id| id.detach())
             .map_err(fail("write commit"))
+    }
+
+    /// What `id`'s signature says about `key` (§5.2).
+    pub fn verify_commit(&self, id: ObjectId, key: &sshsig::PublicKey) -> Result<sshsig::Verdict> {
+        let object = self
+            .git
+            .find_object(id)
+            .map_err(fail(format!("read commit {id}")))?;
+        Ok(sshsig::verify(&object.data, key))
+    }
+
+    /// Writes `id` again as `who` (signed when `who` signs): same tree,
+    /// parents and message.
+    pub fn rewrite_commit(&self, id: ObjectId, who: &Identity) -> Result<ObjectId> {
+        let (parents, message) = self.commit_parents(id)?;
+        let tree = self.commit_tree(id)?;
+        self.write_commit(tree, &parents, &message, who)
     }
 
     /// A commit's parents, committer time (unix seconds) and message.

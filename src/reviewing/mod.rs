@@ -422,6 +422,16 @@ impl Pass<'_> {
         )?;
         // The policy in force (§5.2), as the view read it.
         let policy = &view.policy;
+        if policy.agents.is_empty()
+            && plan
+                .actions
+                .iter()
+                .any(|a| matches!(a, Action::Propose { .. }))
+        {
+            report.warnings.push(
+                "no roster (`agents:` in .learnsync/policy.yaml on main): every agent's evidence counted toward these L2 learnings, including agents nobody listed".into(),
+            );
+        }
         for action in &plan.actions {
             // Asked to stop (the daemon's SIGTERM): between two actions,
             // each of which is whole; the next pass does the rest.
@@ -1362,6 +1372,31 @@ fn ours(pull: PullRequest) -> Option<Open> {
 }
 
 /// The warning `main`'s protection calls for, if any.
+/// What `doctor` learnt from Gitea: the scopes the token lacks, what is
+/// wrong with main's protection, the other agents' branches it can push.
+type Checked = (Vec<String>, Option<String>, Vec<String>);
+
+/// Other agents' branches `doctor` asks Gitea about, at most.
+pub const AGENT_BRANCHES_CHECKED: usize = 20;
+
+/// What it means that learnsync's token can push `pushable` (of `asked`
+/// other agents' branches).
+fn agent_branches_warning(pushable: &[String], asked: usize) -> Option<String> {
+    if pushable.is_empty() {
+        return None;
+    }
+    let unasked = asked.saturating_sub(AGENT_BRANCHES_CHECKED);
+    let more = if unasked > 0 {
+        format!(" ({unasked} more not checked)")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "learnsync's token can push other agents' branches ({}){more}, so any agent holding a token like it can write as another agent: give each agent its own Gitea user and a protection rule per agents/<name> whose push whitelist is that user, or give each agent a signing_key in the roster on main",
+        pushable.join(", ")
+    ))
+}
+
 fn protection_warning(main: &crate::gitea::Branch) -> Option<String> {
     if !main.protected {
         return Some(
@@ -1452,13 +1487,18 @@ fn describe(action: &Action) -> String {
 /// `doctor`'s checks of the hub's Gitea (when one is configured), asked of
 /// Gitea now, so they tell the truth before any review ran: the token's
 /// scopes against what `publish` and `review` need, and `main`'s protection.
-pub fn protection_problems(config: &Config) -> Vec<Problem> {
+/// `others`: the hub's agent branches this clone does not write as and
+/// the roster gives no signing key (§6.1): if learnsync's token can push
+/// them, so can any agent holding a token like it, and ownership is only
+/// as strong as its honesty. At most [`AGENT_BRANCHES_CHECKED`] are asked.
+pub fn protection_problems(config: &Config, others: &[String]) -> Vec<Problem> {
     let Ok((url, repo_ref)) = crate::publish::gitea_settings(config, GiteaUse::Doctor) else {
         return Vec::new();
     };
     let shown = format!("{}/{repo_ref} main", url.trim_end_matches('/'));
+    let agents_shown = format!("{}/{repo_ref} agents/*", url.trim_end_matches('/'));
     let server = url.trim_end_matches('/').to_string();
-    let checked = (|| -> Result<(Vec<String>, Option<String>), ReviewError> {
+    let checked = (|| -> Result<Checked, ReviewError> {
         let token = crate::publish::token_source(config, GiteaUse::Doctor)?.resolve()?;
         let client = GiteaClient::new(&url, repo_ref, Some(token), ClientOptions::default())?;
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -1475,14 +1515,29 @@ pub fn protection_problems(config: &Config) -> Vec<Problem> {
                 .get_branch("main")
                 .await?
                 .and_then(|b| protection_warning(&b));
-            Ok((lacking, protection))
+            let mut pushable = Vec::new();
+            for agent in others.iter().take(AGENT_BRANCHES_CHECKED) {
+                let branch = crate::paths::agent_branch(agent);
+                if client
+                    .get_branch(&branch)
+                    .await?
+                    .is_some_and(|b| b.user_can_push)
+                {
+                    pushable.push(branch);
+                }
+            }
+            Ok((lacking, protection, pushable))
         })
     })();
     match checked {
-        Ok((lacking, protection)) => lacking
+        Ok((lacking, protection, pushable)) => lacking
             .into_iter()
             .map(|w| Problem::new(format!("{server} token"), w))
             .chain(protection.map(|w| Problem::new(&shown, w)))
+            .chain(
+                agent_branches_warning(&pushable, others.len())
+                    .map(|w| Problem::new(&agents_shown, w)),
+            )
             .collect(),
         Err(e) => vec![Problem::new(
             &shown,

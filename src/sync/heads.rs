@@ -5,7 +5,7 @@
 
 use super::LevelChange;
 use super::derive::{self, EventIndex};
-use super::owners::{Owners, Refused, head_agent};
+use super::owners::{Owners, Refused, Tip, head_agent};
 use crate::merge::{Screen, merge_file};
 use crate::paths::{self, RepoPath};
 use crate::repo::{Change, Identity, Repo, Result, Tree, safe_name};
@@ -388,7 +388,19 @@ fn screen_diffs(
                 continue;
             }
         };
-        let tip = owners.tip_blob(repo, owner, &d.path)?;
+        let tip = match owners.tip(repo, owner, &d.path)? {
+            Tip::Blob(tip) => tip,
+            // No commit signed with the owner's key: nothing changes its
+            // folders (a deletion included), and new bytes are kept aside.
+            Tip::Unsigned if d.theirs.is_none() => {
+                out.push(Screen::Refuse {
+                    why: "deletes a learning; no commit signed with its owner's key does",
+                    kept: None,
+                });
+                continue;
+            }
+            Tip::Unsigned => None,
+        };
         // The owner's very blob: nothing to judge.
         if tip.is_some() && tip == d.theirs {
             out.push(Screen::Accept);

@@ -5,7 +5,7 @@ mod commit;
 mod derive;
 mod event_store;
 mod heads;
-mod owners;
+pub mod owners;
 mod recover;
 pub mod remotes;
 

@@ -1,9 +1,14 @@
 //! Who may change what in a merge (§6.1): `<owner>/` and `events/<owner>/`
 //! change only through the owner's own branch as fetched (and through this
 //! clone's own commits when it writes as the owner, which are no merge).
+//! When the roster gives an owner a signing key (§5.2), its folders are
+//! taken only from the newest commit of its branch signed with that key,
+//! whichever head carries them, its own branch included.
 //! Here: the owners' branch tips, looked up once per cycle, and the local
 //! record of the agents this clone writes as (§1), whose branches it pushes.
 
+use crate::problem::Problem;
+use crate::repo::sshsig::{PublicKey, Verdict};
 use crate::repo::{Repo, Result};
 use crate::store::{LearningsDir, StateDir};
 use gix::ObjectId;
@@ -25,41 +30,118 @@ pub struct Refused {
 
 /// The owners' branches as fetched.
 pub struct Owners {
-    /// Owner → the commit of its branch on the remote that speaks for it.
+    /// Owner → the commit of its branch on the remote that speaks for it;
+    /// for an owner with a signing key, the newest one signed with it.
     tips: BTreeMap<String, ObjectId>,
+    /// Owners with a signing key in the roster.
+    signed: BTreeSet<String>,
     /// Owner → its tip's tree, looked up on first use.
     trees: HashMap<String, ObjectId>,
+    /// What the signature checks found worth saying (unsigned commits on
+    /// top of an owner's branch, a branch with no signed commit).
+    pub problems: Vec<Problem>,
+}
+
+/// First-parent commits looked at for an owner's newest signed one.
+const SIGNED_WALK: usize = 1000;
+
+/// What `owner`'s tip says of its folders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tip {
+    /// The blob of the path there (`None`: the owner has no such file).
+    Blob(Option<ObjectId>),
+    /// The owner has a signing key and no commit signed with it: nothing
+    /// changes its folders, not even a deletion.
+    Unsigned,
 }
 
 impl Owners {
     /// Reads the owners' tips from the remote-tracking refs of `remotes`:
     /// for each owner, the first remote (in the order given) that has
-    /// `agents/<owner>`.
-    pub fn new(repo: &Repo, remotes: &[String]) -> Result<Self> {
-        let mut tips = BTreeMap::new();
+    /// `agents/<owner>`. An owner in `keys` is taken as of the newest
+    /// first-parent commit of its branch signed with its key.
+    pub fn new(
+        repo: &Repo,
+        remotes: &[String],
+        keys: &BTreeMap<String, std::result::Result<PublicKey, String>>,
+    ) -> Result<Self> {
+        let mut found: BTreeMap<String, (String, ObjectId)> = BTreeMap::new();
         for remote in remotes {
             for (label, id) in repo.tracking_refs(remote)? {
                 if let Some(owner) = head_agent(&label) {
-                    tips.entry(owner.to_string()).or_insert(id);
+                    found
+                        .entry(owner.to_string())
+                        .or_insert_with(|| (label.clone(), id));
                 }
             }
         }
-        Ok(Owners {
-            tips,
+        let mut owners = Owners {
+            tips: BTreeMap::new(),
+            signed: keys.keys().cloned().collect(),
             trees: HashMap::new(),
-        })
+            problems: Vec::new(),
+        };
+        for (owner, (label, tip)) in found {
+            let key = match keys.get(&owner) {
+                None => {
+                    owners.tips.insert(owner, tip);
+                    continue;
+                }
+                Some(Ok(key)) => key,
+                Some(Err(why)) => {
+                    owners.problems.push(Problem::new(
+                        crate::policy::POLICY_PATH,
+                        format!("{owner}'s signing_key: {why}: nothing changes {owner}'s folders until the roster gives a key learnsync can check"),
+                    ));
+                    continue;
+                }
+            };
+            match newest_signed(repo, tip, key)? {
+                Signed::At(commit, 0) => {
+                    owners.tips.insert(owner, commit);
+                }
+                Signed::At(commit, skipped) => {
+                    owners.problems.push(Problem::new(
+                        &label,
+                        format!(
+                            "the newest {skipped} commit(s) are not signed with {owner}'s roster key ({}): {owner}'s folders are taken as of {commit}, the newest signed one",
+                            key.fingerprint()
+                        ),
+                    ));
+                    owners.tips.insert(owner, commit);
+                }
+                Signed::None(why) => owners.problems.push(Problem::new(
+                    &label,
+                    format!(
+                        "no commit is signed with {owner}'s roster key ({}){why}: nothing changes {owner}'s folders until one is",
+                        key.fingerprint()
+                    ),
+                )),
+            }
+        }
+        Ok(owners)
     }
 
     /// Whether a head of `head_agent` may change `owner`'s folders freely:
-    /// only the owner's own branch may. Not even for our home agent (or one
-    /// we host) is another head believed: a peer's branch carrying our
-    /// files is judged by our branch as the hub has it, like anyone's.
+    /// only the owner's own branch may, and not even it when the owner has
+    /// a signing key (then every head is judged by the signed tip). Not
+    /// even for our home agent (or one we host) is another head believed:
+    /// a peer's branch carrying our files is judged by our branch as the
+    /// hub has it, like anyone's.
     pub fn free(&self, owner: &str, head_agent: Option<&str>) -> bool {
-        head_agent == Some(owner)
+        head_agent == Some(owner) && !self.signed.contains(owner)
+    }
+
+    /// What `owner`'s tip holds at `path`.
+    pub fn tip(&mut self, repo: &Repo, owner: &str, path: &str) -> Result<Tip> {
+        if self.signed.contains(owner) && !self.tips.contains_key(owner) {
+            return Ok(Tip::Unsigned);
+        }
+        self.tip_blob(repo, owner, path).map(Tip::Blob)
     }
 
     /// The blob of `path` on `owner`'s branch as fetched.
-    pub fn tip_blob(&mut self, repo: &Repo, owner: &str, path: &str) -> Result<Option<ObjectId>> {
+    fn tip_blob(&mut self, repo: &Repo, owner: &str, path: &str) -> Result<Option<ObjectId>> {
         let Some(&commit) = self.tips.get(owner) else {
             return Ok(None);
         };
@@ -73,6 +155,35 @@ impl Owners {
         };
         repo.blob_id_at(tree, path)
     }
+}
+
+/// The newest commit signed with a key, on a branch's first-parent line.
+enum Signed {
+    /// The commit, and how many unsigned (or badly signed) ones were above it.
+    At(ObjectId, usize),
+    /// None within [`SIGNED_WALK`] commits; what the tip's signature said.
+    None(String),
+}
+
+fn newest_signed(repo: &Repo, tip: ObjectId, key: &PublicKey) -> Result<Signed> {
+    let mut at = tip;
+    let mut first_verdict = None;
+    for skipped in 0..SIGNED_WALK {
+        let verdict = repo.verify_commit(at, key)?;
+        if verdict == Verdict::Good {
+            return Ok(Signed::At(at, skipped));
+        }
+        first_verdict.get_or_insert(verdict);
+        let (parents, _) = repo.commit_parents(at)?;
+        match parents.first() {
+            Some(&parent) => at = parent,
+            None => break,
+        }
+    }
+    Ok(Signed::None(match first_verdict {
+        Some(Verdict::Bad(why)) => format!(" (its tip: {why})"),
+        _ => String::new(),
+    }))
 }
 
 /// The agent whose branch a head label names (`hub/agents/codex` →

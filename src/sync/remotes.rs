@@ -362,14 +362,20 @@ fn prefetch_heads<'a>(
 /// The owners' branches as fetched from every configured remote, the
 /// hub's first (it speaks for an owner when several remotes have its
 /// branch), then the others by name.
-fn owners_now(repo: &Repo, config: &Config) -> Result<Owners, SyncError> {
+/// An owner the roster of `policy` gives a signing key is taken only from
+/// commits signed with it (§5.2).
+fn owners_now(
+    repo: &Repo,
+    config: &Config,
+    policy: &crate::policy::Policy,
+) -> Result<Owners, SyncError> {
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let mut names: Vec<String> = configured(repo, config)
         .into_iter()
         .map(|r| r.name)
         .collect();
     names.sort_by_key(|n| (Some(n.as_str()) != hub, n.clone()));
-    Ok(Owners::new(repo, &names)?)
+    Ok(Owners::new(repo, &names, &policy.signing_keys())?)
 }
 
 /// Work-tree files written at once (their bytes in memory together).
@@ -455,9 +461,15 @@ fn merge_all(
     };
     let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let who = config.identity();
+    // The commits written on the way, replaced before the ref moves, are
+    // not signed: only the one the ref moves to is (§5.2).
+    let passing = who.unsigned();
     let mut lap = super::Lap::start();
     let mut head = start;
-    let mut owners = owners_now(repo, config)?;
+    let policy = super::derive::policy_in(repo, hub, repo.commit_tree(start)?)?;
+    let mut owners = owners_now(repo, config, &policy)?;
+    lap.done("verify the owners' signatures");
+    report.problems.append(&mut owners.problems);
     // What the hub's main decides, now and at the last completed cycle: a
     // learning whose record there changed is recomputed even when no path
     // of ours changed (its record may have reached us from a peer first).
@@ -477,12 +489,18 @@ fn merge_all(
     // replaced by that one commit before the ref moves.
     let mut first_parent = start;
     let mut merged_in: Vec<(String, ObjectId, usize)> = Vec::new();
+    // The head last fast-forwarded to, when it is another agent's (or
+    // `main`): not a commit to push as ours when we sign.
+    let mut ff_other: Option<(String, ObjectId, usize)> = None;
+    let home = config.home_agent.value.as_str();
     for (label, theirs) in heads {
-        let merged = merge_head(repo, head, *theirs, label, &who, &mut owners)?;
+        let merged = merge_head(repo, head, *theirs, label, &passing, &mut owners)?;
         report.refused.extend(merged.refused);
         if let Some(new) = merged.head {
             if merged.fast_forward {
                 first_parent = new;
+                ff_other = (super::owners::head_agent(label) != Some(home))
+                    .then(|| (label.clone(), new, merged.paths.len()));
             } else {
                 merged_in.push((label.clone(), *theirs, merged.paths.len()));
             }
@@ -510,7 +528,7 @@ fn merge_all(
             name: hub,
             main: &main,
         },
-        &who,
+        &passing,
     )?;
     // Stored while the work tree is written, waited for on return.
     let stored = index.persist_in_background();
@@ -535,6 +553,13 @@ fn merge_all(
             own_message.as_deref(),
             &who,
         )?;
+    } else if who.signing_key.is_some() && head != first_parent {
+        // One merge, or a recompute alone: written on the way, unsigned.
+        head = repo.rewrite_commit(head, &who)?;
+    } else if let Some(ff) = ff_other.filter(|_| who.signing_key.is_some() && head != start) {
+        // Another agent's commit is not ours to push as our tip unsigned
+        // (§5.2): a merge commit, as `git merge --no-ff` makes, is signed.
+        head = one_commit(repo, head, start, &[ff], false, None, &who)?;
     }
     if head == start {
         crate::hub::record(&dir.state(), &main);

@@ -46,4 +46,5 @@ mod sync_kill;
 mod sync_ownership;
 mod sync_policy;
 mod sync_remotes;
+mod sync_signing;
 mod sync_watch;

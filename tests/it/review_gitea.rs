@@ -181,6 +181,15 @@ fn two_l2_learnings_get_exactly_two_pull_requests_and_a_second_pass_writes_nothi
     let mut want = vec![x.clone(), y.clone()];
     want.sort();
     assert_eq!(proposed, want, "{report:#}");
+    // No roster on main: review says whose evidence counted.
+    assert!(
+        report["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|w| w.as_str().is_some_and(|w| w.starts_with("no roster"))),
+        "{report:#}"
+    );
     let open = w.pulls(StateFilter::Open);
     assert_eq!(open.len(), 2);
     for id in [&x, &y] {
@@ -1253,4 +1262,37 @@ fn a_team_earns_l2_publishes_and_opens_a_review_from_what_agents_do_nobody_typin
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "proposed"), vec![id.clone()], "{report:#}");
     w.open_review_of(&id);
+}
+
+/// `doctor` says when learnsync's token can push another agent's branch
+/// (§6.1: ownership is then only as strong as every agent's honesty), and
+/// stops saying it once each agent branch is guarded.
+#[test]
+fn doctor_says_when_the_token_can_push_another_agents_branch() {
+    let w = World::new();
+    let b = w.machine("b");
+    b.ok(&["sync"]);
+    w.a.ok(&["sync"]);
+    let doctor = || {
+        let out =
+            w.a.cmd(&["doctor"])
+                .env("GITEA_TOKEN", BOT_TOKEN)
+                .output()
+                .expect("doctor");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = doctor();
+    assert!(
+        said.contains("learnsync's token can push other agents' branches (agents/b)"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("agents/a,") && !said.contains("(agents/a"),
+        "{said}"
+    );
+    // Only b's own Gitea user may push agents/b now.
+    w.server
+        .protect(Protection::new("agents/b").push_whitelist(&["b-machine"]));
+    let said = doctor();
+    assert!(!said.contains("other agents' branches"), "{said}");
 }
