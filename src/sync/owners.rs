@@ -31,10 +31,16 @@ pub struct Refused {
 /// The owners' branches as fetched.
 pub struct Owners {
     /// Owner → the commit of its branch on the remote that speaks for it;
-    /// for an owner with a signing key, the newest one signed with it.
+    /// for an owner with a signing key, once checked, the newest one signed
+    /// with it.
     tips: BTreeMap<String, ObjectId>,
-    /// Owners with a signing key in the roster.
-    signed: BTreeSet<String>,
+    /// Owners with a signing key in the roster, and their key (or why it
+    /// cannot be used).
+    keys: BTreeMap<String, std::result::Result<PublicKey, String>>,
+    /// Owners with a key whose branch is not checked yet: their branch's
+    /// label and tip. Checked on first use, so a cycle that merges nothing
+    /// of theirs verifies nothing.
+    unchecked: BTreeMap<String, (String, ObjectId)>,
     /// Owner → its tip's tree, looked up on first use.
     trees: HashMap<String, ObjectId>,
     /// What the signature checks found worth saying (unsigned commits on
@@ -63,63 +69,72 @@ impl Owners {
     pub fn new(
         repo: &Repo,
         remotes: &[String],
-        keys: &BTreeMap<String, std::result::Result<PublicKey, String>>,
+        keys: BTreeMap<String, std::result::Result<PublicKey, String>>,
     ) -> Result<Self> {
-        let mut found: BTreeMap<String, (String, ObjectId)> = BTreeMap::new();
-        for remote in remotes {
-            for (label, id) in repo.tracking_refs(remote)? {
-                if let Some(owner) = head_agent(&label) {
-                    found
-                        .entry(owner.to_string())
-                        .or_insert_with(|| (label.clone(), id));
-                }
-            }
-        }
         let mut owners = Owners {
             tips: BTreeMap::new(),
-            signed: keys.keys().cloned().collect(),
+            keys,
+            unchecked: BTreeMap::new(),
             trees: HashMap::new(),
             problems: Vec::new(),
         };
-        for (owner, (label, tip)) in found {
-            let key = match keys.get(&owner) {
-                None => {
-                    owners.tips.insert(owner, tip);
+        for remote in remotes {
+            for (label, id) in repo.tracking_refs(remote)? {
+                let Some(owner) = head_agent(&label) else {
+                    continue;
+                };
+                if owners.tips.contains_key(owner) || owners.unchecked.contains_key(owner) {
                     continue;
                 }
-                Some(Ok(key)) => key,
-                Some(Err(why)) => {
-                    owners.problems.push(Problem::new(
-                        crate::policy::POLICY_PATH,
-                        format!("{owner}'s signing_key: {why}: nothing changes {owner}'s folders until the roster gives a key learnsync can check"),
-                    ));
-                    continue;
+                if owners.keys.contains_key(owner) {
+                    owners.unchecked.insert(owner.to_string(), (label, id));
+                } else {
+                    owners.tips.insert(owner.to_string(), id);
                 }
-            };
-            match newest_signed(repo, tip, key)? {
-                Signed::At(commit, 0) => {
-                    owners.tips.insert(owner, commit);
-                }
-                Signed::At(commit, skipped) => {
-                    owners.problems.push(Problem::new(
-                        &label,
-                        format!(
-                            "the newest {skipped} commit(s) are not signed with {owner}'s roster key ({}): {owner}'s folders are taken as of {commit}, the newest signed one",
-                            key.fingerprint()
-                        ),
-                    ));
-                    owners.tips.insert(owner, commit);
-                }
-                Signed::None(why) => owners.problems.push(Problem::new(
-                    &label,
-                    format!(
-                        "no commit is signed with {owner}'s roster key ({}){why}: nothing changes {owner}'s folders until one is",
-                        key.fingerprint()
-                    ),
-                )),
             }
         }
         Ok(owners)
+    }
+
+    /// Finds `owner`'s newest signed commit, once.
+    fn check(&mut self, repo: &Repo, owner: &str) -> Result<()> {
+        let Some((label, tip)) = self.unchecked.remove(owner) else {
+            return Ok(());
+        };
+        let key = match self.keys.get(owner) {
+            Some(Ok(key)) => key,
+            Some(Err(why)) => {
+                self.problems.push(Problem::new(
+                    crate::policy::POLICY_PATH,
+                    format!("{owner}'s signing_key: {why}: nothing changes {owner}'s folders until the roster gives a key learnsync can check"),
+                ));
+                return Ok(());
+            }
+            None => return Ok(()),
+        };
+        match newest_signed(repo, tip, key)? {
+            Signed::At(commit, 0) => {
+                self.tips.insert(owner.to_string(), commit);
+            }
+            Signed::At(commit, skipped) => {
+                self.problems.push(Problem::new(
+                    &label,
+                    format!(
+                        "the newest {skipped} commit(s) are not signed with {owner}'s roster key ({}): {owner}'s folders are taken as of {commit}, the newest signed one",
+                        key.fingerprint()
+                    ),
+                ));
+                self.tips.insert(owner.to_string(), commit);
+            }
+            Signed::None(why) => self.problems.push(Problem::new(
+                &label,
+                format!(
+                    "no commit is signed with {owner}'s roster key ({}){why}: nothing changes {owner}'s folders until one is",
+                    key.fingerprint()
+                ),
+            )),
+        }
+        Ok(())
     }
 
     /// Whether a head of `head_agent` may change `owner`'s folders freely:
@@ -129,12 +144,13 @@ impl Owners {
     /// a peer's branch carrying our files is judged by our branch as the
     /// hub has it, like anyone's.
     pub fn free(&self, owner: &str, head_agent: Option<&str>) -> bool {
-        head_agent == Some(owner) && !self.signed.contains(owner)
+        head_agent == Some(owner) && !self.keys.contains_key(owner)
     }
 
     /// What `owner`'s tip holds at `path`.
     pub fn tip(&mut self, repo: &Repo, owner: &str, path: &str) -> Result<Tip> {
-        if self.signed.contains(owner) && !self.tips.contains_key(owner) {
+        self.check(repo, owner)?;
+        if self.keys.contains_key(owner) && !self.tips.contains_key(owner) {
             return Ok(Tip::Unsigned);
         }
         self.tip_blob(repo, owner, path).map(Tip::Blob)

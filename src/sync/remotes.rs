@@ -375,7 +375,7 @@ fn owners_now(
         .map(|r| r.name)
         .collect();
     names.sort_by_key(|n| (Some(n.as_str()) != hub, n.clone()));
-    Ok(Owners::new(repo, &names, &policy.signing_keys())?)
+    Ok(Owners::new(repo, &names, policy.signing_keys())?)
 }
 
 /// Work-tree files written at once (their bytes in memory together).
@@ -468,8 +468,6 @@ fn merge_all(
     let mut head = start;
     let policy = super::derive::policy_in(repo, hub, repo.commit_tree(start)?)?;
     let mut owners = owners_now(repo, config, &policy)?;
-    lap.done("verify the owners' signatures");
-    report.problems.append(&mut owners.problems);
     // What the hub's main decides, now and at the last completed cycle: a
     // learning whose record there changed is recomputed even when no path
     // of ours changed (its record may have reached us from a peer first).
@@ -516,6 +514,8 @@ fn merge_all(
         }
         lap.done(&format!("merge {label}"));
     }
+    // What the signature checks (made as the merges needed them) found.
+    report.problems.append(&mut owners.problems);
     let old_tree = repo.commit_tree(start)?;
     let mut index = EventIndex::kept(dir);
     let (recomputed, levels) = heads::recompute_after(
