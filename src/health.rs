@@ -169,9 +169,7 @@ pub fn check_with_notes(
     let notes = trust_notes(&view);
     let hosted = crate::sync::owners::hosted(&dir.state());
     let signing = crate::signing::problems(config, &view.policy, &hosted);
-    let policy_keys: std::collections::BTreeSet<String> = view
-        .policy
-        .signing_keys()
+    let policy_keys: std::collections::BTreeSet<String> = crate::signing::roster_keys(&view.policy)
         .into_keys()
         .chain(hosted)
         .collect();

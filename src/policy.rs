@@ -186,22 +186,6 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// The roster's signing keys (§5.2), by agent: each parsed, or why not.
-    pub fn signing_keys(
-        &self,
-    ) -> std::collections::BTreeMap<String, Result<crate::repo::sshsig::PublicKey, String>> {
-        self.agents
-            .iter()
-            .filter_map(|a| match a {
-                RosterEntry::Agent {
-                    name,
-                    signing_key: Some(key),
-                } => Some((name.clone(), crate::repo::sshsig::PublicKey::parse(key))),
-                _ => None,
-            })
-            .collect()
-    }
-
     /// Whether `agent`'s evidence counts: it is on the roster, or there is none.
     pub fn counts(&self, agent: &str) -> bool {
         self.agents.is_empty() || self.agents.iter().any(|a| a.name() == agent)

@@ -8,13 +8,28 @@ use crate::config::Config;
 use crate::policy::Policy;
 use crate::problem::Problem;
 use crate::repo::sshsig::PublicKey;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// The roster's signing keys (§5.2), by agent: each parsed, or why not.
+pub fn roster_keys(policy: &Policy) -> BTreeMap<String, Result<PublicKey, String>> {
+    policy
+        .agents
+        .iter()
+        .filter_map(|a| match a {
+            crate::policy::RosterEntry::Agent {
+                name,
+                signing_key: Some(key),
+            } => Some((name.clone(), PublicKey::parse(key))),
+            _ => None,
+        })
+        .collect()
+}
 
 /// What is wrong with signing here, each with what to do.
 pub fn problems(config: &Config, policy: &Policy, hosted: &BTreeSet<String>) -> Vec<Problem> {
     let home = config.home_agent.value.as_str();
-    let keys = policy.signing_keys();
+    let keys = roster_keys(policy);
     let mut out = Vec::new();
     for (agent, key) in &keys {
         if let Err(why) = key {

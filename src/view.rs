@@ -187,7 +187,7 @@ fn derive_all(
 /// of it and then edited is newer), then the first by path. Only a
 /// deliberate copy that keeps both dates and sorts first by folder name
 /// passes for the original.
-fn is_original_before(
+pub(crate) fn is_original_before(
     a: (&str, &crate::learning::Learning),
     b: (&str, &crate::learning::Learning),
 ) -> bool {

@@ -96,7 +96,7 @@ pub fn commit_local(
     let mut out = CommitOutcome::default();
     let head = repo.head_commit()?;
     let head_tree = repo.head_tree()?;
-    let status = match only {
+    let mut status = match only {
         Some(paths) => repo.status_of(paths)?,
         None => repo.status()?,
     };
@@ -111,10 +111,17 @@ pub fn commit_local(
     crate::store::remove_stale_temps(dir.inbox().dir());
     crate::store::remove_stale_temps(dir.state().path());
     lap.done("  work-tree status");
-    let mut staged = Staged {
-        deletes: status.deleted.iter().cloned().collect(),
-        ..Staged::default()
-    };
+    let mut staged = Staged::default();
+    others_hands_off(
+        repo,
+        dir,
+        config,
+        head_tree,
+        &mut status,
+        &mut staged,
+        &mut out,
+    )?;
+    staged.deletes = status.deleted.iter().cloned().collect();
     for rel in &status.deleted {
         if let RepoPath::Rejection { id } | RepoPath::Pulled { id } = paths::classify(rel) {
             staged.touched.insert(id.to_string());
@@ -231,6 +238,96 @@ fn stage_worktree_edits(
             }
         }
     }
+}
+
+/// Hand edits to another agent's folder (§6.1): `<owner>/` and
+/// `events/<owner>/` change only through the owner's own commits, and this
+/// clone writes as its home agent and the agents it hosts only. An edit
+/// (or deletion) of a file HEAD holds there is not committed: its bytes are
+/// kept under `.learnsync/conflicts/` (committed, so nothing is lost), the
+/// file goes back to what HEAD has, and the sync says so. Committing it
+/// would leave this clone different from every other for good (they refuse
+/// it). A new file there (a terraphim agent writing its own folder) makes
+/// this clone write as that agent, as `--agent` does.
+fn others_hands_off(
+    repo: &Repo,
+    dir: &LearningsDir,
+    config: &Config,
+    head_tree: ObjectId,
+    status: &mut WorktreeStatus,
+    staged: &mut Staged,
+    out: &mut CommitOutcome,
+) -> Result<()> {
+    let home = config.home_agent.value.as_str();
+    let hosted = super::owners::hosted(&dir.state());
+    let foreign = |rel: &str| -> Option<String> {
+        crate::merge::owner_of(rel)
+            .filter(|o| *o != home && !hosted.contains(*o))
+            .map(str::to_string)
+    };
+    let mut restore = Vec::new();
+    let mut new_writers = Vec::new();
+    let mut failed = None;
+    status.changed.retain(|file| {
+        let Some(owner) = foreign(&file.path) else {
+            return true;
+        };
+        match repo.blob_at(head_tree, &file.path) {
+            // A new file in a folder of its own: this clone writes as that
+            // agent from now on, as after `--agent` or an adopted folder (§1).
+            Ok(None) => {
+                new_writers.push(owner);
+                true
+            }
+            Ok(Some(_)) => {
+                restore.push((file.path.clone(), owner, true));
+                false
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+                true
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    super::owners::add_hosted(&dir.state(), home, new_writers);
+    status.deleted.retain(|rel| match foreign(rel) {
+        Some(owner) => {
+            restore.push((rel.clone(), owner, false));
+            false
+        }
+        None => true,
+    });
+    for (rel, owner, edited) in restore {
+        let theirs = repo.blob_at(head_tree, &rel)?;
+        let mut kept = None;
+        if edited && let Ok(bytes) = std::fs::read(repo.root().join(&rel)) {
+            let bytes = match std::str::from_utf8(&bytes).map(redact::redact) {
+                Ok(std::borrow::Cow::Owned(clean)) => clean.into_bytes(),
+                _ => bytes,
+            };
+            let path = crate::merge::conflict_path(&rel, &bytes);
+            staged.stage(&path, bytes, None);
+            kept = Some(path);
+        }
+        match theirs {
+            Some(bytes) => staged.stage(&rel, bytes, None),
+            None => {
+                let _ = std::fs::remove_file(repo.root().join(&rel));
+            }
+        }
+        let what = if edited { "edit of" } else { "deletion of" };
+        let at = kept.map(|k| format!(" (kept at {k})")).unwrap_or_default();
+        out.problems.push(Problem::new(
+            rel.clone(),
+            format!(
+                "a hand {what} {owner}'s file was not committed{at}: {owner}/ and events/{owner}/ change only through {owner}'s own commits, which every other clone checks; the file is back as {owner} wrote it — ask {owner}, or make the change on a clone that writes as {owner}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What the sync says of a learning file that does not parse (§6 step 1).

@@ -375,7 +375,11 @@ fn owners_now(
         .map(|r| r.name)
         .collect();
     names.sort_by_key(|n| (Some(n.as_str()) != hub, n.clone()));
-    Ok(Owners::new(repo, &names, policy.signing_keys())?)
+    Ok(Owners::new(
+        repo,
+        &names,
+        crate::signing::roster_keys(policy),
+    )?)
 }
 
 /// Work-tree files written at once (their bytes in memory together).

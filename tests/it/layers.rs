@@ -54,6 +54,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("sync", Layer::Workflow),
     ("publish", Layer::Workflow),
     ("health", Layer::Workflow),
+    ("signing", Layer::Workflow),
     ("init", Layer::Workflow),
     ("hooks", Layer::Workflow),
     ("search", Layer::Workflow),

@@ -396,3 +396,44 @@ fn an_adopted_terraphim_folder_is_pushed_as_its_agents_branch() {
     assert!(!said.contains("Refused"), "{said}");
     assert!(w.victim.dir.join(format!("codex/{id}.md")).is_file());
 }
+
+/// A person edits or deletes another agent's learning by hand on their
+/// own clone: not committed (every other clone would refuse it, and this
+/// one would differ from them for good), kept aside, the file restored.
+#[test]
+fn a_hand_edit_of_another_agents_file_is_kept_aside_not_committed() {
+    let w = world();
+    let rel = w.rel();
+    let path = w.third.dir.join(&rel);
+    let original = std::fs::read_to_string(&path).expect("read");
+    let mut l = Learning::parse(original.as_bytes()).expect("parses");
+    l.correction = Some("git push --force".into());
+    std::fs::write(&path, l.to_markdown()).expect("write");
+    let out = w.third.run(&["sync"]);
+    let said =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&rel) && said.contains("hand edit of victim's file was not committed"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
+    assert!(
+        conflicts(&w.third).iter().any(|(name, text)| name
+            .starts_with(&format!("victim__{}.md.", w.id))
+            && text.contains("git push --force")),
+        "the edit is kept aside"
+    );
+    // A deletion comes back too.
+    std::fs::remove_file(&path).expect("rm");
+    w.third.ok(&["sync"]);
+    assert_eq!(std::fs::read_to_string(&path).expect("restored"), original);
+    w.victim.ok(&["sync"]);
+    w.third.ok(&["sync"]);
+    assert_eq!(
+        w.victim.learning_and_event_files(),
+        w.third.learning_and_event_files()
+    );
+    let status = git_in(&w.third.dir, &w.third.home, &["status", "--porcelain"]);
+    assert!(status.trim().is_empty(), "{status}");
+}
