@@ -55,7 +55,7 @@ fn main() {
         "hub".to_string(),
         server.repo_git_path().display().to_string(),
     );
-    if let Err(e) = learnsync::init::init(&root, "bench", &[hub], None, &flags, &env) {
+    if let Err(e) = learnsync::init::init(&root, "bench", &[hub], None, None, &flags, &env) {
         eprintln!("init: {e}");
         std::process::exit(1);
     }

@@ -64,6 +64,7 @@ pub fn init(
     home: &str,
     remotes: &[(String, String)],
     hub: Option<&str>,
+    signing_key: Option<&Path>,
     flags: &Flags,
     env: &Env,
 ) -> Result<Initialised, SetupError> {
@@ -119,6 +120,17 @@ pub fn init(
     let mut text = set_key(&existing, "agent", home);
     if let Some(hub) = &hub {
         text = set_key(&text, "hub", hub);
+    }
+    // Set first, so the adoption commit is signed too (§5.2).
+    if let Some(key) = signing_key {
+        text = set_line(
+            &text,
+            "signing",
+            &format!(
+                "{{key: {}}}",
+                crate::yaml::quote(&key.display().to_string())
+            ),
+        );
     }
     crate::store::atomic_write(&config_path, text.as_bytes()).map_err(io(&config_path))?;
     for (name, url) in remotes {
@@ -331,13 +343,18 @@ pub fn ensure(config: &Config, flags: &Flags, env: &Env) -> Result<bool, SetupEr
     if root.exists() {
         return Ok(false);
     }
-    init(root, &config.home_agent.value, &[], None, flags, env)?;
+    init(root, &config.home_agent.value, &[], None, None, flags, env)?;
     Ok(true)
 }
 
 /// Sets a top-level `key: value` in a small YAML file, keeping other lines.
 fn set_key(text: &str, key: &str, value: &str) -> String {
-    let line = format!("{key}: {}", crate::yaml::quote(value));
+    set_line(text, key, &crate::yaml::quote(value))
+}
+
+/// Sets top-level `key` to `value`, already YAML.
+fn set_line(text: &str, key: &str, value: &str) -> String {
+    let line = format!("{key}: {value}");
     let prefix = format!("{key}:");
     let mut found = false;
     let mut out: Vec<String> = text

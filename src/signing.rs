@@ -86,7 +86,7 @@ pub fn problems(config: &Config, policy: &Policy, hosted: &BTreeSet<String>) -> 
 
 /// The public key of `path`: the file itself when it is a public key,
 /// else `<path>.pub` beside it.
-fn public_half(path: &Path) -> Result<PublicKey, String> {
+pub fn public_half(path: &Path) -> Result<PublicKey, String> {
     let read = |p: &Path| std::fs::read_to_string(p).ok();
     let text = read(path)
         .filter(|t| t.trim_start().starts_with("ssh-"))

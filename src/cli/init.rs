@@ -12,6 +12,10 @@ pub struct Args {
     /// The remote whose `main` holds approved reviews (default: the first remote).
     #[arg(long, value_name = "NAME")]
     hub: Option<String>,
+    /// Sign this agent's commits with this SSH key (`signing.key`): a private
+    /// key file, or its `.pub` when ssh-agent holds it; ssh-ed25519 only.
+    #[arg(long, value_name = "PATH")]
+    signing_key: Option<std::path::PathBuf>,
 }
 
 fn parse_remote(spec: &str) -> Result<(String, String), CliError> {
@@ -40,17 +44,37 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .clone()
         .unwrap_or_else(|| ctx.config.home_agent.value.clone());
     let root = ctx.config.dir.value.clone();
+    // The key must be one the roster can name: its public half, now.
+    let signing = args
+        .signing_key
+        .as_deref()
+        .map(|path| {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            crate::signing::public_half(&path)
+                .map(|public| (path, public))
+                .map_err(|why| CliError::usage(format!("--signing-key: {why}")))
+        })
+        .transpose()?;
     let done = crate::init::init(
         &root,
         &home,
         &remotes,
         args.hub.as_deref(),
+        signing.as_ref().map(|(path, _)| path.as_path()),
         &ctx.flags,
         &ctx.env,
     )
     .map_err(|e| CliError::failure(e.to_string()))?;
     for p in &done.problems {
         eprintln!("learnsync: warning: {}: {}", p.path, p.message);
+    }
+    if let Some((path, public)) = &signing {
+        eprintln!(
+            "learnsync: note: agents/{home}'s commits are signed with {} ({}). Other clones check them once the roster on main names the key: add\n  - {{name: {home}, signing_key: \"{}\"}}\nto `agents:` in .learnsync/policy.yaml through a pull request to main (docs/security.md).",
+            path.display(),
+            public.fingerprint(),
+            public.openssh()
+        );
     }
     for path in &done.redacted {
         eprintln!("learnsync: warning: {path}: secrets were redacted before the commit");

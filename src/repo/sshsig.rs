@@ -35,6 +35,13 @@ impl PublicKey {
         Ok(PublicKey(key))
     }
 
+    /// The key as a roster line holds it (`ssh-ed25519 AAAA…`, no comment).
+    pub fn openssh(&self) -> String {
+        let mut key = self.0.clone();
+        key.set_comment("");
+        key.to_openssh().unwrap_or_default().trim().to_string()
+    }
+
     /// The key's SHA256 fingerprint, as `ssh-keygen -l` shows it.
     pub fn fingerprint(&self) -> String {
         self.0.fingerprint(ssh_key::HashAlg::Sha256).to_string()

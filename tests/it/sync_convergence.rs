@@ -147,6 +147,7 @@ fn schedule(seed: u64) {
             &c.agent,
             &[("hub".to_string(), hub.display().to_string())],
             None,
+            None,
             &Flags::default(),
             &Env {
                 home: Some(c.home.display().to_string()),

@@ -28,20 +28,24 @@ fn key_pair(dir: &Path, name: &str) -> (PathBuf, String) {
     (path, public.trim().to_string())
 }
 
+/// A clone of `agent`; with a key, set up by `init --signing-key` as a
+/// user would, which names the roster line to add.
 fn machine(tmp: &Path, name: &str, agent: &str, hub: &Path, key: Option<&Path>) -> Machine {
     let m = Machine::new(tmp, name);
-    m.ok(&[
-        "init",
-        "--agent",
-        agent,
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
-    if let Some(key) = key {
-        let path = m.dir.join(".git/learnsync/config.yaml");
-        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
-        text.push_str(&format!("signing:\n  key: {}\n", key.display()));
-        std::fs::write(&path, text).expect("config");
+    let remote = format!("hub={}", hub.display());
+    let mut args = vec!["init", "--agent", agent, "--remote", &remote];
+    let key_arg = key.map(|k| k.display().to_string());
+    if let Some(k) = &key_arg {
+        args.extend(["--signing-key", k]);
+    }
+    let out = m.run(&args);
+    assert!(out.status.success(), "{}", said(&out));
+    if key.is_some() {
+        assert!(
+            said(&out).contains(&format!("{{name: {agent}, signing_key: \"ssh-ed25519 ")),
+            "init names the roster line: {}",
+            said(&out)
+        );
     }
     m
 }
