@@ -28,6 +28,7 @@ mod assign;
 mod context;
 mod detect;
 mod keymaterial;
+mod stdin;
 mod structure;
 mod text;
 mod vendor;
