@@ -2,7 +2,8 @@
 //! "key", "token" or "ID": digests with their algorithm, commit ids, UUIDs, ULIDs,
 //! KSUIDs, MongoDB ObjectIds, Cloudflare Ray ids, Go build ids, git-annex keys, public
 //! keys recognised by their own markers or structure (SSH wire blobs, minisign, Nix
-//! cache keys, EC points as VAPID keys, extended public keys) and addresses.
+//! cache keys, EC points as VAPID keys, extended public keys, publishable `pk_` keys),
+//! addresses, and values inside a reference to a secret kept elsewhere (ARNs, sops).
 //!
 //! Only candidates found by context (assignments, flags, a nearby word) pass through
 //! here; a vendor's format or a decoded private structure is specific enough already.
@@ -26,6 +27,36 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || public_key_blob(b, s, v)
         || address(v)
         || labelled_public(b, s, v)
+        || publishable(v)
+        || in_reference(b, s)
+}
+
+/// Keys a vendor issues to be published in a web page: Stripe's and Paddle's `pk_…`,
+/// Mapbox's `pk.…`, `pub_…`. Their secret halves (`sk_…`, `sk.…`) have other prefixes.
+fn publishable(v: &[u8]) -> bool {
+    [b"pk_".as_slice(), b"pk.", b"pub_", b"publishable_"]
+        .iter()
+        .any(|p| v.starts_with(p))
+}
+
+/// A value inside an AWS ARN (`arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`) or a
+/// sops envelope (`ENC[AES256_GCM,data:…]`): the name of a secret kept elsewhere, or
+/// its ciphertext, not the secret.
+fn in_reference(b: &[u8], s: usize) -> bool {
+    let start = run_back(b, s, s.saturating_sub(200), |c| {
+        !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`')
+    });
+    let token = &b[start..s];
+    let opens_at = |i: usize| i == 0 || token[i - 1] == b'=';
+    let arn = token
+        .windows(4)
+        .enumerate()
+        .any(|(i, w)| w == b"arn:" && opens_at(i));
+    let sops = token
+        .windows(4)
+        .rposition(|w| w == b"ENC[")
+        .is_some_and(|i| !token[i..].contains(&b']'));
+    arn || sops
 }
 
 /// Algorithms that label a digest (`sha256:…`, `sha512-…`, go.sum's `h1:…`).

@@ -7,7 +7,7 @@
 
 use super::text::{
     Need, at, before, contains_ci, is_placeholder, is_word, line_end, line_start,
-    placeholder_start, plausible, run, run_back, skip_blanks,
+    placeholder_start, plausible, random_alnum, run, run_back, skip_blanks,
 };
 
 /// What a key names, which decides the marker and how strict the value test is.
@@ -578,6 +578,14 @@ const DENY_TOKEN_BEFORE: &[&[u8]] = &[
 
 /// The family and marker kind a key names, if it names a secret.
 fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
+    // A key is named by people: one with a random run in it (`acct_twyETxpwBq1Y0`, where
+    // `pw` is chance) is an id or a token, not the name of a secret.
+    if key
+        .split(|c| !c.is_ascii_alphanumeric())
+        .any(|part| random_alnum(part, 12))
+    {
+        return None;
+    }
     let words = Words::of(key)?;
     let mut best: Option<(Family, usize)> = None;
     let mut first = None;

@@ -9,6 +9,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use super::assign::{self, Found};
 use super::context::{self, Hit};
 use super::keymaterial;
+use super::stdin;
 use super::structure;
 use super::text::{before, run};
 use super::vendor::{self, Vendor};
@@ -62,11 +63,13 @@ enum Anchor {
     SecureString,
     Chpasswd,
     Positional,
+    StdinReader,
     At,
     SaslPasswd,
     Jwk,
     Infix,
     Separator,
+    Dot,
     Marker,
 }
 
@@ -115,6 +118,8 @@ const FIXED: &[(&str, Anchor)] = &[
     // dispatched in `separator` rather than given patterns of their own: each pattern
     // costs the automaton's build, and those starting with a blank cost every scan.
     ("_", Anchor::Separator), ("-", Anchor::Separator),
+    // `<word>.<random>` (`sl.…`, `sk.…`): the dotted shape of a vendor token.
+    (".", Anchor::Dot),
     // Our own output, which must never be found again.
     ("[REDACTED:", Anchor::Marker),
 ];
@@ -138,6 +143,7 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .iter()
         .map(|&&(p, v)| (p, Anchor::Vendor(v)))
         .chain(FIXED.iter().copied())
+        .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
         .collect();
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
@@ -239,6 +245,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::SecureString => context(structure::secure_string(b, e)),
             Anchor::Chpasswd => context(structure::chpasswd(b, s, e)),
             Anchor::Positional => context(structure::positional(b, s, e, literal)),
+            Anchor::StdinReader => context(stdin::credential(b, s, e, literal)),
             Anchor::At => {
                 context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
             }
@@ -251,6 +258,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 separator(b, s, anchors, &mut reach.shape, out);
                 None
             }
+            Anchor::Dot => vendor::generic_dotted(b, s).map(|(a, z)| (("token", a, z), SHAPE)),
             Anchor::Keyword => assign::assignment(b, s, e, &mut reach.assign).map(
                 |Found {
                      kind,

@@ -20,7 +20,7 @@ fn is_arg_char(c: u8) -> bool {
 }
 
 /// The argument starting at `i`: inside its quotes, or up to a blank.
-fn argument(b: &[u8], i: usize) -> Option<(usize, usize)> {
+pub(super) fn argument(b: &[u8], i: usize) -> Option<(usize, usize)> {
     let first = at(b, i)?;
     if matches!(first, b'"' | b'\'') {
         let end = run(&b[..line_end(b, i + 1, 1024)], i + 1, |c| c != first);
@@ -30,7 +30,8 @@ fn argument(b: &[u8], i: usize) -> Option<(usize, usize)> {
     (end > i).then_some((i, end))
 }
 
-fn password_value(b: &[u8], vs: usize, ve: usize) -> Option<Hit> {
+/// `b[vs..ve]` as a password, unless it is a placeholder, a reference or a variable.
+pub(super) fn password_value(b: &[u8], vs: usize, ve: usize) -> Option<Hit> {
     let v = &b[vs..ve];
     (plausible(v, Need::Password) && !v.starts_with(b"$") && !v.starts_with(b"%"))
         .then(|| hit("password", vs, ve))?
@@ -65,33 +66,7 @@ pub(super) fn secure_string(b: &[u8], e: usize) -> Option<Hit> {
 
 /// `echo 'user:pass' | chpasswd`, `chpasswd <<< "user:pass"`: the part after the colon.
 pub(super) fn chpasswd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
-    let ls = line_start(b, s);
-    let le = line_end(b, e, 1024);
-    let after = &b[e..le];
-    let pair = if let Some(p) = after.windows(3).position(|w| w == b"<<<") {
-        argument(b, skip_blanks(b, e + p + 3))
-    } else {
-        // The last argument of the command before the pipe.
-        let pipe = b[ls..s].iter().rposition(|&c| c == b'|')? + ls;
-        let seg = &b[ls..pipe];
-        let echo = seg
-            .windows(5)
-            .rposition(|w| w == b"echo " || w == b"print")?;
-        let mut i = ls + echo;
-        let mut last = None;
-        while i < pipe {
-            i = skip_blanks(b, i);
-            let Some((vs, ve)) = argument(b, i) else {
-                break;
-            };
-            if ve > pipe {
-                break;
-            }
-            last = Some((vs, ve));
-            i = ve + usize::from(matches!(at(b, ve), Some(b'"' | b'\'')));
-        }
-        last
-    }?;
+    let pair = super::stdin::fed(b, s, e)?;
     let (vs, ve) = pair;
     let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
     let mut end = ve;

@@ -370,3 +370,43 @@ fn degenerate_repetition_stays_linear() {
         );
     }
 }
+
+#[test]
+fn tokens_of_vendors_no_table_names_are_redacted_by_their_shape() {
+    let body = alnum(40);
+    for t in [
+        format!("zqv_{body}"),
+        format!("QZV_{body}"),
+        format!("zq_live_{}", alnum(24)),
+        format!("zq-sk-{}", "fe929014-abbd-4579-a40e-8e53a0e45984"),
+        format!("zq.{}", alnum(44)),
+        format!("zq_{}-{}_{}", alnum(12), alnum(14), alnum(12)),
+    ] {
+        let out = redacted(&format!("upstream refused {t} (401)"));
+        assert!(!out.contains(&t), "{t} survived in {out:?}");
+    }
+}
+
+#[test]
+fn placeholders_references_and_public_ids_are_left_alone() {
+    for text in [
+        "set DB_PASSWORD=%DB_PASSWORD%",
+        "GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+        "stripe.api_key = \"sk_live_0000000000000000000000000000\"",
+        "DB_PASSWORD=op://Private/postgres/password",
+        "password: vault:secret/data/app/db#password",
+        "\"ARN\": \"arn:aws:secretsmanager:eu-west-1:123456789012:secret:ci/npm-token-AbCdEf\"",
+        "api_token: ENC[AES256_GCM,data:aB3dE5fG7hJ9kL2m==,iv:N4pQ6rS8tU0vW1xY=,type:str]",
+    ] {
+        assert_clean(text);
+    }
+    assert_clean(&format!(
+        "Paddle.Setup({{ token: 'pk_test_{}' }})",
+        alnum(32)
+    ));
+    assert_clean(&format!("GET /v1/orgs/org_{} -> 404", alnum(28)));
+    assert_clean(&format!(
+        "vercel: project prj_{} has no deployments",
+        alnum(28)
+    ));
+}

@@ -342,11 +342,63 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     if contains_ci(v, b"redacted") || contains_ci(v, b"example") && !has_digit(v) {
         return true;
     }
+    if percent_variable(v) || v.starts_with(b"ENC[") || is_reference(v) {
+        return true;
+    }
     contains_ci(v, b"your")
         && (contains_ci(v, b"token")
             || contains_ci(v, b"key")
             || contains_ci(v, b"password")
             || contains_ci(v, b"secret"))
+}
+
+/// `%DB_PASSWORD%`: a Windows `cmd` variable.
+fn percent_variable(v: &[u8]) -> bool {
+    v.len() >= 3
+        && v.starts_with(b"%")
+        && v.ends_with(b"%")
+        && v[1..v.len() - 1].iter().all(|&c| is_word(c))
+}
+
+/// A filler body that stands for a token in documentation: `XXXX…`, `0000…`, `****`,
+/// or two characters alternating — no issued token has two distinct bytes.
+pub(super) fn is_filler(v: &[u8]) -> bool {
+    let Some(&first) = v.first() else {
+        return true;
+    };
+    let other = v.iter().find(|&&c| c != first).copied();
+    v.iter().all(|&c| c == first || Some(c) == other)
+        || v.iter()
+            .all(|&c| matches!(c, b'x' | b'X' | b'0' | b'*' | b'.' | b'-' | b'_'))
+}
+
+/// A reference to a secret kept elsewhere, not the secret: a secret manager's URI
+/// (`op://vault/item/field`, `vault://secret/app#password`, `sm://project/name`,
+/// `ref+vault://…`) or a scheme and a path (`vault:secret/data/app#password`). The
+/// path is lower-case words: a password with a colon and a slash has more in it. URLs
+/// with credentials in them are `context.rs`'s, found before a value gets here.
+pub(super) fn is_reference(v: &[u8]) -> bool {
+    let scheme_end = run(v, 0, |c| {
+        c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'+'
+    });
+    if scheme_end < 2 || at(v, scheme_end) != Some(b':') || !v[0].is_ascii_lowercase() {
+        return false;
+    }
+    let scheme = &v[..scheme_end];
+    if scheme == b"http" || scheme == b"https" {
+        return false;
+    }
+    let path = v[scheme_end + 1..]
+        .strip_prefix(b"//")
+        .unwrap_or(&v[scheme_end + 1..]);
+    path.contains(&b'/')
+        && !path.contains(&b'@')
+        && path.iter().all(|&c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'-' | b'_' | b'#' | b':')
+        })
+        && !path
+            .split(|&c| !c.is_ascii_alphanumeric())
+            .any(|seg| random_alnum(seg, 16))
 }
 
 /// Words that follow a secret's name in prose, type names in code, and the values

@@ -5,8 +5,8 @@
 
 use super::allow::DIGEST_ALGORITHMS;
 use super::text::{
-    at, before, entropy, is_b64, is_b64url, is_hex, is_word, random_alnum, run, run_back,
-    starts_word,
+    at, before, entropy, has_alpha, has_digit, has_lower, has_upper, is_b64, is_b64url, is_filler,
+    is_hex, is_uuid, is_word, random_alnum, run, run_back, starts_word,
 };
 
 /// The alphabet of a token's body.
@@ -313,6 +313,10 @@ pub(super) fn prefixed(b: &[u8], s: usize, e: usize, literal: &str, p: Vendor) -
     if at(b, end).is_some_and(|c| is_word(c) && !p.body.trims().contains(&c)) {
         return None;
     }
+    // `ghp_XXXX…`, `sk_live_0000…`: documentation's stand-in, not an issued token.
+    if is_filler(body) {
+        return None;
+    }
     let ok = match p.shape {
         Shape::Any => true,
         Shape::HasDigit => body.iter().any(u8::is_ascii_digit),
@@ -444,19 +448,64 @@ const PUBLIC_PREFIXES: &[&[u8]] = &[
     b"pod",
     b"sess",
     b"session",
+    // Resources a dashboard or an API names in URLs and logs: accounts, organisations,
+    // users, teams, projects, environments, deployments, workspaces, orders.
+    b"acct",
+    b"account",
+    b"org",
+    b"user",
+    b"usr",
+    b"team",
+    b"prj",
+    b"proj",
+    b"project",
+    b"env",
+    b"dpl",
+    b"dep",
+    b"deploy",
+    b"deployment",
+    b"ws",
+    b"workspace",
+    b"app",
+    b"inv",
+    b"invoice",
+    b"ord",
+    b"order",
+    b"item",
+    b"doc",
+    b"page",
+    b"plan",
+    b"conv",
+    b"room",
 ];
 
-/// `<word>[_-]<random>` for a vendor the table does not know: a lower-case word of 2–12
-/// letters (with up to two more short segments, `dop_v1_`), then at least 28 machine-made
-/// letters and digits in one run. `s..e` is the separator the automaton found; returns the
-/// token's range and how far the caller need not look again.
+/// Prefix segments that say the token is a secret (`sk`, `pat`, `key`): with one, a
+/// shorter body, a UUID or a hex string is enough.
+const SECRET_SEGMENTS: &[&[u8]] = &[
+    b"sk", b"secret", b"key", b"pat", b"tok", b"token", b"api", b"apikey", b"priv", b"auth",
+    b"access", b"pw", b"pwd", b"cred", b"sec", b"rk",
+];
+
+/// Prefix segments that name the environment a token works in (`_live_`, `_dev_`): no
+/// id has one, so a shorter body is enough.
+const ENV_SEGMENTS: &[&[u8]] = &[
+    b"live", b"test", b"dev", b"prod", b"sandbox", b"stg", b"staging",
+];
+
+/// `<word>[_-]<random>` for a vendor the table does not know: a word of 2–12 letters in
+/// one case (with up to two more short segments, `dop_v1_`, `nq_sk_`), then a body of a
+/// consistent alphabet that a machine made: 28+ letters and digits in one run, or a
+/// base64url body whose letters and digits together look random; 20+ when a segment says
+/// "secret" (`sk`, `pat`) or names an environment (`live`, `dev`), and then a UUID or hex
+/// will do. `s..e` is the separator the automaton found; returns the token's range and
+/// how far the caller need not look again.
 pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<(usize, usize)> {
     let is_tok = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
     let lo = s.saturating_sub(40);
     let start = run_back(b, s, lo, is_tok);
     let end = run(&b[..(s + 512).min(b.len())], s, is_tok);
     *reach = end;
-    if start == lo && lo > 0 || end - start < 30 {
+    if start == lo && lo > 0 || end - start < 24 {
         return None;
     }
     // Base64 data, a path segment glued to more, or an e-mail: not a token on its own.
@@ -469,9 +518,18 @@ pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<
         return None;
     }
     let tok = &b[start..end];
-    // The vendor word.
-    let word_end = run(tok, 0, |c| c.is_ascii_lowercase() || c.is_ascii_digit());
-    if !(2..=12).contains(&word_end) || !tok[0].is_ascii_lowercase() {
+    // The vendor word, all lower or all upper case.
+    let upper = tok[0].is_ascii_uppercase();
+    let in_case = |c: u8| {
+        c.is_ascii_digit()
+            || if upper {
+                c.is_ascii_uppercase()
+            } else {
+                c.is_ascii_lowercase()
+            }
+    };
+    let word_end = run(tok, 0, in_case);
+    if !(2..=12).contains(&word_end) || !tok[0].is_ascii_alphabetic() {
         return None;
     }
     if PUBLIC_PREFIXES
@@ -483,6 +541,11 @@ pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<
     }
     let mut i = word_end;
     let mut underscore = false;
+    let mut segments = 0;
+    let mut says_secret = SECRET_SEGMENTS
+        .iter()
+        .any(|w| tok[..word_end].eq_ignore_ascii_case(w));
+    let mut names_env = false;
     // Up to two more short segments (`_v1`, `_live`, `-us`).
     for _ in 0..3 {
         match at(tok, i) {
@@ -490,17 +553,17 @@ pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<
                 underscore |= sep == b'_';
                 let seg_end = run(tok, i + 1, |c| c.is_ascii_alphanumeric());
                 let seg = &tok[i + 1..seg_end];
-                if seg.len() >= 20 {
-                    break;
-                }
-                if seg.is_empty()
-                    || seg.len() > 8
-                    || !seg
-                        .iter()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-                {
+                if seg.is_empty() {
                     return None;
                 }
+                // A segment of random bytes or a UUID is the body, which a base64url `-`
+                // or `_` may cut.
+                if seg.len() > 8 || !seg.iter().all(|&c| in_case(c)) || is_uuid(&tok[i + 1..]) {
+                    break;
+                }
+                says_secret |= SECRET_SEGMENTS.iter().any(|w| seg.eq_ignore_ascii_case(w));
+                names_env |= ENV_SEGMENTS.iter().any(|w| seg.eq_ignore_ascii_case(w));
+                segments += 1;
                 i = seg_end;
             }
             _ => return None,
@@ -510,17 +573,73 @@ pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<
         return None;
     }
     let body = &tok[i + 1..];
+    // Upper-case words (`MY_APP_`) only name a token before a body in mixed case.
+    if upper && !(has_upper(body) && has_lower(body)) {
+        return None;
+    }
     // The longest run of letters and digits carries the randomness.
     let longest = body
         .split(|&c| c == b'_' || c == b'-')
         .max_by_key(|seg| seg.len())
         .unwrap_or_default();
     let hex_only = longest.iter().all(|&c| is_hex(c));
-    let ok = if hex_only {
-        underscore && longest.len() >= 32 && random_alnum(longest, 32)
-    } else {
-        longest.len() >= 28 && random_alnum(longest, 28)
-    };
+    let min = if says_secret || names_env { 20 } else { 28 };
+    let ok =
+        if says_secret && (is_uuid(body) || body.len() >= 24 && body.iter().all(|&c| is_hex(c))) {
+            has_digit(body) && has_alpha(body)
+        } else if hex_only {
+            (underscore || segments == 0 && longest.len() >= 40)
+                && longest.len() >= 32
+                && random_alnum(longest, 32)
+        } else if longest.len() >= min {
+            random_alnum(longest, min)
+        } else {
+            // base64url: separators inside the body; the letters and digits together.
+            let joined: Vec<u8> = body
+                .iter()
+                .copied()
+                .filter(u8::is_ascii_alphanumeric)
+                .collect();
+            body.len() >= 32 && random_alnum(&joined, 28)
+        };
     // Bodies of base64url may hold separators; ids joined from words do not look random.
     (ok && entropy(body) >= 3.5).then_some((start, end))
+}
+
+/// `<word>.<random>` for a vendor the table does not know (`sl.`, `sk.` style): a word of
+/// 2–8 lower-case letters and digits that starts a token, a dot, then 32+ characters of
+/// base64url with no further dot (a host name or a JWT has more), whose letters and
+/// digits look machine-made. `s` is the dot.
+pub(super) fn generic_dotted(b: &[u8], s: usize) -> Option<(usize, usize)> {
+    // Most dots end a sentence or sit in a path, a version or a host name: the byte
+    // before must be a letter or a digit, the byte after must start a random body.
+    if !before(b, s).is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        || !at(b, s + 1).is_some_and(|c| c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    let start = run_back(b, s, s.saturating_sub(9), |c| {
+        c.is_ascii_lowercase() || c.is_ascii_digit()
+    });
+    let word = &b[start..s];
+    if !(2..=8).contains(&word.len())
+        || !word[0].is_ascii_lowercase()
+        || before(b, start).is_some_and(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'/' | b'@')
+        })
+        || PUBLIC_PREFIXES.iter().any(|p| word.eq_ignore_ascii_case(p))
+    {
+        return None;
+    }
+    let end = run(&b[..(s + 512).min(b.len())], s + 1, is_b64url);
+    let body = &b[s + 1..end];
+    if body.len() < 32 || at(b, end).is_some_and(|c| c == b'.' || c == b'/' || c == b'@') {
+        return None;
+    }
+    let joined: Vec<u8> = body
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphanumeric)
+        .collect();
+    (random_alnum(&joined, 28) && entropy(body) >= 4.0).then_some((start, end))
 }

@@ -1,0 +1,141 @@
+//! Credentials fed to a command's standard input, where no flag or key names them:
+//! `echo 'pw' | kinit u`, `printf '%s' pw | docker login --password-stdin`,
+//! `kinit u <<< 'pw'`, `echo -e "pw\npw" | passwd u`, `echo pw | sudo -S …`.
+//!
+//! What makes the fed word a credential is the reader: a command that reads a password
+//! or a token there (`READERS`, matched as anchors by `detect.rs`). What is fed is the
+//! word of a here-string on the reader's command, or the last argument of the `echo` or
+//! `printf` piped into it; `cat file |` and `"$VAR" |` feed nothing we can see.
+
+use super::context::Hit;
+use super::structure::{argument, password_value};
+use super::text::{at, before, line_end, line_start, run_back, skip_blanks};
+
+/// How a reader is written: the anchor `detect.rs` matches, and what must follow it.
+pub(super) const READERS: &[&str] = &[
+    // Registry and forge logins: docker, podman, helm, skopeo, oras, crane, nerdctl.
+    "--password-stdin",
+    // `gh auth login --with-token`, `glab auth login --stdin`.
+    "--with-token",
+    // Kerberos reads the password from a pipe when it is not a terminal.
+    "kinit",
+    // `passwd --stdin`, `smbpasswd -s`, `htpasswd -i`: all end in `passwd`; `chpasswd`
+    // takes `user:password` lines and is `structure::chpasswd`'s.
+    "passwd",
+    // `sudo -S` reads the password from standard input.
+    "sudo -S",
+];
+
+/// The credential fed to the reader whose anchor `literal` is at `s..e`.
+pub(super) fn credential(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
+    // Case matters for flags (`sudo -s` is a shell), and a reader is a whole word.
+    if b[s..e] != *literal.as_bytes() || at(b, e).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    if literal == "passwd" {
+        let word_start = run_back(b, s, s.saturating_sub(8), |c| c.is_ascii_alphanumeric());
+        if b[word_start..s].eq_ignore_ascii_case(b"ch") || at(b, e) == Some(b':') {
+            return None;
+        }
+    } else if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let (vs, mut ve) = fed(b, s, e)?;
+    // `echo -e "pw\npw"` and `printf 'pw\n'`: the first line is the password.
+    if let Some(p) = b[vs..ve].windows(2).position(|w| w == b"\\n") {
+        ve = vs + p;
+    }
+    password_value(b, vs, ve)
+}
+
+/// The word fed to the command around `s..e`: its here-string's, or the last argument
+/// of the `echo`/`printf` piped into it. Also `structure::chpasswd`'s source.
+pub(super) fn fed(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
+    let ls = line_start(b, s);
+    let le = line_end(b, e, 1024);
+    // The reader's command ends at the next pipe, `;` or `&&`.
+    let cmd_end = b[e..le]
+        .iter()
+        .position(|&c| matches!(c, b'|' | b';' | b'&'))
+        .map_or(le, |p| e + p);
+    if let Some(p) = b[e..cmd_end].windows(3).position(|w| w == b"<<<") {
+        return argument(b, skip_blanks(b, e + p + 3));
+    }
+    // The pipe into the reader's command, with no other command between.
+    let pipe = b[ls..s].iter().rposition(|&c| c == b'|')? + ls;
+    if b[pipe + 1..s].iter().any(|&c| matches!(c, b';' | b'&')) {
+        return None;
+    }
+    let seg = &b[ls..pipe];
+    let echo = seg
+        .windows(5)
+        .rposition(|w| w == b"echo " || w == b"print")?;
+    let mut i = ls + echo;
+    let mut last = None;
+    while i < pipe {
+        i = skip_blanks(b, i);
+        let Some((vs, ve)) = argument(b, i) else {
+            break;
+        };
+        if ve > pipe {
+            break;
+        }
+        last = Some((vs, ve));
+        i = ve + usize::from(matches!(at(b, ve), Some(b'"' | b'\'')));
+    }
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fed_to(text: &str, reader: &str) -> Option<String> {
+        let s = text.find(reader)?;
+        credential(text.as_bytes(), s, s + reader.len(), reader)
+            .map(|(_, a, z)| text[a..z].to_string())
+    }
+
+    #[test]
+    fn passwords_piped_or_here_strung_into_readers() {
+        let p = "Cobalt&4549cuB";
+        let cases = [
+            (format!("echo '{p}' | kinit admin@EXAMPLE.COM"), "kinit"),
+            (
+                format!(
+                    "printf '%s' \"{p}\" | helm registry login ghcr.io -u bot --password-stdin"
+                ),
+                "--password-stdin",
+            ),
+            (format!("kinit svc@EXAMPLE.COM <<< '{p}'"), "kinit"),
+            (
+                format!("echo -e \"{p}\\n{p}\" | smbpasswd -s -a backup"),
+                "passwd",
+            ),
+            (format!("echo {p} | sudo -S true"), "sudo -S"),
+        ];
+        for (text, reader) in cases {
+            assert_eq!(fed_to(&text, reader).as_deref(), Some(p), "{text}");
+        }
+    }
+
+    #[test]
+    fn variables_files_and_prompts_feed_nothing_we_can_see() {
+        for (text, reader) in [
+            (
+                "echo \"$REGISTRY_PASSWORD\" | docker login -u bot --password-stdin",
+                "--password-stdin",
+            ),
+            (
+                "cat ~/.secrets/registry | docker login -u ci --password-stdin",
+                "--password-stdin",
+            ),
+            ("sudo -S -k true < /dev/null", "sudo -S"),
+            ("echo 'deploy:x' | chpasswd", "passwd"),
+            ("passwd: Authentication token manipulation error", "passwd"),
+            ("echo done | tee log; kinit admin", "kinit"),
+        ] {
+            assert_eq!(fed_to(text, reader), None, "{text}");
+        }
+    }
+}
