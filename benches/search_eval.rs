@@ -26,6 +26,11 @@
 //!       expected learning with no threshold, beside the best other one;
 //!       for an unanswerable query, the best relevance. How near each
 //!       answer or refusal is to the threshold.
+//!   search_eval dump DIR QUERIES
+//!       per query of the tune half (only), as one JSON line: its units
+//!       (label, df, weight), the maximum, and the top 10 with the
+//!       threshold off, each with its `why` signals and whether it is the
+//!       expected one. What an admission rule is fitted on, offline.
 //!   search_eval blind FIXTURE OUT
 //!       the blind corpus (tests/fixtures/search-blind: learnings.jsonl,
 //!       kg/, queries.jsonl) as a learnings dir OUT (one `<agent>/<id>.md`
