@@ -26,6 +26,11 @@
 //!       expected learning with no threshold, beside the best other one;
 //!       for an unanswerable query, the best relevance. How near each
 //!       answer or refusal is to the threshold.
+//!   search_eval dump DIR QUERIES
+//!       per query of the tune half (only), as one JSON line: its units
+//!       (label, df, weight), the maximum, and the top 10 with the
+//!       threshold off, each with its `why` signals and whether it is the
+//!       expected one. What an admission rule is fitted on, offline.
 //!   search_eval blind FIXTURE OUT
 //!       the blind corpus (tests/fixtures/search-blind: learnings.jsonl,
 //!       kg/, queries.jsonl) as a learnings dir OUT (one `<agent>/<id>.md`
@@ -547,11 +552,12 @@ fn tune(dir: &Path, queries_path: &Path, report: Option<(PathBuf, PathBuf)>) {
             Box::new(|t, v| t.project = v),
             Box::new(|t, v| t.path_dir = v),
             Box::new(|t, v| t.min_coverage = v),
-            Box::new(|t, v| t.concept_coverage = v),
+            Box::new(|t, v| t.concept_df_share = v),
+            Box::new(|t, v| t.concept_relevance = v),
             Box::new(|t, v| t.signature_min = v),
             Box::new(|t, v| t.signature_bonus = v),
         ];
-        let grids: [&[f32]; 17] = [
+        let grids: [&[f32]; 18] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -566,7 +572,8 @@ fn tune(dir: &Path, queries_path: &Path, report: Option<(PathBuf, PathBuf)>) {
             &[1.0, 1.1, 1.25, 1.5, 2.0],
             &[0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
             &[0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
-            &[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.1],
+            &[0.01, 0.02, 0.03, 0.05],
+            &[0.05, 0.1, 0.15, 0.2, 1.0],
             &[0.4, 0.5, 0.6, 0.75, 0.9, 1.1],
             &[0.0, 0.25, 0.5, 1.0],
         ];
@@ -661,6 +668,54 @@ fn margins(dir: &Path, queries_path: &Path) {
                 );
             }
         }
+    }
+}
+
+/// Per tune-half query, the top candidates with the threshold off and
+/// their signals, as JSON lines: what an admission rule can be fitted on.
+fn dump(dir: &Path, queries_path: &Path) {
+    let queries = read_queries(queries_path);
+    let config = config_for(dir);
+    let ld = LearningsDir::new(dir);
+    let index = Index::build(
+        &store::documents(&ld, &config),
+        store::load_graph(dir),
+        IndexParams::default(),
+    );
+    let loose = Tuning {
+        min_relevance: 0.0,
+        min_units: 0,
+        single_df_share: 1.0,
+        ..Tuning::default()
+    };
+    for q in queries.iter().filter(|q| q.split == "tune") {
+        let req = Request {
+            text: &q.q,
+            agent: Some(q.agent.as_deref().unwrap_or("claude")),
+            project: q.project.as_deref(),
+            limit: 10,
+            ..Request::default()
+        };
+        let hits: Vec<serde_json::Value> = rank::rank(&index, &req, &loose)
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "id": h.meta.id,
+                    "ok": q.expect.as_deref() == Some(h.meta.id.as_str()),
+                    "score": h.score,
+                    "why": h.why(),
+                })
+            })
+            .collect();
+        let (units, maximum) = rank::explain(&index, &q.q, &loose);
+        let units: Vec<serde_json::Value> = units
+            .iter()
+            .map(|u| serde_json::json!({"label": u.label, "df": u.df, "own": u.own, "w": u.weight * u.idf}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"kind": q.kind, "q": q.q, "expect": q.expect, "hits": hits, "units": units, "maximum": maximum})
+        );
     }
 }
 
@@ -892,6 +947,7 @@ fn main() {
             }
         }
         Some("margins") => margins(&path(1), &path(2)),
+        Some("dump") => dump(&path(1), &path(2)),
         Some("blind") => load_blind(&path(1), &path(2)),
         Some("gen") => {
             let n = args

@@ -18,7 +18,9 @@
 //!    "subject may not be empty" answers a convention that says
 //!    "commitlint"): the team wrote them down as meaning that concept. The
 //!    credit admits; it never reorders, since a learning that holds the
-//!    text's own words is the better match.
+//!    text's own words is the better match. A learning that holds a
+//!    *telling* concept the text names (one few learnings hold) is admitted
+//!    from a lower relevance: a paraphrase shares the concept and few words.
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
@@ -97,11 +99,16 @@ pub struct Tuning {
     /// that the word names. "Same program and one generic word" covers
     /// little of what was asked.
     pub min_coverage: f32,
-    /// KG agreement as evidence: a learning that holds every concept the
-    /// text names, and covers this share of its distinctive words (with the
-    /// concepts' synonyms counted as covered), is an answer even below
-    /// `min_relevance` — a paraphrase that shares no word but the concept.
-    pub concept_coverage: f32,
+    /// A KG concept the text names is *telling* when at most this share of
+    /// learnings (and at least one) hold it: `tabs-vs-spaces`, not
+    /// `ci-pipeline`.
+    pub concept_df_share: f32,
+    /// KG agreement as evidence: a learning that holds a telling concept
+    /// the text names is an answer from this relevance (below
+    /// `min_relevance`) — a paraphrase ("IDE swapped leading whitespace")
+    /// that shares the concept and few words. At or above `min_relevance`
+    /// it is off.
+    pub concept_relevance: f32,
 }
 
 impl Default for Tuning {
@@ -130,7 +137,8 @@ impl Default for Tuning {
             signature_df_share: 0.01,
             signature_bonus: 0.5,
             min_coverage: 0.0,
-            concept_coverage: 1.1,
+            concept_df_share: 0.02,
+            concept_relevance: 0.1,
         }
     }
 }
@@ -241,6 +249,9 @@ struct Unit {
     /// A word of the text that says what is asked (not the program's name):
     /// counted in the coverage.
     distinct: bool,
+    /// A concept the text names that few learnings hold (see
+    /// [`Tuning::concept_df_share`]): holding it is evidence of relevance.
+    telling: bool,
 }
 
 /// A text as ranking reads it.
@@ -323,6 +334,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         let relevance = ((s + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
         let (coverage, missing) = shape.coverage(units, matched[d], &q.unknown);
         let agreement = shape.agreement(units, matched[d]);
+        let telling = units
+            .iter()
+            .enumerate()
+            .any(|(i, u)| u.telling && matched[d] & (1u64 << i) != 0);
         let evidence: u32 = units
             .iter()
             .enumerate()
@@ -335,7 +350,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             continue;
         } else if relevance >= t.min_relevance && coverage >= t.min_coverage {
             "relevance"
-        } else if agreement >= 1.0 && coverage >= t.concept_coverage {
+        } else if telling && relevance >= t.concept_relevance {
             "concepts"
         } else {
             continue;
@@ -606,6 +621,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
             words: Vec::new(),
             names: Vec::new(),
             distinct: !program,
+            telling: false,
         });
     }
     let graph = source.graph();
@@ -625,6 +641,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
                 maximum += t.concept * w;
                 // A rare concept named by one word is still telling.
                 let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
+                let telling = postings.len() as f32 <= (t.concept_df_share * n as f32).max(1.0);
                 units.push(Unit {
                     postings,
                     idf: w,
@@ -643,6 +660,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
                     },
                     names: synonym_words(&phrase, &cover, m.concept, &word_unit),
                     distinct: false,
+                    telling,
                 });
                 let unit = units.len() - 1;
                 for s in cover.iter().filter(|s| s.concept == m.concept) {
@@ -680,6 +698,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
                 words: Vec::new(),
                 names: Vec::new(),
                 distinct: false,
+                telling: false,
             });
         }
     }
@@ -702,6 +721,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
             words: Vec::new(),
             names: Vec::new(),
             distinct: false,
+            telling: false,
         });
     }
     let words: Vec<&str> = phrase.split(' ').collect();
@@ -726,6 +746,7 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
                 words: Vec::new(),
                 names: Vec::new(),
                 distinct: false,
+                telling: false,
             });
         }
     }

@@ -149,6 +149,25 @@ fn a_text_nothing_fits_gets_an_empty_list_and_exit_0() {
 }
 
 #[test]
+fn a_long_paraphrase_naming_a_rare_concept_is_answered_and_says_so() {
+    let sb = corpus();
+    // Shares no word with the Storybook learning; "component explorer" is
+    // a synonym of the `storybook` concept, which one learning holds.
+    let text = "the component explorer our designers use shows a blank white page after I bumped every frontend package this morning";
+    let out = json(&sb.ok(&["suggest", "--json", text]));
+    let top = &out[0];
+    assert!(
+        top["title"].as_str().unwrap_or("").contains("Storybook"),
+        "{out}"
+    );
+    assert_eq!(top["why"]["admitted_by"], "concepts", "{top}");
+    assert!(
+        top["why"]["relevance"].as_f64().unwrap_or(1.0) < 0.3,
+        "under the threshold, admitted by the concept: {top}"
+    );
+}
+
+#[test]
 fn text_starting_with_a_dash_is_text() {
     let sb = corpus();
     for args in [

@@ -310,6 +310,7 @@ fn a_learning_holding_the_concept_a_synonym_names_is_credited_its_words() {
         &ask(text),
         &Tuning {
             synonym_credit: 0.0,
+            concept_relevance: 1.0,
             ..t
         },
     );
@@ -539,16 +540,46 @@ fn a_paraphrase_that_shares_only_a_concept_is_admitted_by_agreement() {
     let text = "blocked by branch protection";
     let off = Tuning {
         min_relevance: 0.99,
-        concept_coverage: 1.1,
+        concept_relevance: 1.0,
         ..Tuning::default()
     };
     assert!(rank(&index, &ask(text), &off).is_empty());
     let on = Tuning {
-        concept_coverage: 0.5,
+        concept_relevance: 0.1,
         ..off
     };
     let hits = rank(&index, &ask(text), &on);
     assert_eq!(ids(&hits), ["push"], "{hits:?}");
     assert_eq!(hits[0].signals.admitted_by, "concepts");
     assert!(hits[0].signals.agreement >= 0.99, "{:?}", hits[0].signals);
+}
+
+#[test]
+fn a_concept_many_learnings_hold_admits_nothing_below_the_threshold() {
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "ruleset",
+        "`gh pr merge` failed: the branch protection wants two reviews",
+        "gh pr merge 12",
+        "GraphQL: At least 2 approving reviews are required by reviewers with write access",
+        "ask a second reviewer",
+    ));
+    let index = index_of(&learnings);
+    let text = "blocked by branch protection";
+    // Held by two of five learnings: telling at a share of a half, not at
+    // a share that allows one learning only.
+    let telling = Tuning {
+        min_relevance: 0.99,
+        concept_relevance: 0.1,
+        concept_df_share: 0.5,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &telling);
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits.iter().all(|h| h.signals.admitted_by == "concepts"));
+    let common = Tuning {
+        concept_df_share: 0.0,
+        ..telling
+    };
+    assert!(rank(&index, &ask(text), &common).is_empty());
 }
