@@ -28,6 +28,10 @@
 #   BENCH_DIR        where fixtures live (reused when unchanged)   [$CARGO_TARGET_DIR/sync-bench[-apply]]
 #   REGEN=1          regenerate fixtures even when cached
 #   PROFILE=1        also `perf record` one learnsync sync at MAIN_N (needs perf)
+#   SIGNED=1         a roster with an ssh-ed25519 key per agent (in the base's
+#                    policy, in force as the clone's local one: no hub), every
+#                    branch tip signed, the clone signing its own commits:
+#                    the cost of verification and signing (issue 34)
 set -euo pipefail
 
 die() { echo "sync.sh: $*" >&2; exit 1; }
@@ -69,6 +73,8 @@ own)
 *) die "WORKLOAD is add, apply or own, not $WORKLOAD" ;;
 esac
 EXISTING_SHARE=${EXISTING_SHARE:-70}
+SIGNED=${SIGNED:-0}
+[ "$SIGNED" = 1 ] && WORK="$WORK-signed"
 SIZES=${SIZES:-"1000 10000 100000"}
 MAIN_N=${MAIN_N:-10000}
 NOOP_N=${NOOP_N:-$(printf '%s\n' $SIZES | sort -n | tail -1)}
@@ -95,6 +101,26 @@ rm -rf "$WORK/init"
 "$BIN" --dir "$WORK/init" --agent bench -q init >/dev/null
 POLICY="$WORK/policy.yaml"
 cp "$WORK/init/.learnsync/policy.yaml" "$POLICY"
+# The clone's config: with SIGNED=1 no hub (the base's policy, and its
+# roster of keys, is in force locally) and the home agent's key.
+CLONE_CONFIG='agent: me\nhub: hub\n'
+INIT_FLAGS=(--hub hub)
+if [ "$SIGNED" = 1 ]; then
+    command -v ssh-keygen >/dev/null || die "SIGNED=1 needs ssh-keygen"
+    KEYS="$WORK/keys"
+    mkdir -p "$KEYS"
+    roster="agents:"
+    n_agents=$((SOURCE_AGENTS > BRANCHES ? SOURCE_AGENTS : BRANCHES))
+    for a in me $(seq -f 'a%g' 0 $((n_agents - 1))); do
+        [ -f "$KEYS/$a" ] || ssh-keygen -q -t ed25519 -N '' -C "$a" -f "$KEYS/$a"
+        roster="$roster
+  - {name: $a, signing_key: \"$(cut -d' ' -f1,2 "$KEYS/$a.pub")\"}"
+    done
+    grep -v '^agents: \[\]$' "$WORK/init/.learnsync/policy.yaml" >"$POLICY"
+    echo "$roster" >>"$POLICY"
+    CLONE_CONFIG="agent: me\nsigning:\n  key: $KEYS/me\n"
+    INIT_FLAGS=(--signing-key "$KEYS/me")
+fi
 
 # 2-3. Fixtures: hub.git (agents/hub = agents/me = base, agents/a*) and clone/
 # (agents/me at base, checked out, configured as `learnsync init` would).
@@ -126,7 +152,7 @@ fixture() {
     git clone -q --no-local --single-branch -b agents/me -o hub "$d/hub.git" "$d/clone"
     git -C "$d/clone" config remote.hub.fetch '+refs/heads/*:refs/remotes/hub/*'
     mkdir -p "$d/clone/.git/learnsync/inbox"
-    printf 'agent: me\nhub: hub\n' >"$d/clone/.git/learnsync/config.yaml"
+    printf "$CLONE_CONFIG" >"$d/clone/.git/learnsync/config.yaml"
     # A machine that has synced before: its capture index snapshot exists
     # (nothing to commit, so HEAD stays at the base).
     "$BIN" --dir "$d/clone" -q sync --no-fetch --no-push
@@ -137,10 +163,21 @@ fixture() {
         # A new team member: a clone of the hub, `learnsync init`, no sync yet.
         say "n=$n: a second clone, adopted by learnsync init"
         git clone -q --no-local --single-branch -b agents/me -o hub "$d/hub.git" "$d/fresh"
-        "$BIN" --dir "$d/fresh" -q init --agent me --hub hub >/dev/null
+        "$BIN" --dir "$d/fresh" -q init --agent me "${INIT_FLAGS[@]}" >/dev/null 2>&1
     fi
     say "n=$n: adding $BRANCHES agent branches ($COMMITS commit(s), +$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
     "$GEN" "${args[@]}" branches
+    if [ "$SIGNED" = 1 ]; then
+        say "n=$n: signing each agent branch's tip with its agent's key"
+        for ((i = 0; i < BRANCHES; i++)); do
+            local tip signed
+            tip=$(git -C "$d/hub.git" rev-parse "refs/heads/agents/a$i")
+            signed=$(git -C "$d/hub.git" -c gpg.format=ssh -c "user.signingkey=$KEYS/a$i" \
+                -c user.name="a$i" -c user.email="a$i@learnsync.invalid" \
+                commit-tree -S -p "$tip" -m "a$i: signed" "$tip^{tree}")
+            git -C "$d/hub.git" update-ref "refs/heads/agents/a$i" "$signed"
+        done
+    fi
     git -C "$d/hub.git" rev-parse refs/heads/agents/me >"$d/base"
     git -C "$d/hub.git" for-each-ref --format='%(objectname) %(refname)' >"$d/hub-refs.txt"
     (cd "$d/hub.git/objects/pack" && ls pack-*.pack) >"$d/hub-packs.txt"
@@ -369,7 +406,7 @@ bench_noop() {
     rm -rf "$d/run-noop-off"
     cp -a "$d/run-noop" "$d/run-noop-off"
     git -C "$d/run-noop-off" update-index -q --refresh >/dev/null 2>&1 || true
-    printf 'agent: me\nhub: hub\nwatch: off\n' >"$d/run-noop-off/.git/learnsync/config.yaml"
+    printf "${CLONE_CONFIG}watch: off\n" >"$d/run-noop-off/.git/learnsync/config.yaml"
     "$BIN" --dir "$d/run-noop" -q sync
     sleep 1
     "$BIN" --dir "$d/run-noop" -q sync
