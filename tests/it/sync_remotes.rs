@@ -1173,12 +1173,23 @@ fn a_lock_a_running_git_holds_is_waited_for_and_then_named() {
     .expect("script");
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
+    // Another test's fork can hold the script's write descriptor for a
+    // moment (until its exec closes it): Linux then says "text file busy".
     let editor = |secs: u32| {
-        std::process::Command::new(&fake)
-            .arg(secs.to_string())
-            .current_dir(&a.dir)
-            .spawn()
-            .expect("git stand-in")
+        let mut tries = 0;
+        loop {
+            match std::process::Command::new(&fake)
+                .arg(secs.to_string())
+                .current_dir(&a.dir)
+                .spawn()
+            {
+                Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other.expect("git stand-in"),
+            }
+        }
     };
     let mut person = editor(30);
     let lock = a.dir.join(".git/index.lock");
