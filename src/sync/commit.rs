@@ -219,17 +219,17 @@ fn stage_worktree_edits(
                 if let RepoPath::Rejection { id } | RepoPath::Pulled { id } = kind {
                     staged.touched.insert(id.to_string());
                 }
-                let bytes = match std::str::from_utf8(&bytes).map(redact::redact) {
-                    Ok(std::borrow::Cow::Owned(clean)) => {
+                let bytes = match redacted(&bytes) {
+                    Some(clean) => {
                         // The commit has it redacted; the file keeps it
                         // (never rewritten), and is said to hold it once.
                         let secret = format!("secret {}", blob_hex(repo, &bytes));
                         if reported.first_time(rel, &secret) {
                             out.redacted.push(rel.clone());
                         }
-                        clean.into_bytes()
+                        clean
                     }
-                    _ => {
+                    None => {
                         reported.forget(rel);
                         bytes
                     }
@@ -304,10 +304,7 @@ fn others_hands_off(
         let theirs = repo.blob_at(head_tree, &rel)?;
         let mut kept = None;
         if edited && let Ok(bytes) = std::fs::read(repo.root().join(&rel)) {
-            let bytes = match std::str::from_utf8(&bytes).map(redact::redact) {
-                Ok(std::borrow::Cow::Owned(clean)) => clean.into_bytes(),
-                _ => bytes,
-            };
+            let bytes = redacted(&bytes).unwrap_or(bytes);
             let path = crate::merge::conflict_path(&rel, &bytes);
             staged.stage(&path, bytes, None);
             kept = Some(path);
@@ -328,6 +325,15 @@ fn others_hands_off(
         ));
     }
     Ok(())
+}
+
+/// A file's bytes with its secrets redacted, when it held any (a file that
+/// is not UTF-8 is left as it is).
+fn redacted(bytes: &[u8]) -> Option<Vec<u8>> {
+    match std::str::from_utf8(bytes).map(redact::redact) {
+        Ok(std::borrow::Cow::Owned(clean)) => Some(clean.into_bytes()),
+        _ => None,
+    }
 }
 
 /// What the sync says of a learning file that does not parse (§6 step 1).
@@ -689,12 +695,12 @@ pub fn commit_as_is(
         let Ok(bytes) = std::fs::read(repo.root().join(&file.path)) else {
             continue;
         };
-        let (bytes, read_stat) = match std::str::from_utf8(&bytes).map(redact::redact) {
-            Ok(std::borrow::Cow::Owned(clean)) => {
+        let (bytes, read_stat) = match self::redacted(&bytes) {
+            Some(clean) => {
                 redacted.push(file.path.clone());
-                (clean.into_bytes(), None)
+                (clean, None)
             }
-            _ => (bytes, file.stat),
+            None => (bytes, file.stat),
         };
         pending.insert(file.path.clone(), Pending { bytes, read_stat });
     }
