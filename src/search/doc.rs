@@ -124,17 +124,9 @@ impl Doc {
     /// from the events files (no quality field holds them); `effective`
     /// comes from its quality, which the sync keeps current.
     pub fn new(l: &Learning, path: &str, tally: Tally) -> Doc {
-        let text = |s: &Option<String>| s.clone().unwrap_or_default();
         let keywords = l.keywords.join(" , ");
-        let fields = [
-            tokenize::terms(&l.title),
-            tokenize::terms(&keywords),
-            tokenize::terms(&text(&l.original_command)),
-            tokenize::terms(&text(&l.error_context)),
-            tokenize::terms(&text(&l.correction)),
-            tokenize::terms(&l.body),
-        ];
-        let phrase = [
+        // Each field tokenised once, for its terms and its phrase.
+        let [title, keywords, command, error, correction, body] = [
             l.title.as_str(),
             &keywords,
             l.original_command.as_deref().unwrap_or(""),
@@ -142,26 +134,30 @@ impl Doc {
             l.correction.as_deref().unwrap_or(""),
             &l.body,
         ]
-        .iter()
-        .map(|s| tokenize::phrase(s))
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        // A sentinel between fields: no phrase spans two of them.
-        .join(" \u{1} ");
+        .map(tokenize::terms_and_phrase);
+        let phrase = [&title.1, &keywords.1, &command.1, &error.1, &correction.1, &body.1]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            // A sentinel between fields: no phrase spans two of them.
+            .join(" \u{1} ");
+        let fields = [title.0, keywords.0, command.0, error.0, correction.0, body.0];
         let keyword_phrases = l
             .keywords
             .iter()
             .map(|k| tokenize::phrase(k))
             .filter(|p| p.contains(' '))
             .collect();
-        let mut signatures: Vec<(String, f32)> = Vec::new();
-        for tail in super::signature::tails(l.error_context.as_deref().unwrap_or("")) {
-            let share = tail.words as f32 / tail.line_words.max(1) as f32;
-            match signatures.iter_mut().find(|(t, _)| *t == tail.term) {
-                Some(s) => s.1 = s.1.max(share),
-                None => signatures.push((tail.term, share)),
-            }
-        }
+        // `tails` holds each term once, with its first (longest-line) share.
+        let mut signatures: Vec<(String, f32)> =
+            super::signature::tails(l.error_context.as_deref().unwrap_or(""))
+                .into_iter()
+                .map(|t| {
+                    let share = t.words as f32 / t.line_words.max(1) as f32;
+                    (t.term, share)
+                })
+                .collect();
         signatures.sort_by(|a, b| a.0.cmp(&b.0));
         let meta = Meta {
             id: l.id.clone(),

@@ -49,15 +49,17 @@ pub fn lines(text: &str) -> Vec<Vec<String>> {
 }
 
 /// Every tail of every error line of `text` (the index side, and the query
-/// side's lookups).
+/// side's lookups), each term once: where two lines share a tail, the first
+/// line's.
 pub fn tails(text: &str) -> Vec<Tail> {
     let mut out: Vec<Tail> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for words in lines(text) {
         let start = words.len().saturating_sub(MAX_WORDS);
         let kept = &words[start..];
         for k in MIN_WORDS..=kept.len() {
             let term = format!("{SIGNATURE}{}", kept[kept.len() - k..].join(" "));
-            if !out.iter().any(|t| t.term == term) {
+            if seen.insert(term.clone()) {
                 out.push(Tail {
                     term,
                     words: k,

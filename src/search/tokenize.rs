@@ -23,14 +23,32 @@ const STOP: &[&str] = &[
 ];
 
 fn is_stop(word: &str) -> bool {
-    STOP.binary_search(&word).is_ok()
+    // No stop word is longer than "through": most words skip the search.
+    word.len() <= 7 && STOP.binary_search(&word).is_ok()
 }
 
 /// The terms of `text`, in order (duplicates kept: they are term frequencies).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    walk(text, false, |t, _, _| out.push(t));
+    walk(text, false, |t, _, _, _| out.push(t));
     out
+}
+
+/// [`terms`] and [`phrase`] of one text from one pass: the index needs both
+/// of every field, and tokenising is most of what indexing a learning costs.
+pub fn terms_and_phrase(text: &str) -> (Vec<String>, String) {
+    let mut terms = Vec::new();
+    let mut phrase = String::new();
+    walk(text, false, |t, _, _, compound| {
+        if !compound {
+            if !phrase.is_empty() {
+                phrase.push(' ');
+            }
+            phrase.push_str(&t);
+        }
+        terms.push(t);
+    });
+    (terms, phrase)
 }
 
 /// One term of a query, with what it came from.
@@ -48,7 +66,7 @@ pub struct QueryTerm {
 /// The terms of `text` with the word each came from.
 pub fn query_terms(text: &str) -> Vec<QueryTerm> {
     let mut out = Vec::new();
-    walk(text, true, |term, word, in_dir| {
+    walk(text, true, |term, word, in_dir, _| {
         out.push(QueryTerm {
             term,
             word: word.to_string(),
@@ -58,22 +76,23 @@ pub fn query_terms(text: &str) -> Vec<QueryTerm> {
     out
 }
 
-/// Calls `f` with each term of `text`, the word it came from, and whether
+/// Calls `f` with each term of `text`, the word it came from, whether
 /// that word is a directory of a path (looked for only when `dirs`: the
-/// index's own terms never need it).
-fn walk(text: &str, dirs: bool, mut f: impl FnMut(String, &str, bool)) {
+/// index's own terms never need it), and whether the term is a compound
+/// (which [`phrase`] leaves out).
+fn walk(text: &str, dirs: bool, mut f: impl FnMut(String, &str, bool, bool)) {
     for chunk in chunks(text) {
         let lower = chunk.to_lowercase();
         let parts = parts(&lower);
         if parts.len() > 1
             && let Some(t) = compound(&lower)
         {
-            f(t, &lower, false);
+            f(t, &lower, false, true);
         }
         let dirs = if dirs { dir_words(&lower) } else { 0 };
         for (i, p) in parts.into_iter().enumerate() {
             if let Some(t) = term(p) {
-                f(t, p, i < dirs);
+                f(t, p, i < dirs, false);
             }
         }
     }
@@ -255,6 +274,7 @@ mod tests {
         let mut sorted = STOP.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, STOP);
+        assert!(STOP.iter().all(|w| w.len() <= 7), "is_stop skips longer words");
     }
 
     #[test]
@@ -364,6 +384,13 @@ mod tests {
             }
             let _ = phrase(&s);
             let _ = query_terms(&s);
+        }
+
+        #[test]
+        fn one_pass_gives_the_terms_and_the_phrase(
+            s in "(\\PC{0,20}|force-with-lease|/home/runner/x.rs|Pushing|the|a1b2c3d4e5| |\n){0,12}"
+        ) {
+            prop_assert_eq!(terms_and_phrase(&s), (terms(&s), phrase(&s)));
         }
 
         #[test]
