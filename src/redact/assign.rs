@@ -578,6 +578,10 @@ const DENY_TOKEN_BEFORE: &[&[u8]] = &[
 
 /// The family and marker kind a key names, if it names a secret.
 fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
+    // No language or shell lets a name start with a digit: `1Password` is a product.
+    if key.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
     // A key is named by people: one with a random run in it (`acct_twyETxpwBq1Y0`, where
     // `pw` is chance) is an id or a token, not the name of a secret.
     if key
@@ -873,9 +877,16 @@ fn direct_value(
     if unquoted && need == Need::Password && is_cmdlet(v) {
         return None;
     }
-    // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`).
-    let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit());
+    // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`), and
+    // upper-case hex of a fingerprint's length after a blank is one (gpg's `using RSA
+    // key 7A66…`): tools print secrets in lower case or after a separator.
+    let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit())
+        || j == sp
+            && matches!(v.len(), 16 | 40 | 64)
+            && v.iter()
+                .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c));
     if key_id
+        || names_a_secret(v)
         || !plausible(v, need)
         || family == Family::Auth
             && kind == "docker-auth"
@@ -889,6 +900,26 @@ fn direct_value(
         end,
         direct: true,
     })
+}
+
+/// `DB_PASSWORD`, `process.env.STRIPE_SECRET_KEY`, `redis-password`,
+/// `KeyPairs[0].PublicKey`: a value that is itself the name of a secret refers to one
+/// (an environment variable, a key inside a Kubernetes secret, a query), it is not one.
+fn names_a_secret(v: &[u8]) -> bool {
+    let name = v.strip_suffix(b"]").unwrap_or(v);
+    name.len() >= 3
+        && name
+            .iter()
+            .all(|&c| is_key_char(c) || matches!(c, b'[' | b']'))
+        && name.iter().any(u8::is_ascii_alphabetic)
+        && name
+            .split(|&c| matches!(c, b'[' | b']' | b'.'))
+            .filter(|p| !p.is_empty())
+            .any(|p| {
+                classify_key(p).is_some()
+                    || contains_ci(p, b"publickey")
+                    || contains_ci(p, b"public_key")
+            })
 }
 
 /// `Verb-Noun` in PowerShell's casing (`Read-Host`, `Get-Content`).
@@ -1031,8 +1062,9 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
         let stop = c.is_ascii_whitespace()
             || matches!(
                 c,
-                b'"' | b'\'' | b'`' | b',' | b';' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
+                b'"' | b'\'' | b'`' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
             )
+            || matches!(c, b',' | b';') && list_separator(&b[end + 1..cap], end == i)
             || c == b'&' && query_separator(&b[end + 1..cap]);
         if stop {
             break;
@@ -1044,6 +1076,21 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
         end -= 1;
     }
     (end > i).then_some((i, end))
+}
+
+/// A `,` or `;` that ends a value: one before a blank, a quote, a bracket, the end or
+/// the next `name=`/`name:` of a list (`user=a,password=b`); any other is a character of
+/// the value (`-w x,=y`, `--password ,S…`). A value never starts at its separator, so
+/// one at the value's first byte is part of it.
+pub(super) fn list_separator(rest: &[u8], first: bool) -> bool {
+    if first {
+        return false;
+    }
+    let name_end = run(rest, 0, is_key_char);
+    rest.first().is_none_or(|&c| {
+        c.is_ascii_whitespace()
+            || matches!(c, b'"' | b'\'' | b'`' | b')' | b'}' | b']' | b',' | b';')
+    }) || name_end > 0 && matches!(at(rest, name_end), Some(b'=' | b':'))
 }
 
 /// An `&` that ends a value: `&&`, a blank, the end, or the next `name=` of a query
@@ -1177,6 +1224,7 @@ fn near_quoted(
         let keyish = v.ends_with(b"=") && v.len() < 16 || v.ends_with(b":") || contains_ci(v, key);
         !keyish
             && plausible(v, need)
+            && !names_a_secret(v)
             && !v.contains(&b' ')
             && !v[..v.len().saturating_sub(2)].contains(&b'=')
             && (need != Need::Password

@@ -19,9 +19,19 @@ fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
 
 /// End of an unquoted credential in a header or on a command line.
 fn cred_end(b: &[u8], from: usize) -> usize {
-    run(&b[..(from + 4096).min(b.len())], from, |c| {
-        !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b',' | b';'))
-    })
+    let cap = (from + 4096).min(b.len());
+    let mut i = from;
+    while i < cap {
+        let c = b[i];
+        if c.is_ascii_whitespace()
+            || matches!(c, b'"' | b'\'' | b'`')
+            || matches!(c, b',' | b';') && super::assign::list_separator(&b[i + 1..cap], i == from)
+        {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 // ---------------------------------------------------------------------------

@@ -410,3 +410,70 @@ fn placeholders_references_and_public_ids_are_left_alone() {
         alnum(28)
     ));
 }
+
+#[test]
+fn a_comma_or_semicolon_inside_a_value_does_not_end_it() {
+    let pw = "ab,=Cd3f;Gh";
+    assert_redacts(
+        &format!("ldapsearch -x -D cn=admin -w {pw} -b dc=corp"),
+        pw,
+        "password",
+    );
+    assert_redacts(&format!("7z a -p{pw} out.7z ./data"), pw, "password");
+    // A list still splits at the separator before the next `name=`.
+    let out = redacted("opts: user=admin,password=hunter2x,host=db1");
+    assert!(out.contains(",host=db1"), "{out:?}");
+    assert!(!out.contains("hunter2x"), "{out:?}");
+}
+
+#[test]
+fn a_parenthesis_inside_a_random_value_is_not_a_call() {
+    let key = "TD7y!RgIbIi!@c1kIJ_4LP^EbwxIQ)z7p9pgWUHCDjk^#TJFzV";
+    assert_redacts(&format!("SECRET_KEY = '{key}'"), key, "secret");
+    assert_clean("SECRET_KEY = get_random_secret_key()");
+    assert_clean("password = (sensitive value)");
+}
+
+#[test]
+fn a_generated_passphrase_counts_where_a_key_names_a_secret() {
+    let phrase = "desert-pepper-harbor-4446";
+    assert_redacts(&format!("DB_SESSION_SECRET='{phrase}'"), phrase, "secret");
+    // The same shape with nothing naming a secret is a name.
+    assert_clean("deploy -P release-build-candidate-12 --dry-run");
+    assert_clean("SERVICE_NAME=api-gateway-prod-01");
+}
+
+#[test]
+fn a_value_that_names_a_secret_refers_to_it() {
+    assert_clean("password = os.environ[\"DB_PASSWORD\"]");
+    assert_clean("  existingSecretPasswordKey: redis-password");
+    assert_clean("  apiKey: process.env.STRIPE_SECRET_KEY,");
+    assert_clean("password => $ENV{'DB_PASSWORD'},");
+    assert_clean("postgres://user:password@localhost:5432/app");
+    assert_clean("# fill these in from 1Password: Engineering > inventory");
+    let key = "sk9Fh2Lq8Zx3Vb7Nm4Kp";
+    assert_redacts(&format!("  apiKey: {key},"), key, "api-key");
+    assert_redacts(
+        "postgres://user:pa55word!@localhost:5432/app",
+        "pa55word!",
+        "url-password",
+    );
+}
+
+#[test]
+fn an_upper_case_fingerprint_after_key_is_public() {
+    assert_clean("gpg:                using EDDSA key 7A667C158EAF2F0A4ADD7C9C0705A7EBC47CB291");
+    let key = "7a667c158eaf2f0a4add7c9c0705a7ebc47cb291";
+    assert_redacts(&format!("signing_key = {key}"), key, "key");
+}
+
+#[test]
+fn a_dotted_token_with_a_random_body_is_not_a_code_reference() {
+    let t = "hvs.JdoETHNeRHdJypFlsKJJhxnk";
+    assert_redacts(
+        &format!("$ VAULT_TOKEN='{t}' vault kv get secret/app"),
+        t,
+        "token",
+    );
+    assert_clean("token = config.authToken.value");
+}

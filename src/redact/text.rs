@@ -297,6 +297,7 @@ pub(super) fn is_dotted_identifier(v: &[u8]) -> bool {
                 .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
                 && part.iter().all(|&c| is_word(c))
                 && !(has_digit(part) && has_upper(part) && has_lower(part))
+                && !random_alnum(part, 16)
         })
 }
 
@@ -343,6 +344,21 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         return true;
     }
     if percent_variable(v) || v.starts_with(b"ENC[") || is_reference(v) {
+        return true;
+    }
+    // The field's own name as its value: `user:password@`, `USER:PASSWORD@`.
+    if [
+        b"password".as_slice(),
+        b"passwd",
+        b"pass",
+        b"pwd",
+        b"secret",
+        b"token",
+        b"changeme",
+    ]
+    .iter()
+    .any(|w| v.eq_ignore_ascii_case(w))
+    {
         return true;
     }
     contains_ci(v, b"your")
@@ -589,7 +605,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
     if v.is_empty() || v.len() > 8192 || is_placeholder(v) || is_stop_word(v) {
         return false;
     }
-    if v.contains(&b'(') || v.contains(&b')') || is_dotted_identifier(v) {
+    if is_call(v) || is_dotted_identifier(v) || is_lookup(v) {
         return false;
     }
     if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") {
@@ -635,8 +651,11 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             // Short one-case hex is an abbreviated hash or an id.
             let hex_id =
                 v.len() < 16 && v.iter().all(|&c| is_hex(c)) && !(has_upper(v) && has_lower(v));
-            if hex_id || looks_like_word_list(v) {
+            if hex_id || looks_like_word_list(v) && !(need == Need::Token && is_passphrase(v)) {
                 return false;
+            }
+            if is_passphrase(v) {
+                return need == Need::Token;
             }
             let e = entropy(v);
             if strong {
@@ -646,6 +665,48 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             }
         }
     }
+}
+
+/// `getenv("X")`, `Read-Host()`: a call in code, not a value. A random value may hold
+/// a parenthesis (`…IQ)z7p…`), but not start with a name and end with the call's `)`.
+pub(super) fn is_call(v: &[u8]) -> bool {
+    let name_end = run(v, 0, |c| {
+        is_word(c) || matches!(c, b'.' | b':' | b'$' | b'-' | b'@')
+    });
+    v.first() == Some(&b'(') || at(v, name_end) == Some(b'(') && v.ends_with(b")")
+}
+
+/// `os.environ[`, `$ENV{`, `ENV.fetch(`: a value cut at the bracket that opens the name
+/// of a secret kept elsewhere.
+fn is_lookup(v: &[u8]) -> bool {
+    let Some((&last, name)) = v.split_last() else {
+        return false;
+    };
+    matches!(last, b'[' | b'{' | b'(')
+        && !name.is_empty()
+        && name
+            .iter()
+            .all(|&c| is_word(c) || matches!(c, b'.' | b'$' | b':'))
+}
+
+/// `desert-pepper-harbor-4446`, `Otter.Nebula.Summit.80`: a generated passphrase —
+/// three or more words of letters joined by one separator and a group of digits. A
+/// value of this shape only counts where a key already names a secret; elsewhere it
+/// is a name (`api-gateway-prod-01`).
+pub(super) fn is_passphrase(v: &[u8]) -> bool {
+    let Some(&sep) = v.iter().find(|&&c| matches!(c, b'-' | b'.' | b'_')) else {
+        return false;
+    };
+    let parts: Vec<&[u8]> = v.split(|&c| c == sep).collect();
+    let words = parts
+        .iter()
+        .filter(|p| (3..=12).contains(&p.len()) && p.iter().all(u8::is_ascii_alphabetic))
+        .count();
+    let numbers = parts
+        .iter()
+        .filter(|p| (2..=6).contains(&p.len()) && p.iter().all(u8::is_ascii_digit))
+        .count();
+    v.len() >= 16 && words >= 3 && numbers >= 1 && words + numbers == parts.len()
 }
 
 /// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.
