@@ -250,7 +250,7 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if ends(b"secret") {
         return Some(Family::Secret);
     }
-    if ends(b"token") || w == b"bearer" {
+    if ends(b"token") || w == b"bearer" || w == b"ticket" {
         return Some(Family::Token);
     }
     if w == b"key" || ends(b"key") && one_of(stem(b"key"), KEY_STEMS) {
@@ -279,11 +279,14 @@ fn classify_word(w: &[u8]) -> Option<Family> {
 
 /// Words that name a credential only as a key's last word (`SHODAN_API`, `FOO_ACCESS`),
 /// never as a qualifier (`api_url`, `access_log`).
-const WEAK_WORDS: &[&[u8]] = &[b"api", b"access", b"hmac", b"apikeys"];
+/// `pat` (a personal access token) and `sk` (the secret half of an AK/SK pair) are too
+/// short to mean anything but as the last word (`ASANA_PAT`, `HUAWEICLOUD_SDK_SK`).
+const WEAK_WORDS: &[&[u8]] = &[b"api", b"access", b"hmac", b"apikeys", b"pat", b"sk"];
 
 /// Words after the secret's name that make the key about the secret, not the secret:
 /// `token_type`, `password_min_length`, `secret_name`, `key_file`.
 const DENY_TAIL: &[&[u8]] = &[
+    b"encryption",
     b"file",
     b"files",
     b"path",
@@ -439,7 +442,6 @@ const DENY_KEY_BEFORE: &[&[u8]] = &[
     b"range",
     b"cache",
     b"idempotency",
-    b"routing",
     b"row",
     b"object",
     b"s3",
@@ -770,6 +772,12 @@ fn direct_value(
             }
         }
         Some(b':') if at(b, sp + 1) == Some(b'=') => sp + 2,
+        // `'Password: '`: the colon is inside the key's quotes, a prompt's text.
+        Some(b':')
+            if key_quote.is_some() && i == ke && at(b, skip_blanks(b, sp + 1)) == key_quote =>
+        {
+            return None;
+        }
         Some(b':')
             if !matches!(at(b, sp + 1), Some(b':' | b'/' | b'\\'))
                 || at(b, sp + 1) == Some(b'\\') && at(b, sp + 2).is_some_and(is_quote) =>
@@ -906,7 +914,9 @@ fn direct_value(
 /// `KeyPairs[0].PublicKey`: a value that is itself the name of a secret refers to one
 /// (an environment variable, a key inside a Kubernetes secret, a query), it is not one.
 fn names_a_secret(v: &[u8]) -> bool {
-    let name = v.strip_suffix(b"]").unwrap_or(v);
+    // TypeScript's non-null `!` and an index's `]` close a name.
+    let name = v.strip_suffix(b"!").unwrap_or(v);
+    let name = name.strip_suffix(b"]").unwrap_or(name);
     name.len() >= 3
         && name
             .iter()
@@ -1247,6 +1257,7 @@ fn near_quoted(
             colon_seen = true;
             if let Some((s, e)) = value_at(b, i + 2, ks)
                 && !before(b, s).is_some_and(is_quote)
+                && !b[s..e.saturating_sub(2).max(s)].contains(&b'=')
                 && plausible(&b[s..e], Need::Strong)
             {
                 return Some(Found {

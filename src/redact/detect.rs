@@ -11,7 +11,7 @@ use super::context::{self, Hit};
 use super::keymaterial;
 use super::stdin;
 use super::structure;
-use super::text::{before, run};
+use super::text::{at, before, run};
 use super::vendor::{self, Vendor};
 
 /// A possible secret; the resolver in `mod.rs` picks non-overlapping ones by priority.
@@ -53,6 +53,7 @@ enum Anchor {
     Url,
     AuthHeader,
     Bearer,
+    Basic,
     Cookie,
     Keyword,
     IdentifiedBy,
@@ -88,19 +89,21 @@ const FIXED: &[(&str, Anchor)] = &[
     ("/hooks/", Anchor::PathSecret), ("/token/", Anchor::PathSecret),
     ("/tokens/", Anchor::PathSecret), ("/key/", Anchor::PathSecret),
     ("/keys/", Anchor::PathSecret), ("/secret/", Anchor::PathSecret),
+    ("/hook/", Anchor::PathSecret), ("/integration/", Anchor::PathSecret),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
     ("://", Anchor::Url),
     ("authorization", Anchor::AuthHeader),
-    ("bearer ", Anchor::Bearer),
+    ("bearer ", Anchor::Bearer), ("basic ", Anchor::Basic),
     ("cookie", Anchor::Cookie),
     // Roots of the words that name a secret in a key (`assign.rs` reads the whole key).
     ("pass", Anchor::Keyword), ("pw", Anchor::Keyword), ("psk", Anchor::Keyword),
     ("secret", Anchor::Keyword), ("token", Anchor::Keyword), ("key", Anchor::Keyword),
     ("auth", Anchor::Keyword), ("cred", Anchor::Keyword), ("signature", Anchor::Keyword),
     ("salt", Anchor::Keyword), ("api", Anchor::Keyword), ("access", Anchor::Keyword),
-    ("hmac", Anchor::Keyword),
+    ("hmac", Anchor::Keyword), ("bearer", Anchor::Keyword), ("ticket", Anchor::Keyword),
+    ("_pat", Anchor::Keyword), ("-pat", Anchor::Keyword), ("_sk", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
@@ -228,11 +231,13 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),
             Anchor::Url => context(context::url_credentials(b, s, e))
-                .or_else(|| specific(context::webhook_url(b, s, e))),
+                .or_else(|| specific(context::webhook_url(b, s, e)))
+                .or_else(|| context(context::hook_host(b, e))),
             Anchor::AuthHeader if s >= reach.header => {
                 context(context::auth_header(b, s, e, &mut reach.header))
             }
             Anchor::Bearer => context(context::bearer(b, s, e)),
+            Anchor::Basic => context(context::basic(b, s, e)),
             Anchor::Cookie => {
                 context::cookies(b, s, e, &mut cookie_hits);
                 None
@@ -318,6 +323,14 @@ fn separator(
             match &b[s..word_end] {
                 b"-u" | b"-U" | b"--user" | b"-a" | b"--auth" | b"--proxy-user" => {
                     if let Some(h) = context::user_flag(b, s, word_end) {
+                        push(out, h, CONTEXT);
+                    }
+                }
+                // curl's `-b 'name=value; …'` is a Cookie header by another name.
+                b"-b" if at(b, word_end) == Some(b' ') && context::runs_curl(b, s) => {
+                    let mut hits = Vec::new();
+                    context::cookies(b, s + 1, word_end, &mut hits);
+                    for h in hits {
                         push(out, h, CONTEXT);
                     }
                 }

@@ -477,3 +477,143 @@ fn a_dotted_token_with_a_random_body_is_not_a_code_reference() {
     );
     assert_clean("token = config.authToken.value");
 }
+
+#[test]
+fn basic_credentials_are_found_by_what_they_decode_to() {
+    // base64 of `ops:V3lv3t9575+Winte`.
+    let b64 = "b3BzOlYzbHYzdDk1NzUrV2ludGU=";
+    assert_redacts(
+        &format!("    proxy_set_header Authorization \"Basic {b64}\";"),
+        b64,
+        "auth-header",
+    );
+    assert_redacts(
+        &format!("WARN upstream rejected header=\"Basic {b64}\""),
+        b64,
+        "auth-header",
+    );
+    // Base64 of prose with no `user:` in it is not a credential.
+    assert_clean("the basic SGVsbG8gd29ybGQgYWdhaW4= sample");
+}
+
+#[test]
+fn a_webhook_route_is_redacted_through_all_its_random_segments() {
+    let (id, token) = (
+        "Xk2b9QmZr4Lp7Wc3",
+        "kLImNobMizpngtNnTF1HNs6FmaT5p1FgHhUPJqzwcFbQ3UyN",
+    );
+    let out = redacted(&format!(
+        "curl -X POST https://chat.corp.example/hooks/{id}/{token}"
+    ));
+    assert!(!out.contains(id) && !out.contains(token), "{out:?}");
+    let uuid = "88fc3a34-302e-4115-9410-208589748442";
+    assert_redacts(
+        &format!("HOOK: https://open.example.cn/open-apis/bot/v2/hook/{uuid}"),
+        uuid,
+        "webhook-token",
+    );
+    let hex = "c7668f1ddd602062ad1855e13c2b2035";
+    let out = redacted(&format!(
+        "POST https://events.example.com/integration/{hex}/enqueue"
+    ));
+    assert!(!out.contains(hex) && out.ends_with("/enqueue"), "{out:?}");
+    let route = "t57umivtu5yqx1m48za6xqa5ti362kns";
+    assert_redacts(
+        &format!("curl -d @x 'https://hook.eu2.example.com/{route}'"),
+        route,
+        "webhook-token",
+    );
+    // A uuid after a word that is not a hook is a resource id.
+    assert_clean("GET https://api.example.com/v1/orders/88fc3a34-302e-4115-9410-208589748442");
+    assert_clean("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX");
+}
+
+#[test]
+fn a_password_flag_follows_a_user_flag_in_any_program() {
+    let pw = "Otter-Nebula-Summit-80";
+    assert_redacts(
+        &format!("tsql -H db1 -p 1433 -U sa -P '{pw}'"),
+        pw,
+        "password",
+    );
+    let pw = "TZr,ncnR:fz=pL@_67";
+    assert_redacts(
+        &format!("mosquitto_pub -h mq -p 8883 -u webapp -P {pw} -t sensors/temp"),
+        pw,
+        "password",
+    );
+    // A port after a user flag is a port.
+    assert_clean("psql -U app -p 5432 -h db1 shop");
+}
+
+#[test]
+fn curl_cookies_and_quoted_passwords_are_redacted() {
+    let sid = "krUL64WvkhKtjJrBdwra6IiIuM3srT0PtajNbWbKgN9JeX";
+    assert_redacts(
+        &format!("curl -b 'sessionid={sid}; theme=dark' https://admin.example/"),
+        sid,
+        "cookie",
+    );
+    assert_clean("curl -b 'theme=dark; lang=en' https://admin.example/");
+    let pw = "Q@pVElFEC!#a7C";
+    assert_redacts(
+        &format!("curl -u analytics:'{pw}' https://nexus.example/"),
+        pw,
+        "password",
+    );
+    assert_redacts(
+        "sshpass -p '/+!7y.$!@PmkwaYo7E*!R' ssh ci@host",
+        "/+!7y.$!@PmkwaYo7E*!R",
+        "password",
+    );
+    assert_clean("sshpass -p /etc/ssh/pass.txt ssh ci@host");
+}
+
+#[test]
+fn tokens_with_a_uuid_body_and_short_secret_words_are_redacted() {
+    for (text, secret) in [
+        (
+            "AXIOM_TOKEN=xaat-daaf3b46-02e4-4fb5-ab41-f97a8d4f827e",
+            "daaf3b46-02e4-4fb5-ab41-f97a8d4f827e",
+        ),
+        (
+            "ASANA_PAT=2/9436844415727170/7899715079037749:236609938c9d3e3c223ab4f9ae187602",
+            "236609938c9d3e3c223ab4f9ae187602",
+        ),
+        (
+            "export HUAWEICLOUD_SDK_SK=VTl8MkHwRU2vKdEsYAuqf9hHVBQqiDR1itC39SRA",
+            "VTl8MkHwRU2vKdEsYAuqf9hHVBQqiDR1itC39SRA",
+        ),
+        (
+            "ENV SMTP_BEARER=vLHWUd_Ryh6agMtGWD4Z4oVg_N85uUdsfaIAjxlf_ZM",
+            "vLHWUd_Ryh6agMtGWD4Z4oVg_N85uUdsfaIAjxlf_ZM",
+        ),
+        (
+            "wss://live.example.net/ws?ticket=aOJnwfHf3RPmpyGIkrGYJ6leAXS/APYPHpJ2B6+s",
+            "aOJnwfHf3RPmpyGIkrGYJ6leAXS",
+        ),
+        (
+            "  apiKey: pk_44384400_I93TGXO5NUAAKJ1D68HFAF6PPRXD9OGT",
+            "I93TGXO5NUAAKJ1D68HFAF6PPRXD9OGT",
+        ),
+    ] {
+        let out = redacted(text);
+        assert!(!out.contains(secret), "{secret} survived in {out:?}");
+    }
+    // A name and one hash, a ticket number, a path, a publishable key: left alone.
+    assert_clean(
+        "  key: Linux-node-dc2005dacc2efc9fc6263e9c3c5d539c2e4042e3a0e88ff175d1e27da3573754",
+    );
+    assert_clean("ticket=JIRA-4412 opened");
+    assert_clean("PATH_PAT=src/**/*.rs");
+    assert_clean("STRIPE_PUBLISHABLE=pk_live_51Hx2kLmN8pQrStUvWxYz0aBcDeFgH");
+}
+
+#[test]
+fn prompts_and_placeholders_are_not_secrets() {
+    assert_clean("read -s -p 'Password: ' PASSWORD");
+    assert_clean("-----BEGIN PRIVATE KEY-----\n<your private key here>\n-----END PRIVATE KEY-----");
+    assert_clean("Token bucket rate limiter: capacity=100, refill_rate=10/s");
+    assert_clean("  apiKey: process.env.STRIPE_SECRET_KEY!,");
+    assert_clean("password_encryption = scram-sha-256");
+}

@@ -209,10 +209,22 @@ pub(super) fn is_named_digest(v: &[u8]) -> bool {
         return false;
     };
     let _ = last;
-    parts
-        .next()
-        .is_some_and(|p| p.len() >= 2 && p.iter().all(u8::is_ascii_alphabetic) && p.len() < v.len())
+    let Some(name) = parts.next() else {
+        return false;
+    };
+    // A name and one hash (`web-3f9a1c2`, `Linux-node-<sha256>`); a UUID or several
+    // long hex parts after the name are a token's body (`sdk-<uuid>`,
+    // `st.<uuid>.<hex>.<hex>`, `APP_USR-<hex>-…-<hex>`).
+    let tail = v.get(name.len() + 1..).unwrap_or_default();
+    let hashes = parts
+        .filter(|p| p.len() >= 7 && p.iter().all(|&c| is_hex(c)))
+        .count();
+    name.len() >= 2
+        && name.iter().all(u8::is_ascii_alphabetic)
+        && name.len() < v.len()
         && v.contains(&b'-')
+        && !tail.get(..36).is_some_and(is_uuid)
+        && hashes <= 1
 }
 
 /// A version, a date, a time, an IP address, a port mapping: digits and punctuation.
@@ -235,6 +247,12 @@ pub(super) fn is_path_like(v: &[u8]) -> bool {
             || v.contains(&b'+')
             || v.split(|&c| c == b'/').any(|seg| random_alnum(seg, 16)));
     if base64 {
+        return false;
+    }
+    // Paths do not hold the symbols people put in passwords (`/+!7y.$!@Pm…`).
+    if v.iter()
+        .any(|c| matches!(c, b'!' | b'*' | b'^' | b'@' | b'#' | b'?'))
+    {
         return false;
     }
     if v.starts_with(b"/") || v.starts_with(b"./") || v.starts_with(b"../") || v.starts_with(b"~") {
@@ -627,7 +645,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
                 || v.contains(&b'\t')
                 || is_path_like(v)
                 || is_file_name(v)
-                || v.contains(&b'@') && v.contains(&b'.') && !v.contains(&b':')
+                || is_email(v)
                 || v.windows(3).any(|w| w == b"://")
             {
                 return false;
@@ -667,13 +685,29 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
     }
 }
 
+/// `ops@example.com`: a local part and a dotted domain of name characters.
+pub(super) fn is_email(v: &[u8]) -> bool {
+    let Some(at_sign) = v.iter().position(|&c| c == b'@') else {
+        return false;
+    };
+    let (local, domain) = (&v[..at_sign], &v[at_sign + 1..]);
+    !local.is_empty()
+        && local
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-'))
+        && domain.contains(&b'.')
+        && domain
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-'))
+}
+
 /// `getenv("X")`, `Read-Host()`: a call in code, not a value. A random value may hold
 /// a parenthesis (`…IQ)z7p…`), but not start with a name and end with the call's `)`.
 pub(super) fn is_call(v: &[u8]) -> bool {
     let name_end = run(v, 0, |c| {
         is_word(c) || matches!(c, b'.' | b':' | b'$' | b'-' | b'@')
     });
-    v.first() == Some(&b'(') || at(v, name_end) == Some(b'(') && v.ends_with(b")")
+    matches!(v.first(), Some(b'(' | b')')) || at(v, name_end) == Some(b'(') && v.ends_with(b")")
 }
 
 /// `os.environ[`, `$ENV{`, `ENV.fetch(`: a value cut at the bracket that opens the name
