@@ -6,8 +6,8 @@
 //! must look (`text::Need`).
 
 use super::text::{
-    Need, at, before, contains_ci, is_placeholder, is_word, line_end, line_start,
-    placeholder_start, plausible, random_alnum, run, run_back, skip_blanks,
+    Need, at, before, contains_ci, has_digit, has_lower, has_upper, is_placeholder, is_word,
+    line_end, line_start, placeholder_start, plausible, random_alnum, run, run_back, skip_blanks,
 };
 
 /// What a key names, which decides the marker and how strict the value test is.
@@ -279,9 +279,12 @@ fn classify_word(w: &[u8]) -> Option<Family> {
 
 /// Words that name a credential only as a key's last word (`SHODAN_API`, `FOO_ACCESS`),
 /// never as a qualifier (`api_url`, `access_log`).
-/// `pat` (a personal access token) and `sk` (the secret half of an AK/SK pair) are too
-/// short to mean anything but as the last word (`ASANA_PAT`, `HUAWEICLOUD_SDK_SK`).
-const WEAK_WORDS: &[&[u8]] = &[b"api", b"access", b"hmac", b"apikeys", b"pat", b"sk"];
+/// `pat` (a personal access token), `sk` (the secret half of an AK/SK pair), `seed`
+/// (a TOTP or wallet seed) and `login` (a token some CIs take as the login) name a
+/// secret only as the last word (`ASANA_PAT`, `HUAWEICLOUD_SDK_SK`, `SONAR_LOGIN`).
+const WEAK_WORDS: &[&[u8]] = &[
+    b"api", b"access", b"hmac", b"apikeys", b"pat", b"sk", b"seed", b"login",
+];
 
 /// Words after the secret's name that make the key about the secret, not the secret:
 /// `token_type`, `password_min_length`, `secret_name`, `key_file`.
@@ -922,14 +925,20 @@ fn names_a_secret(v: &[u8]) -> bool {
             .iter()
             .all(|&c| is_key_char(c) || matches!(c, b'[' | b']'))
         && name.iter().any(u8::is_ascii_alphabetic)
-        && name
-            .split(|&c| matches!(c, b'[' | b']' | b'.'))
-            .filter(|p| !p.is_empty())
-            .any(|p| {
-                classify_key(p).is_some()
-                    || contains_ci(p, b"publickey")
-                    || contains_ci(p, b"public_key")
-            })
+        && {
+            let mut parts = name
+                .split(|&c| matches!(c, b'[' | b']' | b'.'))
+                .filter(|p| !p.is_empty());
+            // A name is words: a random part (`pat.UZO1HomAf…`) makes it a token.
+            parts
+                .clone()
+                .all(|p| !(has_digit(p) && has_upper(p) && has_lower(p)) && !random_alnum(p, 12))
+                && parts.any(|p| {
+                    classify_key(p).is_some()
+                        || contains_ci(p, b"publickey")
+                        || contains_ci(p, b"public_key")
+                })
+        }
 }
 
 /// `Verb-Noun` in PowerShell's casing (`Read-Host`, `Get-Content`).

@@ -25,7 +25,13 @@ fn cred_end(b: &[u8], from: usize) -> usize {
         let c = b[i];
         if c.is_ascii_whitespace()
             || matches!(c, b'"' | b'\'' | b'`')
-            || matches!(c, b',' | b';') && super::assign::list_separator(&b[i + 1..cap], i == from)
+            // On a command line a `,` or `;` ends a value only before a blank or a quote:
+            // `-p[x],Dln=y` is one password, not a list.
+            || matches!(c, b',' | b';')
+                && i > from
+                && b.get(i + 1).is_none_or(|&n| {
+                    n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b'`' | b')' | b']')
+                })
         {
             break;
         }
@@ -515,7 +521,8 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
         true,
     ),
     (&["openssl"], "-k", false, true),
-    // SNMPv3's authentication and privacy passphrases.
+    // SNMPv1/v2c's community string, SNMPv3's authentication and privacy passphrases.
+    (SNMP, "-c", false, true),
     (SNMP, "-A", false, true),
     (SNMP, "-X", false, true),
     (&["ssh-keygen"], "-N", false, true),
@@ -553,7 +560,7 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let flag = &b[fs..e];
     if !matches!(
         flag,
-        b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t" | b"-A" | b"-X"
+        b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t" | b"-A" | b"-X" | b"-c"
     ) {
         return None;
     }
@@ -620,6 +627,10 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     {
         return None;
     }
+    // SNMP's well-known default community is no secret.
+    if flag == b"-c" && v == b"public" {
+        return None;
+    }
     // `mysql -u root -p shop`: a spaced `-p` before a plain word names the database.
     if entry.is_some_and(|(p, _, g, _)| *g && p[0] == "mysql")
         && !glued
@@ -665,7 +676,7 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     }
     let stop = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'');
     let colon = run(b, i, |c| !(stop(c) || c == b':' || c == b'%'));
-    let found_sep = at(b, colon).filter(|&c| c == b':' || c == b'%')?;
+    let found_sep = at(b, colon).filter(|&c| c == b':' || c == b'%');
     // `user:'pa ss'`: the shell quotes only the password.
     let quote = quote.or_else(|| at(b, colon + 1).filter(|c| matches!(c, b'"' | b'\'')));
     let colon = colon + usize::from(quote.is_some() && at(b, colon + 1) == quote);
@@ -673,11 +684,38 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         b"-u" | b"--user" | b"--proxy-user" if runs_one_of(b, s, &["curl", "wget"]) => b':',
         b"-a" | b"--auth" if runs_one_of(b, s, &["http", "https", "xh"]) => b':',
         b"-U" | b"--user" if runs_one_of(b, s, &["smbclient", "rpcclient", "smbmap"]) => b'%',
-        _ => return None,
+        _ => 0,
     };
-    if found_sep != sep {
+    let colon = if sep == 0 {
+        // Any other program's `-u user,pass` or `-u user:pass` (lftp, ftp clients): the
+        // part after the separator counts when it is a password, not a group or an id
+        // (`-u 1000:1000`, `-u www-data:www-data`).
+        let comma = run(b, i, |c| !(stop(c) || matches!(c, b':' | b'%' | b',')));
+        if !matches!(at(b, comma), Some(b':' | b'%' | b',')) {
+            return None;
+        }
+        let after = run(b, comma + 1, |c| !stop(c));
+        let pass = &b[(comma + 1).min(after)..after];
+        let user = &b[i..comma];
+        let password_like = pass.len() >= 6
+            && !pass.starts_with(b"/")
+            && has_alpha(pass)
+            && (has_digit(pass) || pass.iter().any(|c| !c.is_ascii_alphanumeric()))
+            && !user.is_empty()
+            && user
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'@'))
+            && pass != user
+            && !is_placeholder(pass);
+        if !password_like {
+            return None;
+        }
+        comma
+    } else if found_sep != Some(sep) {
         return None;
-    }
+    } else {
+        colon
+    };
     let start = colon + 1;
     let end = match quote {
         Some(q) => run(b, start, |c| c != q && c != b'\n'),

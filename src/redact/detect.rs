@@ -104,11 +104,12 @@ const FIXED: &[(&str, Anchor)] = &[
     ("salt", Anchor::Keyword), ("api", Anchor::Keyword), ("access", Anchor::Keyword),
     ("hmac", Anchor::Keyword), ("bearer", Anchor::Keyword), ("ticket", Anchor::Keyword),
     ("_pat", Anchor::Keyword), ("-pat", Anchor::Keyword), ("_sk", Anchor::Keyword),
+    ("seed", Anchor::Keyword), ("login", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
     // Credentials by position (`structure.rs`).
-    ("/p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
+    ("/p:", Anchor::SlashOption), ("/rp ", Anchor::SlashOption), ("-p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
@@ -340,7 +341,7 @@ fn separator(
                 && rest.len() >= 2
                 && matches!(
                     rest[1],
-                    b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't' | b'A' | b'X'
+                    b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't' | b'A' | b'X' | b'c'
                 )
                 && let Some(h) = context::short_flag(b, s - 1, s + 2)
             {

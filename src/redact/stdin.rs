@@ -9,7 +9,7 @@
 
 use super::context::Hit;
 use super::structure::{argument, password_value};
-use super::text::{at, before, line_end, line_start, run_back, skip_blanks};
+use super::text::{Need, at, before, line_end, line_start, plausible, run_back, skip_blanks};
 
 /// How a reader is written: the anchor `detect.rs` matches, and what must follow it.
 pub(super) const READERS: &[&str] = &[
@@ -24,6 +24,10 @@ pub(super) const READERS: &[&str] = &[
     "passwd",
     // `sudo -S` reads the password from standard input.
     "sudo -S",
+    // Any `… login` fed by a pipe (`echo tok | az devops login`), and any command told
+    // to read a file argument from standard input (`wg set wg0 private-key /dev/stdin`).
+    "login",
+    "/dev/stdin",
 ];
 
 /// The credential fed to the reader whose anchor `literal` is at `s..e`.
@@ -44,6 +48,11 @@ pub(super) fn credential(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
     // `echo -e "pw\npw"` and `printf 'pw\n'`: the first line is the password.
     if let Some(p) = b[vs..ve].windows(2).position(|w| w == b"\\n") {
         ve = vs + p;
+    }
+    // The readers that say only "login" or "a file from stdin" take a token or a key:
+    // what is fed must look machine-made (`echo hello | ssh-keygen -lf /dev/stdin`).
+    if matches!(literal, "login" | "/dev/stdin") && !plausible(&b[vs..ve], Need::Token) {
+        return None;
     }
     password_value(b, vs, ve)
 }

@@ -617,3 +617,79 @@ fn prompts_and_placeholders_are_not_secrets() {
     assert_clean("  apiKey: process.env.STRIPE_SECRET_KEY!,");
     assert_clean("password_encryption = scram-sha-256");
 }
+
+#[test]
+fn a_user_flag_of_any_program_gives_away_its_password() {
+    for (text, pw) in [
+        (
+            "lftp -u frank,GalaxyIrisCosmic8211 sftp://10.1.2.3",
+            "GalaxyIrisCosmic8211",
+        ),
+        (
+            "lftp -u upload,Falcon!5139XAx sftp://files.example.com",
+            "Falcon!5139XAx",
+        ),
+        ("ftp-sync --user ci:Summit.24x sftp://h", "Summit.24x"),
+    ] {
+        assert_redacts(text, pw, "password");
+    }
+    assert_clean("docker run -u 1000:1000 alpine id");
+    assert_clean("docker run -u www-data:www-data nginx");
+    assert_clean("redis-cli -u redis://db-1.example.lan:6379 ping");
+    assert_clean("ps -u alice,bob -o pid,cmd");
+}
+
+#[test]
+fn password_flags_read_their_whole_value_and_the_snmp_community() {
+    for (text, pw) in [
+        (
+            "oc login -u bob -p Ab3,YopUSh:1 https://api.example:6443",
+            "Ab3,YopUSh:1",
+        ),
+        ("mysql -u heidi -pXy7,Dln=YE9JdE8 -h db2", "Xy7,Dln=YE9JdE8"),
+        (
+            "snmpwalk -v2c -c qt06hl2C8CpcUVQ0_G-w 10.35.208.240 1.3.6.1.2.1.1",
+            "qt06hl2C8CpcUVQ0_G-w",
+        ),
+        (
+            "winrs -r:192.168.28.111 -u:deploy -p:6A@61O+rUa@qabUk@.x hostname",
+            "6A@61O+rUa@qabUk@.x",
+        ),
+        (
+            "schtasks /Create /TN Nightly /RU CORP\\app /RP MkOZoG-64Tc-badWP",
+            "MkOZoG-64Tc-badWP",
+        ),
+    ] {
+        assert_redacts(text, pw, "password");
+    }
+    // `-c` of any other program is a config or a command.
+    assert_clean("bash -c 'echo done'");
+    assert_clean("snmpwalk -v2c -c public 10.35.208.240 ifDescr");
+}
+
+#[test]
+fn a_credential_piped_into_a_login_or_dev_stdin_is_redacted() {
+    let pat = "tm5tmtp7pzn4yihdtg6rxkdzom4tuhpmnmavhg6hjyztdr3v6cl2";
+    let out = redacted(&format!(
+        "echo {pat} | az devops login --organization https://dev.azure.com/x"
+    ));
+    assert!(!out.contains(pat), "{out:?}");
+    let key = "qCVBZPH4c3b3bip3CYe2C6vYFoS9yUmUBgsPZ3eA3WM=";
+    let out = redacted(&format!(
+        "echo {key} | sudo wg set wg1 private-key /dev/stdin"
+    ));
+    assert!(!out.contains(key), "{out:?}");
+    assert_clean("echo hello | ssh-keygen -lf /dev/stdin");
+    assert_clean("echo done | tee login.log");
+}
+
+#[test]
+fn seeds_and_ci_logins_named_by_their_key_are_redacted() {
+    let seed = "B2GY5GK2UJWNPQERAX2QHIR7PVOV3KCJ";
+    assert_redacts(&format!("VPN_TOTP_SEED={seed}"), seed, "key");
+    let tok = "OaFw5CLh6HVFbAo1f0k35W3_Qr5EuTX-GJ8-01Ag35g";
+    assert_redacts(&format!("  SONAR_LOGIN: {tok}"), tok, "key");
+    assert_clean("RANDOM_SEED=42");
+    assert_clean("  DB_LOGIN: reporting_user");
+    assert_clean("seed_nodes: node1.example.com, node2.example.com");
+}
