@@ -8,6 +8,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::assign::{self, Found};
 use super::context::{self, Hit};
+use super::dump;
 use super::keymaterial;
 use super::stdin;
 use super::structure;
@@ -65,6 +66,8 @@ enum Anchor {
     Chpasswd,
     Positional,
     StdinReader,
+    FileReader,
+    AuthVerb,
     At,
     SaslPasswd,
     Jwk,
@@ -113,7 +116,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
-    ("net user ", Anchor::Positional), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    ("net user ", Anchor::Positional),
+    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
     ("\"kty\"", Anchor::Jwk),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
@@ -148,6 +152,7 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .map(|&&(p, v)| (p, Anchor::Vendor(v)))
         .chain(FIXED.iter().copied())
         .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
+        .chain(dump::READERS.iter().map(|&r| (r, Anchor::FileReader)))
         .collect();
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
@@ -252,6 +257,22 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Chpasswd => context(structure::chpasswd(b, s, e)),
             Anchor::Positional => context(structure::positional(b, s, e, literal)),
             Anchor::StdinReader => context(stdin::credential(b, s, e, literal)),
+            Anchor::FileReader => {
+                let mut hits = Vec::new();
+                dump::scan(b, s, &mut hits);
+                for h in hits {
+                    push(out, h, CONTEXT);
+                }
+                None
+            }
+            Anchor::AuthVerb => {
+                let mut hits = Vec::new();
+                structure::auth_verb(b, s, e, &mut hits);
+                for h in hits {
+                    push(out, h, CONTEXT);
+                }
+                None
+            }
             Anchor::At => {
                 context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
             }

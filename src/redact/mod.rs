@@ -41,6 +41,7 @@ mod allow;
 mod assign;
 mod context;
 mod detect;
+mod dump;
 mod keymaterial;
 mod stdin;
 mod structure;

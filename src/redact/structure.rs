@@ -7,8 +7,8 @@
 
 use super::context::Hit;
 use super::text::{
-    Need, at, before, contains_ci, is_placeholder, line_end, line_start, plausible, run, run_back,
-    skip_blanks,
+    Need, at, before, contains_ci, is_email, is_placeholder, is_uuid, line_end, line_start,
+    plausible, run, run_back, skip_blanks,
 };
 
 fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
@@ -144,6 +144,61 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
         return None;
     }
     password_value(b, vs, ve)
+}
+
+/// `wandb login <key>`, `snyk auth <uuid>`, `b2 account authorize <id> <key>`, `bw login
+/// <email> '<password>'`: the arguments of a sub-command that logs in are credentials
+/// when they look machine-made (or are a UUID, the shape many services issue keys in).
+/// Flags and the word after a flag (its value, which other rules judge) are skipped, and
+/// so are hosts, addresses, URLs and paths: `docker login ghcr.io` names a registry.
+pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
+    if !before(b, s).is_some_and(|c| c == b' ') {
+        return;
+    }
+    let le = line_end(b, e, 1024);
+    let cmd_end = b[e..le]
+        .iter()
+        .position(|&c| matches!(c, b'|' | b';' | b'&' | b'>' | b'<'))
+        .map_or(le, |p| e + p);
+    let mut i = e;
+    let mut after_flag = false;
+    while i < cmd_end {
+        i = skip_blanks(b, i);
+        let Some((vs, ve)) = argument(b, i) else {
+            break;
+        };
+        if ve > cmd_end {
+            break;
+        }
+        let a = &b[vs..ve];
+        let quoted = vs > i;
+        i = ve + usize::from(quoted);
+        if a.starts_with(b"-") {
+            after_flag = !a.contains(&b'=');
+            continue;
+        }
+        if std::mem::take(&mut after_flag) {
+            continue;
+        }
+        let machine_made =
+            is_uuid(a) || plausible(a, Need::Strong) || quoted && plausible(a, Need::Token);
+        if machine_made && !is_host(a) && !is_email(a) {
+            out.push(("token", vs, ve));
+        }
+    }
+}
+
+/// `ghcr.io`, `123456789012.dkr.ecr.us-east-1.amazonaws.com:443`: a host name.
+fn is_host(v: &[u8]) -> bool {
+    let host = v.split(|&c| c == b':').next().unwrap_or(v);
+    host.contains(&b'.')
+        && host
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-'))
+        && host
+            .rsplit(|&c| c == b'.')
+            .next()
+            .is_some_and(|tld| tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic))
 }
 
 /// `/add`, `/user:CORP\svc`, `/persistent:no`: a Windows switch, not a path.

@@ -693,3 +693,53 @@ fn seeds_and_ci_logins_named_by_their_key_are_redacted() {
     assert_clean("  DB_LOGIN: reporting_user");
     assert_clean("seed_nodes: node1.example.com, node2.example.com");
 }
+
+#[test]
+fn the_lines_of_a_secrets_file_printed_by_cat_are_redacted() {
+    let text = "$ sudo cat /etc/ppp/chap-secrets\n# client\tserver\tsecret\tIP\nmonitor\t*\t\"Pepper2349@Maple\"\t*\n$ pppd call isp";
+    let out = redacted(text);
+    assert!(!out.contains("Pepper2349@Maple"), "{out:?}");
+    assert!(
+        out.contains("monitor\t*") && out.ends_with("$ pppd call isp"),
+        "{out:?}"
+    );
+    let out = redacted("$ cat config/master.key\nb35d5d3d0f10cca49394a6704a2553d5\n$ bin/rails c");
+    assert!(!out.contains("b35d5d3d0f10cca49394a6704a2553d5"), "{out:?}");
+    // The same lines from a file whose name says nothing, or says public, stay.
+    assert_clean("$ cat notes.txt\nmonitor\t*\t\"Pepper2349@Maple\"\t*");
+    assert_clean(
+        "$ cat ~/.ssh/id_ed25519.pub\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHk2b9QmZr4Lp7Wc3 ci@build7",
+    );
+    assert_clean(
+        "$ tail -n 2 /var/log/auth.log\nsshd[4121]: Accepted publickey for deploy7 from 10.0.0.7",
+    );
+}
+
+#[test]
+fn the_arguments_of_a_login_sub_command_are_credentials_when_machine_made() {
+    for (text, secret) in [
+        (
+            "wandb login d4e61d71d57cd980e0526f2a101f7cca89e84cf3",
+            "d4e61d71d57cd980e0526f2a101f7cca89e84cf3",
+        ),
+        (
+            "snyk auth b4d99e5b-ea59-4e8c-8d6a-d294f36aa70a",
+            "b4d99e5b-ea59-4e8c-8d6a-d294f36aa70a",
+        ),
+        (
+            "b2 account authorize 00d1eceb998115f8de0000000001 K00144S9gtvOvV2ynsPPokHJI2R2FEl",
+            "K00144S9gtvOvV2ynsPPokHJI2R2FEl",
+        ),
+        (
+            "bw login deploy@stark.example 'aa21d78868f1eda8370d8d4e' --raw",
+            "aa21d78868f1eda8370d8d4e",
+        ),
+    ] {
+        let out = redacted(text);
+        assert!(!out.contains(secret), "{secret} survived in {out:?}");
+    }
+    assert_clean("docker login 123456789012.dkr.ecr.us-east-1.amazonaws.com");
+    assert_clean("gcloud auth login deploy@example.com --no-launch-browser");
+    assert_clean("az login --tenant 88fc3a34-302e-4115-9410-208589748442");
+    assert_clean("gh auth login --hostname github.example.com");
+}
