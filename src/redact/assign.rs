@@ -582,7 +582,7 @@ const DENY_TOKEN_BEFORE: &[&[u8]] = &[
 ];
 
 /// The family and marker kind a key names, if it names a secret.
-fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
+pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     // No language or shell lets a name start with a digit: `1Password` is a product.
     if key.first().is_some_and(u8::is_ascii_digit) {
         return None;

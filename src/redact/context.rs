@@ -611,6 +611,18 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
             (spaced_at?, Need::Password)
         }
         None if !glued && matches!(flag, b"-p" | b"-P") => (spaced_at?, Need::Strong),
+        // Any program's `-t <uuid>`: a token in the shape many services issue.
+        None if !glued
+            && flag == b"-t"
+            && spaced_at.is_some_and(|j| {
+                b.get(j..j + 36).is_some_and(is_uuid)
+                    && !b
+                        .get(j + 36)
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
+            }) =>
+        {
+            (spaced_at?, Need::Token)
+        }
         None => return None,
     };
     // In an argument list a glued value ends at the item's closing quote.

@@ -67,6 +67,8 @@ enum Anchor {
     Positional,
     StdinReader,
     FileReader,
+    Printer,
+    TypedValue,
     AuthVerb,
     At,
     SaslPasswd,
@@ -118,7 +120,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
     ("net user ", Anchor::Positional),
     ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
-    ("\"kty\"", Anchor::Jwk),
+    ("\"kty\"", Anchor::Jwk), ("\"value\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -153,6 +155,7 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .chain(FIXED.iter().copied())
         .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
         .chain(dump::READERS.iter().map(|&r| (r, Anchor::FileReader)))
+        .chain(dump::PRINTERS.iter().map(|&r| (r, Anchor::Printer)))
         .collect();
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
@@ -236,9 +239,16 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Azure => specific(context::azure(b, s, e)),
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),
-            Anchor::Url => context(context::url_credentials(b, s, e))
-                .or_else(|| specific(context::webhook_url(b, s, e)))
-                .or_else(|| context(context::hook_host(b, e))),
+            Anchor::Url => {
+                let mut hits = Vec::new();
+                structure::after_url_pair(b, s, e, &mut hits);
+                for h in hits {
+                    push(out, h, CONTEXT);
+                }
+                context(context::url_credentials(b, s, e))
+                    .or_else(|| specific(context::webhook_url(b, s, e)))
+                    .or_else(|| context(context::hook_host(b, e)))
+            }
             Anchor::AuthHeader if s >= reach.header => {
                 context(context::auth_header(b, s, e, &mut reach.header))
             }
@@ -277,6 +287,8 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
+            Anchor::Printer => context(dump::printed(b, s, e)),
+            Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
             Anchor::Jwk => {
                 keymaterial::jwk(b, s, &mut blobs);
                 None

@@ -4,19 +4,74 @@
 //! password or a machine-made token is one. It owns the file-name test and the field
 //! test; which command read the file is `detect.rs`'s anchor (`READERS`).
 //!
+//! The same holds for the line a shell or a REPL printed for a name that says secret
+//! (`echo $DB_PASSWORD`, terraform console's `> var.admin_password`, `>>> settings.SECRET_KEY`):
+//! the next line is its value (`printed`).
+//!
 //! Public files are kept out by name (`*.pub`, certificates, `known_hosts`,
 //! `authorized_keys`, `/etc/passwd`), and public blobs by `allow.rs` like any context
 //! finding. Cost: one anchor per reader word; the line is read only when the reader is a
 //! command word, and the output only when an argument names a secret.
 
+use super::assign::classify_key;
 use super::context::Hit;
 use super::text::{
-    contains_ci, has_alpha, has_digit, is_dotted_identifier, is_email, is_numeric_shape,
+    Need, contains_ci, has_alpha, has_digit, is_dotted_identifier, is_email, is_numeric_shape,
     is_passphrase, is_path_like, is_placeholder, is_version, line_end, looks_like_word_list,
+    plausible, skip_blanks,
 };
 
 /// Commands that print a file, as anchors (case-insensitive, `Get-Content` included).
 pub(super) const READERS: &[&str] = &["cat ", "tail ", "head ", "get-content "];
+
+/// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, and a
+/// REPL's prompt (`> `, `>>> `) before an expression.
+pub(super) const PRINTERS: &[&str] = &["echo $", "printenv ", "\n> ", "\n>>> "];
+
+/// The value printed on the line after `echo $NAME`, `printenv NAME` or a REPL's
+/// `> var.name`, when the name says secret; `s..e` is the printer's anchor.
+pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if b[s] != b'\n' && s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$') {
+        return None;
+    }
+    let le = line_end(b, e, 256);
+    let expr = b[e..le].trim_ascii();
+    // One expression: a name, a path of names, an index (`ENV['X']`), `${X}`.
+    let simple = !expr.is_empty()
+        && expr.iter().all(|&c| {
+            c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    b'_' | b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$'
+                )
+        });
+    if !simple {
+        return None;
+    }
+    let name = expr
+        .split(|&c| matches!(c, b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$'))
+        .rfind(|p| !p.is_empty())?;
+    classify_key(name)?;
+    let vs0 = le + 1;
+    if vs0 >= b.len() {
+        return None;
+    }
+    let ve0 = line_end(b, vs0, 1024);
+    let mut vs = skip_blanks(b, vs0);
+    let mut ve = vs + b[vs..ve0].trim_ascii_end().len();
+    if b[vs..ve].starts_with(b"=> ") {
+        vs += 3;
+    }
+    if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
+        vs += 1;
+        ve -= 1;
+    }
+    let v = &b[vs..ve];
+    if v.len() < 6 || v.iter().any(u8::is_ascii_whitespace) || !plausible(v, Need::Password) {
+        return None;
+    }
+    Some(("password", vs, ve))
+}
 
 /// Lines of output read at most, and bytes per line.
 const MAX_LINES: usize = 64;

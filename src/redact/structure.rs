@@ -188,6 +188,43 @@ pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
     }
 }
 
+/// `mc alias set NAME https://host ACCESS SECRET`: a URL argument followed by exactly
+/// two words, the second a password or token, is an endpoint and its credentials
+/// (`s..e` is the URL's `://`). The first word goes too when it is machine-made.
+pub(super) fn after_url_pair(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
+    let url_start = run_back(b, s, s.saturating_sub(32), |c| c.is_ascii_alphanumeric());
+    if url_start == s || before(b, url_start) != Some(b' ') {
+        return;
+    }
+    let le = line_end(b, e, 1024);
+    let url_end = run(&b[..le], e, is_arg_char);
+    let mut args = Vec::new();
+    let mut i = url_end;
+    while i < le && args.len() < 3 {
+        i = skip_blanks(b, i);
+        let Some((vs, ve)) = argument(b, i) else {
+            break;
+        };
+        if ve > le || b[vs..ve].starts_with(b"-") || matches!(b[vs], b'|' | b';' | b'&' | b'>') {
+            break;
+        }
+        args.push((vs, ve));
+        i = ve + usize::from(vs > i);
+    }
+    let [(us, ue), (ps, pe)] = args[..] else {
+        return;
+    };
+    let pass = &b[ps..pe];
+    if !plausible(pass, Need::Token) || pass.windows(3).any(|w| w == b"://") || is_host(pass) {
+        return;
+    }
+    let user = &b[us..ue];
+    if plausible(user, Need::Strong) {
+        out.push(("token", us, ue));
+    }
+    out.push(("password", ps, pe));
+}
+
 /// `ghcr.io`, `123456789012.dkr.ecr.us-east-1.amazonaws.com:443`: a host name.
 fn is_host(v: &[u8]) -> bool {
     let host = v.split(|&c| c == b':').next().unwrap_or(v);
@@ -198,7 +235,7 @@ fn is_host(v: &[u8]) -> bool {
         && host
             .rsplit(|&c| c == b'.')
             .next()
-            .is_some_and(|tld| tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic))
+            .is_some_and(|tld| tld.len() >= 2 && tld.iter().all(u8::is_ascii_lowercase))
 }
 
 /// `/add`, `/user:CORP\svc`, `/persistent:no`: a Windows switch, not a path.
@@ -236,7 +273,7 @@ pub(super) fn ezconnect(b: &[u8], s: usize) -> Option<Hit> {
     let user = &b[user_start..slash];
     if !user
         .iter()
-        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#' | b'-' | b'.'))
     {
         return None;
     }

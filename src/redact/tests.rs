@@ -743,3 +743,78 @@ fn the_arguments_of_a_login_sub_command_are_credentials_when_machine_made() {
     assert_clean("az login --tenant 88fc3a34-302e-4115-9410-208589748442");
     assert_clean("gh auth login --hostname github.example.com");
 }
+
+#[test]
+fn a_json_value_whose_sibling_type_names_a_private_key_is_key_material() {
+    let v =
+        "Zr5w9QG/R3dABORP46dTLk+5f+9+9zgpwXjCB8M6bqeIdRw5D8Sg7LyDfyyXfPkik+OCBiqz0xGqUISr5XMFtA==";
+    assert_redacts(
+        &format!(r#"{{"priv_key": {{"type": "tendermint/PrivKeyEd25519", "value": "{v}"}}}}"#),
+        v,
+        "private-key",
+    );
+    let v = "JsviAD1cYvFBewxww5NEOYZVM9lNDC0nTwbY/YZxJG8=";
+    assert_redacts(
+        &format!(
+            r#"{{"keyData": {{"typeUrl": "type.googleapis.com/google.crypto.tink.AesGcmKey", "value": "{v}"}}}}"#
+        ),
+        v,
+        "private-key",
+    );
+    // A public key's type, or a type that names no key, leaves the value alone.
+    assert_clean(&format!(
+        r#"{{"pub_key": {{"type": "tendermint/PubKeyEd25519", "value": "{v}"}}}}"#
+    ));
+    assert_clean(&format!(r#"{{"type": "cosmos-sdk/Coin", "value": "{v}"}}"#));
+}
+
+#[test]
+fn credentials_after_an_endpoint_url_and_dsn_users_with_dashes_are_redacted() {
+    let (ak, sk) = (
+        "J8C4R09V3WP9BYRSPTH8",
+        "vZaFjYtGtQbHic5J3rEFPPKDmhY1sgUQMIpIJFRc",
+    );
+    let out = redacted(&format!(
+        "mc alias set prod https://s3.internal:9000 {ak} {sk}"
+    ));
+    assert!(!out.contains(ak) && !out.contains(sk), "{out:?}");
+    let pw = "t8yNKL.mBfwVB";
+    assert_redacts(
+        &format!("mc alias set minio https://minio.example.internal:9000 webapp {pw}"),
+        pw,
+        "password",
+    );
+    assert_clean("git clone https://github.com/acme/app.git app-checkout");
+    assert_clean("wget https://example.com/a.tar.gz https://example.com/b.tar.gz");
+    let pw = "JCJ-vNq2_qpx8l6Z47-v";
+    assert_redacts(
+        &format!("  ORACLE_CONN: svc-billing/{pw}@ora-3.example.lan:1521/XEPDB1"),
+        pw,
+        "password",
+    );
+    let uuid = "88985c66-b347-44be-a9ef-987300929ed6";
+    assert_redacts(
+        &format!("./uploader -t {uuid} -f coverage.xml"),
+        uuid,
+        "password",
+    );
+    assert_clean("docker build -t acme/app:2024-06 .");
+}
+
+#[test]
+fn the_value_printed_for_a_name_that_says_secret_is_redacted() {
+    let pw = "Zephyr.Nebula.Purple.93";
+    assert_redacts(
+        &format!("$ terraform console\n> var.admin_password\n\"{pw}\"\n> exit"),
+        pw,
+        "password",
+    );
+    let tok = "g7Hk2LmQ9xZ4";
+    assert_redacts(
+        &format!("$ echo $API_TOKEN\n{tok}\n$ make"),
+        tok,
+        "password",
+    );
+    assert_clean("$ echo $HOME\n/home/ci\n$ make");
+    assert_clean("> var.region\n\"eu-west-1\"");
+}
