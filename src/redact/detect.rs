@@ -68,6 +68,8 @@ enum Anchor {
     StdinReader,
     FileReader,
     Printer,
+    QuotedPair,
+    HereString,
     TypedValue,
     AuthVerb,
     At,
@@ -120,7 +122,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
     ("net user ", Anchor::Positional),
     ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
-    ("\"kty\"", Anchor::Jwk), ("\"value\"", Anchor::TypedValue),
+    ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -288,6 +290,8 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
             Anchor::Printer => context(dump::printed(b, s, e)),
+            Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
+            Anchor::HereString => context(stdin::here_string(b, e)),
             Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
             Anchor::Jwk => {
                 keymaterial::jwk(b, s, &mut blobs);

@@ -183,6 +183,38 @@ fn fields(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
     }
 }
 
+/// `"app" "2fHAda1cosVfZXX…"` alone on a line (pgbouncer's `userlist.txt`, and any
+/// two-column list of a quoted name and its quoted secret); `s` is the `" "` between.
+pub(super) fn quoted_pair(b: &[u8], s: usize) -> Option<Hit> {
+    let ls = super::text::line_start(b, s);
+    let le = line_end(b, s, 1024);
+    let line = &b[ls..le];
+    let lead = line.len() - line.trim_ascii_start().len();
+    let line = line.trim_ascii();
+    let [b'"', rest @ ..] = line else {
+        return None;
+    };
+    let name_end = rest.iter().position(|&c| c == b'"')?;
+    let name = &rest[..name_end];
+    let tail = rest.get(name_end + 1..)?;
+    let gap = tail
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    let [b'"', value @ .., b'"'] = &tail[gap..] else {
+        return None;
+    };
+    let plain_name = !name.is_empty()
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'@'));
+    if !plain_name || value.contains(&b'"') || !secret_field(value) {
+        return None;
+    }
+    let vs = ls + lead + 1 + name_end + 1 + gap + 1;
+    Some(("password", vs, vs + value.len()))
+}
+
 /// A password or a machine-made token, not a name, an address, a path or a number.
 fn secret_field(v: &[u8]) -> bool {
     v.len() >= 8

@@ -818,3 +818,35 @@ fn the_value_printed_for_a_name_that_says_secret_is_redacted() {
     assert_clean("$ echo $HOME\n/home/ci\n$ make");
     assert_clean("> var.region\n\"eu-west-1\"");
 }
+
+#[test]
+fn a_quoted_name_and_quoted_secret_alone_on_a_line_are_a_credential() {
+    let pw = "2fHAda1cosVfZXXyAypXkaF4CRop";
+    assert_redacts(
+        &format!("userlist.txt:\n\"app\" \"{pw}\"\nFATAL: password authentication failed"),
+        pw,
+        "password",
+    );
+    assert_clean("\"en\" \"English\"\n\"de\" \"Deutsch\"");
+    assert_clean("printf(\"%s\" \"\\n\", name);");
+}
+
+#[test]
+fn a_long_random_here_string_and_an_encrypted_maven_password_are_redacted() {
+    let tok = "1fC7Rj4ADIBdZ2SDqw8pdeWzXrTTK8NhoBMACkZ5e6zKx7YUVlhBGLxwXel7VoFW";
+    assert_redacts(
+        &format!("hcloud context create prod <<< {tok}"),
+        tok,
+        "token",
+    );
+    assert_clean("bc <<< \"2+2\"");
+    assert_clean("base64 -d <<< aGVsbG8gd29ybGQ=");
+    let enc = "{RoHaDyvhDV0t00bFl3gYOqASkxD4F41ob2PjA1AyaJI=}";
+    assert_redacts(
+        &format!("<server><id>nexus</id><password>{enc}</password></server>"),
+        "RoHaDyvhDV0t00bFl3gYOqASkxD4F41ob2PjA1AyaJI=",
+        "password",
+    );
+    assert_clean("<password>{{ vault_nexus_password }}</password>");
+    assert_clean("password: {password}");
+}

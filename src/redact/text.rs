@@ -344,7 +344,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     let Some(&first) = v.first() else {
         return true;
     };
-    if placeholder_start(first) || sigil_name(v) {
+    if placeholder_start(first) && !braced_blob(v) || sigil_name(v) {
         return true;
     }
     if v.iter().all(|&c| c == first) {
@@ -384,6 +384,19 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
             || contains_ci(v, b"key")
             || contains_ci(v, b"password")
             || contains_ci(v, b"secret"))
+}
+
+/// `{RoHaDyvhDV0t…=}`: Maven's encrypted password, base64 in braces, not a template's
+/// `{name}` or `{{ var }}`.
+fn braced_blob(v: &[u8]) -> bool {
+    let Some(inner) = v.strip_prefix(b"{").and_then(|r| r.strip_suffix(b"}")) else {
+        return false;
+    };
+    inner.len() >= 20
+        && inner.iter().all(|&c| is_b64(c))
+        && has_digit(inner)
+        && has_upper(inner)
+        && has_lower(inner)
 }
 
 /// `%DB_PASSWORD%`: a Windows `cmd` variable.
