@@ -775,11 +775,12 @@ fn direct_value(
             }
         }
         Some(b':') if at(b, sp + 1) == Some(b'=') => sp + 2,
-        // `'Password: '`: the colon is inside the key's quotes, a prompt's text.
+        // `'Password: '`: the colon is inside the key's quotes, a prompt's text; its
+        // answer is what a script sends next (`expect "password:"; send "x\r"`).
         Some(b':')
             if key_quote.is_some() && i == ke && at(b, skip_blanks(b, sp + 1)) == key_quote =>
         {
-            return None;
+            return prompt_answer(b, skip_blanks(b, sp + 1) + 1, family, kind);
         }
         Some(b':')
             if !matches!(at(b, sp + 1), Some(b':' | b'/' | b'\\'))
@@ -939,6 +940,44 @@ fn names_a_secret(v: &[u8]) -> bool {
                         || contains_ci(p, b"public_key")
                 })
         }
+}
+
+/// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,
+/// on the same line and within a few bytes (expect, pexpect, Ansible's `expect`).
+fn prompt_answer(b: &[u8], i: usize, family: Family, kind: &'static str) -> Option<Found> {
+    let le = line_end(b, i, 64);
+    let rest = &b[i..le];
+    let p = rest
+        .windows(4)
+        .position(|w| w.eq_ignore_ascii_case(b"send"))?;
+    let mut j = i + p + 4;
+    if b[j..le].starts_with(b"line") {
+        j += 4;
+    }
+    while j < le && matches!(b[j], b' ' | b'(' | b'-') {
+        j += 1;
+    }
+    let (vs, mut ve) = value_at(b, j, j)?;
+    if !before(b, vs).is_some_and(is_quote) {
+        return None;
+    }
+    // The keystroke that ends the answer is not part of it.
+    for end in [b"\\r".as_slice(), b"\\n"] {
+        if b[vs..ve].ends_with(end) {
+            ve -= end.len();
+        }
+    }
+    let need = if family == Family::Password {
+        Need::Password
+    } else {
+        Need::Token
+    };
+    plausible(&b[vs..ve], need).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
 }
 
 /// `Verb-Noun` in PowerShell's casing (`Read-Host`, `Get-Content`).

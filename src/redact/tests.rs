@@ -850,3 +850,23 @@ fn a_long_random_here_string_and_an_encrypted_maven_password_are_redacted() {
     assert_clean("<password>{{ vault_nexus_password }}</password>");
     assert_clean("password: {password}");
 }
+
+#[test]
+fn the_answer_a_script_sends_to_a_password_prompt_is_redacted() {
+    let pw = "g!rfkvOhH92RAyH,d8dQ";
+    assert_redacts(
+        &format!(
+            "expect -c 'spawn ssh ci@10.0.0.7; expect \"password:\"; send \"{pw}\\r\"; interact'"
+        ),
+        pw,
+        "password",
+    );
+    assert_redacts(
+        "child.expect('Password: '); child.sendline('Violet-Velvet-Umber-16')",
+        "Violet-Velvet-Umber-16",
+        "password",
+    );
+    // A prompt with no answer sent is only a prompt.
+    assert_clean("read -s -p 'Password: ' PASSWORD");
+    assert_clean("expect \"password:\"; send \"$env(PW)\\r\"");
+}
