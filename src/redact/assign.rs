@@ -2,8 +2,10 @@
 //! `client_secret`, `--account-key`, `rootpasswd`) and its value, in the syntaxes tools
 //! print: shell and `.env`, YAML, INI and TOML, JSON, HTTP headers, XML, code in Python,
 //! Ruby, JS, PHP and Go, command-line flags, `name`/`value` pairs, and a value quoted
-//! near the key in an error message. The weaker the syntax, the more random the value
-//! must look (`text::Need`).
+//! near the key in an error message, and the answer a script sends to a quoted
+//! password prompt. The weaker the syntax, the more random the value must look
+//! (`text::Need`); a value that is itself the name of a secret (`DB_PASSWORD`,
+//! `process.env.X`, `redis-password`) refers to one and is left alone.
 
 use super::text::{
     Need, at, before, contains_ci, has_digit, has_lower, has_upper, is_placeholder, is_word,

@@ -1,6 +1,9 @@
 //! Credentials recognised by where they stand or by a structure, not by a key name:
-//! URL userinfo, `Authorization` and cookie headers, a command's password flag
-//! (`mysql -pX`, `sshpass -p X`, `curl -u u:p`), connection strings, webhook URLs, PEM
+//! URL userinfo, `Authorization` and cookie headers (and curl's `-b`), `Basic <base64>`
+//! anywhere by what it decodes to, a command's password flag (`mysql -pX`, `sshpass -p
+//! X`, `curl -u u:p`, any program's `-P` after a user flag, `-u user,pass`, `-t <uuid>`),
+//! connection strings, webhook URLs and routes (every random segment after a hook word
+//! or a `hook.` host), PEM
 //! blocks (also base64-wrapped, as kubeconfig's `client-key-data`), JWTs, and the few
 //! vendor formats whose anchor sits inside the token (`…Q~…`, `….atlasv1.…`).
 

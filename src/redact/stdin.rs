@@ -5,7 +5,9 @@
 //! What makes the fed word a credential is the reader: a command that reads a password
 //! or a token there (`READERS`, matched as anchors by `detect.rs`). What is fed is the
 //! word of a here-string on the reader's command, or the last argument of the `echo` or
-//! `printf` piped into it; `cat file |` and `"$VAR" |` feed nothing we can see.
+//! `printf` piped into it; `cat file |` and `"$VAR" |` feed nothing we can see. The
+//! readers that say only `login` or `/dev/stdin` need a machine-made value; a
+//! here-string of a long random value is a credential whatever reads it.
 
 use super::context::Hit;
 use super::structure::{argument, password_value};

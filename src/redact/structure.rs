@@ -3,7 +3,9 @@
 //! `user:password` fed to `chpasswd` by a pipe or a here-string, positional passwords of
 //! account verbs (`rabbitmqctl add_user u p`, `htpasswd -b f u p`, `net use … p`,
 //! `net user u p /add`), Go MySQL DSNs (`user:pass@tcp(…)`), Oracle EZConnect and JDBC
-//! thin (`user/pass@host`), and Postfix `sasl_passwd` lines (`[host]:port user:pass`).
+//! thin (`user/pass@host`), Postfix `sasl_passwd` lines (`[host]:port user:pass`), the
+//! machine-made arguments of a login sub-command (`wandb login <key>`, `snyk auth
+//! <uuid>`), and the two words after an endpoint URL (`mc alias set N URL AK SK`).
 
 use super::context::Hit;
 use super::text::{
