@@ -935,7 +935,7 @@ fn names_a_secret(v: &[u8]) -> bool {
             // A name is words: a random part (`pat.UZO1HomAf…`) makes it a token.
             parts
                 .clone()
-                .all(|p| !(has_digit(p) && has_upper(p) && has_lower(p)) && !random_alnum(p, 12))
+                .all(|p| !(random_alnum(p, 12) || has_digit(p) && has_upper(p) && has_lower(p)))
                 && parts.any(|p| {
                     classify_key(p).is_some()
                         || contains_ci(p, b"publickey")

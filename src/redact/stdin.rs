@@ -97,6 +97,15 @@ pub(super) fn fed(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
     last
 }
 
+/// `hcloud context create prod <<< <token>`: a here-string of a long machine-made value
+/// is a credential whatever reads it (`bc <<< "2+2"`, `jq . <<< '{…}'` feed no such
+/// word); `e` is the end of the `<<< ` anchor.
+pub(super) fn here_string(b: &[u8], e: usize) -> Option<Hit> {
+    let (vs, ve) = argument(b, skip_blanks(b, e))?;
+    let v = &b[vs..ve];
+    (v.len() >= 32 && plausible(v, Need::Strong)).then_some(("token", vs, ve))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,13 +158,4 @@ mod tests {
             assert_eq!(fed_to(text, reader), None, "{text}");
         }
     }
-}
-
-/// `hcloud context create prod <<< <token>`: a here-string of a long machine-made value
-/// is a credential whatever reads it (`bc <<< "2+2"`, `jq . <<< '{…}'` feed no such
-/// word); `e` is the end of the `<<< ` anchor.
-pub(super) fn here_string(b: &[u8], e: usize) -> Option<Hit> {
-    let (vs, ve) = argument(b, skip_blanks(b, e))?;
-    let v = &b[vs..ve];
-    (v.len() >= 32 && plausible(v, Need::Strong)).then_some(("token", vs, ve))
 }

@@ -154,7 +154,7 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
 /// Flags and the word after a flag (its value, which other rules judge) are skipped, and
 /// so are hosts, addresses, URLs and paths: `docker login ghcr.io` names a registry.
 pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
-    if !before(b, s).is_some_and(|c| c == b' ') {
+    if before(b, s).is_none_or(|c| c != b' ') {
         return;
     }
     let le = line_end(b, e, 1024);
