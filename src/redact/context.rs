@@ -695,7 +695,10 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // `user:'pa ss'`: the shell quotes only the password.
     let quote = quote.or_else(|| at(b, colon + 1).filter(|c| matches!(c, b'"' | b'\'')));
     let colon = colon + usize::from(quote.is_some() && at(b, colon + 1) == quote);
+    // The program is looked up only for a value with its separator: reading the command
+    // for every `-u` would make `-u -u -u …` quadratic.
     let sep: u8 = match f {
+        _ if found_sep.is_none() => 0,
         b"-u" | b"--user" | b"--proxy-user" if runs_one_of(b, s, &["curl", "wget"]) => b':',
         b"-a" | b"--auth" if runs_one_of(b, s, &["http", "https", "xh"]) => b':',
         b"-U" | b"--user" if runs_one_of(b, s, &["smbclient", "rpcclient", "smbmap"]) => b'%',

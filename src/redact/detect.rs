@@ -196,6 +196,8 @@ struct Reach {
     pem: usize,
     header: usize,
     shape: usize,
+    /// End of the last login command whose arguments were read.
+    auth_verb: usize,
     assign: assign::Reach,
 }
 
@@ -277,9 +279,9 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 }
                 None
             }
-            Anchor::AuthVerb => {
+            Anchor::AuthVerb if s >= reach.auth_verb => {
                 let mut hits = Vec::new();
-                structure::auth_verb(b, s, e, &mut hits);
+                reach.auth_verb = structure::auth_verb(b, s, e, &mut hits);
                 for h in hits {
                     push(out, h, CONTEXT);
                 }
@@ -318,7 +320,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 }
                 None
             }
-            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader => None,
+            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::AuthVerb => None,
         };
         if let Some((h, priority)) = found {
             push(out, h, priority);

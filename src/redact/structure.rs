@@ -153,9 +153,12 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
 /// when they look machine-made (or are a UUID, the shape many services issue keys in).
 /// Flags and the word after a flag (its value, which other rules judge) are skipped, and
 /// so are hosts, addresses, URLs and paths: `docker login ghcr.io` names a registry.
-pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
+///
+/// Returns how far it read: a later anchor inside those arguments need not read them
+/// again (`login login login …` stays linear).
+pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) -> usize {
     if before(b, s).is_none_or(|c| c != b' ') {
-        return;
+        return e;
     }
     let le = line_end(b, e, 1024);
     let cmd_end = b[e..le]
@@ -188,6 +191,7 @@ pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
             out.push(("token", vs, ve));
         }
     }
+    cmd_end
 }
 
 /// `mc alias set NAME https://host ACCESS SECRET`: a URL argument followed by exactly

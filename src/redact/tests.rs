@@ -359,6 +359,14 @@ fn degenerate_repetition_stays_linear() {
         "Authorization:",
         " -u ",
         "-----BEGIN RSA PRIVATE KEY-----",
+        // Round 4's anchors, each of which reads a line or the lines after it.
+        "cat secret.key\n",
+        "\" \"",
+        " login ",
+        "{\"type\": \"PrivKey\", \"value\": ",
+        " https://h ",
+        "\n> var.password",
+        "Basic ",
     ] {
         let text = unit.repeat(200_000 / unit.len());
         let t = std::time::Instant::now();
