@@ -274,8 +274,10 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::FileReader => {
                 let mut hits = Vec::new();
                 dump::scan(b, s, &mut hits);
+                // Weaker than a key that names the value: `password: x` in the file
+                // keeps its own kind and its whole value.
                 for h in hits {
-                    push(out, h, CONTEXT);
+                    push(out, h, NEAR);
                 }
                 None
             }

@@ -185,6 +185,12 @@ pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) -> usi
         if std::mem::take(&mut after_flag) {
             continue;
         }
+        // `.netrc`'s `login u password p`: a word that names a secret takes the next as
+        // its value, which the assignment rules judge.
+        if super::assign::classify_key(a).is_some() {
+            after_flag = true;
+            continue;
+        }
         let machine_made =
             is_uuid(a) || plausible(a, Need::Strong) || quoted && plausible(a, Need::Token);
         if machine_made && !is_host(a) && !is_email(a) {

@@ -878,3 +878,16 @@ fn the_answer_a_script_sends_to_a_password_prompt_is_redacted() {
     assert_clean("read -s -p 'Password: ' PASSWORD");
     assert_clean("expect \"password:\"; send \"$env(PW)\\r\"");
 }
+
+#[test]
+fn a_key_in_a_printed_secrets_file_keeps_its_own_marker() {
+    let pw = "hY7kL2mQ9xZ4";
+    assert_redacts(
+        &format!("cat > ~/.netrc <<'EOF'\nmachine api.example.com login deploy password {pw}\nEOF"),
+        pw,
+        "password",
+    );
+    let b64 = "aB3dE5fG7hJ9kL2mN4pQ6r==";
+    let out = redacted(&format!("$ cat secret.yaml\ndata:\n  password: {b64}\n"));
+    assert!(out.contains("password: [REDACTED:password]\n"), "{out:?}");
+}
