@@ -744,16 +744,20 @@ pub(super) fn is_passphrase(v: &[u8]) -> bool {
     let Some(&sep) = v.iter().find(|&&c| matches!(c, b'-' | b'.' | b'_')) else {
         return false;
     };
-    let parts: Vec<&[u8]> = v.split(|&c| c == sep).collect();
-    let words = parts
-        .iter()
-        .filter(|p| (3..=12).contains(&p.len()) && p.iter().all(u8::is_ascii_alphabetic))
-        .count();
-    let numbers = parts
-        .iter()
-        .filter(|p| (2..=6).contains(&p.len()) && p.iter().all(u8::is_ascii_digit))
-        .count();
-    v.len() >= 16 && words >= 3 && numbers >= 1 && words + numbers == parts.len()
+    if v.len() < 16 {
+        return false;
+    }
+    let (mut words, mut numbers) = (0, 0);
+    for p in v.split(|&c| c == sep) {
+        if (3..=12).contains(&p.len()) && p.iter().all(u8::is_ascii_alphabetic) {
+            words += 1;
+        } else if (2..=6).contains(&p.len()) && p.iter().all(u8::is_ascii_digit) {
+            numbers += 1;
+        } else {
+            return false;
+        }
+    }
+    words >= 3 && numbers >= 1
 }
 
 /// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.
