@@ -36,7 +36,10 @@
 //! roots, `://`, `authorization`, flags, …) built once; text with no anchor is returned
 //! borrowed without allocating. Each anchor hit runs a small validator over the nearby
 //! bytes (`detect.rs`) that rejects most hits after a few bytes; specific token formats
-//! win over context (URL, header), vendor shapes and assignments. Key material needs no
+//! win over context (URL, header), vendor shapes and assignments; a field of a printed
+//! secrets file ranks below an assignment. The rules that read more than the anchor's
+//! neighbourhood (a command's arguments, a file's printed lines, a JSON object) read a
+//! bounded stretch, and `login`'s arguments once per command. Key material needs no
 //! anchor: one more pass reads each byte through a table and decodes only runs of 44+
 //! blob characters, and only their first bytes.
 
