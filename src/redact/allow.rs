@@ -31,12 +31,20 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || in_reference(b, s)
 }
 
-/// Keys a vendor issues to be published in a web page: Stripe's and Paddle's `pk_…`,
-/// Mapbox's `pk.…`, `pub_…`. Their secret halves (`sk_…`, `sk.…`) have other prefixes.
+/// Keys a vendor issues to be published in a web page: Stripe's and Paddle's
+/// `pk_live_…`/`pk_test_…` (a publishable key names the environment it is published
+/// for), Mapbox's `pk.…`, `pub_…`. Their secret halves (`sk_…`, `sk.…`) have other
+/// prefixes; a `pk_` without an environment (`pk_<user id>_<random>`) is a personal key.
 fn publishable(v: &[u8]) -> bool {
-    [b"pk_".as_slice(), b"pk.", b"pub_", b"publishable_"]
-        .iter()
-        .any(|p| v.starts_with(p))
+    [
+        b"pk_live_".as_slice(),
+        b"pk_test_",
+        b"pk.",
+        b"pub_",
+        b"publishable_",
+    ]
+    .iter()
+    .any(|p| v.starts_with(p))
 }
 
 /// A value inside an AWS ARN (`arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`) or a

@@ -2,12 +2,14 @@
 //! `client_secret`, `--account-key`, `rootpasswd`) and its value, in the syntaxes tools
 //! print: shell and `.env`, YAML, INI and TOML, JSON, HTTP headers, XML, code in Python,
 //! Ruby, JS, PHP and Go, command-line flags, `name`/`value` pairs, and a value quoted
-//! near the key in an error message. The weaker the syntax, the more random the value
-//! must look (`text::Need`).
+//! near the key in an error message, and the answer a script sends to a quoted
+//! password prompt. The weaker the syntax, the more random the value must look
+//! (`text::Need`); a value that is itself the name of a secret (`DB_PASSWORD`,
+//! `process.env.X`, `redis-password`) refers to one and is left alone.
 
 use super::text::{
-    Need, at, before, contains_ci, is_placeholder, is_word, line_end, line_start,
-    placeholder_start, plausible, random_alnum, run, run_back, skip_blanks,
+    Need, at, before, contains_ci, has_digit, has_lower, has_upper, is_placeholder, is_word,
+    line_end, line_start, placeholder_start, plausible, random_alnum, run, run_back, skip_blanks,
 };
 
 /// What a key names, which decides the marker and how strict the value test is.
@@ -250,7 +252,7 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if ends(b"secret") {
         return Some(Family::Secret);
     }
-    if ends(b"token") || w == b"bearer" {
+    if ends(b"token") || w == b"bearer" || w == b"ticket" {
         return Some(Family::Token);
     }
     if w == b"key" || ends(b"key") && one_of(stem(b"key"), KEY_STEMS) {
@@ -279,11 +281,17 @@ fn classify_word(w: &[u8]) -> Option<Family> {
 
 /// Words that name a credential only as a key's last word (`SHODAN_API`, `FOO_ACCESS`),
 /// never as a qualifier (`api_url`, `access_log`).
-const WEAK_WORDS: &[&[u8]] = &[b"api", b"access", b"hmac", b"apikeys"];
+/// `pat` (a personal access token), `sk` (the secret half of an AK/SK pair), `seed`
+/// (a TOTP or wallet seed) and `login` (a token some CIs take as the login) name a
+/// secret only as the last word (`ASANA_PAT`, `HUAWEICLOUD_SDK_SK`, `SONAR_LOGIN`).
+const WEAK_WORDS: &[&[u8]] = &[
+    b"api", b"access", b"hmac", b"apikeys", b"pat", b"sk", b"seed", b"login",
+];
 
 /// Words after the secret's name that make the key about the secret, not the secret:
 /// `token_type`, `password_min_length`, `secret_name`, `key_file`.
 const DENY_TAIL: &[&[u8]] = &[
+    b"encryption",
     b"file",
     b"files",
     b"path",
@@ -439,7 +447,6 @@ const DENY_KEY_BEFORE: &[&[u8]] = &[
     b"range",
     b"cache",
     b"idempotency",
-    b"routing",
     b"row",
     b"object",
     b"s3",
@@ -577,7 +584,11 @@ const DENY_TOKEN_BEFORE: &[&[u8]] = &[
 ];
 
 /// The family and marker kind a key names, if it names a secret.
-fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
+pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
+    // No language or shell lets a name start with a digit: `1Password` is a product.
+    if key.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
     // A key is named by people: one with a random run in it (`acct_twyETxpwBq1Y0`, where
     // `pw` is chance) is an id or a token, not the name of a secret.
     if key
@@ -766,6 +777,13 @@ fn direct_value(
             }
         }
         Some(b':') if at(b, sp + 1) == Some(b'=') => sp + 2,
+        // `'Password: '`: the colon is inside the key's quotes, a prompt's text; its
+        // answer is what a script sends next (`expect "password:"; send "x\r"`).
+        Some(b':')
+            if key_quote.is_some() && i == ke && at(b, skip_blanks(b, sp + 1)) == key_quote =>
+        {
+            return prompt_answer(b, skip_blanks(b, sp + 1) + 1, family, kind);
+        }
         Some(b':')
             if !matches!(at(b, sp + 1), Some(b':' | b'/' | b'\\'))
                 || at(b, sp + 1) == Some(b'\\') && at(b, sp + 2).is_some_and(is_quote) =>
@@ -873,9 +891,16 @@ fn direct_value(
     if unquoted && need == Need::Password && is_cmdlet(v) {
         return None;
     }
-    // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`).
-    let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit());
+    // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`), and
+    // upper-case hex of a fingerprint's length after a blank is one (gpg's `using RSA
+    // key 7A66…`): tools print secrets in lower case or after a separator.
+    let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit())
+        || j == sp
+            && matches!(v.len(), 16 | 40 | 64)
+            && v.iter()
+                .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c));
     if key_id
+        || names_a_secret(v)
         || !plausible(v, need)
         || family == Family::Auth
             && kind == "docker-auth"
@@ -887,6 +912,72 @@ fn direct_value(
         kind,
         start,
         end,
+        direct: true,
+    })
+}
+
+/// `DB_PASSWORD`, `process.env.STRIPE_SECRET_KEY`, `redis-password`,
+/// `KeyPairs[0].PublicKey`: a value that is itself the name of a secret refers to one
+/// (an environment variable, a key inside a Kubernetes secret, a query), it is not one.
+fn names_a_secret(v: &[u8]) -> bool {
+    // TypeScript's non-null `!` and an index's `]` close a name.
+    let name = v.strip_suffix(b"!").unwrap_or(v);
+    let name = name.strip_suffix(b"]").unwrap_or(name);
+    name.len() >= 3
+        && name
+            .iter()
+            .all(|&c| is_key_char(c) || matches!(c, b'[' | b']'))
+        && name.iter().any(u8::is_ascii_alphabetic)
+        && {
+            let mut parts = name
+                .split(|&c| matches!(c, b'[' | b']' | b'.'))
+                .filter(|p| !p.is_empty());
+            // A name is words: a random part (`pat.UZO1HomAf…`) makes it a token.
+            parts
+                .clone()
+                .all(|p| !(random_alnum(p, 12) || has_digit(p) && has_upper(p) && has_lower(p)))
+                && parts.any(|p| {
+                    classify_key(p).is_some()
+                        || contains_ci(p, b"publickey")
+                        || contains_ci(p, b"public_key")
+                })
+        }
+}
+
+/// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,
+/// on the same line and within a few bytes (expect, pexpect, Ansible's `expect`).
+fn prompt_answer(b: &[u8], i: usize, family: Family, kind: &'static str) -> Option<Found> {
+    let le = line_end(b, i, 64);
+    let rest = &b[i..le];
+    let p = rest
+        .windows(4)
+        .position(|w| w.eq_ignore_ascii_case(b"send"))?;
+    let mut j = i + p + 4;
+    if b[j..le].starts_with(b"line") {
+        j += 4;
+    }
+    while j < le && matches!(b[j], b' ' | b'(' | b'-') {
+        j += 1;
+    }
+    let (vs, mut ve) = value_at(b, j, j)?;
+    if !before(b, vs).is_some_and(is_quote) {
+        return None;
+    }
+    // The keystroke that ends the answer is not part of it.
+    for end in [b"\\r".as_slice(), b"\\n"] {
+        if b[vs..ve].ends_with(end) {
+            ve -= end.len();
+        }
+    }
+    let need = if family == Family::Password {
+        Need::Password
+    } else {
+        Need::Token
+    };
+    plausible(&b[vs..ve], need).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
         direct: true,
     })
 }
@@ -1031,8 +1122,9 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
         let stop = c.is_ascii_whitespace()
             || matches!(
                 c,
-                b'"' | b'\'' | b'`' | b',' | b';' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
+                b'"' | b'\'' | b'`' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
             )
+            || matches!(c, b',' | b';') && list_separator(&b[end + 1..cap], end == i)
             || c == b'&' && query_separator(&b[end + 1..cap]);
         if stop {
             break;
@@ -1044,6 +1136,21 @@ fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
         end -= 1;
     }
     (end > i).then_some((i, end))
+}
+
+/// A `,` or `;` that ends a value: one before a blank, a quote, a bracket, the end or
+/// the next `name=`/`name:` of a list (`user=a,password=b`); any other is a character of
+/// the value (`-w x,=y`, `--password ,S…`). A value never starts at its separator, so
+/// one at the value's first byte is part of it.
+pub(super) fn list_separator(rest: &[u8], first: bool) -> bool {
+    if first {
+        return false;
+    }
+    let name_end = run(rest, 0, is_key_char);
+    rest.first().is_none_or(|&c| {
+        c.is_ascii_whitespace()
+            || matches!(c, b'"' | b'\'' | b'`' | b')' | b'}' | b']' | b',' | b';')
+    }) || name_end > 0 && matches!(at(rest, name_end), Some(b'=' | b':'))
 }
 
 /// An `&` that ends a value: `&&`, a blank, the end, or the next `name=` of a query
@@ -1177,6 +1284,7 @@ fn near_quoted(
         let keyish = v.ends_with(b"=") && v.len() < 16 || v.ends_with(b":") || contains_ci(v, key);
         !keyish
             && plausible(v, need)
+            && !names_a_secret(v)
             && !v.contains(&b' ')
             && !v[..v.len().saturating_sub(2)].contains(&b'=')
             && (need != Need::Password
@@ -1199,6 +1307,7 @@ fn near_quoted(
             colon_seen = true;
             if let Some((s, e)) = value_at(b, i + 2, ks)
                 && !before(b, s).is_some_and(is_quote)
+                && !b[s..e.saturating_sub(2).max(s)].contains(&b'=')
                 && plausible(&b[s..e], Need::Strong)
             {
                 return Some(Found {

@@ -1,13 +1,16 @@
 //! Credentials recognised by where they stand or by a structure, not by a key name:
-//! URL userinfo, `Authorization` and cookie headers, a command's password flag
-//! (`mysql -pX`, `sshpass -p X`, `curl -u u:p`), connection strings, webhook URLs, PEM
+//! URL userinfo, `Authorization` and cookie headers (and curl's `-b`), `Basic <base64>`
+//! anywhere by what it decodes to, a command's password flag (`mysql -pX`, `sshpass -p
+//! X`, `curl -u u:p`, any program's `-P` after a user flag, `-u user,pass`, `-t <uuid>`),
+//! connection strings, webhook URLs and routes (every random segment after a hook word
+//! or a `hook.` host), PEM
 //! blocks (also base64-wrapped, as kubeconfig's `client-key-data`), JWTs, and the few
 //! vendor formats whose anchor sits inside the token (`…Q~…`, `….atlasv1.…`).
 
 use super::text::{
     Need, at, b64_decode_prefix, before, contains_ci, find, has_alpha, has_digit, has_lower,
-    has_upper, is_b64, is_b64url, is_placeholder, is_word, line_end, line_start, plausible,
-    random_alnum, run, run_back, skip_blanks, starts_word,
+    has_upper, is_b64, is_b64url, is_placeholder, is_uuid, is_word, line_end, line_start,
+    plausible, random_alnum, run, run_back, skip_blanks, starts_word,
 };
 
 /// One credential: its marker kind and byte range.
@@ -19,9 +22,25 @@ fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
 
 /// End of an unquoted credential in a header or on a command line.
 fn cred_end(b: &[u8], from: usize) -> usize {
-    run(&b[..(from + 4096).min(b.len())], from, |c| {
-        !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b',' | b';'))
-    })
+    let cap = (from + 4096).min(b.len());
+    let mut i = from;
+    while i < cap {
+        let c = b[i];
+        if c.is_ascii_whitespace()
+            || matches!(c, b'"' | b'\'' | b'`')
+            // On a command line a `,` or `;` ends a value only before a blank or a quote:
+            // `-p[x],Dln=y` is one password, not a list.
+            || matches!(c, b',' | b';')
+                && i > from
+                && b.get(i + 1).is_none_or(|&n| {
+                    n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b'`' | b')' | b']')
+                })
+        {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 // ---------------------------------------------------------------------------
@@ -70,6 +89,14 @@ pub(super) fn webhook(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit
             .find(|p| b[e..].starts_with(p.as_bytes()))?;
         let start = e + path.len();
         let end = run(b, start, path_ok);
+        // `T00000000/B00000000/XXXX…`: documentation's filler in every segment.
+        let filler = b[start..end].split(|&c| c == b'/').all(|seg| {
+            let body = seg.strip_prefix(b"T").or_else(|| seg.strip_prefix(b"B"));
+            super::text::is_filler(body.unwrap_or(seg))
+        });
+        if filler {
+            return None;
+        }
         return (end - start >= 20).then(|| hit("slack-webhook", start, end))?;
     }
     if lit.eq_ignore_ascii_case(b"api.telegram.org/bot") {
@@ -128,15 +155,61 @@ pub(super) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     });
     let seg = &b[e..end];
     let at_next = at(b, end);
-    if seg.len() < 16 || at_next == Some(b'.') || !plausible(seg, Need::Strong) {
+    let hook = contains_ci(&b[s..e], b"hook") || contains_ci(&b[s..e], b"integration");
+    if at_next == Some(b'.') || !route_secret(seg, hook) {
         return None;
     }
-    let kind = if contains_ci(&b[s..e], b"hook") {
-        "webhook-token"
-    } else {
-        "token"
-    };
-    hit(kind, e, end)
+    let kind = if hook { "webhook-token" } else { "token" };
+    hit(kind, e, secret_segments_end(b, end, hook))
+}
+
+/// A path segment that is a route's credential: random, or, after a word that says
+/// webhook, a UUID or long hex (services mint their hook ids that way).
+fn route_secret(seg: &[u8], hook: bool) -> bool {
+    seg.len() >= 16
+        && (plausible(seg, Need::Strong)
+            || hook
+                && (is_uuid(seg)
+                    || seg.len() >= 24
+                        && seg.iter().all(|&c| is_b64url(c))
+                        && has_digit(seg)
+                        && has_alpha(seg)))
+}
+
+/// Where a route's credential ends: it goes on through the segments that are random too
+/// (`/hooks/<id>/<token>`), and stops at the first word (`/enqueue`).
+fn secret_segments_end(b: &[u8], mut end: usize, hook: bool) -> usize {
+    while at(b, end) == Some(b'/') {
+        let next = run(&b[..(end + 513).min(b.len())], end + 1, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+        });
+        if !route_secret(&b[end + 1..next], hook) {
+            break;
+        }
+        end = next;
+    }
+    end
+}
+
+/// `https://hook.eu1.example.com/<random>`: a host that says webhook, and the route
+/// after it is the credential.
+pub(super) fn hook_host(b: &[u8], e: usize) -> Option<Hit> {
+    let host_end = run(&b[..(e + 128).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    let host = &b[e..host_end];
+    let first_label = host.split(|&c| c == b'.').next()?;
+    if !(first_label.eq_ignore_ascii_case(b"hook") || first_label.eq_ignore_ascii_case(b"hooks"))
+        || at(b, host_end) != Some(b'/')
+    {
+        return None;
+    }
+    let start = host_end + 1;
+    let end = run(&b[..(start + 512).min(b.len())], start, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+    });
+    route_secret(&b[start..end], true)
+        .then(|| hit("webhook-token", start, secret_segments_end(b, end, true)))?
 }
 
 // ---------------------------------------------------------------------------
@@ -211,6 +284,26 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
         return None;
     }
     hit("auth-header", start, end)
+}
+
+/// `Basic <base64>` anywhere (an nginx `proxy_set_header`, a log's `header="Basic …"`):
+/// the encoding of `user:password` is the credential, known by what it decodes to.
+pub(super) fn basic(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let start = skip_blanks(b, e);
+    let end = run(&b[..(start + 1024).min(b.len())], start, |c| {
+        is_b64url(c) || matches!(c, b'+' | b'/' | b'=')
+    });
+    let v = &b[start..end];
+    if v.len() < 8 || is_placeholder(v) {
+        return None;
+    }
+    let decoded = b64_decode_prefix(v, 256);
+    let colon = decoded.iter().position(|&c| c == b':')?;
+    let printable = decoded.iter().all(|c| c.is_ascii_graphic() || *c == b' ');
+    (printable && colon > 0 && decoded.len() > colon + 1).then(|| hit("auth-header", start, end))?
 }
 
 /// A bare `Bearer <token>` outside an Authorization header.
@@ -323,6 +416,17 @@ fn command_words(b: &[u8], i: usize) -> impl Iterator<Item = &[u8]> {
         })
 }
 
+pub(super) fn runs_curl(b: &[u8], i: usize) -> bool {
+    runs_one_of(b, i, &["curl"])
+}
+
+/// A `-u`/`-U`/`--user`/`--username` flag earlier in the same command: then the
+/// command's `-p`/`-P` is the password that goes with it (`tsql -U sa -P …`,
+/// `mosquitto_pub -u app -P …`), whatever the program.
+fn user_flag_before(b: &[u8], i: usize) -> bool {
+    command_words(b, i).any(|w| matches!(w, b"-u" | b"-U" | b"--user" | b"--username"))
+}
+
 fn runs_one_of(b: &[u8], i: usize, programs: &[&str]) -> bool {
     command_words(b, i).any(|w| programs.iter().any(|p| p.as_bytes() == w))
 }
@@ -420,7 +524,8 @@ const PASSWORD_FLAGS: &[(&[&str], &str, bool, bool)] = &[
         true,
     ),
     (&["openssl"], "-k", false, true),
-    // SNMPv3's authentication and privacy passphrases.
+    // SNMPv1/v2c's community string, SNMPv3's authentication and privacy passphrases.
+    (SNMP, "-c", false, true),
     (SNMP, "-A", false, true),
     (SNMP, "-X", false, true),
     (&["ssh-keygen"], "-N", false, true),
@@ -458,7 +563,7 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let flag = &b[fs..e];
     if !matches!(
         flag,
-        b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t" | b"-A" | b"-X"
+        b"-p" | b"-P" | b"-w" | b"-a" | b"-k" | b"-N" | b"-t" | b"-A" | b"-X" | b"-c"
     ) {
         return None;
     }
@@ -494,7 +599,33 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
             (spaced_at?, Need::Password)
         }
         Some(_) => return None,
+        // A port is the other thing `-p` takes: digits only.
+        None if !glued
+            && matches!(flag, b"-p" | b"-P")
+            && user_flag_before(b, fs)
+            && spaced_at.is_some_and(|j| {
+                !b[j..].first().is_some_and(u8::is_ascii_digit)
+                    || !b[j..]
+                        .iter()
+                        .take_while(|c| !c.is_ascii_whitespace())
+                        .all(u8::is_ascii_digit)
+            }) =>
+        {
+            (spaced_at?, Need::Password)
+        }
         None if !glued && matches!(flag, b"-p" | b"-P") => (spaced_at?, Need::Strong),
+        // Any program's `-t <uuid>`: a token in the shape many services issue.
+        None if !glued
+            && flag == b"-t"
+            && spaced_at.is_some_and(|j| {
+                b.get(j..j + 36).is_some_and(is_uuid)
+                    && !b
+                        .get(j + 36)
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
+            }) =>
+        {
+            (spaced_at?, Need::Token)
+        }
         None => return None,
     };
     // In an argument list a glued value ends at the item's closing quote.
@@ -509,6 +640,10 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     if v.starts_with(b"-") && quote.is_none() && !glued && !super::assign::dash_random(b, vs)
         || !plausible(v, need)
     {
+        return None;
+    }
+    // SNMP's well-known default community is no secret.
+    if flag == b"-c" && v == b"public" {
         return None;
     }
     // `mysql -u root -p shop`: a spaced `-p` before a plain word names the database.
@@ -556,16 +691,49 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     }
     let stop = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'');
     let colon = run(b, i, |c| !(stop(c) || c == b':' || c == b'%'));
-    let found_sep = at(b, colon).filter(|&c| c == b':' || c == b'%')?;
+    let found_sep = at(b, colon).filter(|&c| c == b':' || c == b'%');
+    // `user:'pa ss'`: the shell quotes only the password.
+    let quote = quote.or_else(|| at(b, colon + 1).filter(|c| matches!(c, b'"' | b'\'')));
+    let colon = colon + usize::from(quote.is_some() && at(b, colon + 1) == quote);
+    // The program is looked up only for a value with its separator: reading the command
+    // for every `-u` would make `-u -u -u …` quadratic.
     let sep: u8 = match f {
+        _ if found_sep.is_none() => 0,
         b"-u" | b"--user" | b"--proxy-user" if runs_one_of(b, s, &["curl", "wget"]) => b':',
         b"-a" | b"--auth" if runs_one_of(b, s, &["http", "https", "xh"]) => b':',
         b"-U" | b"--user" if runs_one_of(b, s, &["smbclient", "rpcclient", "smbmap"]) => b'%',
-        _ => return None,
+        _ => 0,
     };
-    if found_sep != sep {
+    let colon = if sep == 0 {
+        // Any other program's `-u user,pass` or `-u user:pass` (lftp, ftp clients): the
+        // part after the separator counts when it is a password, not a group or an id
+        // (`-u 1000:1000`, `-u www-data:www-data`).
+        let comma = run(b, i, |c| !(stop(c) || matches!(c, b':' | b'%' | b',')));
+        if !matches!(at(b, comma), Some(b':' | b'%' | b',')) {
+            return None;
+        }
+        let after = run(b, comma + 1, |c| !stop(c));
+        let pass = &b[(comma + 1).min(after)..after];
+        let user = &b[i..comma];
+        let password_like = pass.len() >= 6
+            && !pass.starts_with(b"/")
+            && has_alpha(pass)
+            && (has_digit(pass) || pass.iter().any(|c| !c.is_ascii_alphanumeric()))
+            && !user.is_empty()
+            && user
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'@'))
+            && pass != user
+            && !is_placeholder(pass);
+        if !password_like {
+            return None;
+        }
+        comma
+    } else if found_sep != Some(sep) {
         return None;
-    }
+    } else {
+        colon
+    };
     let start = colon + 1;
     let end = match quote {
         Some(q) => run(b, start, |c| c != q && c != b'\n'),
@@ -783,6 +951,12 @@ pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<H
         let l = from + off + "-----END ".len();
         if b[l..].starts_with(label) && b[l + label.len()..].starts_with(b"-----") {
             *reach = l + label.len() + 5;
+            // `<your private key here>`, `...`: a block with no key in it.
+            let body = &b[label_end + 5..l - "-----END ".len()];
+            let key_bytes = body.iter().filter(|&&c| is_b64(c)).count();
+            if key_bytes < 16 || body.iter().any(|&c| matches!(c, b'<' | b'>')) {
+                return None;
+            }
             return hit("private-key", s, *reach);
         }
         from = l;

@@ -8,10 +8,11 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::assign::{self, Found};
 use super::context::{self, Hit};
+use super::dump;
 use super::keymaterial;
 use super::stdin;
 use super::structure;
-use super::text::{before, run};
+use super::text::{at, before, run};
 use super::vendor::{self, Vendor};
 
 /// A possible secret; the resolver in `mod.rs` picks non-overlapping ones by priority.
@@ -53,6 +54,7 @@ enum Anchor {
     Url,
     AuthHeader,
     Bearer,
+    Basic,
     Cookie,
     Keyword,
     IdentifiedBy,
@@ -64,6 +66,12 @@ enum Anchor {
     Chpasswd,
     Positional,
     StdinReader,
+    FileReader,
+    Printer,
+    QuotedPair,
+    HereString,
+    TypedValue,
+    AuthVerb,
     At,
     SaslPasswd,
     Jwk,
@@ -88,29 +96,33 @@ const FIXED: &[(&str, Anchor)] = &[
     ("/hooks/", Anchor::PathSecret), ("/token/", Anchor::PathSecret),
     ("/tokens/", Anchor::PathSecret), ("/key/", Anchor::PathSecret),
     ("/keys/", Anchor::PathSecret), ("/secret/", Anchor::PathSecret),
+    ("/hook/", Anchor::PathSecret), ("/integration/", Anchor::PathSecret),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
     ("://", Anchor::Url),
     ("authorization", Anchor::AuthHeader),
-    ("bearer ", Anchor::Bearer),
+    ("bearer ", Anchor::Bearer), ("basic ", Anchor::Basic),
     ("cookie", Anchor::Cookie),
     // Roots of the words that name a secret in a key (`assign.rs` reads the whole key).
     ("pass", Anchor::Keyword), ("pw", Anchor::Keyword), ("psk", Anchor::Keyword),
     ("secret", Anchor::Keyword), ("token", Anchor::Keyword), ("key", Anchor::Keyword),
     ("auth", Anchor::Keyword), ("cred", Anchor::Keyword), ("signature", Anchor::Keyword),
     ("salt", Anchor::Keyword), ("api", Anchor::Keyword), ("access", Anchor::Keyword),
-    ("hmac", Anchor::Keyword),
+    ("hmac", Anchor::Keyword), ("bearer", Anchor::Keyword), ("ticket", Anchor::Keyword),
+    ("_pat", Anchor::Keyword), ("-pat", Anchor::Keyword), ("_sk", Anchor::Keyword),
+    ("seed", Anchor::Keyword), ("login", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
     // Credentials by position (`structure.rs`).
-    ("/p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
+    ("/p:", Anchor::SlashOption), ("/rp ", Anchor::SlashOption), ("-p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
-    ("net user ", Anchor::Positional), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
-    ("\"kty\"", Anchor::Jwk),
+    ("net user ", Anchor::Positional),
+    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -144,6 +156,8 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .map(|&&(p, v)| (p, Anchor::Vendor(v)))
         .chain(FIXED.iter().copied())
         .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
+        .chain(dump::READERS.iter().map(|&r| (r, Anchor::FileReader)))
+        .chain(dump::PRINTERS.iter().map(|&r| (r, Anchor::Printer)))
         .collect();
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
@@ -182,6 +196,8 @@ struct Reach {
     pem: usize,
     header: usize,
     shape: usize,
+    /// End of the last login command whose arguments were read.
+    auth_verb: usize,
     assign: assign::Reach,
 }
 
@@ -227,12 +243,21 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Azure => specific(context::azure(b, s, e)),
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),
-            Anchor::Url => context(context::url_credentials(b, s, e))
-                .or_else(|| specific(context::webhook_url(b, s, e))),
+            Anchor::Url => {
+                let mut hits = Vec::new();
+                structure::after_url_pair(b, s, e, &mut hits);
+                for h in hits {
+                    push(out, h, CONTEXT);
+                }
+                context(context::url_credentials(b, s, e))
+                    .or_else(|| specific(context::webhook_url(b, s, e)))
+                    .or_else(|| context(context::hook_host(b, e)))
+            }
             Anchor::AuthHeader if s >= reach.header => {
                 context(context::auth_header(b, s, e, &mut reach.header))
             }
             Anchor::Bearer => context(context::bearer(b, s, e)),
+            Anchor::Basic => context(context::basic(b, s, e)),
             Anchor::Cookie => {
                 context::cookies(b, s, e, &mut cookie_hits);
                 None
@@ -246,10 +271,32 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Chpasswd => context(structure::chpasswd(b, s, e)),
             Anchor::Positional => context(structure::positional(b, s, e, literal)),
             Anchor::StdinReader => context(stdin::credential(b, s, e, literal)),
+            Anchor::FileReader => {
+                let mut hits = Vec::new();
+                dump::scan(b, s, &mut hits);
+                // Weaker than a key that names the value: `password: x` in the file
+                // keeps its own kind and its whole value.
+                for h in hits {
+                    push(out, h, NEAR);
+                }
+                None
+            }
+            Anchor::AuthVerb if s >= reach.auth_verb => {
+                let mut hits = Vec::new();
+                reach.auth_verb = structure::auth_verb(b, s, e, &mut hits);
+                for h in hits {
+                    push(out, h, CONTEXT);
+                }
+                None
+            }
             Anchor::At => {
                 context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
+            Anchor::Printer => context(dump::printed(b, s, e)),
+            Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
+            Anchor::HereString => context(stdin::here_string(b, e)),
+            Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
             Anchor::Jwk => {
                 keymaterial::jwk(b, s, &mut blobs);
                 None
@@ -275,7 +322,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 }
                 None
             }
-            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader => None,
+            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::AuthVerb => None,
         };
         if let Some((h, priority)) = found {
             push(out, h, priority);
@@ -321,13 +368,21 @@ fn separator(
                         push(out, h, CONTEXT);
                     }
                 }
+                // curl's `-b 'name=value; …'` is a Cookie header by another name.
+                b"-b" if at(b, word_end) == Some(b' ') && context::runs_curl(b, s) => {
+                    let mut hits = Vec::new();
+                    context::cookies(b, s + 1, word_end, &mut hits);
+                    for h in hits {
+                        push(out, h, CONTEXT);
+                    }
+                }
                 _ => {}
             }
             if s > 0
                 && rest.len() >= 2
                 && matches!(
                     rest[1],
-                    b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't' | b'A' | b'X'
+                    b'p' | b'P' | b'w' | b'a' | b'k' | b'N' | b't' | b'A' | b'X' | b'c'
                 )
                 && let Some(h) = context::short_flag(b, s - 1, s + 2)
             {

@@ -3,7 +3,8 @@
 //! OpenPGP secret-key packets, OpenSSH and minisign secret keys; base58check strings
 //! whose payload is a WIF key or an extended private key; bech32 strings whose prefix
 //! names a secret; Stellar StrKey seeds; JSON Web Keys' private members; JSON arrays of
-//! 64 bytes (a keypair file). Public halves (an
+//! 64 bytes (a keypair file); a `"value"` whose sibling `"type"`/`"typeUrl"` names a
+//! private or symmetric key (Tink keysets, Tendermint's `priv_validator_key.json`). Public halves (an
 //! extended public key, an address, a certificate) fail these tests by construction.
 //!
 //! Cost: one pass over the bytes that skips every run shorter than [`MIN_BLOB`]; only
@@ -456,6 +457,61 @@ fn strkey_secret(v: &[u8]) -> bool {
 }
 
 /// Members of a JSON Web Key that hold private or symmetric key material.
+/// Keys of a JSON member that says what type its object is.
+const TYPE_KEYS: &[&[u8]] = &[b"type", b"typeUrl", b"@type", b"kind", b"keyType"];
+
+/// `{"type": "tendermint/PrivKeyEd25519", "value": "<base64>"}`,
+/// `{"typeUrl": "…tink.AesGcmKey", "value": "<base64>"}`: the base64 `"value"` at
+/// `s` (its opening quote after `"value":`) is key material when a sibling before it in
+/// the same object names a type of private or secret key. A public key's type says
+/// `Pub`/`Public`; any other type (`Coin`, `Address`) names no key.
+pub(super) fn typed_value(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    // `s..e` is the anchor `"value"`; the value is the string after its colon.
+    let mut i = e;
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\\')) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\\' | b'"')) {
+        i += 1;
+    }
+    let vs = i;
+    let ve = run(&b[..(vs + 4096).min(b.len())], vs, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_')
+    });
+    if ve - vs < 24 || b64_decode_prefix(&b[vs..ve], 16).len() < 16 {
+        return None;
+    }
+    // The object so far: back to its `{`, not past a `}` (a sibling object's end).
+    let lo = s.saturating_sub(512);
+    let open = run_back(b, s, lo, |c| c != b'{' && c != b'}');
+    if open == lo || b.get(open - 1) != Some(&b'{') {
+        return None;
+    }
+    let object = &b[open..s];
+    let named_type = TYPE_KEYS.iter().find_map(|k| {
+        let mut quoted = Vec::with_capacity(k.len() + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(k);
+        quoted.push(b'"');
+        let at = object
+            .windows(quoted.len())
+            .position(|w| w == quoted.as_slice())?;
+        let rest = &object[at + quoted.len()..];
+        let q = rest.iter().position(|&c| c.is_ascii_alphanumeric())?;
+        let end = run(rest, q, |c| c != b'"' && c != b'\\' && c != b',');
+        Some(&rest[q..end])
+    })?;
+    let lower: Vec<u8> = named_type.to_ascii_lowercase();
+    let has = |w: &[u8]| lower.windows(w.len()).any(|x| x == w);
+    let secret_type =
+        has(b"priv") || has(b"secret") || has(b"symmetric") || lower.ends_with(b"key");
+    (secret_type && !has(b"pub")).then_some(("private-key", vs, ve))
+}
+
 const JWK_PRIVATE: &[&[u8]] = &[b"d", b"p", b"q", b"dp", b"dq", b"qi", b"k"];
 
 /// The private members of the JSON Web Key whose `"kty"` starts at `s`: its object is

@@ -5,11 +5,13 @@
 //! What makes the fed word a credential is the reader: a command that reads a password
 //! or a token there (`READERS`, matched as anchors by `detect.rs`). What is fed is the
 //! word of a here-string on the reader's command, or the last argument of the `echo` or
-//! `printf` piped into it; `cat file |` and `"$VAR" |` feed nothing we can see.
+//! `printf` piped into it; `cat file |` and `"$VAR" |` feed nothing we can see. The
+//! readers that say only `login` or `/dev/stdin` need a machine-made value; a
+//! here-string of a long random value is a credential whatever reads it.
 
 use super::context::Hit;
 use super::structure::{argument, password_value};
-use super::text::{at, before, line_end, line_start, run_back, skip_blanks};
+use super::text::{Need, at, before, line_end, line_start, plausible, run_back, skip_blanks};
 
 /// How a reader is written: the anchor `detect.rs` matches, and what must follow it.
 pub(super) const READERS: &[&str] = &[
@@ -24,6 +26,10 @@ pub(super) const READERS: &[&str] = &[
     "passwd",
     // `sudo -S` reads the password from standard input.
     "sudo -S",
+    // Any `… login` fed by a pipe (`echo tok | az devops login`), and any command told
+    // to read a file argument from standard input (`wg set wg0 private-key /dev/stdin`).
+    "login",
+    "/dev/stdin",
 ];
 
 /// The credential fed to the reader whose anchor `literal` is at `s..e`.
@@ -44,6 +50,11 @@ pub(super) fn credential(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
     // `echo -e "pw\npw"` and `printf 'pw\n'`: the first line is the password.
     if let Some(p) = b[vs..ve].windows(2).position(|w| w == b"\\n") {
         ve = vs + p;
+    }
+    // The readers that say only "login" or "a file from stdin" take a token or a key:
+    // what is fed must look machine-made (`echo hello | ssh-keygen -lf /dev/stdin`).
+    if matches!(literal, "login" | "/dev/stdin") && !plausible(&b[vs..ve], Need::Token) {
+        return None;
     }
     password_value(b, vs, ve)
 }
@@ -84,6 +95,15 @@ pub(super) fn fed(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
         i = ve + usize::from(matches!(at(b, ve), Some(b'"' | b'\'')));
     }
     last
+}
+
+/// `hcloud context create prod <<< <token>`: a here-string of a long machine-made value
+/// is a credential whatever reads it (`bc <<< "2+2"`, `jq . <<< '{…}'` feed no such
+/// word); `e` is the end of the `<<< ` anchor.
+pub(super) fn here_string(b: &[u8], e: usize) -> Option<Hit> {
+    let (vs, ve) = argument(b, skip_blanks(b, e))?;
+    let v = &b[vs..ve];
+    (v.len() >= 32 && plausible(v, Need::Strong)).then_some(("token", vs, ve))
 }
 
 #[cfg(test)]

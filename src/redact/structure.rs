@@ -3,12 +3,14 @@
 //! `user:password` fed to `chpasswd` by a pipe or a here-string, positional passwords of
 //! account verbs (`rabbitmqctl add_user u p`, `htpasswd -b f u p`, `net use … p`,
 //! `net user u p /add`), Go MySQL DSNs (`user:pass@tcp(…)`), Oracle EZConnect and JDBC
-//! thin (`user/pass@host`), and Postfix `sasl_passwd` lines (`[host]:port user:pass`).
+//! thin (`user/pass@host`), Postfix `sasl_passwd` lines (`[host]:port user:pass`), the
+//! machine-made arguments of a login sub-command (`wandb login <key>`, `snyk auth
+//! <uuid>`), and the two words after an endpoint URL (`mc alias set N URL AK SK`).
 
 use super::context::Hit;
 use super::text::{
-    Need, at, before, contains_ci, is_placeholder, line_end, line_start, plausible, run, run_back,
-    skip_blanks,
+    Need, at, before, contains_ci, is_email, is_placeholder, is_uuid, line_end, line_start,
+    plausible, run, run_back, skip_blanks,
 };
 
 fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
@@ -146,6 +148,108 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
     password_value(b, vs, ve)
 }
 
+/// `wandb login <key>`, `snyk auth <uuid>`, `b2 account authorize <id> <key>`, `bw login
+/// <email> '<password>'`: the arguments of a sub-command that logs in are credentials
+/// when they look machine-made (or are a UUID, the shape many services issue keys in).
+/// Flags and the word after a flag (its value, which other rules judge) are skipped, and
+/// so are hosts, addresses, URLs and paths: `docker login ghcr.io` names a registry.
+///
+/// Returns how far it read: a later anchor inside those arguments need not read them
+/// again (`login login login …` stays linear).
+pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) -> usize {
+    if before(b, s).is_none_or(|c| c != b' ') {
+        return e;
+    }
+    let le = line_end(b, e, 1024);
+    let cmd_end = b[e..le]
+        .iter()
+        .position(|&c| matches!(c, b'|' | b';' | b'&' | b'>' | b'<'))
+        .map_or(le, |p| e + p);
+    let mut i = e;
+    let mut after_flag = false;
+    while i < cmd_end {
+        i = skip_blanks(b, i);
+        let Some((vs, ve)) = argument(b, i) else {
+            break;
+        };
+        if ve > cmd_end {
+            break;
+        }
+        let a = &b[vs..ve];
+        let quoted = vs > i;
+        i = ve + usize::from(quoted);
+        if a.starts_with(b"-") {
+            after_flag = !a.contains(&b'=');
+            continue;
+        }
+        if std::mem::take(&mut after_flag) {
+            continue;
+        }
+        // `.netrc`'s `login u password p`: a word that names a secret takes the next as
+        // its value, which the assignment rules judge.
+        if super::assign::classify_key(a).is_some() {
+            after_flag = true;
+            continue;
+        }
+        let machine_made =
+            is_uuid(a) || plausible(a, Need::Strong) || quoted && plausible(a, Need::Token);
+        if machine_made && !is_host(a) && !is_email(a) {
+            out.push(("token", vs, ve));
+        }
+    }
+    cmd_end
+}
+
+/// `mc alias set NAME https://host ACCESS SECRET`: a URL argument followed by exactly
+/// two words, the second a password or token, is an endpoint and its credentials
+/// (`s..e` is the URL's `://`). The first word goes too when it is machine-made.
+pub(super) fn after_url_pair(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
+    let url_start = run_back(b, s, s.saturating_sub(32), |c| c.is_ascii_alphanumeric());
+    if url_start == s || before(b, url_start) != Some(b' ') {
+        return;
+    }
+    let le = line_end(b, e, 1024);
+    let url_end = run(&b[..le], e, is_arg_char);
+    let mut args = Vec::new();
+    let mut i = url_end;
+    while i < le && args.len() < 3 {
+        i = skip_blanks(b, i);
+        let Some((vs, ve)) = argument(b, i) else {
+            break;
+        };
+        if ve > le || b[vs..ve].starts_with(b"-") || matches!(b[vs], b'|' | b';' | b'&' | b'>') {
+            break;
+        }
+        args.push((vs, ve));
+        i = ve + usize::from(vs > i);
+    }
+    let [(us, ue), (ps, pe)] = args[..] else {
+        return;
+    };
+    let pass = &b[ps..pe];
+    if !plausible(pass, Need::Token) || pass.windows(3).any(|w| w == b"://") || is_host(pass) {
+        return;
+    }
+    let user = &b[us..ue];
+    if plausible(user, Need::Strong) {
+        out.push(("token", us, ue));
+    }
+    out.push(("password", ps, pe));
+}
+
+/// `ghcr.io`, `123456789012.dkr.ecr.us-east-1.amazonaws.com:443`: a host name.
+fn is_host(v: &[u8]) -> bool {
+    let host = v.split(|&c| c == b':').next().unwrap_or(v);
+    host.contains(&b'.')
+        && host
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-'))
+        && host
+            .rsplit(|&c| c == b'.')
+            .next()
+            .is_some_and(|tld| tld.len() >= 2 && tld.iter().all(u8::is_ascii_lowercase))
+}
+
 /// `/add`, `/user:CORP\svc`, `/persistent:no`: a Windows switch, not a path.
 fn windows_switch(a: &[u8]) -> bool {
     let name_end = run(a, 1, |c| c.is_ascii_alphabetic());
@@ -181,7 +285,7 @@ pub(super) fn ezconnect(b: &[u8], s: usize) -> Option<Hit> {
     let user = &b[user_start..slash];
     if !user
         .iter()
-        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#' | b'-' | b'.'))
     {
         return None;
     }

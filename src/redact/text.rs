@@ -209,10 +209,22 @@ pub(super) fn is_named_digest(v: &[u8]) -> bool {
         return false;
     };
     let _ = last;
-    parts
-        .next()
-        .is_some_and(|p| p.len() >= 2 && p.iter().all(u8::is_ascii_alphabetic) && p.len() < v.len())
+    let Some(name) = parts.next() else {
+        return false;
+    };
+    // A name and one hash (`web-3f9a1c2`, `Linux-node-<sha256>`); a UUID or several
+    // long hex parts after the name are a token's body (`sdk-<uuid>`,
+    // `st.<uuid>.<hex>.<hex>`, `APP_USR-<hex>-…-<hex>`).
+    let tail = v.get(name.len() + 1..).unwrap_or_default();
+    let hashes = parts
+        .filter(|p| p.len() >= 7 && p.iter().all(|&c| is_hex(c)))
+        .count();
+    name.len() >= 2
+        && name.iter().all(u8::is_ascii_alphabetic)
+        && name.len() < v.len()
         && v.contains(&b'-')
+        && !tail.get(..36).is_some_and(is_uuid)
+        && hashes <= 1
 }
 
 /// A version, a date, a time, an IP address, a port mapping: digits and punctuation.
@@ -235,6 +247,12 @@ pub(super) fn is_path_like(v: &[u8]) -> bool {
             || v.contains(&b'+')
             || v.split(|&c| c == b'/').any(|seg| random_alnum(seg, 16)));
     if base64 {
+        return false;
+    }
+    // Paths do not hold the symbols people put in passwords (`/+!7y.$!@Pm…`).
+    if v.iter()
+        .any(|c| matches!(c, b'!' | b'*' | b'^' | b'@' | b'#' | b'?'))
+    {
         return false;
     }
     if v.starts_with(b"/") || v.starts_with(b"./") || v.starts_with(b"../") || v.starts_with(b"~") {
@@ -297,6 +315,7 @@ pub(super) fn is_dotted_identifier(v: &[u8]) -> bool {
                 .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
                 && part.iter().all(|&c| is_word(c))
                 && !(has_digit(part) && has_upper(part) && has_lower(part))
+                && !random_alnum(part, 16)
         })
 }
 
@@ -325,7 +344,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     let Some(&first) = v.first() else {
         return true;
     };
-    if placeholder_start(first) || sigil_name(v) {
+    if placeholder_start(first) && !braced_blob(v) || sigil_name(v) {
         return true;
     }
     if v.iter().all(|&c| c == first) {
@@ -345,11 +364,39 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     if percent_variable(v) || v.starts_with(b"ENC[") || is_reference(v) {
         return true;
     }
+    // The field's own name as its value: `user:password@`, `USER:PASSWORD@`.
+    if [
+        b"password".as_slice(),
+        b"passwd",
+        b"pass",
+        b"pwd",
+        b"secret",
+        b"token",
+        b"changeme",
+    ]
+    .iter()
+    .any(|w| v.eq_ignore_ascii_case(w))
+    {
+        return true;
+    }
     contains_ci(v, b"your")
         && (contains_ci(v, b"token")
             || contains_ci(v, b"key")
             || contains_ci(v, b"password")
             || contains_ci(v, b"secret"))
+}
+
+/// `{RoHaDyvhDV0t…=}`: Maven's encrypted password, base64 in braces, not a template's
+/// `{name}` or `{{ var }}`.
+fn braced_blob(v: &[u8]) -> bool {
+    let Some(inner) = v.strip_prefix(b"{").and_then(|r| r.strip_suffix(b"}")) else {
+        return false;
+    };
+    inner.len() >= 20
+        && inner.iter().all(|&c| is_b64(c))
+        && has_digit(inner)
+        && has_upper(inner)
+        && has_lower(inner)
 }
 
 /// `%DB_PASSWORD%`: a Windows `cmd` variable.
@@ -589,7 +636,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
     if v.is_empty() || v.len() > 8192 || is_placeholder(v) || is_stop_word(v) {
         return false;
     }
-    if v.contains(&b'(') || v.contains(&b')') || is_dotted_identifier(v) {
+    if is_call(v) || is_dotted_identifier(v) || is_lookup(v) {
         return false;
     }
     if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") {
@@ -611,7 +658,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
                 || v.contains(&b'\t')
                 || is_path_like(v)
                 || is_file_name(v)
-                || v.contains(&b'@') && v.contains(&b'.') && !v.contains(&b':')
+                || is_email(v)
                 || v.windows(3).any(|w| w == b"://")
             {
                 return false;
@@ -635,8 +682,11 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             // Short one-case hex is an abbreviated hash or an id.
             let hex_id =
                 v.len() < 16 && v.iter().all(|&c| is_hex(c)) && !(has_upper(v) && has_lower(v));
-            if hex_id || looks_like_word_list(v) {
+            if hex_id || looks_like_word_list(v) && !(need == Need::Token && is_passphrase(v)) {
                 return false;
+            }
+            if is_passphrase(v) {
+                return need == Need::Token;
             }
             let e = entropy(v);
             if strong {
@@ -646,6 +696,68 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             }
         }
     }
+}
+
+/// `ops@example.com`: a local part and a dotted domain of name characters.
+pub(super) fn is_email(v: &[u8]) -> bool {
+    let Some(at_sign) = v.iter().position(|&c| c == b'@') else {
+        return false;
+    };
+    let (local, domain) = (&v[..at_sign], &v[at_sign + 1..]);
+    !local.is_empty()
+        && local
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-'))
+        && domain.contains(&b'.')
+        && domain
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-'))
+}
+
+/// `getenv("X")`, `Read-Host()`: a call in code, not a value. A random value may hold
+/// a parenthesis (`…IQ)z7p…`), but not start with a name and end with the call's `)`.
+pub(super) fn is_call(v: &[u8]) -> bool {
+    let name_end = run(v, 0, |c| {
+        is_word(c) || matches!(c, b'.' | b':' | b'$' | b'-' | b'@')
+    });
+    matches!(v.first(), Some(b'(' | b')')) || at(v, name_end) == Some(b'(') && v.ends_with(b")")
+}
+
+/// `os.environ[`, `$ENV{`, `ENV.fetch(`: a value cut at the bracket that opens the name
+/// of a secret kept elsewhere.
+fn is_lookup(v: &[u8]) -> bool {
+    let Some((&last, name)) = v.split_last() else {
+        return false;
+    };
+    matches!(last, b'[' | b'{' | b'(')
+        && !name.is_empty()
+        && name
+            .iter()
+            .all(|&c| is_word(c) || matches!(c, b'.' | b'$' | b':'))
+}
+
+/// `desert-pepper-harbor-4446`, `Otter.Nebula.Summit.80`: a generated passphrase —
+/// three or more words of letters joined by one separator and a group of digits. A
+/// value of this shape only counts where a key already names a secret; elsewhere it
+/// is a name (`api-gateway-prod-01`).
+pub(super) fn is_passphrase(v: &[u8]) -> bool {
+    let Some(&sep) = v.iter().find(|&&c| matches!(c, b'-' | b'.' | b'_')) else {
+        return false;
+    };
+    if v.len() < 16 {
+        return false;
+    }
+    let (mut words, mut numbers) = (0, 0);
+    for p in v.split(|&c| c == sep) {
+        if (3..=12).contains(&p.len()) && p.iter().all(u8::is_ascii_alphabetic) {
+            words += 1;
+        } else if (2..=6).contains(&p.len()) && p.iter().all(u8::is_ascii_digit) {
+            numbers += 1;
+        } else {
+            return false;
+        }
+    }
+    words >= 3 && numbers >= 1
 }
 
 /// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.

@@ -1,0 +1,282 @@
+//! What a command printed from a file whose name says it holds secrets
+//! (`cat /etc/rsyncd.secrets`, `tail keys.log`, `sudo cat ~/.pgpass`, `cat privatekey`):
+//! the file's lines carry no key that names each value, so every field that looks like a
+//! password or a machine-made token is one. It owns the file-name test and the field
+//! test; which command read the file is `detect.rs`'s anchor (`READERS`).
+//!
+//! The same holds for the line a shell or a REPL printed for a name that says secret
+//! (`echo $DB_PASSWORD`, terraform console's `> var.admin_password`, `>>> settings.SECRET_KEY`):
+//! the next line is its value (`printed`).
+//!
+//! Public files are kept out by name (`*.pub`, certificates, `known_hosts`,
+//! `authorized_keys`, `/etc/passwd`), and public blobs by `allow.rs` like any context
+//! finding. Cost: one anchor per reader word; the line is read only when the reader is a
+//! command word, and the output only when an argument names a secret.
+
+use super::assign::classify_key;
+use super::context::Hit;
+use super::text::{
+    Need, contains_ci, has_alpha, has_digit, is_dotted_identifier, is_email, is_numeric_shape,
+    is_passphrase, is_path_like, is_placeholder, is_version, line_end, looks_like_word_list,
+    plausible, skip_blanks,
+};
+
+/// Commands that print a file, as anchors (case-insensitive, `Get-Content` included).
+pub(super) const READERS: &[&str] = &["cat ", "tail ", "head ", "get-content "];
+
+/// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, and a
+/// REPL's prompt (`> `, `>>> `) before an expression.
+pub(super) const PRINTERS: &[&str] = &["echo $", "printenv ", "\n> ", "\n>>> "];
+
+/// The value printed on the line after `echo $NAME`, `printenv NAME` or a REPL's
+/// `> var.name`, when the name says secret; `s..e` is the printer's anchor.
+pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if b[s] != b'\n' && s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$') {
+        return None;
+    }
+    let le = line_end(b, e, 256);
+    let expr = b[e..le].trim_ascii();
+    // One expression: a name, a path of names, an index (`ENV['X']`), `${X}`.
+    let simple = !expr.is_empty()
+        && expr.iter().all(|&c| {
+            c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    b'_' | b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$'
+                )
+        });
+    if !simple {
+        return None;
+    }
+    let name = expr
+        .split(|&c| matches!(c, b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$'))
+        .rfind(|p| !p.is_empty())?;
+    classify_key(name)?;
+    let vs0 = le + 1;
+    if vs0 >= b.len() {
+        return None;
+    }
+    let ve0 = line_end(b, vs0, 1024);
+    let mut vs = skip_blanks(b, vs0);
+    let mut ve = vs + b[vs..ve0].trim_ascii_end().len();
+    if b[vs..ve].starts_with(b"=> ") {
+        vs += 3;
+    }
+    if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
+        vs += 1;
+        ve -= 1;
+    }
+    let v = &b[vs..ve];
+    if v.len() < 6 || v.iter().any(u8::is_ascii_whitespace) || !plausible(v, Need::Password) {
+        return None;
+    }
+    Some(("password", vs, ve))
+}
+
+/// Lines of output read at most, and bytes per line.
+const MAX_LINES: usize = 64;
+const MAX_LINE: usize = 4096;
+
+/// Words of a path that say the file holds secrets.
+const SECRET_WORDS: &[&[u8]] = &[
+    b"secret",
+    b"passw",
+    b"token",
+    b"credential",
+    b"private",
+    b"keylog",
+    b"keys.log",
+    b"keystore",
+    b"pgpass",
+    b"netrc",
+];
+
+/// The fields of the output of the reader at `s..e`, when it reads a secret's file.
+pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
+    // A command word: at a line's start, after a prompt, a blank or `sudo`.
+    if s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$' | b'>' | b'|' | b'(') {
+        return;
+    }
+    let le = line_end(b, s, 1024);
+    let secret_arg = b[s..le]
+        .split(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))
+        .skip(1)
+        .any(|w| !w.starts_with(b"-") && secret_file(w));
+    if !secret_arg || le >= b.len() {
+        return;
+    }
+    let mut ls = le + 1;
+    for _ in 0..MAX_LINES {
+        if ls >= b.len() {
+            break;
+        }
+        let le = line_end(b, ls, MAX_LINE);
+        let line = &b[ls..le];
+        if prompt(line) {
+            break;
+        }
+        if !line.trim_ascii_start().starts_with(b"#") {
+            fields(b, ls, le, out);
+        }
+        ls = le + 1;
+    }
+}
+
+/// A path whose words say "secret", unless its name says public.
+fn secret_file(path: &[u8]) -> bool {
+    let name = path
+        .rsplit(|&c| c == b'/' || c == b'\\')
+        .next()
+        .unwrap_or(path);
+    let public = [
+        b".pub".as_slice(),
+        b".crt",
+        b".cer",
+        b".csr",
+        b"public",
+        b"known_hosts",
+        b"authorized_keys",
+    ]
+    .iter()
+    .any(|w| contains_ci(name, w))
+        || name.eq_ignore_ascii_case(b"passwd")
+        // `auth.log` is sshd's log of logins, not a file of credentials.
+        || contains_ci(name, b".log") && !contains_ci(name, b"key");
+    let stem = name.split(|&c| c == b'.').next().unwrap_or(name);
+    let named = SECRET_WORDS.iter().any(|w| contains_ci(path, w))
+        || name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b".key")
+        || stem.eq_ignore_ascii_case(b"auth")
+        || stem.eq_ignore_ascii_case(b"creds");
+    named && !public
+}
+
+/// The next command's line: the reader's output ends there.
+fn prompt(line: &[u8]) -> bool {
+    [b"$ ".as_slice(), b"> ", b"+ ", b"PS ", b"C:\\"]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
+/// Each field of `b[ls..le]` (split at blanks, quotes, `=` and `:`) that is a secret.
+fn fields(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
+    let mut i = ls;
+    while i < le {
+        let sep = |c: u8| {
+            c.is_ascii_whitespace()
+                || matches!(
+                    c,
+                    b'"' | b'\'' | b'=' | b':' | b',' | b'{' | b'}' | b'[' | b']'
+                )
+        };
+        if sep(b[i]) && !(b[i] == b',' && i + 1 < le && !sep(b[i + 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        // A `,` inside a field is the password's (`WXIJr?b,jdM98X`).
+        while i < le && !(sep(b[i]) && !(b[i] == b',' && i + 1 < le && !sep(b[i + 1]))) {
+            i += 1;
+        }
+        if secret_field(&b[start..i]) {
+            out.push(("secret", start, i));
+        }
+    }
+}
+
+/// `"app" "2fHAda1cosVfZXX…"` alone on a line (pgbouncer's `userlist.txt`, and any
+/// two-column list of a quoted name and its quoted secret); `s` is the `" "` between.
+pub(super) fn quoted_pair(b: &[u8], s: usize) -> Option<Hit> {
+    let ls = super::text::line_start(b, s);
+    let le = line_end(b, s, 1024);
+    let line = &b[ls..le];
+    let lead = line.len() - line.trim_ascii_start().len();
+    let line = line.trim_ascii();
+    let [b'"', rest @ ..] = line else {
+        return None;
+    };
+    let name_end = rest.iter().position(|&c| c == b'"')?;
+    let name = &rest[..name_end];
+    let tail = rest.get(name_end + 1..)?;
+    let gap = tail
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    let [b'"', value @ .., b'"'] = &tail[gap..] else {
+        return None;
+    };
+    let plain_name = !name.is_empty()
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'@'));
+    if !plain_name || value.contains(&b'"') || !secret_field(value) {
+        return None;
+    }
+    let vs = ls + lead + 1 + name_end + 1 + gap + 1;
+    Some(("password", vs, vs + value.len()))
+}
+
+/// A password or a machine-made token, not a name, an address, a path or a number.
+fn secret_field(v: &[u8]) -> bool {
+    v.len() >= 8
+        && has_alpha(v)
+        && (has_digit(v) || v.iter().any(|c| b"!@#$%^&*?~+/".contains(c)))
+        && !is_email(v)
+        && !is_path_like(v)
+        && !is_numeric_shape(v)
+        && !is_version(v)
+        && !is_placeholder(v)
+        && !is_dotted_identifier(v)
+        && (!looks_like_word_list(v) || is_passphrase(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_secret_by_their_name() {
+        for p in [
+            "/etc/rsyncd.secrets",
+            "/etc/ppp/chap-secrets",
+            "config/master.key",
+            "privatekey",
+            "~/.pgpass",
+            "/etc/openvpn/client/auth.txt",
+            "$SSLKEYLOGFILE",
+            "~/.bce/credentials",
+            "/run/secrets/db_password",
+        ] {
+            assert!(secret_file(p.as_bytes()), "{p}");
+        }
+        for p in [
+            "~/.ssh/id_ed25519.pub",
+            "~/.ssh/authorized_keys",
+            "/etc/passwd",
+            "server.crt",
+            "/var/log/auth.log.1",
+            "notes.txt",
+        ] {
+            assert!(!secret_file(p.as_bytes()), "{p}");
+        }
+    }
+
+    #[test]
+    fn fields_are_secrets_when_they_look_like_passwords_or_tokens() {
+        for v in [
+            "Pepper2349@Maple",
+            "b35d5d3d0f10cca49394a6704a2553d5",
+            "Fjord.Sierra.Orbit.54",
+        ] {
+            assert!(secret_field(v.as_bytes()), "{v}");
+        }
+        for v in [
+            "monitor",
+            "oskar@tyrell.example.com",
+            "10.195.51.25",
+            "aes-128-ctr",
+            "CLIENT_RANDOM",
+        ] {
+            assert!(!secret_field(v.as_bytes()), "{v}");
+        }
+    }
+}
