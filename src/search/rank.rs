@@ -109,6 +109,11 @@ pub struct Tuning {
     /// that shares the concept and few words. At or above `min_relevance`
     /// it is off.
     pub concept_relevance: f32,
+    /// Units a learning must match on that concept path. A telling concept
+    /// is itself the evidence (1): a paraphrase that names it through a
+    /// synonym often shares no other word with the learning. 2 was the
+    /// rule before issue 36's fourth pass.
+    pub concept_units: usize,
 }
 
 impl Default for Tuning {
@@ -139,6 +144,7 @@ impl Default for Tuning {
             min_coverage: 0.0,
             concept_df_share: 0.02,
             concept_relevance: 0.1,
+            concept_units: 1,
         }
     }
 }
@@ -197,6 +203,7 @@ impl Hit {
             "coverage": round(self.signals.coverage),
             "missing": self.signals.missing,
             "agreement": round(self.signals.agreement),
+            "units": self.signals.units,
             "outcomes": {
                 "effective": e.effective,
                 "ineffective": e.ineffective,
@@ -221,6 +228,8 @@ pub struct Signals {
     pub agreement: f32,
     /// What admitted it: `signature`, `relevance` or `concepts`.
     pub admitted_by: &'static str,
+    /// The matched units toward `min_units` (a word 1, a concept 0–2).
+    pub units: u32,
 }
 
 enum Label {
@@ -346,11 +355,16 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             .sum();
         let admitted_by = if sig >= t.signature_min {
             "signature"
-        } else if single_common || evidence < need {
-            continue;
-        } else if relevance >= t.min_relevance && coverage >= t.min_coverage {
+        } else if !single_common
+            && evidence >= need
+            && relevance >= t.min_relevance
+            && coverage >= t.min_coverage
+        {
             "relevance"
-        } else if telling && relevance >= t.concept_relevance {
+        } else if telling
+            && evidence >= (t.concept_units as u32).min(need)
+            && relevance >= t.concept_relevance
+        {
             "concepts"
         } else {
             continue;
@@ -367,6 +381,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             missing,
             agreement,
             admitted_by,
+            units: evidence,
         };
         hits.push((
             doc,
@@ -539,6 +554,8 @@ pub struct UnitInfo {
     pub idf: f32,
     pub weight: f32,
     pub own: bool,
+    /// What matching it counts toward `min_units`.
+    pub counts: u32,
 }
 
 /// What a text becomes: its units and the most a learning could score.
@@ -555,6 +572,7 @@ pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f
             idf: u.idf,
             weight: u.weight,
             own: u.own,
+            counts: u.counts,
         })
         .collect();
     (info, maximum)
