@@ -557,8 +557,9 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             Box::new(|t, v| t.signature_min = v),
             Box::new(|t, v| t.signature_bonus = v),
             Box::new(|t, v| t.concept_units = v as usize),
+            Box::new(|t, v| t.bridge_units = v as u32),
         ];
-        let grids: [&[f32]; 19] = [
+        let grids: [&[f32]; 20] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -578,6 +579,7 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             &[0.4, 0.5, 0.6, 0.75, 0.9, 1.1],
             &[0.0, 0.25, 0.5, 1.0],
             &[1.0, 2.0],
+            &[0.0, 1.0],
         ];
         for (set, grid) in candidates.iter().zip(grids) {
             for &v in grid {

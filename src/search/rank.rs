@@ -114,6 +114,11 @@ pub struct Tuning {
     /// synonym often shares no other word with the learning. 2 was the
     /// rule before issue 36's fourth pass.
     pub concept_units: usize,
+    /// What a common concept named by one word counts toward `min_units`
+    /// for a learning that holds the concept but not the word that named it
+    /// (a synonym bridged the two): 1, as a word; 0 was the rule before
+    /// issue 36's fourth pass (it counted only as that word).
+    pub bridge_units: u32,
 }
 
 impl Default for Tuning {
@@ -145,6 +150,7 @@ impl Default for Tuning {
             concept_df_share: 0.02,
             concept_relevance: 0.1,
             concept_units: 1,
+            bridge_units: 1,
         }
     }
 }
@@ -351,7 +357,16 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             .iter()
             .enumerate()
             .filter(|(i, _)| matched[d] & (1u64 << i) != 0)
-            .map(|(_, u)| u.counts)
+            .map(|(_, u)| {
+                // A common concept named by one word counts as that word,
+                // unless the learning holds the concept and not the word:
+                // then the KG bridged a paraphrase, and that is evidence.
+                let bridged = u.counts == 0
+                    && u.own
+                    && matches!(u.label, Label::Concept(_))
+                    && u.names.iter().all(|&j| matched[d] & (1u64 << j) == 0);
+                if bridged { t.bridge_units } else { u.counts }
+            })
             .sum();
         let admitted_by = if sig >= t.signature_min {
             "signature"

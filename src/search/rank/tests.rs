@@ -680,3 +680,43 @@ fn a_telling_concept_alone_admits_and_never_reorders() {
         .collect();
     assert_eq!(ids(&strict), kept);
 }
+
+#[test]
+fn a_common_concept_counts_when_it_bridges_a_word_the_learning_lacks() {
+    // `container-runtime` is held by both docker learnings (common at a
+    // share of a fifth); "podman" names it and no learning holds the word.
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "compose",
+        "`docker compose up` failed: port is already allocated",
+        "docker compose up",
+        "Bind for 0.0.0.0:5432 failed: port is already allocated",
+        "stop the other container that publishes 5432",
+    ));
+    let (concepts, problems) = kg::check(&[(
+        "kg/container-runtime.md".to_string(),
+        b"synonyms:: docker, podman\n".to_vec(),
+    )]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let docs: Vec<Doc> = learnings
+        .iter()
+        .map(|l| Doc::new(l, &format!("{}/{}.md", l.agent_id, l.id), Tally::default()))
+        .collect();
+    let index = Index::build(&docs, Graph::from_files(&concepts), IndexParams::default());
+    // "lock" is another learning's word; the compose learning holds
+    // "allocated" and the concept, bridged by "podman": two units, not one.
+    let text = "podman: lock allocated";
+    let off = Tuning {
+        bridge_units: 0,
+        ..Tuning::default()
+    };
+    let on = Tuning::default();
+    assert!(!ids(&rank(&index, &ask(text), &off)).contains(&"compose"));
+    let hits = rank(&index, &ask(text), &on);
+    assert_eq!(ids(&hits).first(), Some(&"compose"), "{hits:?}");
+    assert_eq!(hits[0].signals.units, 2);
+    // "docker" itself is a word the learning holds: the concept adds
+    // nothing beyond it, and a question that shares only the program is
+    // still refused.
+    assert!(rank(&index, &ask("how do I prune old docker images"), &on).is_empty());
+}
