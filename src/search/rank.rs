@@ -20,7 +20,9 @@
 //!    credit admits; it never reorders, since a learning that holds the
 //!    text's own words is the better match. A learning that holds a
 //!    *telling* concept the text names (one few learnings hold) is admitted
-//!    from a lower relevance: a paraphrase shares the concept and few words.
+//!    from a lower relevance and on that one unit: a paraphrase shares the
+//!    concept and few words. A common concept counts as a unit for a
+//!    learning that holds it but not the word that named it (a bridge).
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
