@@ -14,10 +14,10 @@
 //!       by how many of them they contain, and (c') the whole text as one
 //!       fixed string. All on every query, then on the `tune` and `test`
 //!       halves apart (the defaults were tuned on `tune` only).
-//!   search_eval tune DIR QUERIES [--report DIR2 QUERIES2]
+//!   search_eval tune DIR QUERIES [--report DIR2 QUERIES2]...
 //!       a grid over the query-side knobs, on the `tune` half, in memory;
 //!       then the tuning found, beside the defaults and plain BM25, on the
-//!       `test` half, and on all of DIR2 (another corpus: generalisation).
+//!       `test` half, and on all of each DIR2 (other corpora: generalisation).
 //!   search_eval explain DIR TEXT
 //!       the text's units and the maximum, then the top 5 with relevance,
 //!       those below the threshold too (marked): how far a refusal was.
@@ -523,7 +523,7 @@ fn report_tuned(dir: &Path, queries_path: &Path, t: &Tuning, params: IndexParams
     }
 }
 
-fn tune(dir: &Path, queries_path: &Path, report: Option<(PathBuf, PathBuf)>) {
+fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
     let queries = read_queries(queries_path);
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
@@ -556,8 +556,10 @@ fn tune(dir: &Path, queries_path: &Path, report: Option<(PathBuf, PathBuf)>) {
             Box::new(|t, v| t.concept_relevance = v),
             Box::new(|t, v| t.signature_min = v),
             Box::new(|t, v| t.signature_bonus = v),
+            Box::new(|t, v| t.concept_units = v as usize),
+            Box::new(|t, v| t.bridge_units = v as u32),
         ];
-        let grids: [&[f32]; 18] = [
+        let grids: [&[f32]; 20] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -576,6 +578,8 @@ fn tune(dir: &Path, queries_path: &Path, report: Option<(PathBuf, PathBuf)>) {
             &[0.05, 0.1, 0.15, 0.2, 1.0],
             &[0.4, 0.5, 0.6, 0.75, 0.9, 1.1],
             &[0.0, 0.25, 0.5, 1.0],
+            &[1.0, 2.0],
+            &[0.0, 1.0],
         ];
         for (set, grid) in candidates.iter().zip(grids) {
             for &v in grid {
@@ -610,8 +614,8 @@ fn tune(dir: &Path, queries_path: &Path, report: Option<(PathBuf, PathBuf)>) {
         best.1
     );
     report_tuned(dir, queries_path, &best.1, params, true);
-    if let Some((other, other_queries)) = report {
-        report_tuned(&other, &other_queries, &best.1, params, false);
+    for (other, other_queries) in report {
+        report_tuned(other, other_queries, &best.1, params, false);
     }
 }
 
@@ -710,7 +714,7 @@ fn dump(dir: &Path, queries_path: &Path) {
         let (units, maximum) = rank::explain(&index, &q.q, &loose);
         let units: Vec<serde_json::Value> = units
             .iter()
-            .map(|u| serde_json::json!({"label": u.label, "df": u.df, "own": u.own, "w": u.weight * u.idf}))
+            .map(|u| serde_json::json!({"label": u.label, "df": u.df, "own": u.own, "counts": u.counts, "w": u.weight * u.idf}))
             .collect();
         println!(
             "{}",
@@ -897,11 +901,13 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("eval") => eval(&path(1), &path(2), args.iter().any(|a| a == "--misses")),
         Some("tune") => {
-            let report = args
+            let report: Vec<(PathBuf, PathBuf)> = args
                 .iter()
-                .position(|a| a == "--report")
-                .map(|i| (path(i + 1), path(i + 2)));
-            tune(&path(1), &path(2), report)
+                .enumerate()
+                .filter(|(_, a)| *a == "--report")
+                .map(|(i, _)| (path(i + 1), path(i + 2)))
+                .collect();
+            tune(&path(1), &path(2), &report)
         }
         Some("explain") => {
             let dir = path(1);

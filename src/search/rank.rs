@@ -20,7 +20,9 @@
 //!    credit admits; it never reorders, since a learning that holds the
 //!    text's own words is the better match. A learning that holds a
 //!    *telling* concept the text names (one few learnings hold) is admitted
-//!    from a lower relevance: a paraphrase shares the concept and few words.
+//!    from a lower relevance and on that one unit: a paraphrase shares the
+//!    concept and few words. A common concept counts as a unit for a
+//!    learning that holds it but not the word that named it (a bridge).
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
@@ -109,6 +111,16 @@ pub struct Tuning {
     /// that shares the concept and few words. At or above `min_relevance`
     /// it is off.
     pub concept_relevance: f32,
+    /// Units a learning must match on that concept path. A telling concept
+    /// is itself the evidence (1): a paraphrase that names it through a
+    /// synonym often shares no other word with the learning. 2 was the
+    /// rule before issue 36's fourth pass.
+    pub concept_units: usize,
+    /// What a common concept named by one word counts toward `min_units`
+    /// for a learning that holds the concept but not the word that named it
+    /// (a synonym bridged the two): 1, as a word; 0 was the rule before
+    /// issue 36's fourth pass (it counted only as that word).
+    pub bridge_units: u32,
 }
 
 impl Default for Tuning {
@@ -139,6 +151,8 @@ impl Default for Tuning {
             min_coverage: 0.0,
             concept_df_share: 0.02,
             concept_relevance: 0.1,
+            concept_units: 1,
+            bridge_units: 1,
         }
     }
 }
@@ -197,6 +211,7 @@ impl Hit {
             "coverage": round(self.signals.coverage),
             "missing": self.signals.missing,
             "agreement": round(self.signals.agreement),
+            "units": self.signals.units,
             "outcomes": {
                 "effective": e.effective,
                 "ineffective": e.ineffective,
@@ -221,6 +236,8 @@ pub struct Signals {
     pub agreement: f32,
     /// What admitted it: `signature`, `relevance` or `concepts`.
     pub admitted_by: &'static str,
+    /// The matched units toward `min_units` (a word 1, a concept 0–2).
+    pub units: u32,
 }
 
 enum Label {
@@ -342,15 +359,29 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             .iter()
             .enumerate()
             .filter(|(i, _)| matched[d] & (1u64 << i) != 0)
-            .map(|(_, u)| u.counts)
+            .map(|(_, u)| {
+                // A common concept named by one word counts as that word,
+                // unless the learning holds the concept and not the word:
+                // then the KG bridged a paraphrase, and that is evidence.
+                let bridged = u.counts == 0
+                    && u.own
+                    && matches!(u.label, Label::Concept(_))
+                    && u.names.iter().all(|&j| matched[d] & (1u64 << j) == 0);
+                if bridged { t.bridge_units } else { u.counts }
+            })
             .sum();
         let admitted_by = if sig >= t.signature_min {
             "signature"
-        } else if single_common || evidence < need {
-            continue;
-        } else if relevance >= t.min_relevance && coverage >= t.min_coverage {
+        } else if !single_common
+            && evidence >= need
+            && relevance >= t.min_relevance
+            && coverage >= t.min_coverage
+        {
             "relevance"
-        } else if telling && relevance >= t.concept_relevance {
+        } else if telling
+            && evidence >= (t.concept_units as u32).min(need)
+            && relevance >= t.concept_relevance
+        {
             "concepts"
         } else {
             continue;
@@ -367,6 +398,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             missing,
             agreement,
             admitted_by,
+            units: evidence,
         };
         hits.push((
             doc,
@@ -539,6 +571,8 @@ pub struct UnitInfo {
     pub idf: f32,
     pub weight: f32,
     pub own: bool,
+    /// What matching it counts toward `min_units`.
+    pub counts: u32,
 }
 
 /// What a text becomes: its units and the most a learning could score.
@@ -555,6 +589,7 @@ pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f
             idf: u.idf,
             weight: u.weight,
             own: u.own,
+            counts: u.counts,
         })
         .collect();
     (info, maximum)

@@ -98,7 +98,8 @@ fn suggest_finds_a_recurring_error_and_says_why_in_the_json_contract() {
             "outcomes",
             "relevance",
             "signature",
-            "terms"
+            "terms",
+            "units"
         ]
         .into()
     );

@@ -583,3 +583,140 @@ fn a_concept_many_learnings_hold_admits_nothing_below_the_threshold() {
     };
     assert!(rank(&index, &ask(text), &common).is_empty());
 }
+
+/// The corpus's KG plus `state-lock`, named by one word ("wedged") that no
+/// learning holds: a paraphrase reaches the lock learning only through it.
+fn index_with_state_lock(learnings: &[Learning]) -> Index {
+    let (concepts, problems) = kg::check(&[
+        (
+            "kg/protected-branch.md".to_string(),
+            b"synonyms:: protected branch, branch protection, GH006\n".to_vec(),
+        ),
+        (
+            "kg/state-lock.md".to_string(),
+            b"synonyms:: state lock, wedged\n".to_vec(),
+        ),
+    ]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let docs: Vec<Doc> = learnings
+        .iter()
+        .map(|l| Doc::new(l, &format!("{}/{}.md", l.agent_id, l.id), Tally::default()))
+        .collect();
+    Index::build(&docs, Graph::from_files(&concepts), IndexParams::default())
+}
+
+#[test]
+fn a_paraphrase_that_names_a_telling_concept_needs_no_second_unit() {
+    let index = index_with_state_lock(&corpus());
+    // "docker" is a word of another learning; "wedged" names the lock's
+    // concept and nothing else. The lock learning matches one unit.
+    let text = "provisioning from the docker runner is wedged";
+    let two = Tuning {
+        concept_units: 2,
+        ..Tuning::default()
+    };
+    assert!(!ids(&rank(&index, &ask(text), &two)).contains(&"lock"));
+    let hits = rank(&index, &ask(text), &Tuning::default());
+    assert_eq!(ids(&hits), ["lock"], "{hits:?}");
+    assert_eq!(hits[0].signals.admitted_by, "concepts");
+    assert_eq!(hits[0].signals.units, 1);
+    assert_eq!(hits[0].concepts, ["state-lock"]);
+}
+
+#[test]
+fn an_unanswerable_question_that_shares_only_the_program_is_still_refused() {
+    let index = index_with_state_lock(&corpus());
+    // Names docker and a generic word, and no telling concept.
+    let text = "how do I list docker images sorted by their size";
+    assert!(rank(&index, &ask(text), &Tuning::default()).is_empty());
+}
+
+#[test]
+fn a_telling_concept_alone_admits_and_never_reorders() {
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "lock-s3",
+        "`terraform plan` hangs: the state lock is held in DynamoDB",
+        "terraform plan",
+        "Acquiring state lock. This may take a few moments...",
+        "find the holder with the lock id and wait for its run",
+    ));
+    let index = index_with_state_lock(&learnings);
+    let text = "provisioning from the docker runner is wedged again";
+    // Two of five learnings hold the concept: telling (and rare, so its one
+    // word counts as a unit) at a share of a half.
+    let telling = Tuning {
+        concept_df_share: 0.5,
+        single_df_share: 0.5,
+        ..Tuning::default()
+    };
+    let loose = Tuning {
+        min_relevance: 0.0,
+        min_units: 1,
+        ..telling
+    };
+    let before = rank(
+        &index,
+        &ask(text),
+        &Tuning {
+            concept_units: 2,
+            ..loose
+        },
+    );
+    let after = rank(&index, &ask(text), &loose);
+    // The same answers in the same order with the same scores: the rule
+    // only decides who is admitted.
+    assert_eq!(ids(&before), ids(&after));
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(b.score, a.score);
+    }
+    let strict = rank(&index, &ask(text), &telling);
+    let mut admitted = ids(&strict);
+    admitted.sort_unstable();
+    assert_eq!(admitted, ["lock", "lock-s3"], "{strict:?}");
+    let kept: Vec<&str> = ids(&after)
+        .into_iter()
+        .filter(|id| admitted.contains(id))
+        .collect();
+    assert_eq!(ids(&strict), kept);
+}
+
+#[test]
+fn a_common_concept_counts_when_it_bridges_a_word_the_learning_lacks() {
+    // `container-runtime` is held by both docker learnings (common at a
+    // share of a fifth); "podman" names it and no learning holds the word.
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "compose",
+        "`docker compose up` failed: port is already allocated",
+        "docker compose up",
+        "Bind for 0.0.0.0:5432 failed: port is already allocated",
+        "stop the other container that publishes 5432",
+    ));
+    let (concepts, problems) = kg::check(&[(
+        "kg/container-runtime.md".to_string(),
+        b"synonyms:: docker, podman\n".to_vec(),
+    )]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let docs: Vec<Doc> = learnings
+        .iter()
+        .map(|l| Doc::new(l, &format!("{}/{}.md", l.agent_id, l.id), Tally::default()))
+        .collect();
+    let index = Index::build(&docs, Graph::from_files(&concepts), IndexParams::default());
+    // "lock" is another learning's word; the compose learning holds
+    // "allocated" and the concept, bridged by "podman": two units, not one.
+    let text = "podman: lock allocated";
+    let off = Tuning {
+        bridge_units: 0,
+        ..Tuning::default()
+    };
+    let on = Tuning::default();
+    assert!(!ids(&rank(&index, &ask(text), &off)).contains(&"compose"));
+    let hits = rank(&index, &ask(text), &on);
+    assert_eq!(ids(&hits).first(), Some(&"compose"), "{hits:?}");
+    assert_eq!(hits[0].signals.units, 2);
+    // "docker" itself is a word the learning holds: the concept adds
+    // nothing beyond it, and a question that shares only the program is
+    // still refused.
+    assert!(rank(&index, &ask("how do I prune old docker images"), &on).is_empty());
+}
