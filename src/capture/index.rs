@@ -209,19 +209,27 @@ impl CaptureIndex {
     /// Writes a snapshot (both files). Advice first: a reader that finds the
     /// failures file finds both.
     pub fn save(&self, state: &StateDir) -> std::io::Result<()> {
-        let failures = CaptureIndex {
-            version: VERSION,
-            failures: self.failures.clone(),
-            ..CaptureIndex::default()
-        };
-        let advice = CaptureIndex {
-            version: VERSION,
-            warnings: self.warnings.clone(),
-            patterns: self.patterns.clone(),
-            ..CaptureIndex::default()
-        };
+        let (failures, advice) = self.parts();
         write_part(&state.capture_advice(), &advice)?;
         write_part(&state.capture_index(), &failures)
+    }
+
+    /// The two files' parts, borrowed: a 100,000-learning index is ~100 MiB
+    /// in memory, and a copy of it was a first sync's peak.
+    fn parts(&self) -> (Part<'_>, Part<'_>) {
+        let failures = Part {
+            version: VERSION,
+            failures: Some(&self.failures),
+            warnings: None,
+            patterns: &[],
+        };
+        let advice = Part {
+            version: VERSION,
+            failures: None,
+            warnings: Some(&self.warnings),
+            patterns: &self.patterns,
+        };
+        (failures, advice)
     }
 
     /// Adds what another index holds (a log line) on top of this one, after
@@ -366,9 +374,20 @@ impl CaptureIndex {
 
     /// Files advice under a command, replacing the same learning's older one.
     fn file_warning(&mut self, command: String, advice: Advice) {
-        let filed = self.warnings.entry(command).or_default();
-        filed.retain(|a| a.id != advice.id);
-        filed.push(advice);
+        use std::collections::btree_map::Entry;
+        match self.warnings.entry(command) {
+            // Most commands have one learning: a list of exactly one, not
+            // the four a push would make room for (~1 KiB a learning, a
+            // 100,000-learning rebuild's largest allocation).
+            Entry::Vacant(v) => {
+                v.insert(vec![advice]);
+            }
+            Entry::Occupied(mut o) => {
+                let filed = o.get_mut();
+                filed.retain(|a| a.id != advice.id);
+                filed.push(advice);
+            }
+        }
     }
 
     /// The learning a failure with this key recurs, if any.
@@ -433,7 +452,29 @@ fn read_part(path: &Path) -> CaptureIndex {
         .unwrap_or_default()
 }
 
-fn write_part(path: &Path, part: &CaptureIndex) -> std::io::Result<()> {
+/// One file's part of an index as [`CaptureIndex`] writes it (a part left
+/// out is written empty), borrowing the index's maps.
+#[derive(Serialize)]
+struct Part<'a> {
+    version: u32,
+    #[serde(serialize_with = "map_or_empty")]
+    failures: Option<&'a BTreeMap<String, Known>>,
+    #[serde(serialize_with = "map_or_empty")]
+    warnings: Option<&'a BTreeMap<String, Vec<Advice>>>,
+    patterns: &'a [PatternAdvice],
+}
+
+fn map_or_empty<S: serde::Serializer, V: Serialize>(
+    map: &Option<&BTreeMap<String, V>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match map {
+        Some(m) => m.serialize(s),
+        None => BTreeMap::<String, V>::new().serialize(s),
+    }
+}
+
+fn write_part(path: &Path, part: &Part<'_>) -> std::io::Result<()> {
     let bytes = serde_json::to_vec(part).map_err(std::io::Error::other)?;
     super::session::write_cache(path, &bytes)
 }
@@ -763,6 +804,50 @@ mod tests {
         std::fs::remove_file(root.join("victim/learning-000.md")).expect("rm");
         let one: std::collections::BTreeSet<String> = ids.iter().take(1).cloned().collect();
         assert_eq!(originals(root, &one)[0].agent_id, "mallory");
+    }
+
+    #[test]
+    fn the_saved_parts_are_what_each_half_of_the_index_writes() {
+        let mut pattern = learning("npm test", Some("npm run test:unit"));
+        pattern.verify_pattern = Some("^npm (run )?test".into());
+        let index = CaptureIndex::build([
+            &learning("git push -f", Some("git push --force-with-lease")),
+            &learning("cargo biuld", Some("cargo build")),
+            &pattern,
+        ]);
+        assert!(!index.failures.is_empty() && !index.warnings.is_empty());
+        let (failures, advice) = index.parts();
+        let whole_failures = CaptureIndex {
+            version: VERSION,
+            failures: index.failures.clone(),
+            ..CaptureIndex::default()
+        };
+        let whole_advice = CaptureIndex {
+            version: VERSION,
+            warnings: index.warnings.clone(),
+            patterns: index.patterns.clone(),
+            ..CaptureIndex::default()
+        };
+        assert_eq!(json(&failures), json(&whole_failures));
+        assert_eq!(json(&advice), json(&whole_advice));
+        // And they read back as the index they came from.
+        let mut back: CaptureIndex =
+            serde_json::from_slice(&json(&advice)).expect("advice reads back");
+        let failures_back: CaptureIndex =
+            serde_json::from_slice(&json(&failures)).expect("failures read back");
+        back.failures = failures_back.failures;
+        assert_eq!(
+            back,
+            CaptureIndex {
+                version: VERSION,
+                ..index.clone()
+            }
+        );
+    }
+
+    /// Either shape's bytes, for comparing them.
+    fn json<T: Serialize>(v: &T) -> Vec<u8> {
+        serde_json::to_vec(v).expect("serialises")
     }
 
     #[test]

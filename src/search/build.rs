@@ -54,6 +54,12 @@ impl Builder {
         id
     }
 
+    /// Room for `n` more learnings, so a rebuild that knows how many it
+    /// reads does not hold twice their room while the list grows.
+    pub fn reserve(&mut self, n: usize) {
+        self.docs.reserve_exact(n);
+    }
+
     /// Adds a learning (its doc number is its position, unless sorted).
     pub fn add(&mut self, doc: &Doc) {
         let mut words = Vec::new();
@@ -71,6 +77,8 @@ impl Builder {
             }
             same
         });
+        // Kept until the postings are built: no room for what dedup removed.
+        words.shrink_to_fit();
         let mut fixed: Vec<(String, f32, Option<u32>)> = Vec::new();
         for m in self.matcher.mentions(&doc.phrase) {
             if let Some(c) = self.graph.concepts.get(m.concept as usize) {

@@ -135,14 +135,28 @@ impl Doc {
             &l.body,
         ]
         .map(tokenize::terms_and_phrase);
-        let phrase = [&title.1, &keywords.1, &command.1, &error.1, &correction.1, &body.1]
-            .into_iter()
-            .filter(|p| !p.is_empty())
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            // A sentinel between fields: no phrase spans two of them.
-            .join(" \u{1} ");
-        let fields = [title.0, keywords.0, command.0, error.0, correction.0, body.0];
+        let phrase = [
+            &title.1,
+            &keywords.1,
+            &command.1,
+            &error.1,
+            &correction.1,
+            &body.1,
+        ]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        // A sentinel between fields: no phrase spans two of them.
+        .join(" \u{1} ");
+        let fields = [
+            title.0,
+            keywords.0,
+            command.0,
+            error.0,
+            correction.0,
+            body.0,
+        ];
         let keyword_phrases = l
             .keywords
             .iter()

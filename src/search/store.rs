@@ -321,6 +321,12 @@ fn documents_at(
         }
     }
     drop(seen);
+    builder.reserve(
+        files
+            .iter()
+            .filter(|(rel, _)| matches!(paths::classify(rel), RepoPath::Learning { .. }))
+            .count(),
+    );
     // Two threads in a pipeline: one reads and parses the files (a handle
     // of its own on the same object store), this one tokenises and indexes
     // them. A bounded channel keeps only a few hundred learnings in flight.

@@ -274,7 +274,10 @@ mod tests {
         let mut sorted = STOP.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, STOP);
-        assert!(STOP.iter().all(|w| w.len() <= 7), "is_stop skips longer words");
+        assert!(
+            STOP.iter().all(|w| w.len() <= 7),
+            "is_stop skips longer words"
+        );
     }
 
     #[test]
