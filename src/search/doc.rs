@@ -126,7 +126,7 @@ impl Doc {
     pub fn new(l: &Learning, path: &str, tally: Tally) -> Doc {
         let keywords = l.keywords.join(" , ");
         // Each field tokenised once, for its terms and its phrase.
-        let [title, keywords, command, error, correction, body] = [
+        let tokenised = [
             l.title.as_str(),
             &keywords,
             l.original_command.as_deref().unwrap_or(""),
@@ -135,35 +135,21 @@ impl Doc {
             &l.body,
         ]
         .map(tokenize::terms_and_phrase);
-        let phrase = [
-            &title.1,
-            &keywords.1,
-            &command.1,
-            &error.1,
-            &correction.1,
-            &body.1,
-        ]
-        .into_iter()
-        .filter(|p| !p.is_empty())
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        // A sentinel between fields: no phrase spans two of them.
-        .join(" \u{1} ");
-        let fields = [
-            title.0,
-            keywords.0,
-            command.0,
-            error.0,
-            correction.0,
-            body.0,
-        ];
+        let phrase = tokenised
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            // A sentinel between fields: no phrase spans two of them.
+            .join(" \u{1} ");
+        let fields = tokenised.map(|(terms, _)| terms);
         let keyword_phrases = l
             .keywords
             .iter()
             .map(|k| tokenize::phrase(k))
             .filter(|p| p.contains(' '))
             .collect();
-        // `tails` holds each term once, with its first (longest-line) share.
+        // `tails` holds each term once, with the share in the first line holding it.
         let mut signatures: Vec<(String, f32)> =
             super::signature::tails(l.error_context.as_deref().unwrap_or(""))
                 .into_iter()
