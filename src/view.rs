@@ -231,6 +231,102 @@ fn duplicate_problem(path: &str, id: &str) -> Problem {
     }
 }
 
+/// How the learning files of a tree are read ([`each_learning_in`]): the
+/// files whose id no other folder holds, in path order, and the files of
+/// ids in more than one folder (read whole first: only the original is
+/// handed on, §6.1). Known from the paths alone.
+struct ReadPlan<'a> {
+    single: Vec<(&'a str, gix::ObjectId)>,
+    shared: Vec<(&'a str, gix::ObjectId)>,
+}
+
+impl<'a> ReadPlan<'a> {
+    fn new(files: &'a BTreeMap<String, gix::ObjectId>) -> Result<Self, String> {
+        use crate::paths::{self, RepoPath};
+        // terraphim's `shared/` copies carry derived fields learnsync never
+        // reads: only the view derives theirs, so such a dir is read that way.
+        if files
+            .keys()
+            .any(|rel| matches!(paths::classify(rel), RepoPath::SharedCopy { .. }))
+        {
+            return Err("the tree holds terraphim shared/ copies".into());
+        }
+        let mut folders: HashMap<&str, usize> = HashMap::new();
+        for rel in files.keys() {
+            if let RepoPath::Learning { id, .. } = paths::classify(rel) {
+                *folders.entry(id).or_default() += 1;
+            }
+        }
+        let (mut single, mut shared) = (Vec::new(), Vec::new());
+        for (rel, &id) in files {
+            let RepoPath::Learning { id: lid, .. } = paths::classify(rel) else {
+                continue;
+            };
+            if folders.get(lid).is_some_and(|&n| n > 1) {
+                shared.push((rel.as_str(), id));
+            } else {
+                single.push((rel.as_str(), id));
+            }
+        }
+        Ok(ReadPlan { single, shared })
+    }
+
+    /// Hands on the original of each shared id, then the files the work
+    /// tree did not hold as committed (`missed`), read once in pack order.
+    fn finish(
+        self,
+        repo: &Repo,
+        missed: Vec<(&str, gix::ObjectId)>,
+        each: &mut dyn FnMut(&str, crate::learning::Learning),
+    ) -> Result<(), String> {
+        let mut originals: HashMap<String, (&str, crate::learning::Learning)> = HashMap::new();
+        for (rel, id) in self.shared {
+            let bytes = repo.read_blob(id).map_err(|e| e.to_string())?;
+            if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
+                let better = originals
+                    .get(&l.id)
+                    .is_none_or(|(p, o)| is_original_before((rel, &l), (p, o)));
+                if better {
+                    originals.insert(l.id.clone(), (rel, l));
+                }
+            }
+        }
+        // In path order, like the rest: what `each` builds does not
+        // depend on a map's order.
+        let mut originals: Vec<_> = originals.into_values().collect();
+        originals.sort_by(|a, b| a.0.cmp(b.0));
+        for (rel, l) in originals {
+            each(rel, l);
+        }
+        let mut by_blob: HashMap<gix::ObjectId, Vec<&str>> = HashMap::new();
+        for (rel, id) in missed {
+            by_blob.entry(id).or_default().push(rel);
+        }
+        for id in repo.in_pack_order(by_blob.keys().copied().collect()) {
+            let bytes = repo.read_blob_once(id).map_err(|e| e.to_string())?;
+            for rel in by_blob.get(&id).into_iter().flatten() {
+                if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
+                    each(rel, l);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A learning file read from the work tree when its bytes hash to the
+/// tree's blob: `Err` when they do not (read it from the object store).
+fn from_work_tree(
+    repo: &Repo,
+    rel: &str,
+    id: gix::ObjectId,
+) -> Result<Option<crate::learning::Learning>, ()> {
+    match repo.work_tree_copy(rel, id, crate::learning::MAX_FILE_BYTES) {
+        Some(bytes) => Ok(crate::learning::Learning::parse_at(rel, &bytes).ok()),
+        None => Err(()),
+    }
+}
+
 /// The learning files of a tree (`files`: its flattened paths and blobs),
 /// each parsed and handed to `each` with its path, none kept: the derived
 /// fields as the files record them, which every writer of a tree (a
@@ -245,60 +341,158 @@ pub fn each_learning_in(
     files: &BTreeMap<String, gix::ObjectId>,
     mut each: impl FnMut(&str, crate::learning::Learning),
 ) -> Result<(), String> {
-    use crate::paths::{self, RepoPath};
-    // terraphim's `shared/` copies carry derived fields learnsync never
-    // reads: only the view derives theirs, so such a dir is read that way.
-    if files
-        .keys()
-        .any(|rel| matches!(paths::classify(rel), RepoPath::SharedCopy { .. }))
-    {
-        return Err("the tree holds terraphim shared/ copies".into());
-    }
-    // An id in more than one folder: its files are read first, and only
-    // the original is handed on (§6.1). Known from the paths alone.
-    let mut folders: HashMap<&str, usize> = HashMap::new();
-    for rel in files.keys() {
-        if let RepoPath::Learning { id, .. } = paths::classify(rel) {
-            *folders.entry(id).or_default() += 1;
+    let plan = ReadPlan::new(files)?;
+    let mut missed = Vec::new();
+    for &(rel, id) in &plan.single {
+        match from_work_tree(repo, rel, id) {
+            Ok(Some(l)) => each(rel, l),
+            Ok(None) => {}
+            Err(()) => missed.push((rel, id)),
         }
     }
-    let mut shared_ids: HashMap<String, (String, crate::learning::Learning)> = HashMap::new();
-    let mut missed: HashMap<gix::ObjectId, Vec<&str>> = HashMap::new();
-    for (rel, &id) in files {
-        let RepoPath::Learning { id: lid, .. } = paths::classify(rel) else {
-            continue;
-        };
-        if folders.get(lid).is_some_and(|&n| n > 1) {
-            let bytes = repo.read_blob(id).map_err(|e| e.to_string())?;
-            if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
-                let better = shared_ids
-                    .get(lid)
-                    .is_none_or(|(p, o)| is_original_before((rel, &l), (p, o)));
-                if better {
-                    shared_ids.insert(lid.to_string(), (rel.clone(), l));
+    plan.finish(repo, missed, &mut each)
+}
+
+/// Files a worker of [`each_learning_made`] reads at a time.
+const CHUNK: usize = 64;
+
+/// [`each_learning_in`] on `readers` threads, each with its own handle on
+/// the object store (`shares`, one per thread): each learning is read,
+/// parsed and turned into `make`'s value there, and `each` gets the
+/// values on the calling thread in exactly the order `each_learning_in`
+/// hands the learnings on, so what `each` builds does not depend on the
+/// threads. A few chunks per reader are in flight at most.
+pub fn each_learning_made<T: Send>(
+    repo: &Repo,
+    shares: Vec<crate::repo::SharedRepo>,
+    files: &BTreeMap<String, gix::ObjectId>,
+    make: &(dyn Fn(&str, crate::learning::Learning) -> T + Sync),
+    mut each: impl FnMut(T),
+) -> Result<(), String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let plan = ReadPlan::new(files)?;
+    let chunks: Vec<&[(&str, gix::ObjectId)]> = plan.single.chunks(CHUNK).collect();
+    let next = AtomicUsize::new(0);
+    type Missed<'a> = Vec<(&'a str, gix::ObjectId)>;
+    let (tx, rx) =
+        std::sync::mpsc::sync_channel::<(usize, Vec<T>, Missed<'_>)>(shares.len().max(1) * 2);
+    let mut missed = Vec::new();
+    let mut due = 0;
+    std::thread::scope(|s| {
+        for share in shares {
+            let (tx, next, chunks) = (tx.clone(), &next, &chunks);
+            s.spawn(move || {
+                let repo = share.open();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(chunk) = chunks.get(i) else { break };
+                    let (mut made, mut missed) = (Vec::with_capacity(chunk.len()), Vec::new());
+                    for &(rel, id) in chunk.iter() {
+                        match from_work_tree(&repo, rel, id) {
+                            Ok(Some(l)) => made.push(make(rel, l)),
+                            Ok(None) => {}
+                            Err(()) => missed.push((rel, id)),
+                        }
+                    }
+                    // A send fails only when the receiver stopped.
+                    if tx.send((i, made, missed)).is_err() {
+                        break;
+                    }
                 }
-            }
-            continue;
+            });
         }
-        match repo.work_tree_copy(rel, id, crate::learning::MAX_FILE_BYTES) {
-            Some(bytes) => {
-                if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
-                    each(rel, l);
-                }
-            }
-            None => missed.entry(id).or_default().push(rel),
-        }
-    }
-    for (rel, l) in shared_ids.into_values() {
-        each(&rel, l);
-    }
-    for id in repo.in_pack_order(missed.keys().copied().collect()) {
-        let bytes = repo.read_blob_once(id).map_err(|e| e.to_string())?;
-        for rel in missed.get(&id).into_iter().flatten() {
-            if let Ok(l) = crate::learning::Learning::parse_at(rel, &bytes) {
-                each(rel, l);
+        drop(tx);
+        // Chunks arrive in any order; they are handed on in theirs.
+        let mut waiting: BTreeMap<usize, (Vec<T>, Missed<'_>)> = BTreeMap::new();
+        for (i, made, m) in rx {
+            waiting.insert(i, (made, m));
+            while let Some((made, m)) = waiting.remove(&due) {
+                made.into_iter().for_each(&mut each);
+                missed.extend(m);
+                due += 1;
             }
         }
+    });
+    if due < chunks.len() {
+        return Err("a reader of the tree stopped early".into());
     }
-    Ok(())
+    plan.finish(repo, missed, &mut |rel, l| each(make(rel, l)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learning::Learning;
+    use crate::repo::Change;
+    use crate::timestamp::Timestamp;
+
+    /// A tree of `n` learnings over three folders, written to the work tree
+    /// too except where noted: some ids held by two folders (the original
+    /// and a later copy), some files whose work-tree copy differs or is
+    /// gone (read from the object store), and one that does not parse.
+    fn tree_of(n: usize) -> (tempfile::TempDir, Repo, BTreeMap<String, gix::ObjectId>) {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = Repo::init(tmp.path(), "agents/t").expect("init");
+        let mut changes = Vec::new();
+        for i in 0..n {
+            let agent = format!("a{}", i % 3);
+            let id = format!(
+                "learning-{:032x}-{}",
+                i * 7919,
+                1_700_000_000_000u64 + i as u64
+            );
+            let at = Timestamp::from_unix(1_786_795_200 + i as i64);
+            let mut l = Learning::new(id.clone(), agent.clone(), format!("title {i}"), at);
+            let bytes = if i == 5 {
+                b"not a learning".to_vec()
+            } else {
+                l.to_markdown().into_bytes()
+            };
+            changes.push((format!("{agent}/{id}.md"), bytes));
+            if i % 17 == 0 {
+                // A copy of the same id in another folder, made later.
+                let other = format!("a{}", (i + 1) % 3);
+                l.agent_id = other.clone();
+                l.captured_at = Timestamp::from_unix(1_786_795_200 + 10 * n as i64);
+                l.title = format!("copy {i}");
+                changes.push((format!("{other}/{id}.md"), l.to_markdown().into_bytes()));
+            }
+        }
+        for (i, (path, bytes)) in changes.iter().enumerate() {
+            let full = tmp.path().join(path);
+            std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+            match i % 11 {
+                3 => {} // gone from the work tree
+                7 => std::fs::write(&full, b"edited since").expect("write"),
+                _ => std::fs::write(&full, bytes).expect("write"),
+            }
+        }
+        let changes: Vec<Change> = changes
+            .into_iter()
+            .map(|(path, bytes)| Change::Upsert { path, bytes })
+            .collect();
+        let tree = repo.write_tree(repo.empty_tree(), &changes).expect("tree");
+        let files = repo.flatten(tree).expect("flatten");
+        (tmp, repo, files)
+    }
+
+    #[test]
+    fn readers_on_several_threads_hand_on_exactly_what_one_reader_does_in_its_order() {
+        let (_tmp, repo, files) = tree_of(1000);
+        let mut one = Vec::new();
+        each_learning_in(&repo, &files, |rel, l| one.push((rel.to_string(), l.title)))
+            .expect("read");
+        // Every learning but the one that does not parse, each id once,
+        // the original's title where an id has a copy.
+        assert_eq!(one.len(), 999);
+        assert!(one.iter().all(|(_, title)| title.starts_with("title ")));
+        assert!(one.len() > 3 * CHUNK, "several chunks per reader");
+        for readers in [1, 3] {
+            let shares = (0..readers).map(|_| repo.share()).collect();
+            let make = |rel: &str, l: Learning| (rel.to_string(), l.title);
+            let mut many = Vec::new();
+            each_learning_made(&repo, shares, &files, &make, |x| many.push(x)).expect("read");
+            assert_eq!(many, one, "{readers} reader(s)");
+        }
+    }
 }

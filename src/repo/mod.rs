@@ -495,9 +495,9 @@ impl Repo {
         }
     }
 
-    /// `ids` sorted by where they lie in the packs (loose objects last), the
-    /// order in which reading them costs about one inflate each (see
-    /// [`Repo::prefetch_blobs`]).
+    /// `ids` sorted by where they lie in the packs (loose objects last, by
+    /// id), the order in which reading them costs about one inflate each
+    /// (see [`Repo::prefetch_blobs`]).
     pub fn in_pack_order(&self, wanted: Vec<ObjectId>) -> Vec<ObjectId> {
         let packs = self.pack_indexes();
         let mut placed: Vec<(usize, u64, ObjectId)> = wanted
@@ -514,7 +514,7 @@ impl Repo {
                     .unwrap_or((usize::MAX, 0, id))
             })
             .collect();
-        placed.sort_unstable_by_key(|&(p, offset, _)| (p, offset));
+        placed.sort_unstable();
         placed.into_iter().map(|(_, _, id)| id).collect()
     }
 

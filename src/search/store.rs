@@ -327,29 +327,26 @@ fn documents_at(
             .filter(|(rel, _)| matches!(paths::classify(rel), RepoPath::Learning { .. }))
             .count(),
     );
-    // Two threads in a pipeline: one reads and parses the files (a handle
-    // of its own on the same object store), this one tokenises and indexes
-    // them. A bounded channel keeps only a few hundred learnings in flight.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(String, crate::learning::Learning)>(256);
-    let files = &files;
-    let reader_repo = repo.share();
-    std::thread::scope(|s| {
-        let reader = s.spawn(move || -> Result<(), String> {
-            crate::view::each_learning_in(&reader_repo.open(), files, |rel, l| {
-                // A send fails only when this side stopped: nothing to do.
-                let _ = tx.send((rel.to_string(), l));
-            })
+    // Readers on every core read, parse and tokenise the files (each with a
+    // handle of its own on the same object store); this thread files each
+    // learning in the capture index and the postings, in the tree's order,
+    // so both indexes are the same whatever the threads did.
+    let readers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 4));
+    let shares = (0..readers).map(|_| repo.share()).collect();
+    let tallies = &tallies;
+    let make = |rel: &str, l: crate::learning::Learning| {
+        let doc = retrievable(&l).then(|| {
+            let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
+            Doc::new(&l, rel, tally)
         });
-        for (rel, l) in rx {
-            see(&l);
-            if retrievable(&l) {
-                let tally = tallies.get(l.id.as_str()).copied().unwrap_or_default();
-                builder.add(&Doc::new(&l, &rel, tally));
-            }
+        (l, doc)
+    };
+    crate::view::each_learning_made(repo, shares, &files, &make, |(l, doc)| {
+        see(&l);
+        drop(l);
+        if let Some(doc) = doc {
+            builder.add(&doc);
         }
-        reader
-            .join()
-            .unwrap_or_else(|_| Err("the reader of the tree panicked".into()))
     })?;
     builder.sort_by_id();
     Ok(())
