@@ -26,7 +26,10 @@
 //!    For a text of several lines (a log), the learning with the highest
 //!    relevance is admitted from a lower one when it clearly leads every
 //!    other and matches much of the text: log framing lowers every
-//!    learning's relevance alike, the lead survives it.
+//!    learning's relevance alike, the lead survives it. A how-to question
+//!    ("how do I …") needs a higher relevance unless a signature or a
+//!    telling concept vouches: a learning that shares its program and a
+//!    word records a failure, not the capability asked about.
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
@@ -137,6 +140,15 @@ pub struct Tuning {
     pub lead_relevance: f32,
     pub lead_units: f32,
     pub lead_ratio: f32,
+    /// The relevance a how-to question ("how do I …", "what's the command
+    /// to …") needs, unless the learning repeats an error's signature or
+    /// holds a telling concept the question names. A how-to asks for a
+    /// capability; a learning records a failure and its correction, so one
+    /// that shares the program and a word ("caddy", "enable") with the
+    /// question has not answered it, and the questions nothing answers are
+    /// mostly of this shape. A learning that does answer one covers most of
+    /// it (0.54–0.84 on our corpus). `min_relevance` turns it off.
+    pub howto_relevance: f32,
 }
 
 impl Default for Tuning {
@@ -172,6 +184,7 @@ impl Default for Tuning {
             lead_relevance: 0.15,
             lead_units: 0.4,
             lead_ratio: 0.8,
+            howto_relevance: 0.5,
         }
     }
 }
@@ -364,6 +377,11 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let relevance_of =
         |d: usize| ((score[d] + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
     let lead = lead(&score, &relevance_of, req.text, t);
+    let bar = if asks_how(req.text) {
+        t.howto_relevance.max(t.min_relevance)
+    } else {
+        0.0
+    };
     let mut hits: Vec<(u32, f32, f32, Signals)> = Vec::new();
     for (d, &s) in score.iter().enumerate() {
         let sig = signatures.get(&(d as u32)).copied().unwrap_or(0.0);
@@ -413,6 +431,9 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         } else {
             continue;
         };
+        if relevance < bar && !matches!(admitted_by, "signature" | "concepts") && !telling {
+            continue;
+        }
         let doc = d as u32;
         let Some(a) = source.attrs(doc) else { continue };
         if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
@@ -463,6 +484,35 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             })
         })
         .collect()
+}
+
+/// Whether a text is a how-to question: one line asking how to do
+/// something ("how do I …", "how to …", "what's the command to …", "can I
+/// …"), not a report of something that failed (module doc, 3).
+fn asks_how(text: &str) -> bool {
+    if text.trim().lines().nth(1).is_some() {
+        return false;
+    }
+    let lower = text.to_lowercase().replace(['\u{2019}', '\''], " ");
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).enumerate().any(|(i, w)| {
+        let next = words.get(i + 2).copied().unwrap_or("");
+        match (w[0], w[1]) {
+            ("how", "to") | ("can", "i") => true,
+            ("how", "do" | "can" | "should" | "would") => matches!(next, "i" | "we" | "you"),
+            ("what", "s" | "is") => {
+                next == "the"
+                    && matches!(
+                        words.get(i + 3).copied().unwrap_or(""),
+                        "command" | "way" | "difference" | "easiest"
+                    )
+            }
+            _ => false,
+        }
+    })
 }
 
 /// For a text of several lines, the learning whose relevance leads every

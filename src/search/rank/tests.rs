@@ -772,3 +772,52 @@ fn a_log_where_two_learnings_are_level_gets_no_lead() {
     };
     assert!(rank(&index, &ask(text), &strict).is_empty());
 }
+
+#[test]
+fn a_how_to_question_that_shares_the_program_and_a_word_gets_nothing() {
+    let index = index_of(&corpus());
+    // The learning is about a failing `docker ps`; the question asks for a
+    // capability of docker it does not record.
+    let text = "how do I rename a docker volume without losing the data";
+    let loose = Tuning {
+        min_relevance: 0.05,
+        howto_relevance: 0.0,
+        ..Tuning::default()
+    };
+    assert!(!rank(&index, &ask(text), &loose).is_empty());
+    let how = Tuning {
+        howto_relevance: 0.5,
+        ..loose
+    };
+    assert!(rank(&index, &ask(text), &how).is_empty());
+    // The same words as a report of a failure are not a how-to question.
+    assert!(!asks_how("docker volume rename loses the data"));
+    // A how-to the learning covers is still answered.
+    let covered = "how do I fix permission denied on the docker socket in docker ps";
+    assert_eq!(
+        ids(&rank(&index, &ask(covered), &how)).first(),
+        Some(&"socket")
+    );
+}
+
+#[test]
+fn how_to_questions_are_told_from_reports() {
+    for q in [
+        "how do I pin a formula",
+        "How can we list keys",
+        "what's the command to list projects",
+        "What is the difference between a and b",
+        "can I run make in another directory?",
+        "no idea how to undo this",
+    ] {
+        assert!(asks_how(q), "{q}");
+    }
+    for q in [
+        "how the build broke after the upgrade",
+        "git push rejected: protected branch",
+        "how do I\nError: exit 1",
+        "",
+    ] {
+        assert!(!asks_how(q), "{q}");
+    }
+}
