@@ -558,8 +558,12 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             Box::new(|t, v| t.signature_bonus = v),
             Box::new(|t, v| t.concept_units = v as usize),
             Box::new(|t, v| t.bridge_units = v as u32),
+            Box::new(|t, v| t.lead_ratio = v),
+            Box::new(|t, v| t.lead_units = v),
+            Box::new(|t, v| t.lead_relevance = v),
+            Box::new(|t, v| t.howto_relevance = v),
         ];
-        let grids: [&[f32]; 20] = [
+        let grids: [&[f32]; 24] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -580,6 +584,10 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             &[0.0, 0.25, 0.5, 1.0],
             &[1.0, 2.0],
             &[0.0, 1.0],
+            &[0.6, 0.7, 0.8, 0.9, 1.0],
+            &[0.2, 0.3, 0.4, 0.5, 0.6],
+            &[0.1, 0.15, 0.2, 0.25],
+            &[0.0, 0.4, 0.45, 0.5, 0.55, 0.6],
         ];
         for (set, grid) in candidates.iter().zip(grids) {
             for &v in grid {

@@ -23,6 +23,13 @@
 //!    from a lower relevance and on that one unit: a paraphrase shares the
 //!    concept and few words. A common concept counts as a unit for a
 //!    learning that holds it but not the word that named it (a bridge).
+//!    For a text of several lines (a log), the learning with the highest
+//!    relevance is admitted from a lower one when it clearly leads every
+//!    other and matches much of the text: log framing lowers every
+//!    learning's relevance alike, the lead survives it. A how-to question
+//!    ("how do I …") needs a higher relevance unless a signature or a
+//!    telling concept vouches: a learning that shares its program and a
+//!    word records a failure, not the capability asked about.
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
@@ -121,6 +128,27 @@ pub struct Tuning {
     /// (a synonym bridged the two): 1, as a word; 0 was the rule before
     /// issue 36's fourth pass (it counted only as that word).
     pub bridge_units: u32,
+    /// The lead path, for a text of several lines (a log, a trace): the
+    /// learning with the highest relevance is an answer from
+    /// `lead_relevance` (below `min_relevance`) when it matches at least
+    /// `lead_units` of the text's units and every other learning's
+    /// relevance is at most `lead_ratio` of its own. Log framing (runner
+    /// lines, timestamps, pod prefixes, stack frames) fills the maximum and
+    /// keeps a right answer's relevance low, but it fills it for every
+    /// learning alike: one that stands clearly ahead of the rest, on much of
+    /// the text, is the error's learning. 1.0 for `lead_ratio` turns it off.
+    pub lead_relevance: f32,
+    pub lead_units: f32,
+    pub lead_ratio: f32,
+    /// The relevance a how-to question ("how do I …", "what's the command
+    /// to …") needs, unless the learning repeats an error's signature or
+    /// holds a telling concept the question names. A how-to asks for a
+    /// capability; a learning records a failure and its correction, so one
+    /// that shares the program and a word ("caddy", "enable") with the
+    /// question has not answered it, and the questions nothing answers are
+    /// mostly of this shape. A learning that does answer one covers most of
+    /// it (0.54–0.84 on our corpus). `min_relevance` turns it off.
+    pub howto_relevance: f32,
 }
 
 impl Default for Tuning {
@@ -153,6 +181,10 @@ impl Default for Tuning {
             concept_relevance: 0.1,
             concept_units: 1,
             bridge_units: 1,
+            lead_relevance: 0.15,
+            lead_units: 0.4,
+            lead_ratio: 0.8,
+            howto_relevance: 0.5,
         }
     }
 }
@@ -234,7 +266,7 @@ pub struct Signals {
     /// The share of the KG concepts the text names that the learning holds
     /// (idf-weighed; 0 when the text names none).
     pub agreement: f32,
-    /// What admitted it: `signature`, `relevance` or `concepts`.
+    /// What admitted it: `signature`, `relevance`, `concepts` or `lead`.
     pub admitted_by: &'static str,
     /// The matched units toward `min_units` (a word 1, a concept 0–2).
     pub units: u32,
@@ -342,13 +374,21 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let pulled_docs = pulled_docs(source, req.pulled);
     let tables = source.tables();
     let maximum = q.maximum.max(f32::MIN_POSITIVE);
+    let relevance_of =
+        |d: usize| ((score[d] + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
+    let lead = lead(&score, &relevance_of, req.text, t);
+    let bar = if asks_how(req.text) {
+        t.howto_relevance.max(t.min_relevance)
+    } else {
+        0.0
+    };
     let mut hits: Vec<(u32, f32, f32, Signals)> = Vec::new();
     for (d, &s) in score.iter().enumerate() {
         let sig = signatures.get(&(d as u32)).copied().unwrap_or(0.0);
         if s <= 0.0 && sig <= 0.0 {
             continue;
         }
-        let relevance = ((s + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
+        let relevance = relevance_of(d);
         let (coverage, missing) = shape.coverage(units, matched[d], &q.unknown);
         let agreement = shape.agreement(units, matched[d]);
         let telling = units
@@ -383,9 +423,17 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             && relevance >= t.concept_relevance
         {
             "concepts"
+        } else if lead == Some(d)
+            && relevance >= t.lead_relevance
+            && evidence as f32 >= t.lead_units * own_units as f32
+        {
+            "lead"
         } else {
             continue;
         };
+        if relevance < bar && !matches!(admitted_by, "signature" | "concepts") && !telling {
+            continue;
+        }
         let doc = d as u32;
         let Some(a) = source.attrs(doc) else { continue };
         if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
@@ -436,6 +484,58 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             })
         })
         .collect()
+}
+
+/// Whether a text is a how-to question: one line asking how to do
+/// something ("how do I …", "how to …", "what's the command to …", "can I
+/// …"), not a report of something that failed (module doc, 3).
+fn asks_how(text: &str) -> bool {
+    if text.trim().lines().nth(1).is_some() {
+        return false;
+    }
+    let lower = text.to_lowercase().replace(['\u{2019}', '\''], " ");
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).enumerate().any(|(i, w)| {
+        let next = words.get(i + 2).copied().unwrap_or("");
+        match (w[0], w[1]) {
+            ("how", "to") | ("can", "i") => true,
+            ("how", "do" | "can" | "should" | "would") => matches!(next, "i" | "we" | "you"),
+            ("what", "s" | "is") => {
+                next == "the"
+                    && matches!(
+                        words.get(i + 3).copied().unwrap_or(""),
+                        "command" | "way" | "difference" | "easiest"
+                    )
+            }
+            _ => false,
+        }
+    })
+}
+
+/// For a text of several lines, the learning whose relevance leads every
+/// other's by the margin of [`Tuning::lead_ratio`] (module doc, 3).
+fn lead(
+    score: &[f32],
+    relevance_of: &dyn Fn(usize) -> f32,
+    text: &str,
+    t: &Tuning,
+) -> Option<usize> {
+    if t.lead_ratio >= 1.0 || text.trim().lines().nth(1).is_none() {
+        return None;
+    }
+    let (mut best, mut first, mut second) = (None, 0f32, 0f32);
+    for (d, _) in score.iter().enumerate().filter(|(_, s)| **s > 0.0) {
+        let r = relevance_of(d);
+        if r > first {
+            (best, first, second) = (Some(d), r, first);
+        } else if r > second {
+            second = r;
+        }
+    }
+    best.filter(|_| second <= t.lead_ratio * first)
 }
 
 /// Per learning, toward `min_relevance` only: the words of the synonyms

@@ -499,11 +499,12 @@ fn an_error_seen_again_under_log_prefixes_is_found_by_its_signature() {
     assert!(hits[0].signals.signature >= 0.99, "{:?}", hits[0].signals);
     let off = Tuning {
         signature_min: 2.0,
+        lead_ratio: 1.0,
         ..strict
     };
     assert!(
         rank(&index, &ask(text), &off).is_empty(),
-        "without the signature path the threshold refuses it"
+        "without the signature (and lead) paths the threshold refuses it"
     );
 }
 
@@ -719,4 +720,104 @@ fn a_common_concept_counts_when_it_bridges_a_word_the_learning_lacks() {
     // nothing beyond it, and a question that shares only the program is
     // still refused.
     assert!(rank(&index, &ask("how do I prune old docker images"), &on).is_empty());
+}
+
+#[test]
+fn a_log_whose_framing_drowns_the_error_is_answered_by_the_learning_that_leads() {
+    let index = index_of(&corpus());
+    // Runner framing around a reworded lock error: no signature (the line
+    // is not the learning's), and the framing words fill the maximum.
+    let text = "Running with gitlab-runner 17.2.0 on shared-runner-4\n\
+                Executing step_script stage of the job script\n\
+                $ terraform apply -auto-approve\n\
+                could not acquire the state lock, ConditionalCheckFailedException raised\n\
+                Cleaning up project directory and file based variables\n\
+                ERROR: Job failed: exit code 1";
+    let strict = Tuning {
+        min_relevance: 0.99,
+        signature_min: 2.0,
+        lead_relevance: 0.05,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &strict);
+    assert_eq!(ids(&hits), ["lock"], "{hits:?}");
+    assert_eq!(hits[0].signals.admitted_by, "lead");
+    let off = Tuning {
+        lead_ratio: 1.0,
+        ..strict
+    };
+    assert!(rank(&index, &ask(text), &off).is_empty());
+    // One line is a question or a command, not a log: no lead path.
+    let one_line = "terraform apply: could not acquire the state lock";
+    assert!(rank(&index, &ask(one_line), &strict).is_empty());
+}
+
+#[test]
+fn a_log_where_two_learnings_are_level_gets_no_lead() {
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "lock2",
+        "`terraform plan` failed: Error acquiring the state lock",
+        "terraform plan",
+        "Error: Error acquiring the state lock ConditionalCheckFailedException",
+        "the lock table is in another region",
+    ));
+    let index = index_of(&learnings);
+    let text = "terraform in CI\ncould not acquire the state lock, ConditionalCheckFailedException";
+    let strict = Tuning {
+        min_relevance: 0.99,
+        signature_min: 2.0,
+        lead_relevance: 0.05,
+        ..Tuning::default()
+    };
+    assert!(rank(&index, &ask(text), &strict).is_empty());
+}
+
+#[test]
+fn a_how_to_question_that_shares_the_program_and_a_word_gets_nothing() {
+    let index = index_of(&corpus());
+    // The learning is about a failing `docker ps`; the question asks for a
+    // capability of docker it does not record.
+    let text = "how do I rename a docker volume without losing the data";
+    let loose = Tuning {
+        min_relevance: 0.05,
+        howto_relevance: 0.0,
+        ..Tuning::default()
+    };
+    assert!(!rank(&index, &ask(text), &loose).is_empty());
+    let how = Tuning {
+        howto_relevance: 0.5,
+        ..loose
+    };
+    assert!(rank(&index, &ask(text), &how).is_empty());
+    // The same words as a report of a failure are not a how-to question.
+    assert!(!asks_how("docker volume rename loses the data"));
+    // A how-to the learning covers is still answered.
+    let covered = "how do I fix permission denied on the docker socket in docker ps";
+    assert_eq!(
+        ids(&rank(&index, &ask(covered), &how)).first(),
+        Some(&"socket")
+    );
+}
+
+#[test]
+fn how_to_questions_are_told_from_reports() {
+    for q in [
+        "how do I pin a formula",
+        "How can we list keys",
+        "what's the command to list projects",
+        "What is the difference between a and b",
+        "can I run make in another directory?",
+        "no idea how to undo this",
+    ] {
+        assert!(asks_how(q), "{q}");
+    }
+    for q in [
+        "how the build broke after the upgrade",
+        "git push rejected: protected branch",
+        "how do I\nError: exit 1",
+        "",
+    ] {
+        assert!(!asks_how(q), "{q}");
+    }
 }
