@@ -439,6 +439,11 @@ const DENY_TAIL: &[&[u8]] = &[
 const DENY_KEY_BEFORE: &[&[u8]] = &[
     b"public",
     b"pub",
+    // The names vendors give the half of a pair that ships in a web page: a CAPTCHA's
+    // site key, Stripe's publishable key, Supabase's anon key.
+    b"publishable",
+    b"site",
+    b"anon",
     b"primary",
     b"foreign",
     b"sort",
@@ -768,6 +773,28 @@ fn direct_value(
     let sp = skip_blanks(b, i);
     let mut need = need_for(family);
     let mut must_quote = false;
+    // `${DB_PASSWORD:-changeme}`, Spring's `${DB_PASS:default}`: the key is a variable
+    // read, and what follows is a default (kept to the value test), an error message
+    // (`:?`) or an alternative (`:+`).
+    let shell_default = ks >= 2 && &b[ks - 2..ks] == b"${";
+    if shell_default {
+        if at(b, i) != Some(b':') || matches!(at(b, i + 1), Some(b'?' | b'+')) {
+            return None;
+        }
+        let skip = if matches!(at(b, i + 1), Some(b'-' | b'=')) {
+            2
+        } else {
+            1
+        };
+        let (start, end) = value_at(b, i + skip, ks)?;
+        let v = &b[start..end];
+        return (!names_a_secret(v) && plausible(v, need)).then_some(Found {
+            kind,
+            start,
+            end,
+            direct: true,
+        });
+    }
     let j = match at(b, sp) {
         Some(b'=') if !matches!(at(b, sp + 1), Some(b'=' | b'~')) => {
             if at(b, sp + 1) == Some(b'>') {
@@ -866,7 +893,11 @@ fn direct_value(
         }
     };
     let (start, end) = value_at(b, skip_blanks(b, j), ks)?;
-    if must_quote && !before(b, start).is_some_and(is_quote) {
+    // `define('KEY', 'v')`, but not `{"name": "KEY", "valueFrom": …}`: a quoted string
+    // before a colon is the next key of an object.
+    if must_quote
+        && (!before(b, start).is_some_and(is_quote) || at(b, skip_blanks(b, end + 1)) == Some(b':'))
+    {
         return None;
     }
     let v = &b[start..end];
@@ -1323,7 +1354,9 @@ fn near_quoted(
             let shut = run(&b[..end], i + 1, |c| c != q);
             if shut < end {
                 let v = &b[i + 1..shut];
-                if ok(v) && !is_placeholder(v) {
+                // `"valueFrom": …`: a quoted string before a colon is the next key.
+                let next_key = at(b, skip_blanks(b, shut + 1)) == Some(b':');
+                if ok(v) && !is_placeholder(v) && !next_key {
                     return Some(Found {
                         kind,
                         start: i + 1,
@@ -1353,7 +1386,8 @@ fn near_quoted(
             let open = run_back(b, j, start, |c| c != q);
             if open > start {
                 let v = &b[open..j];
-                if ok(v) && !is_placeholder(v) {
+                let next_key = at(b, skip_blanks(b, j + 1)) == Some(b':');
+                if ok(v) && !is_placeholder(v) && !next_key {
                     return Some(Found {
                         kind,
                         start: open,

@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
+use super::allow;
 use super::assign::{self, Found};
 use super::context::{self, Hit};
 use super::dump;
@@ -221,6 +222,11 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
         let context = |h: Option<Hit>| h.map(|h| (h, CONTEXT));
         let found: Option<(Hit, u8)> = match anchor {
             Anchor::Vendor(v) => match vendor::prefixed(b, s, e, literal, v) {
+                Some(end)
+                    if v.kind == "google-api-key" && allow::firebase_web_config(b, s, end) =>
+                {
+                    None
+                }
                 Some(end) => {
                     if v.aws_pair
                         && let Some((ps, pe)) = vendor::aws_secret_near(b, end)

@@ -97,6 +97,11 @@ pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     if s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$' | b'>' | b'|' | b'(') {
         return;
     }
+    // `X="$(cat /run/secrets/x)"`: a command substitution's output goes into the
+    // variable, not to the terminal; the lines after it are the script's own.
+    if s >= 2 && &b[s - 2..s] == b"$(" {
+        return;
+    }
     let le = line_end(b, s, 1024);
     let secret_arg = b[s..le]
         .split(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))

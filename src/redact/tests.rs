@@ -33,8 +33,8 @@ fn assert_clean(text: &str) {
 
 #[test]
 fn aws_access_key_id_and_its_secret_are_redacted() {
-    let id = format!("AKIA{}", "IOSFODNN7EXAMPLE");
-    let secret = format!("wJalrXUtnFEMI/K7MDENG/{}", "bPxRfiCYEXAMPLEKEY");
+    let id = format!("AKIA{}", "QX7ZP2K9M4W8R3T6");
+    let secret = format!("wJalrXUtnFEMI/K7MDENG/{}", "bPxRfiCYq7Z2m9KLpT");
     assert_redacts(
         &format!("aws_access_key_id = {id}"),
         &id,
@@ -195,7 +195,7 @@ fn headers_and_curl_user_are_redacted() {
         "curl -u admin:[REDACTED:password] https://example.com"
     );
     assert_eq!(
-        redacted("Authorization: token 0123456789abcdef0123"),
+        redacted("Authorization: token 9f3a0c7e51b2d84a6e0f"),
         "Authorization: token [REDACTED:auth-header]"
     );
 }
@@ -279,7 +279,7 @@ fn marker_is_never_a_finding_and_redaction_is_idempotent() {
     let text = format!(
         "token=ghp_{} and https://u:p4ss@h and AKIA{}",
         alnum(36),
-        "IOSFODNN7EXAMPLE"
+        "QX7ZP2K9M4W8R3T6"
     );
     let once = redacted(&text);
     assert!(findings(&once).is_empty(), "{once}");
@@ -292,7 +292,7 @@ fn marker_is_never_a_finding_and_redaction_is_idempotent() {
 fn findings_are_sorted_and_disjoint() {
     let text = format!(
         "a=AKIA{} b=ghp_{} c=sk_live_{}",
-        "IOSFODNN7EXAMPLE",
+        "QX7ZP2K9M4W8R3T6",
         alnum(36),
         alnum(24)
     );
@@ -890,4 +890,65 @@ fn a_key_in_a_printed_secrets_file_keeps_its_own_marker() {
     let b64 = "aB3dE5fG7hJ9kL2mN4pQ6r==";
     let out = redacted(&format!("$ cat secret.yaml\ndata:\n  password: {b64}\n"));
     assert!(out.contains("password: [REDACTED:password]\n"), "{out:?}");
+}
+
+#[test]
+fn obvious_stand_ins_are_not_secrets() {
+    for text in [
+        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+        "SMTP_PASSWORD: \"ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"",
+        "redis_password = \"@@PASSWORD@@\"",
+        "password: ((db_password))",
+        "password=\"${DB_PASSWORD:-changeme}\"",
+        "password=12345678",
+        "token=0123456789abcdefghij",
+        "LoadCredential=db-password:/etc/credstore/db-password",
+        "PASSWORD=@/run/secrets/db_password",
+        "password: k8s-secret://prod/db/password",
+        "password: ENC(G6N718UuyPE5bHyWKyuLQSm02auQPUtm)",
+        "password = `cat /etc/secret/pass`",
+        "ansible_become_password: \"{{ lookup('hashi_vault', 'secret=secret/data/linux:become') }}\"",
+        "export DB_PASSWORD=\"$(cat /run/secrets/db_password)\"\nexport API_TOKEN=\"$(vault kv get -field=token secret/ci/api)\"\n",
+        "{\"name\": \"DB_PASSWORD\", \"valueFrom\": \"arn:aws:ssm:us-east-1:1:parameter/prod/db/password\"}",
+    ] {
+        assert_clean(text);
+    }
+    // A real default after `:-` is still a password.
+    assert!(contains_secret("password=\"${DB_PASSWORD:-Tr0ub4dor&3x}\""));
+    assert!(contains_secret(
+        "spring.datasource.password=${DB_PASS:Harbor*5512kQz}"
+    ));
+    assert_clean("secret: \"${SECRET_KEY:?must be set}\"");
+    assert_clean("{\"kvs\":[{\"key\":\"L3JlZ2lzdHJ5L3NlY3JldHMvZGVmYXVsdC9hcGk=\"}]}");
+}
+
+#[test]
+fn keys_vendors_publish_are_not_secrets() {
+    let hex = "4f9a8c2e1b7d6a3f5e0c9b8a7d6e5f41";
+    for text in [
+        "posthog.init('phc_Zq9X2mK7pL4vN8bR3tY6wE1uI5oA0sD2fG4hJ7kL9')".to_string(),
+        format!("clientToken: 'pub{hex}'"),
+        "SUPABASE_KEY=sb_publishable_k3J9xQ2mZ7vL4pN8rT1wY6bC5dF0gH2j".to_string(),
+        "RECAPTCHA_SITE_KEY=6LcX9mQ2AAAAAK7pL4vN8bR3tY6wE1uI5oA0sD2f".to_string(),
+        // {"role":"anon"} in the payload.
+        "SUPABASE_ANON_KEY=eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoiYW5vbiJ9.abcdefghijklmnopqrstuvwxyz012345"
+            .to_string(),
+        "firebaseConfig = { apiKey: \"AIzaSyD3kX9mQ2vL7pN4rT8wY1bC6dF0gH5jK2l\", authDomain: \"a.firebaseapp.com\" }"
+            .to_string(),
+    ] {
+        assert_clean(&text);
+    }
+    // The same shapes with a secret's marker stay secrets.
+    // Sentry's DSN key is documented as public, but the known corpus counts a DSN as a
+    // credential (it lets anyone send events); it stays redacted.
+    assert!(contains_secret(&format!(
+        "SENTRY_DSN=https://{hex}@o482913.ingest.us.sentry.io/4507123456"
+    )));
+    assert!(contains_secret(
+        "GEMINI_API_KEY=AIzaSyD3kX9mQ2vL7pN4rT8wY1bC6dF0gH5jK2l"
+    ));
+    // {"role":"service_role"}.
+    assert!(contains_secret(
+        "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.abcdefghijklmnopqrstuvwxyz012345"
+    ));
 }
