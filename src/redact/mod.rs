@@ -158,9 +158,25 @@ fn repeat_values(
             continue;
         }
         let mut from = 0;
+        let b = text.as_bytes();
+        let vb = value.as_bytes();
+        // `postgres` found as a password is not the `postgres` of `postgresql://`: a
+        // value that starts or ends with a word character repeats only as a whole word.
+        let glued = |s: usize, e: usize| {
+            vb[0].is_ascii_alphanumeric()
+                && s > 0
+                && b[s - 1].is_ascii_alphanumeric()
+                // `echo -e "x\nVALUE"`: an escape, not a word, ends right before it.
+                && !(s >= 2 && b[s - 2] == b'\\')
+                || vb[vb.len() - 1].is_ascii_alphanumeric()
+                    && b.get(e).is_some_and(u8::is_ascii_alphanumeric)
+        };
         while let Some(off) = text[from..].find(value) {
             let (s, e) = (from + off, from + off + value.len());
             from = e;
+            if glued(s, e) {
+                continue;
+            }
             let free = taken
                 .range(..e)
                 .next_back()

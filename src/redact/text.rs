@@ -390,6 +390,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         || delimited_name(v)
         || prefixed_filler(v)
         || sequential(v)
+        || sample_password(v)
     {
         return true;
     }
@@ -403,6 +404,11 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         b"token",
         b"changeme",
         b"changeit",
+        b"foobar",
+        b"foo",
+        b"bar",
+        b"baz",
+        b"qux",
     ]
     .iter()
     .any(|w| v.eq_ignore_ascii_case(w))
@@ -468,21 +474,51 @@ fn prefixed_filler(v: &[u8]) -> bool {
     false
 }
 
-/// `12345678`, `abcdefghijklmnop`, `0123456789abcdef`: characters counted up, the
-/// value a person types when any value will do. At most one break per eight characters.
+/// `12345678`, `abc123xyz`, `abcd1234abcd1234`: characters counted up in runs of three
+/// or more, the value a person types when any value will do; random text breaks the
+/// count at nearly every character.
 fn sequential(v: &[u8]) -> bool {
-    if v.len() < 8 || !v.iter().all(u8::is_ascii_alphanumeric) {
+    if v.len() < 6 || !v.iter().all(u8::is_ascii_alphanumeric) {
         return false;
     }
-    let breaks = v
-        .windows(2)
-        .filter(|w| {
-            let next =
-                w[0].wrapping_add(1) == w[1] || w[0] == b'9' && matches!(w[1], b'0' | b'a' | b'A');
-            !next
-        })
-        .count();
-    breaks * 8 <= v.len()
+    let mut run_len = 1;
+    for w in v.windows(2) {
+        if w[0].wrapping_add(1) == w[1] || w[0] == b'9' && w[1] == b'0' {
+            run_len += 1;
+        } else if run_len < 3 {
+            return false;
+        } else {
+            run_len = 1;
+        }
+    }
+    run_len >= 3
+}
+
+/// `Password1!`, `admin123`, `secret2`: a word that says "password" or "default" and
+/// counted-up digits, the sample password of a tutorial.
+fn sample_password(v: &[u8]) -> bool {
+    let word_end = run(v, 0, |c| c.is_ascii_alphabetic() || c == b'0');
+    let word = &v[..word_end];
+    let digits_end = run(v, word_end, |c| c.is_ascii_digit());
+    let digits = &v[word_end..digits_end];
+    let rest = &v[digits_end..];
+    [
+        b"password".as_slice(),
+        b"passw0rd",
+        b"secret",
+        b"admin",
+        b"changeme",
+        b"welcome",
+        b"test",
+    ]
+    .iter()
+    .any(|w| word.eq_ignore_ascii_case(w))
+        && !digits.is_empty()
+        && digits.len() <= 6
+        && digits.windows(2).all(|w| w[0] + 1 == w[1])
+        && digits[0] <= b'1'
+        && rest.len() <= 1
+        && rest.iter().all(|c| matches!(c, b'!' | b'.' | b'#' | b'?'))
 }
 
 /// `{RoHaDyvhDV0t…=}`: Maven's encrypted password, base64 in braces, not a template's
