@@ -359,9 +359,36 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
         Some(w) => camel_tail(w),
         None => return false,
     };
+    // `public const string ApiToken = …`: in a declaration, `public` is the field's
+    // visibility, so only the name itself may say "public".
+    let declaration = label.split(|&c| c == b' ').any(|w| {
+        [
+            b"const".as_slice(),
+            b"static",
+            b"final",
+            b"readonly",
+            b"string",
+            b"var",
+            b"val",
+            b"let",
+            b"internal",
+            b"override",
+            b"export",
+        ]
+        .iter()
+        .any(|k| w.eq_ignore_ascii_case(k))
+    });
+    let scope = if declaration {
+        label
+            .rsplit(|&c| c == b' ')
+            .find(|w| !w.is_empty())
+            .unwrap_or(label)
+    } else {
+        label
+    };
     PUBLIC_LABELS.iter().any(|p| last.eq_ignore_ascii_case(p))
-        || label.windows(6).any(|w| w.eq_ignore_ascii_case(b"public"))
-            && !label.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
+        || scope.windows(6).any(|w| w.eq_ignore_ascii_case(b"public"))
+            && !scope.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
 }
 
 /// The last camel-case word of `w` (`publicKey` → `Key`, `keyId` → `Id`), or `w`.

@@ -273,7 +273,8 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if w == b"signature" {
         return Some(Family::Signature);
     }
-    if w == b"salt" {
+    // `passwordsalt`, `secretsalt`: a salt of the password hashes, secret like a key.
+    if w == b"salt" || ends(b"salt") && w.len() > 4 && classify_word(stem(b"salt")).is_some() {
         return Some(Family::Salt);
     }
     None
@@ -837,8 +838,23 @@ fn direct_value(
             sp + 1
         }
         Some(b'>') if before(b, ks) == Some(b'<') => {
-            // `<password>v</password>`: up to the closing tag.
+            // `<password>v</password>`: up to the closing tag. Windows' unattend files
+            // wrap it once more: `<AdministratorPassword><Value>v</Value>`.
             let start = sp + 1;
+            let inner = skip_ws(b, start, 64);
+            if b[inner..].starts_with(b"<Value>") {
+                let vs = inner + "<Value>".len();
+                let ve = run(&b[..(vs + MAX_VALUE).min(b.len())], vs, |c| {
+                    c != b'<' && c != b'\n'
+                });
+                let v = &b[vs..ve];
+                return (b[ve..].starts_with(b"</Value>") && plausible(v, need)).then_some(Found {
+                    kind,
+                    start: vs,
+                    end: ve,
+                    direct: true,
+                });
+            }
             let end = run(&b[..(start + MAX_VALUE).min(b.len())], start, |c| {
                 c != b'<' && c != b'\n'
             });
@@ -978,7 +994,12 @@ fn names_a_secret(v: &[u8]) -> bool {
 /// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,
 /// on the same line and within a few bytes (expect, pexpect, Ansible's `expect`).
 fn prompt_answer(b: &[u8], i: usize, family: Family, kind: &'static str) -> Option<Found> {
-    let le = line_end(b, i, 64);
+    let mut le = line_end(b, i, 64);
+    // expect's `send` usually stands on the line after its `expect "password:"`.
+    if !contains_ci(&b[i..le], b"send") && matches!(at(b, le), Some(b'\n' | b'\r')) {
+        let next = run(b, le, |c| c == b'\n' || c == b'\r');
+        le = line_end(b, next, 64);
+    }
     let rest = &b[i..le];
     let p = rest
         .windows(4)
@@ -1047,6 +1068,11 @@ fn setter(key: &[u8]) -> bool {
                 && (key[p.len()].is_ascii_uppercase() || key[p.len()] == b'_')
         })
         || classify_word(key).is_some() && !key.contains(&b'_')
+}
+
+/// Past blanks and line breaks, at most `max` bytes.
+fn skip_ws(b: &[u8], i: usize, max: usize) -> usize {
+    run(&b[..(i + max).min(b.len())], i, |c| c.is_ascii_whitespace())
 }
 
 fn is_quote(c: u8) -> bool {
@@ -1249,7 +1275,7 @@ fn name_value_pair(
         i = run_back(b, i, i.saturating_sub(8), |c| {
             matches!(c, b'"' | b'\'' | b' ' | b'\t')
         });
-    } else if word_start == ks && before(b, ks).is_none_or(|c| c != b' ') {
+    } else if word_start == ks && before(b, ks).is_none_or(|c| c != b' ' && !is_quote(c)) {
         return None;
     }
     let name_start = run_back(b, i, i.saturating_sub(32), |c| is_key_char(c) || c == b'-');

@@ -367,6 +367,11 @@ fn degenerate_repetition_stays_linear() {
         " https://h ",
         "\n> var.password",
         "Basic ",
+        // Round 5's: call arguments read to the line's end, a TOTP line.
+        "login(\"a\", ",
+        "connect('",
+        "totp JBSWY3DPEHPK3PXP ",
+        "<Password>\n",
     ] {
         let text = unit.repeat(200_000 / unit.len());
         let t = std::time::Instant::now();
@@ -967,4 +972,55 @@ fn keys_vendors_publish_are_not_secrets() {
     assert!(contains_secret(
         "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.abcdefghijklmnopqrstuvwxyz012345"
     ));
+}
+
+#[test]
+fn credentials_by_call_declaration_and_prompt_are_redacted() {
+    for (text, secret) in [
+        (
+            "$db = new PDO('pgsql:host=db;dbname=x', 'svc', 'Zq7*pLm29Xv');",
+            "Zq7*pLm29Xv",
+        ),
+        (
+            "server.login(\"ops@acme.test\", \"Kp2!vN8zQw\")",
+            "Kp2!vN8zQw",
+        ),
+        (
+            "oathtool --totp -b JBSWY3DPEHPK3PXPQ4ZT7LMN",
+            "JBSWY3DPEHPK3PXPQ4ZT7LMN",
+        ),
+        (
+            "public const string ServiceToken = \"k8Tq2Zp9Lm4Xv7Rw3Yn6Bc1Hd5Jf0Gs2\";",
+            "k8Tq2Zp9Lm4Xv7Rw3Yn6Bc1Hd5Jf0Gs2",
+        ),
+        (
+            "<AdminPassword>\n  <Value>Qv7#kL2mZp</Value>\n</AdminPassword>",
+            "Qv7#kL2mZp",
+        ),
+        ("expect \"password:\"\nsend \"Rk4$vT9wLq\\r\"", "Rk4$vT9wLq"),
+        (
+            "variable \"admin_password\" {\n  default = \"Hx8!qZ2pVm\"\n}",
+            "Hx8!qZ2pVm",
+        ),
+        (
+            "'passwordsalt' => 'Ro5t0vTyepFj6lbAID5JE4lV5q',",
+            "Ro5t0vTyepFj6lbAID5JE4lV5q",
+        ),
+        (
+            "LOGZIO_TOKEN=nstqcghjrnlwnjzplxqxqjwbmkml",
+            "nstqcghjrnlwnjzplxqxqjwbmkml",
+        ),
+    ] {
+        let out = redacted(text);
+        assert!(!out.contains(secret), "{secret} survived in {out:?}");
+    }
+    for text in [
+        "conn = psycopg2.connect(\"dbname=test user=postgres\")",
+        "app.bind(\"0.0.0.0\", \"8080\")",
+        "ldap.bind(\"cn=admin,dc=example,dc=org\", \"ldaps://ldap.example.org\")",
+        "login(\"alice\", \"Alice Smith\")",
+        "TOTP is computed from HMAC-SHA1 as defined in RFC6238",
+    ] {
+        assert_clean(text);
+    }
 }

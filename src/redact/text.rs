@@ -163,6 +163,15 @@ pub(super) fn random_alnum(v: &[u8], min: usize) -> bool {
     digit * 10 >= n && (upper + lower) * 3 >= n && vowel_share(v) < 0.35 && entropy(v) >= 3.5
 }
 
+/// 24+ letters in one case with few vowels and no long repeats: what a generator of
+/// lower-case tokens prints (`nstocoghijunrlwnijzplxqeqjwbmaml`).
+fn random_letters(v: &[u8]) -> bool {
+    v.len() >= 24
+        && (v.iter().all(u8::is_ascii_lowercase) || v.iter().all(u8::is_ascii_uppercase))
+        && vowel_share(v) < 0.3
+        && entropy(v) >= 3.8
+}
+
 /// Share of vowels among the letters: about 0.4 in words, 0.2 in random letters.
 fn vowel_share(v: &[u8]) -> f64 {
     let letters = v.iter().filter(|c| c.is_ascii_alphabetic()).count();
@@ -820,8 +829,10 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             let alpha = has_alpha(v);
             let symbols = v.iter().any(|c| !c.is_ascii_alphanumeric());
             let mixed = alpha && (has_digit(v) || symbols && v.len() >= 12);
-            // Letters only: random only when the case flips like random text does.
-            if !has_digit(v) && !symbols && !random_alnum(v, 20) {
+            // Letters only: random only when the case flips like random text does, or,
+            // in one case, when vowels are as rare as in random letters (a word has
+            // about two in five) over a long run.
+            if !has_digit(v) && !symbols && !random_alnum(v, 20) && !random_letters(v) {
                 return false;
             }
             // Short one-case hex is an abbreviated hash or an id.
