@@ -353,6 +353,14 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
     for h in cookie_hits {
         push(out, h, CONTEXT);
     }
+    // A REPL prompt on the text's first line has no line break for the anchor to see.
+    for prompt in ["> ", ">>> "] {
+        if b.starts_with(prompt.as_bytes())
+            && let Some(h) = dump::printed(b, 0, prompt.len())
+        {
+            push(out, h, CONTEXT);
+        }
+    }
     keymaterial::scan(b, &mut blobs);
     for h in blobs {
         push(out, h, SPECIFIC);

@@ -1024,3 +1024,15 @@ fn credentials_by_call_declaration_and_prompt_are_redacted() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn printed_pre_shared_keys_and_stored_tokens_are_redacted() {
+    let psk = "7f3a9c1e5b2d8f4a6c0e9b1d3f5a7c2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a";
+    let out = redacted(&format!("$ cat /etc/wg/peer.psk\n{psk}\n$ ls"));
+    assert!(!out.contains(psk), "{out:?}");
+    let tok = "Qm7xK2pV9zL4wN8rT3yB6cD1fG5hJ0sA2eU4iO7";
+    let out = redacted(&format!(
+        "> sessionStorage.getItem(\"refresh_token\")\n'{tok}'\n"
+    ));
+    assert!(!out.contains(tok), "{out:?}");
+}
