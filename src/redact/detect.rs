@@ -124,7 +124,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
     ("net user ", Anchor::Positional),
-    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
     // Calls that open a session with a password argument; a line that says TOTP.
     ("login(", Anchor::CallArgs), ("_pw_set(", Anchor::CallArgs), ("connection(", Anchor::CallArgs),
     ("pdo(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),

@@ -372,6 +372,8 @@ fn degenerate_repetition_stays_linear() {
         "connect('",
         "totp JBSWY3DPEHPK3PXP ",
         "<Password>\n",
+        " unlock ",
+        "echo x | cryptsetup ",
     ] {
         let text = unit.repeat(200_000 / unit.len());
         let t = std::time::Instant::now();
@@ -1035,4 +1037,22 @@ fn printed_pre_shared_keys_and_stored_tokens_are_redacted() {
         "> sessionStorage.getItem(\"refresh_token\")\n'{tok}'\n"
     ));
     assert!(!out.contains(tok), "{out:?}");
+}
+
+#[test]
+fn vault_unlocks_and_luks_passphrases_are_redacted() {
+    for (text, secret) in [
+        (
+            "export BW_SESSION=\"$(bw unlock 'Tz8#qLm2Vx9' --raw)\"",
+            "Tz8#qLm2Vx9",
+        ),
+        (
+            "echo -n 'Hq4~pZ7wKm2R' | cryptsetup luksOpen /dev/sdc1 data -d -",
+            "Hq4~pZ7wKm2R",
+        ),
+    ] {
+        let out = redacted(text);
+        assert!(!out.contains(secret), "{secret} survived in {out:?}");
+    }
+    assert_clean("cryptsetup luksOpen /dev/sdc1 data");
 }
