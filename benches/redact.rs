@@ -59,7 +59,7 @@ fn log_with_secrets() -> String {
         2000,
         &format!("+ curl -H 'Authorization: Bearer {tok}' https://x\n"),
     );
-    log.insert_str(2800, "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n");
+    log.insert_str(2800, "aws_access_key_id = AKIAQX7ZP2K9M4W8R3T6\n");
     log.insert_str(3600, "DB_PASSWORD=hunter2hunter2\n");
     // Keep the splices on line boundaries.
     log.lines().map(|l| format!("{l}\n")).collect()

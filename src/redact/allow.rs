@@ -29,22 +29,64 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || labelled_public(b, s, v)
         || publishable(v)
         || in_reference(b, s)
+        || in_template(b, s)
+        || v.starts_with(b"AIza") && firebase_web_config(b, s, e)
 }
 
-/// Keys a vendor issues to be published in a web page: Stripe's and Paddle's
-/// `pk_live_…`/`pk_test_…` (a publishable key names the environment it is published
-/// for), Mapbox's `pk.…`, `pub_…`. Their secret halves (`sk_…`, `sk.…`) have other
-/// prefixes; a `pk_` without an environment (`pk_<user id>_<random>`) is a personal key.
-fn publishable(v: &[u8]) -> bool {
-    [
+/// Keys a vendor issues to be published in a web page, by the marker its documentation
+/// gives them: Stripe's and Paddle's `pk_live_…`/`pk_test_…` (a publishable key names
+/// the environment it is published for), Mapbox's `pk.…`, `pub_…`, a `publishable`
+/// segment (`sb_publishable_…`), PostHog's project keys `phc_…`, a `public-token-…`,
+/// Flutterwave's `FLWPUBK…`, and the `pub` + 32 hex of browser client tokens. Their
+/// secret halves (`sk_…`, `sk.…`, `phx_…`, `sb_secret_…`) have other prefixes; a `pk_`
+/// without an environment (`pk_<user id>_<random>`) is a personal key.
+pub(super) fn publishable(v: &[u8]) -> bool {
+    let marked = [
         b"pk_live_".as_slice(),
         b"pk_test_",
         b"pk.",
         b"pub_",
         b"publishable_",
+        b"phc_",
+        b"public-token-",
+        b"public_token_",
+        b"FLWPUBK",
     ]
     .iter()
-    .any(|p| v.starts_with(p))
+    .any(|p| v.starts_with(p));
+    let segment = v
+        .split(|&c| c == b'_' || c == b'-')
+        .take(3)
+        .any(|w| w.eq_ignore_ascii_case(b"publishable"));
+    let client_token = v.len() == 35
+        && v.starts_with(b"pub")
+        && v[3..]
+            .iter()
+            .all(|&c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
+    marked || segment || client_token
+}
+
+/// Inside a template expression still open on this line (`{{ lookup('…', 'secret=…') }}`,
+/// `${{ … }}`): code that fetches a value when the template renders, not a value.
+fn in_template(b: &[u8], s: usize) -> bool {
+    let ls = super::text::line_start(b, s);
+    let head = &b[ls..s];
+    match head.windows(2).rposition(|w| w == b"{{") {
+        Some(open) => !head[open..].windows(2).any(|w| w == b"}}"),
+        None => false,
+    }
+}
+
+/// A Google API key in a Firebase web app's configuration (`apiKey` beside `authDomain`,
+/// `messagingSenderId` or a `firebaseapp.com` host): Firebase documents these keys as
+/// identifiers meant to ship in the page. The same `AIza…` key elsewhere stays secret.
+pub(super) fn firebase_web_config(b: &[u8], s: usize, e: usize) -> bool {
+    let lo = s.saturating_sub(400);
+    let hi = (e + 400).min(b.len());
+    let near = &b[lo..hi];
+    super::text::contains_ci(near, b"authDomain")
+        || super::text::contains_ci(near, b"messagingSenderId")
+        || super::text::contains_ci(near, b"firebaseapp.com")
 }
 
 /// A value inside an AWS ARN (`arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`) or a
@@ -317,9 +359,36 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
         Some(w) => camel_tail(w),
         None => return false,
     };
+    // `public const string ApiToken = …`: in a declaration, `public` is the field's
+    // visibility, so only the name itself may say "public".
+    let declaration = label.split(|&c| c == b' ').any(|w| {
+        [
+            b"const".as_slice(),
+            b"static",
+            b"final",
+            b"readonly",
+            b"string",
+            b"var",
+            b"val",
+            b"let",
+            b"internal",
+            b"override",
+            b"export",
+        ]
+        .iter()
+        .any(|k| w.eq_ignore_ascii_case(k))
+    });
+    let scope = if declaration {
+        label
+            .rsplit(|&c| c == b' ')
+            .find(|w| !w.is_empty())
+            .unwrap_or(label)
+    } else {
+        label
+    };
     PUBLIC_LABELS.iter().any(|p| last.eq_ignore_ascii_case(p))
-        || label.windows(6).any(|w| w.eq_ignore_ascii_case(b"public"))
-            && !label.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
+        || scope.windows(6).any(|w| w.eq_ignore_ascii_case(b"public"))
+            && !scope.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
 }
 
 /// The last camel-case word of `w` (`publicKey` → `Key`, `keyId` → `Id`), or `w`.

@@ -273,7 +273,8 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if w == b"signature" {
         return Some(Family::Signature);
     }
-    if w == b"salt" {
+    // `passwordsalt`, `secretsalt`: a salt of the password hashes, secret like a key.
+    if w == b"salt" || ends(b"salt") && w.len() > 4 && classify_word(stem(b"salt")).is_some() {
         return Some(Family::Salt);
     }
     None
@@ -439,6 +440,11 @@ const DENY_TAIL: &[&[u8]] = &[
 const DENY_KEY_BEFORE: &[&[u8]] = &[
     b"public",
     b"pub",
+    // The names vendors give the half of a pair that ships in a web page: a CAPTCHA's
+    // site key, Stripe's publishable key, Supabase's anon key.
+    b"publishable",
+    b"site",
+    b"anon",
     b"primary",
     b"foreign",
     b"sort",
@@ -768,6 +774,28 @@ fn direct_value(
     let sp = skip_blanks(b, i);
     let mut need = need_for(family);
     let mut must_quote = false;
+    // `${DB_PASSWORD:-changeme}`, Spring's `${DB_PASS:default}`: the key is a variable
+    // read, and what follows is a default (kept to the value test), an error message
+    // (`:?`) or an alternative (`:+`).
+    let shell_default = ks >= 2 && &b[ks - 2..ks] == b"${";
+    if shell_default {
+        if at(b, i) != Some(b':') || matches!(at(b, i + 1), Some(b'?' | b'+')) {
+            return None;
+        }
+        let skip = if matches!(at(b, i + 1), Some(b'-' | b'=')) {
+            2
+        } else {
+            1
+        };
+        let (start, end) = value_at(b, i + skip, ks)?;
+        let v = &b[start..end];
+        return (!names_a_secret(v) && plausible(v, need)).then_some(Found {
+            kind,
+            start,
+            end,
+            direct: true,
+        });
+    }
     let j = match at(b, sp) {
         Some(b'=') if !matches!(at(b, sp + 1), Some(b'=' | b'~')) => {
             if at(b, sp + 1) == Some(b'>') {
@@ -810,8 +838,23 @@ fn direct_value(
             sp + 1
         }
         Some(b'>') if before(b, ks) == Some(b'<') => {
-            // `<password>v</password>`: up to the closing tag.
+            // `<password>v</password>`: up to the closing tag. Windows' unattend files
+            // wrap it once more: `<AdministratorPassword><Value>v</Value>`.
             let start = sp + 1;
+            let inner = skip_ws(b, start, 64);
+            if b[inner..].starts_with(b"<Value>") {
+                let vs = inner + "<Value>".len();
+                let ve = run(&b[..(vs + MAX_VALUE).min(b.len())], vs, |c| {
+                    c != b'<' && c != b'\n'
+                });
+                let v = &b[vs..ve];
+                return (b[ve..].starts_with(b"</Value>") && plausible(v, need)).then_some(Found {
+                    kind,
+                    start: vs,
+                    end: ve,
+                    direct: true,
+                });
+            }
             let end = run(&b[..(start + MAX_VALUE).min(b.len())], start, |c| {
                 c != b'<' && c != b'\n'
             });
@@ -866,7 +909,11 @@ fn direct_value(
         }
     };
     let (start, end) = value_at(b, skip_blanks(b, j), ks)?;
-    if must_quote && !before(b, start).is_some_and(is_quote) {
+    // `define('KEY', 'v')`, but not `{"name": "KEY", "valueFrom": …}`: a quoted string
+    // before a colon is the next key of an object.
+    if must_quote
+        && (!before(b, start).is_some_and(is_quote) || at(b, skip_blanks(b, end + 1)) == Some(b':'))
+    {
         return None;
     }
     let v = &b[start..end];
@@ -947,7 +994,12 @@ fn names_a_secret(v: &[u8]) -> bool {
 /// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,
 /// on the same line and within a few bytes (expect, pexpect, Ansible's `expect`).
 fn prompt_answer(b: &[u8], i: usize, family: Family, kind: &'static str) -> Option<Found> {
-    let le = line_end(b, i, 64);
+    let mut le = line_end(b, i, 64);
+    // expect's `send` usually stands on the line after its `expect "password:"`.
+    if !contains_ci(&b[i..le], b"send") && matches!(at(b, le), Some(b'\n' | b'\r')) {
+        let next = run(b, le, |c| c == b'\n' || c == b'\r');
+        le = line_end(b, next, 64);
+    }
     let rest = &b[i..le];
     let p = rest
         .windows(4)
@@ -1016,6 +1068,11 @@ fn setter(key: &[u8]) -> bool {
                 && (key[p.len()].is_ascii_uppercase() || key[p.len()] == b'_')
         })
         || classify_word(key).is_some() && !key.contains(&b'_')
+}
+
+/// Past blanks and line breaks, at most `max` bytes.
+fn skip_ws(b: &[u8], i: usize, max: usize) -> usize {
+    run(&b[..(i + max).min(b.len())], i, |c| c.is_ascii_whitespace())
 }
 
 fn is_quote(c: u8) -> bool {
@@ -1218,7 +1275,7 @@ fn name_value_pair(
         i = run_back(b, i, i.saturating_sub(8), |c| {
             matches!(c, b'"' | b'\'' | b' ' | b'\t')
         });
-    } else if word_start == ks && before(b, ks).is_none_or(|c| c != b' ') {
+    } else if word_start == ks && before(b, ks).is_none_or(|c| c != b' ' && !is_quote(c)) {
         return None;
     }
     let name_start = run_back(b, i, i.saturating_sub(32), |c| is_key_char(c) || c == b'-');
@@ -1323,7 +1380,9 @@ fn near_quoted(
             let shut = run(&b[..end], i + 1, |c| c != q);
             if shut < end {
                 let v = &b[i + 1..shut];
-                if ok(v) && !is_placeholder(v) {
+                // `"valueFrom": …`: a quoted string before a colon is the next key.
+                let next_key = at(b, skip_blanks(b, shut + 1)) == Some(b':');
+                if ok(v) && !is_placeholder(v) && !next_key {
                     return Some(Found {
                         kind,
                         start: i + 1,
@@ -1353,7 +1412,8 @@ fn near_quoted(
             let open = run_back(b, j, start, |c| c != q);
             if open > start {
                 let v = &b[open..j];
-                if ok(v) && !is_placeholder(v) {
+                let next_key = at(b, skip_blanks(b, j + 1)) == Some(b':');
+                if ok(v) && !is_placeholder(v) && !next_key {
                     return Some(Found {
                         kind,
                         start: open,

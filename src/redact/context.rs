@@ -67,7 +67,11 @@ pub(super) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         Some(colon) => {
             let start = e + colon + 1;
             let pass = &b[start..at_sign];
-            (!is_placeholder(pass)).then(|| hit("url-password", start, at_sign))?
+            // `guest:guest@`, `postgres:postgres@`: a service's default login, which its
+            // documentation prints, not a credential someone chose.
+            let default_login = pass == &userinfo[..colon];
+            (!is_placeholder(pass) && !default_login)
+                .then(|| hit("url-password", start, at_sign))?
         }
         None => {
             let looks_like_token = userinfo.len() >= 20
@@ -283,6 +287,9 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     if is_placeholder(cred) || !(known || cred.len() >= 8 && has_digit(cred)) {
         return None;
     }
+    if scheme.eq_ignore_ascii_case(b"basic") && sample_basic(&b64_decode_prefix(cred, 256)) {
+        return None;
+    }
     hit("auth-header", start, end)
 }
 
@@ -303,7 +310,18 @@ pub(super) fn basic(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let decoded = b64_decode_prefix(v, 256);
     let colon = decoded.iter().position(|&c| c == b':')?;
     let printable = decoded.iter().all(|c| c.is_ascii_graphic() || *c == b' ');
-    (printable && colon > 0 && decoded.len() > colon + 1).then(|| hit("auth-header", start, end))?
+    (printable && colon > 0 && decoded.len() > colon + 1 && !sample_basic(&decoded))
+        .then(|| hit("auth-header", start, end))?
+}
+
+/// `username:password`, `admin:admin` (decoded from `Basic …`): documentation's sample
+/// header, not a login.
+fn sample_basic(decoded: &[u8]) -> bool {
+    let Some(colon) = decoded.iter().position(|&c| c == b':') else {
+        return false;
+    };
+    let (user, pass) = (&decoded[..colon], &decoded[colon + 1..]);
+    pass == user || is_placeholder(pass)
 }
 
 /// A bare `Bearer <token>` outside an Authorization header.
@@ -740,7 +758,10 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         None => run(b, start, |c| !stop(c)),
     };
     let pass = &b[start..end];
-    (!is_placeholder(pass) && !pass.is_empty()).then(|| hit("password", start, end))?
+    // `-u admin:admin`: a default login, as in the URL form.
+    let default_login = b.get(i..colon) == Some(pass);
+    (!is_placeholder(pass) && !pass.is_empty() && !default_login)
+        .then(|| hit("password", start, end))?
 }
 
 /// `CREATE USER … IDENTIFIED BY 'x'`.
@@ -875,6 +896,13 @@ pub(super) fn jwt(b: &[u8], s: usize) -> Option<Hit> {
     }
     let p_end = run(b, h_end + 1, is_b64url);
     if p_end - h_end - 1 < 10 || at(b, p_end) != Some(b'.') {
+        return None;
+    }
+    // Supabase's anon key: a JWT whose payload gives the `anon` role, documented as the
+    // key that ships in the page (row-level security guards the data, not the key).
+    let payload = b64_decode_prefix(&b[h_end + 1..p_end], 512);
+    let compact: Vec<u8> = payload.iter().copied().filter(|c| *c != b' ').collect();
+    if find(&compact, b"\"role\":\"anon\"").is_some() {
         return None;
     }
     let mut end = run(b, p_end + 1, is_b64url);

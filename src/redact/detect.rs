@@ -6,13 +6,14 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
+use super::allow;
 use super::assign::{self, Found};
 use super::context::{self, Hit};
 use super::dump;
 use super::keymaterial;
 use super::stdin;
 use super::structure;
-use super::text::{at, before, run};
+use super::text::{at, before, line_end, run};
 use super::vendor::{self, Vendor};
 
 /// A possible secret; the resolver in `mod.rs` picks non-overlapping ones by priority.
@@ -74,6 +75,8 @@ enum Anchor {
     AuthVerb,
     At,
     SaslPasswd,
+    CallArgs,
+    Totp,
     Jwk,
     Infix,
     Separator,
@@ -121,7 +124,11 @@ const FIXED: &[(&str, Anchor)] = &[
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
     ("net user ", Anchor::Positional),
-    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    // Calls that open a session with a password argument; a line that says TOTP.
+    ("login(", Anchor::CallArgs), ("_pw_set(", Anchor::CallArgs), ("connection(", Anchor::CallArgs),
+    ("pdo(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),
+    ("connect(", Anchor::CallArgs), ("totp", Anchor::Totp),
     ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
@@ -198,6 +205,8 @@ struct Reach {
     shape: usize,
     /// End of the last login command whose arguments were read.
     auth_verb: usize,
+    /// End of the last line read for a TOTP seed.
+    totp: usize,
     assign: assign::Reach,
 }
 
@@ -221,6 +230,11 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
         let context = |h: Option<Hit>| h.map(|h| (h, CONTEXT));
         let found: Option<(Hit, u8)> = match anchor {
             Anchor::Vendor(v) => match vendor::prefixed(b, s, e, literal, v) {
+                Some(end)
+                    if v.kind == "google-api-key" && allow::firebase_web_config(b, s, end) =>
+                {
+                    None
+                }
                 Some(end) => {
                     if v.aws_pair
                         && let Some((ps, pe)) = vendor::aws_secret_near(b, end)
@@ -293,6 +307,12 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
+            Anchor::CallArgs => context(structure::call_password(b, e)),
+            Anchor::Totp if s >= reach.totp => {
+                reach.totp = line_end(b, s, 512);
+                // Below a key that names the seed: `MFA_SEED=…` keeps its own marker.
+                structure::totp_seed(b, s).map(|h| (h, NEAR))
+            }
             Anchor::Printer => context(dump::printed(b, s, e)),
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
@@ -322,7 +342,9 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 }
                 None
             }
-            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::AuthVerb => None,
+            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::AuthVerb | Anchor::Totp => {
+                None
+            }
         };
         if let Some((h, priority)) = found {
             push(out, h, priority);
@@ -330,6 +352,14 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
     }
     for h in cookie_hits {
         push(out, h, CONTEXT);
+    }
+    // A REPL prompt on the text's first line has no line break for the anchor to see.
+    for prompt in ["> ", ">>> "] {
+        if b.starts_with(prompt.as_bytes())
+            && let Some(h) = dump::printed(b, 0, prompt.len())
+        {
+            push(out, h, CONTEXT);
+        }
     }
     keymaterial::scan(b, &mut blobs);
     for h in blobs {

@@ -36,20 +36,26 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     }
     let le = line_end(b, e, 256);
     let expr = b[e..le].trim_ascii();
-    // One expression: a name, a path of names, an index (`ENV['X']`), `${X}`.
+    // One expression: a name, a path of names, an index (`ENV['X']`), `${X}`, a getter
+    // called with the name (`localStorage.getItem("id_token")`).
     let simple = !expr.is_empty()
         && expr.iter().all(|&c| {
             c.is_ascii_alphanumeric()
                 || matches!(
                     c,
-                    b'_' | b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$'
+                    b'_' | b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$' | b'(' | b')'
                 )
         });
     if !simple {
         return None;
     }
     let name = expr
-        .split(|&c| matches!(c, b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$'))
+        .split(|&c| {
+            matches!(
+                c,
+                b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$' | b'(' | b')'
+            )
+        })
         .rfind(|p| !p.is_empty())?;
     classify_key(name)?;
     let vs0 = le + 1;
@@ -95,6 +101,11 @@ const SECRET_WORDS: &[&[u8]] = &[
 pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     // A command word: at a line's start, after a prompt, a blank or `sudo`.
     if s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$' | b'>' | b'|' | b'(') {
+        return;
+    }
+    // `X="$(cat /run/secrets/x)"`: a command substitution's output goes into the
+    // variable, not to the terminal; the lines after it are the script's own.
+    if s >= 2 && &b[s - 2..s] == b"$(" {
         return;
     }
     let le = line_end(b, s, 1024);
@@ -145,6 +156,10 @@ fn secret_file(path: &[u8]) -> bool {
     let stem = name.split(|&c| c == b'.').next().unwrap_or(name);
     let named = SECRET_WORDS.iter().any(|w| contains_ci(path, w))
         || name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b".key")
+        // A pre-shared key (`agent.psk`), a signify or minisign secret key (`x.sec`).
+        || [b".psk".as_slice(), b".sec"]
+            .iter()
+            .any(|x| name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(x))
         || stem.eq_ignore_ascii_case(b"auth")
         || stem.eq_ignore_ascii_case(b"creds");
     named && !public

@@ -30,6 +30,8 @@ pub(super) const READERS: &[&str] = &[
     // to read a file argument from standard input (`wg set wg0 private-key /dev/stdin`).
     "login",
     "/dev/stdin",
+    // `cryptsetup` reads a LUKS passphrase from a pipe when it is not a terminal.
+    "cryptsetup",
 ];
 
 /// The credential fed to the reader whose anchor `literal` is at `s..e`.

@@ -9,8 +9,9 @@
 
 use super::context::Hit;
 use super::text::{
-    Need, at, before, contains_ci, is_email, is_placeholder, is_uuid, line_end, line_start,
-    plausible, run, run_back, skip_blanks,
+    Need, at, before, contains_ci, has_alpha, has_digit, has_lower, has_upper, is_email,
+    is_file_name, is_placeholder, is_uuid, is_version, line_end, line_start, plausible, run,
+    run_back, skip_blanks,
 };
 
 fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
@@ -327,6 +328,100 @@ pub(super) fn sasl_passwd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let (vs, ve) = argument(b, skip_blanks(b, port_end))?;
     let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
     password_value(b, colon + 1, ve)
+}
+
+/// `new PDO(dsn, 'user', 'pass')`, `s.login("u", "p")`, `Connection(server, dn, 'pw')`,
+/// `username_pw_set("u", "p")`, `new JedisPool(cfg, "host", 6379, 2000, "pw")`: a call
+/// that opens a session takes its password as the last string argument, after a user,
+/// host or DSN. `e` is just after the call's `(`; the arguments are read on one line.
+pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    let mut depth = 0usize;
+    let mut i = e;
+    let mut strings = 0;
+    let mut last = None;
+    while i < le {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                let end = run(&b[..le], i + 1, |c| c != q);
+                if end >= le {
+                    return None;
+                }
+                if depth == 0 {
+                    strings += 1;
+                    last = Some((i + 1, end));
+                }
+                i = end + 1;
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let (vs, ve) = last?;
+    let v = &b[vs..ve];
+    (strings >= 2 && password_shaped(v)).then(|| hit("password", vs, ve))?
+}
+
+/// A string argument that is a password rather than a user, host, DN, path or name:
+/// no blanks, letters with digits or symbols, both cases or a symbol.
+fn password_shaped(v: &[u8]) -> bool {
+    let symbols = v.iter().any(|c| !c.is_ascii_alphanumeric());
+    let host = v
+        .iter()
+        .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-'))
+        && v.contains(&b'.');
+    (8..=128).contains(&v.len())
+        && !v.iter().any(u8::is_ascii_whitespace)
+        && has_alpha(v)
+        && (has_digit(v) || symbols)
+        && (has_upper(v) && has_lower(v) || symbols && has_digit(v))
+        && !host
+        && !is_email(v)
+        && !(v.contains(&b'=') && v.contains(&b','))
+        && !contains_ci(v, b"://")
+        && !v.starts_with(b"mysql:")
+        && !is_version(v)
+        && !is_file_name(v)
+        && plausible(v, Need::Password)
+}
+
+/// A TOTP seed on a line that says one-time password (`oathtool --totp -b SEED`,
+/// `pyotp.TOTP('SEED')`): 16+ characters of base32 in capitals, digits among them, no
+/// run of counted-up characters. `s` is the anchor; the line is read once per anchor.
+pub(super) fn totp_seed(b: &[u8], s: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let le = line_end(b, s, 512);
+    let b32 = |c: u8| c.is_ascii_uppercase() || (b'2'..=b'7').contains(&c);
+    let mut i = ls;
+    while i < le {
+        if !b32(b[i]) || before(b, i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let end = run(&b[..le], i, b32);
+        let v = &b[i..end];
+        let bounded = !at(b, end).is_some_and(|c| c.is_ascii_alphanumeric());
+        let digits = v.iter().filter(|c| c.is_ascii_digit()).count();
+        if bounded
+            && (16..=128).contains(&v.len())
+            && digits >= 2
+            && v.len() - digits >= 8
+            && !is_placeholder(v)
+            && super::text::entropy(v) >= 3.5
+        {
+            return hit("totp-seed", i, end);
+        }
+        i = end.max(i + 1);
+    }
+    None
 }
 
 #[cfg(test)]

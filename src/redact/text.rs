@@ -163,6 +163,15 @@ pub(super) fn random_alnum(v: &[u8], min: usize) -> bool {
     digit * 10 >= n && (upper + lower) * 3 >= n && vowel_share(v) < 0.35 && entropy(v) >= 3.5
 }
 
+/// 24+ letters in one case with few vowels and no long repeats: what a generator of
+/// lower-case tokens prints (`nstocoghijunrlwnijzplxqeqjwbmaml`).
+fn random_letters(v: &[u8]) -> bool {
+    v.len() >= 24
+        && (v.iter().all(u8::is_ascii_lowercase) || v.iter().all(u8::is_ascii_uppercase))
+        && vowel_share(v) < 0.3
+        && entropy(v) >= 3.8
+}
+
 /// Share of vowels among the letters: about 0.4 in words, 0.2 in random letters.
 fn vowel_share(v: &[u8]) -> f64 {
     let letters = v.iter().filter(|c| c.is_ascii_alphabetic()).count();
@@ -241,6 +250,10 @@ pub(super) fn is_numeric_shape(v: &[u8]) -> bool {
 
 /// `/etc/x`, `./x`, `~/x`, `C:\x`, `refs/heads/main`, `app.kubernetes.io/name`.
 pub(super) fn is_path_like(v: &[u8]) -> bool {
+    // `@/run/secrets/x`: curl's and many CLIs' "read the value from this file".
+    if let Some(rest) = v.strip_prefix(b"@") {
+        return rest.starts_with(b"/") && is_path_like(rest);
+    }
     // Base64 may start with `/` too: padding, `+`, or a long random segment says which.
     let base64 = v.iter().all(|&c| is_b64(c))
         && (v.ends_with(b"=")
@@ -257,6 +270,11 @@ pub(super) fn is_path_like(v: &[u8]) -> bool {
     }
     if v.starts_with(b"/") || v.starts_with(b"./") || v.starts_with(b"../") || v.starts_with(b"~") {
         return true;
+    }
+    // systemd's `LoadCredential=name:/etc/credstore/name`, a mount's `src:/dst`.
+    let name_end = run(v, 0, |c| is_word(c) || matches!(c, b'-' | b'.'));
+    if name_end > 0 && v[name_end..].starts_with(b":/") && !v[name_end..].starts_with(b"://") {
+        return is_path_like(&v[name_end + 1..]);
     }
     if v.len() > 2 && v[0].is_ascii_alphabetic() && v[1] == b':' && matches!(v[2], b'\\' | b'/') {
         return true;
@@ -358,10 +376,31 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     }) {
         return true;
     }
-    if contains_ci(v, b"redacted") || contains_ci(v, b"example") && !has_digit(v) {
+    // `AKIAIOSFODNN7EXAMPLE`: documentation marks its sample keys in capitals.
+    if contains_ci(v, b"redacted")
+        || contains_ci(v, b"example") && !has_digit(v)
+        || find(v, b"EXAMPLE").is_some()
+        || [
+            b"dummy".as_slice(),
+            b"placeholder",
+            b"notreal",
+            b"not-a-real",
+            b"not_a_real",
+        ]
+        .iter()
+        .any(|w| contains_ci(v, w))
+    {
         return true;
     }
-    if percent_variable(v) || v.starts_with(b"ENC[") || is_reference(v) {
+    if percent_variable(v)
+        || v.starts_with(b"ENC[")
+        || v.starts_with(b"ENC(")
+        || is_reference(v)
+        || delimited_name(v)
+        || prefixed_filler(v)
+        || sequential(v)
+        || sample_password(v)
+    {
         return true;
     }
     // The field's own name as its value: `user:password@`, `USER:PASSWORD@`.
@@ -373,6 +412,12 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         b"secret",
         b"token",
         b"changeme",
+        b"changeit",
+        b"foobar",
+        b"foo",
+        b"bar",
+        b"baz",
+        b"qux",
     ]
     .iter()
     .any(|w| v.eq_ignore_ascii_case(w))
@@ -384,6 +429,105 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
             || contains_ci(v, b"key")
             || contains_ci(v, b"password")
             || contains_ci(v, b"secret"))
+}
+
+/// `@@PASSWORD@@`, `__DB_PASSWORD__`, `((db_password))`, `#{SECRET}#`: a name between
+/// mirrored delimiters, the slot a deploy tool fills in. The delimiters are the
+/// template sigils, not the `!` or `.` a person puts around a weak password, and the
+/// name is words, not random.
+fn delimited_name(v: &[u8]) -> bool {
+    const SIGILS: &[u8] = b"@%#_~([{<$:";
+    let mirror = |c: u8| match c {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        b'<' => b'>',
+        c => c,
+    };
+    let open = run(v, 0, |c| SIGILS.contains(&c));
+    if !(1..=3).contains(&open) || v.len() < 2 * open + 2 {
+        return false;
+    }
+    let inner = &v[open..v.len() - open];
+    let closes = v[..open]
+        .iter()
+        .rev()
+        .zip(&v[v.len() - open..])
+        .all(|(&o, &c)| mirror(o) == c);
+    closes
+        && inner.first().is_some_and(u8::is_ascii_alphabetic)
+        && inner.last().is_some_and(u8::is_ascii_alphanumeric)
+        && inner
+            .iter()
+            .all(|&c| is_word(c) || matches!(c, b'.' | b'-'))
+        && !inner
+            .split(|&c| !c.is_ascii_alphanumeric())
+            .any(|p| random_alnum(p, 12) || has_digit(p) && has_upper(p) && has_lower(p))
+}
+
+/// `ghp_xxxxxxxxxxxx`, `xoxb-0000-0000-xxxx`, `sk_live_****`: a vendor's prefix with a
+/// filler body, however the value was cut around it.
+fn prefixed_filler(v: &[u8]) -> bool {
+    let mut i = 0;
+    for _ in 0..3 {
+        let w = run(v, i, |c| c.is_ascii_alphanumeric());
+        if w == i || w - i > 12 || !matches!(at(v, w), Some(b'_' | b'-')) {
+            break;
+        }
+        let body = &v[w + 1..];
+        if body.len() >= 6 && is_filler(body) && body.iter().any(|&c| c != b'-' && c != b'_') {
+            return true;
+        }
+        i = w + 1;
+    }
+    false
+}
+
+/// `12345678`, `abc123xyz`, `abcd1234abcd1234`: characters counted up in runs of three
+/// or more, the value a person types when any value will do; random text breaks the
+/// count at nearly every character.
+fn sequential(v: &[u8]) -> bool {
+    if v.len() < 6 || !v.iter().all(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let mut run_len = 1;
+    for w in v.windows(2) {
+        if w[0].wrapping_add(1) == w[1] || w[0] == b'9' && w[1] == b'0' {
+            run_len += 1;
+        } else if run_len < 3 {
+            return false;
+        } else {
+            run_len = 1;
+        }
+    }
+    run_len >= 3
+}
+
+/// `Password1!`, `admin123`, `secret2`: a word that says "password" or "default" and
+/// counted-up digits, the sample password of a tutorial.
+fn sample_password(v: &[u8]) -> bool {
+    let word_end = run(v, 0, |c| c.is_ascii_alphabetic() || c == b'0');
+    let word = &v[..word_end];
+    let digits_end = run(v, word_end, |c| c.is_ascii_digit());
+    let digits = &v[word_end..digits_end];
+    let rest = &v[digits_end..];
+    [
+        b"password".as_slice(),
+        b"passw0rd",
+        b"secret",
+        b"admin",
+        b"changeme",
+        b"welcome",
+        b"test",
+    ]
+    .iter()
+    .any(|w| word.eq_ignore_ascii_case(w))
+        && !digits.is_empty()
+        && digits.len() <= 6
+        && digits.windows(2).all(|w| w[0] + 1 == w[1])
+        && digits[0] <= b'1'
+        && rest.len() <= 1
+        && rest.iter().all(|c| matches!(c, b'!' | b'.' | b'#' | b'?'))
 }
 
 /// `{RoHaDyvhDV0t…=}`: Maven's encrypted password, base64 in braces, not a template's
@@ -426,7 +570,7 @@ pub(super) fn is_filler(v: &[u8]) -> bool {
 /// with credentials in them are `context.rs`'s, found before a value gets here.
 pub(super) fn is_reference(v: &[u8]) -> bool {
     let scheme_end = run(v, 0, |c| {
-        c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'+'
+        c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.')
     });
     if scheme_end < 2 || at(v, scheme_end) != Some(b':') || !v[0].is_ascii_lowercase() {
         return false;
@@ -435,17 +579,25 @@ pub(super) fn is_reference(v: &[u8]) -> bool {
     if scheme == b"http" || scheme == b"https" {
         return false;
     }
+    let slashes = v[scheme_end + 1..].starts_with(b"//");
     let path = v[scheme_end + 1..]
         .strip_prefix(b"//")
         .unwrap_or(&v[scheme_end + 1..]);
-    path.contains(&b'/')
-        && !path.contains(&b'@')
-        && path.iter().all(|&c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'-' | b'_' | b'#' | b':')
-        })
-        && !path
-            .split(|&c| !c.is_ascii_alphanumeric())
-            .any(|seg| random_alnum(seg, 16))
+    // `dopplersecret://DB_PASSWORD`: a manager's scheme and the secret's name alone.
+    let named = slashes
+        && path.len() >= 3
+        && path.iter().all(|&c| is_word(c) || c == b'-')
+        && path.iter().any(u8::is_ascii_alphabetic)
+        && !random_alnum(path, 12);
+    named
+        || path.contains(&b'/')
+            && !path.contains(&b'@')
+            && path.iter().all(|&c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'-' | b'_' | b'#' | b':')
+            })
+            && !path
+                .split(|&c| !c.is_ascii_alphanumeric())
+                .any(|seg| random_alnum(seg, 16))
 }
 
 /// Words that follow a secret's name in prose, type names in code, and the values
@@ -478,6 +630,8 @@ const STOP_WORDS: &[&[u8]] = &[
     b"todo",
     b"prompt",
     b"incorrect",
+    b"wrong",
+    b"bad",
     b"invalid",
     b"expired",
     b"missing",
@@ -648,7 +802,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             let sentence =
                 v.contains(&b' ') && !has_digit(v) && v.split(|&c| c == b' ').count() > 6;
             let url = v.starts_with(b"http://") || v.starts_with(b"https://");
-            !(v.len() < 3 || is_path_like(v) || url || sentence)
+            !(v.len() < 3 || is_path_like(v) || url || sentence || is_command(v))
         }
         Need::Token | Need::Strong => {
             let strong = need == Need::Strong;
@@ -666,7 +820,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             if v.iter().all(u8::is_ascii_digit) {
                 return !strong && v.len() >= 20;
             }
-            if is_numeric_shape(v) || is_version(v) || is_named_digest(v) {
+            if is_numeric_shape(v) || is_version(v) || is_named_digest(v) || encoded_path(v) {
                 return false;
             }
             if strong && is_uuid(v) {
@@ -675,8 +829,10 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             let alpha = has_alpha(v);
             let symbols = v.iter().any(|c| !c.is_ascii_alphanumeric());
             let mixed = alpha && (has_digit(v) || symbols && v.len() >= 12);
-            // Letters only: random only when the case flips like random text does.
-            if !has_digit(v) && !symbols && !random_alnum(v, 20) {
+            // Letters only: random only when the case flips like random text does, or,
+            // in one case, when vowels are as rare as in random letters (a word has
+            // about two in five) over a long run.
+            if !has_digit(v) && !symbols && !random_alnum(v, 20) && !random_letters(v) {
                 return false;
             }
             // Short one-case hex is an abbreviated hash or an id.
@@ -696,6 +852,35 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             }
         }
     }
+}
+
+/// `cat /etc/secret/pass`, `vault read -field=x secret/app`: a command whose output
+/// becomes the value (a backquoted substitution), not the value: a lower-case program
+/// name, then a path or a flag among its words.
+fn is_command(v: &[u8]) -> bool {
+    let mut words = v.split(|&c| c == b' ').filter(|w| !w.is_empty());
+    let Some(program) = words.next() else {
+        return false;
+    };
+    program.len() >= 2
+        && program
+            .iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && words
+            .any(|w| w.starts_with(b"-") && w.len() > 1 || w.starts_with(b"/") && is_path_like(w))
+}
+
+/// `L3JlZ2lzdHJ5L3BvZHMv…=`: base64 of a path (etcd's keys, an object name), which a
+/// store prints encoded; no key or token decodes to `/registry/pods/…`.
+fn encoded_path(v: &[u8]) -> bool {
+    if v.len() < 16 || !v.starts_with(b"L") || !v.iter().all(|&c| is_b64(c)) {
+        return false;
+    }
+    let d = b64_decode_prefix(v, 512);
+    d.len() >= 8
+        && d.iter().all(|c| c.is_ascii_graphic())
+        && is_path_like(&d)
+        && d.split(|&c| c == b'/').filter(|p| !p.is_empty()).count() >= 2
 }
 
 /// `ops@example.com`: a local part and a dotted domain of name characters.

@@ -314,7 +314,7 @@ pub(super) fn prefixed(b: &[u8], s: usize, e: usize, literal: &str, p: Vendor) -
         return None;
     }
     // `ghp_XXXX…`, `sk_live_0000…`: documentation's stand-in, not an issued token.
-    if is_filler(body) {
+    if is_filler(body) || super::text::find(body, b"EXAMPLE").is_some() {
         return None;
     }
     let ok = match p.shape {
@@ -518,6 +518,9 @@ pub(super) fn generic_prefixed(b: &[u8], s: usize, reach: &mut usize) -> Option<
         return None;
     }
     let tok = &b[start..end];
+    if super::text::find(tok, b"EXAMPLE").is_some() {
+        return None;
+    }
     // The vendor word, all lower or all upper case.
     let upper = tok[0].is_ascii_uppercase();
     let in_case = |c: u8| {

@@ -250,7 +250,7 @@ fn configured_ignore_patterns_replace_the_defaults() {
 }
 
 const GITHUB_TOKEN: &str = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
-const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYq7Z2m9KLpT";
 const GITEA_TOKEN: &str = "3f9a1c0e5b7d2f4a6c8e0b1d3f5a7c9e1b2d4f6a";
 
 #[test]
