@@ -356,12 +356,13 @@ pub fn each_learning_in(
 /// Files a worker of [`each_learning_made`] reads at a time.
 const CHUNK: usize = 64;
 
-/// [`each_learning_in`] on `readers` threads, each with its own handle on
-/// the object store (`shares`, one per thread): each learning is read,
-/// parsed and turned into `make`'s value there, and `each` gets the
-/// values on the calling thread in exactly the order `each_learning_in`
-/// hands the learnings on, so what `each` builds does not depend on the
-/// threads. A few chunks per reader are in flight at most.
+/// [`each_learning_in`] on a thread per handle in `shares` (each its own
+/// on the same object store): each learning is read, parsed and turned
+/// into `make`'s value there, and `each` gets the values on the calling
+/// thread in exactly the order `each_learning_in` hands the learnings on,
+/// so what `each` builds does not depend on the threads. Chunks are taken
+/// in order and a reader blocks while two per reader wait to be handed
+/// on, so only a few chunks are held at a time.
 pub fn each_learning_made<T: Send>(
     repo: &Repo,
     shares: Vec<crate::repo::SharedRepo>,
