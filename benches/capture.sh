@@ -8,7 +8,10 @@
 #       the common case, a call counted against their windows).
 # Targets: median (a) <= 1.5x cat, median (b) <= 4x cat, (c) and (d) <= 2x cat.
 #
-# Installs nothing. Needs hyperfine >= 1.16 and python3. Usage: [BENCH_TMPDIR=/dev/shm] benches/capture.sh [runs]
+# Installs nothing. Needs hyperfine >= 1.16 and python3.
+# Usage: [BENCH_TMPDIR=/dev/shm] [LEARNSYNC_BIN=path] benches/capture.sh [runs]
+# (LEARNSYNC_BIN times that build instead of building one: an older build
+# against this one, one after the other.)
 # Exit 3 when a target is missed.
 set -euo pipefail
 
@@ -24,8 +27,12 @@ fi
 RUNS="${1:-300}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-(cd "$ROOT" && cargo build --release --quiet)
-BIN="$TARGET/release/learnsync"
+if [ -n "${LEARNSYNC_BIN:-}" ]; then
+  BIN="$LEARNSYNC_BIN"
+else
+  (cd "$ROOT" && cargo build --release --quiet)
+  BIN="$TARGET/release/learnsync"
+fi
 
 # BENCH_TMPDIR=/dev/shm puts the learnings dir on tmpfs, to see the cost without the disk.
 WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/capture-bench.XXXXXX")"
