@@ -60,8 +60,8 @@ pub fn derive(
         .collect();
     mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
 
-    let quality = quality(&mine);
-    let (mut trust_level, mut promoted_at) = fold(learning, &mine, &policy.trust);
+    let (mut trust_level, mut promoted_at, changed_at) = fold(learning, &mine, &policy.trust);
+    let quality = quality(&mine[..milestone(&mine, changed_at)]);
 
     // Only a review needs the content's hash (a SHA-256 of the file).
     let review = if reviews.is_empty() {
@@ -148,6 +148,42 @@ pub fn apply(learning: &mut Learning, derived: Derived) -> bool {
     changed
 }
 
+/// Whether an outcome counts in `applied_count` (§5's quality table).
+fn counted(e: &Event) -> bool {
+    matches!(
+        e.outcome,
+        Outcome::Applied | Outcome::Effective | Outcome::Ineffective
+    )
+}
+
+/// How many of the sorted `events` the written `quality` is taken over: up
+/// to its last milestone, which is the event at which the level last
+/// changed (`changed_at` events in) or the counted outcome that brought the
+/// count to a power of two (1, 2, 4, 8, …), whichever comes later. So a
+/// learning file is rewritten when its level moves and about log₂ of its
+/// outcomes' times, not on every outcome of every agent (issue 32), the
+/// counts shown are at least half the true ones, and the result is still a
+/// pure function of the events: every clone writes the same bytes.
+fn milestone(events: &[&Event], changed_at: usize) -> usize {
+    let total = events.iter().filter(|e| counted(e)).count();
+    let at_power = match total {
+        0 => 0,
+        n => 1usize << n.ilog2(),
+    };
+    let at_change = events[..changed_at].iter().filter(|e| counted(e)).count();
+    let wanted = at_power.max(at_change);
+    // The prefix ends just after the `wanted`-th counted outcome; events
+    // that count in nothing (recurred) after it change nothing either.
+    let mut seen = 0;
+    for (i, e) in events.iter().enumerate() {
+        if seen == wanted {
+            return i;
+        }
+        seen += usize::from(counted(e));
+    }
+    events.len()
+}
+
 fn quality(events: &[&Event]) -> Quality {
     let mut q = Quality::default();
     let mut names = BTreeSet::new();
@@ -178,20 +214,22 @@ fn rate(effective: u64, ineffective: u64) -> Option<f64> {
     (total > 0).then(|| ((effective as f64 / total as f64) * 10_000.0).round() / 10_000.0)
 }
 
-/// L0/L1 from the learning; L2 from the fold over sorted, deduplicated events.
+/// L0/L1 from the learning; L2 from the fold over sorted, deduplicated
+/// events. Also says how many events in the level last changed (0: never).
 fn fold(
     learning: &Learning,
     events: &[&Event],
     policy: &TrustPolicy,
-) -> (TrustLevel, Option<Timestamp>) {
+) -> (TrustLevel, Option<Timestamp>, usize) {
     if !learning.has_correction() {
-        return (TrustLevel::L0, None);
+        return (TrustLevel::L0, None, 0);
     }
     let mut level = TrustLevel::L1;
     let mut promoted_at = None;
+    let mut changed_at = 0;
     let (mut effective, mut ineffective) = (0u64, 0u64);
     let mut effective_agents: BTreeSet<&str> = BTreeSet::new();
-    for e in events {
+    for (i, e) in events.iter().enumerate() {
         match e.outcome {
             Outcome::Effective => {
                 effective += 1;
@@ -208,15 +246,17 @@ fn fold(
         {
             level = TrustLevel::L2;
             promoted_at = Some(e.at);
+            changed_at = i + 1;
         } else if level == TrustLevel::L2
             && effective + ineffective >= policy.demote_min_outcomes
             && success < policy.demote_below_success_rate
         {
             level = TrustLevel::L1;
             promoted_at = None;
+            changed_at = i + 1;
         }
     }
-    (level, promoted_at)
+    (level, promoted_at, changed_at)
 }
 
 #[cfg(test)]

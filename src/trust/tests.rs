@@ -293,3 +293,56 @@ fn outcomes_after_an_approval_that_meet_the_demotion_rule_question_it_until_appr
     let d = derive(&l, &refs, &[&again, &approved], &Policy::default());
     assert_eq!(d.trust_level, TrustLevel::L3, "whatever the order");
 }
+
+#[test]
+fn written_quality_moves_at_milestones_only() {
+    // (events, applied_count written): powers of two of the counted
+    // outcomes, and the event at which the level changed.
+    let table: &[(&str, u64)] = &[
+        ("", 0),
+        ("a:a", 1),
+        ("a:a b:a", 2),
+        ("a:a b:a c:a", 2),
+        ("a:a b:a c:a d:a", 4),
+        ("a:a b:a c:a d:a a:a b:a c:a", 4),
+        ("a:a b:a c:a d:a a:a b:a c:a d:a", 8),
+        // Recurred counts in nothing and moves nothing.
+        ("a:a b:a c:a x:r x:r", 2),
+        // Promoted at the third outcome: the counts are exact there.
+        ("a:e a:e b:e", 3),
+        ("a:e a:e b:e a:a a:a", 4),
+        ("a:e a:e b:e a:a a:a a:a", 4),
+        // Demoted at the eleventh: exact again.
+        ("a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i c:i", 11),
+        ("a:e a:e b:e c:i c:i c:i c:i c:i c:i c:i c:i c:a", 11),
+    ];
+    for (spec, applied) in table {
+        let q = run(Some("fix"), spec).quality;
+        assert_eq!(q.applied_count, *applied, "{spec}");
+        // Every field is taken over the same events.
+        let evs = events(spec);
+        let counted: Vec<&Event> = evs
+            .iter()
+            .filter(|e| e.outcome != Outcome::Recurred)
+            .take(*applied as usize)
+            .collect();
+        assert_eq!(q, quality(&counted), "{spec}");
+    }
+    // The level itself is always over every event.
+    let d = run(Some("fix"), "a:a b:a c:a d:a a:e a:e b:e");
+    assert_eq!(d.trust_level, TrustLevel::L2);
+    assert_eq!(d.quality.applied_count, 7);
+    assert_eq!(d.quality.effective_count, 3);
+}
+
+#[test]
+fn written_quality_is_the_same_whatever_order_events_arrive_in() {
+    let evs = events("a:a b:e c:i a:e b:a c:a a:e b:r c:e");
+    for cut in 0..=evs.len() {
+        let mut some: Vec<&Event> = evs[..cut].iter().collect();
+        let fwd = derive(&learning(Some("fix")), &some, &[], &Policy::default());
+        some.reverse();
+        let rev = derive(&learning(Some("fix")), &some, &[], &Policy::default());
+        assert_eq!(fwd, rev, "first {cut} events");
+    }
+}

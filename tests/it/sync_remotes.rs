@@ -993,7 +993,60 @@ fn a_cycle_is_one_commit_and_the_events_index_is_only_a_cache() {
         json(&b.ok(&["show", &id, "--json"])),
     );
     assert_eq!(on_a["quality"], on_b["quality"]);
-    assert_eq!(on_a["quality"]["applied_count"], 5);
+    // Five outcomes; the counts are written as of the last milestone (§5:
+    // the fourth outcome, a power of two, after the level last moved).
+    assert_eq!(on_a["quality"]["applied_count"], 4);
+}
+
+/// Issue 32: an outcome rewrites a learning file (a new blob every clone
+/// pushes) only at a milestone of its evidence: the level changing, or the
+/// counted outcomes reaching a power of two. Between them only the events
+/// file grows, and both machines still write the same bytes.
+#[test]
+fn evidence_rewrites_a_learning_file_only_at_its_milestones() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let id = add(&a, "shared fix");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    let path = format!("claude/{id}.md");
+    let versions = |m: &Machine| {
+        let log = m.git(&["log", "--format=%H", "--", &path]);
+        let mut blobs: Vec<String> = log
+            .lines()
+            .map(|c| {
+                m.git(&["rev-parse", &format!("{c}:{path}")])
+                    .trim()
+                    .to_string()
+            })
+            .collect();
+        blobs.dedup();
+        blobs.len()
+    };
+    let before = versions(&a);
+    // Seven outcomes shown to b's agent, one a cycle: counts 1 … 7.
+    let mut written = Vec::new();
+    for _ in 0..7 {
+        b.ok(&["apply", &id, "--outcome", "applied"]);
+        b.ok(&["sync"]);
+        a.ok(&["sync"]);
+        written.push(versions(&a) - before);
+    }
+    // Rewritten at 1, 2 and 4; not at 3, 5, 6, 7.
+    assert_eq!(written, [1, 2, 2, 3, 3, 3, 3], "versions of {path}");
+    let file = a.git(&["show", &format!("HEAD:{path}")]);
+    assert!(file.contains("  applied_count: 4\n"), "{file}");
+    // A promotion is a milestone of its own: exact counts at the change.
+    for m in [&a, &b, &a] {
+        m.ok(&["apply", &id, "--outcome", "effective"]);
+        m.ok(&["sync"]);
+    }
+    b.ok(&["sync"]);
+    assert_converged(&[&a, &b]);
+    let file = a.git(&["show", &format!("HEAD:{path}")]);
+    assert!(file.contains("trust_level: L2\n"), "{file}");
+    assert!(file.contains("  applied_count: 10\n"), "{file}");
+    assert!(file.contains("  effective_count: 3\n"), "{file}");
 }
 
 /// Runs git in `m`'s dir with `input` on stdin; its trimmed stdout.
