@@ -13,6 +13,10 @@
 #   RATE          outcome events per agent per round, in percent        [50]
 #   LEARNINGS     learnings on the hub before the day                   [1000]
 #   EVENTS        events on the hub before the day                      [10000]
+#   BATCH         rounds ("minutes") an agent's outcome events may wait
+#                 before a sync sends them, as the daemon's scheduled
+#                 syncs do (`sync --batch-evidence`, daemon.evidence_batch_*);
+#                 0: every sync sends what it has                       [10]
 #   LEARNSYNC_BIN time this learnsync binary instead of building one
 #   BENCH_DIR     where it runs        [$CARGO_TARGET_DIR/hub-growth]
 #
@@ -39,7 +43,7 @@ command -v python3 >/dev/null || die "python3 is needed"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-AGENTS=${AGENTS:-20} ROUNDS=${ROUNDS:-60} RATE=${RATE:-50}
+AGENTS=${AGENTS:-20} ROUNDS=${ROUNDS:-60} RATE=${RATE:-50} BATCH=${BATCH:-10}
 LEARNINGS=${LEARNINGS:-1000} EVENTS=${EVENTS:-10000}
 WORK=${BENCH_DIR:-$TARGET/hub-growth}
 rm -rf "$WORK"
@@ -73,6 +77,10 @@ for ((a = 0; a < AGENTS; a++)); do
     git clone -q --no-local -o hub "$HUB" "$d" 2>/dev/null
     git -C "$d" checkout -q -b "agents/a$a"
     "$BIN" --dir "$d" -q init --agent "a$a" --hub hub >/dev/null
+    # The age rule is simulated in rounds by the driver below (a round is
+    # a "minute" but lasts seconds); the count rule is learnsync's own.
+    printf 'daemon:\n  evidence_batch_secs: 86400\n  evidence_batch_events: 20\n' \
+        >>"$d/.git/learnsync/config.yaml"
     "$BIN" --dir "$d" -q sync
 done
 
@@ -90,13 +98,28 @@ BEFORE=$(size_pack "$WORK/hub-before.git")
 CLONE_BEFORE=$(clone_bytes "$WORK/hub-before.git")
 
 say "$ROUNDS rounds of $AGENTS agents (about $((AGENTS * ROUNDS * RATE / 100)) events)"
-python3 - "$BIN" "$WORK" "$AGENTS" "$ROUNDS" "$RATE" <<'EOF'
-import random, subprocess, sys, time
+python3 - "$BIN" "$WORK" "$AGENTS" "$ROUNDS" "$RATE" "$BATCH" <<'EOF'
+import json, random, subprocess, sys, time
 bin_, work, agents, rounds, rate = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+batch = int(sys.argv[6])
 ids = open(f"{work}/ids.txt").read().split()
 rng = random.Random(32)
 events = 0
 started = time.time()
+# The round of each agent's oldest event still waiting in its inbox.
+oldest = [None] * agents
+
+def sync(a, r):
+    d = f"{work}/agent{a}"
+    if batch == 0 or (oldest[a] is not None and r - oldest[a] >= batch):
+        subprocess.run([bin_, "--dir", d, "-q", "sync"], check=True)
+        oldest[a] = None
+        return
+    out = subprocess.run([bin_, "--dir", d, "--json", "sync", "--batch-evidence"],
+                         check=True, capture_output=True).stdout
+    if json.loads(out)["held_events"] == 0:
+        oldest[a] = None
+
 for r in range(rounds):
     for a in range(agents):
         d = f"{work}/agent{a}"
@@ -106,9 +129,15 @@ for r in range(rounds):
             outcome = rng.choices(["applied", "effective", "ineffective", "recurred"], [40, 35, 20, 5])[0]
             subprocess.run([bin_, "--dir", d, "-q", "apply", "--outcome", outcome, rng.choice(ids)], check=True)
             events += 1
-        subprocess.run([bin_, "--dir", d, "-q", "sync"], check=True)
+            if oldest[a] is None:
+                oldest[a] = r
+        sync(a, r)
     if (r + 1) % 10 == 0:
         print(f"  round {r + 1}/{rounds}: {events} events, {time.time() - started:.0f} s", file=sys.stderr)
+# The day ends: whatever still waits goes out (the age rule, later).
+for a in range(agents):
+    if oldest[a] is not None:
+        sync(a, rounds + batch)
 open(f"{work}/events-recorded", "w").write(str(events))
 EOF
 EVENTS_DAY=$(cat "$WORK/events-recorded")
@@ -144,7 +173,8 @@ HUB=$HUB_SAVED
 echo
 echo "## Hub growth per outcome event ($(date -u +%Y-%m-%dT%H:%MZ), $(git --version))"
 echo
-echo "$AGENTS agents, each syncing once a round, $ROUNDS rounds, $EVENTS_DAY outcome events"
+echo "$AGENTS agents, each syncing once a round, $ROUNDS rounds, $EVENTS_DAY outcome events,"
+echo "events sent after waiting up to $BATCH round(s) (BATCH; 0: by every sync)"
 echo "($(python3 -c "print(f'{$LINE_TOTAL / $LINE_COUNT:.0f}')") bytes per event line); hub before: $LEARNINGS learnings, $EVENTS events."
 echo "Bytes after \`git gc\`; \"per event\" = growth ÷ events, and as a multiple of the event line's bytes."
 echo

@@ -106,6 +106,7 @@ fn main() {
         watcher: None,
         stop: None,
         progress: None,
+        batch: None,
     };
     learnsync::sync::run(&config, &sync).expect("sync");
     let sha = server.branch_sha("agents/bench").expect("pushed");

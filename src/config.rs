@@ -178,6 +178,11 @@ pub const DAEMON_BACKOFF_MAX_SECS: Key =
 pub const DAEMON_READY_SYNC_AGE_SECS: Key =
     key("daemon.ready_sync_age_secs", Type::Count).default("900");
 pub const DAEMON_READY_FAILURES: Key = key("daemon.ready_failures", Type::Count).default("3");
+// Issue 32: outcome events are pushed in batches, not one commit a minute.
+pub const DAEMON_EVIDENCE_BATCH_SECS: Key =
+    key("daemon.evidence_batch_secs", Type::Count).default("600");
+pub const DAEMON_EVIDENCE_BATCH_EVENTS: Key =
+    key("daemon.evidence_batch_events", Type::Count).default("20");
 
 /// Every key, in the order `learnsync config` lists them.
 pub const KEYS: &[&Key] = &[
@@ -212,6 +217,8 @@ pub const KEYS: &[&Key] = &[
     &DAEMON_BACKOFF_MAX_SECS,
     &DAEMON_READY_SYNC_AGE_SECS,
     &DAEMON_READY_FAILURES,
+    &DAEMON_EVIDENCE_BATCH_SECS,
+    &DAEMON_EVIDENCE_BATCH_EVENTS,
 ];
 
 /// When `sync` asks a watcher what changed instead of scanning the tree.
@@ -697,6 +704,11 @@ pub struct DaemonConfig {
     pub ready_sync_age_secs: u64,
     /// …or when a job failed this many runs in a row.
     pub ready_failures: u64,
+    /// A scheduled sync keeps outcome events in the inbox until the oldest
+    /// is this old…
+    pub evidence_batch_secs: u64,
+    /// …or this many wait, or the cycle commits something else anyway.
+    pub evidence_batch_events: u64,
 }
 
 /// Resolves keys in precedence order, recording each for the rows.
@@ -982,6 +994,8 @@ impl Config {
             backoff_max_secs: r.count(&DAEMON_BACKOFF_MAX_SECS).value,
             ready_sync_age_secs: r.count(&DAEMON_READY_SYNC_AGE_SECS).value,
             ready_failures: r.count(&DAEMON_READY_FAILURES).value,
+            evidence_batch_secs: r.count(&DAEMON_EVIDENCE_BATCH_SECS).value,
+            evidence_batch_events: r.count(&DAEMON_EVIDENCE_BATCH_EVENTS).value,
         };
         Ok(Config {
             dir,

@@ -26,6 +26,11 @@ pub struct Args {
     /// Seconds to wait for another sync to finish.
     #[arg(long, value_name = "SECS")]
     wait: Option<u64>,
+    /// Leave outcome events in the inbox for a later batch, as the daemon
+    /// does, unless `daemon.evidence_batch_events` wait, the oldest is
+    /// `daemon.evidence_batch_secs` old, or the cycle commits anything else.
+    #[arg(long)]
+    batch_evidence: bool,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -52,6 +57,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 bar.set_message(step.to_string());
             }))
         }),
+        batch: args
+            .batch_evidence
+            .then(|| crate::sync::EvidenceBatch::from_config(&ctx.config.daemon)),
     };
     let result = crate::sync::run(&ctx.config, &options);
     if let Some(bar) = spinner {
@@ -81,6 +89,12 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 report.recomputed
             )),
             None => ctx.say("Nothing new to commit."),
+        }
+        if report.held_events > 0 {
+            ctx.say(format!(
+                "Held {} outcome event(s) in the inbox for the next batch (--batch-evidence).",
+                report.held_events
+            ));
         }
         for c in &report.promoted {
             ctx.say(format!("Promoted {} {} -> {}", c.id, c.from, c.to));

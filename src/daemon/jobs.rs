@@ -253,6 +253,7 @@ fn sync_job(input: &JobInput) -> RunResult {
         watcher: input.exe.clone(),
         stop: Some(input.stop.clone()),
         progress: None,
+        batch: Some(crate::sync::EvidenceBatch::from_config(&config.daemon)),
     };
     let report = match crate::sync::run(config, &options) {
         Ok(report) => report,
@@ -295,6 +296,12 @@ fn summarise_sync(report: &SyncReport) -> RunResult {
             report.inbox_events
         )),
         None => parts.push("nothing new to commit".into()),
+    }
+    if report.held_events > 0 {
+        parts.push(format!(
+            "{} outcome event(s) held for the next batch",
+            report.held_events
+        ));
     }
     if !report.merged.is_empty() {
         parts.push(format!("merged {} head(s)", report.merged.len()));

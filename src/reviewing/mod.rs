@@ -171,6 +171,8 @@ pub fn run(
                     watcher: None,
                     stop: options.stop.clone(),
                     progress: None,
+                    // It commits the records anyway: events go with them.
+                    batch: None,
                 },
             )?;
             report.sync = Some(sync);

@@ -25,6 +25,8 @@ pub struct CommitOutcome {
     pub files: Vec<String>,
     pub inbox_learnings: usize,
     pub inbox_events: usize,
+    /// Outcome events left in the inbox for a later batch.
+    pub held_events: usize,
     pub recomputed: usize,
     pub changes: Vec<LevelChange>,
     pub redacted: Vec<String>,
@@ -40,6 +42,7 @@ impl CommitOutcome {
         report.committed_files = self.files;
         report.inbox_learnings = self.inbox_learnings;
         report.inbox_events = self.inbox_events;
+        report.held_events = self.held_events;
         report.recomputed = self.recomputed;
         for change in self.changes {
             if change.to > change.from {
@@ -73,6 +76,8 @@ struct Staged {
     consumed: Vec<PathBuf>,
     /// Inbox event lines by the events file they go to.
     new_events: BTreeMap<String, Vec<String>>,
+    /// The inbox's events, until the step decides whether they go now.
+    inbox_events: Vec<(PathBuf, crate::event::Event)>,
 }
 
 impl Staged {
@@ -86,11 +91,13 @@ impl Staged {
 ///
 /// `only`: the paths a watcher saw change since the last complete cycle
 /// (the rest of the tree is as the index says); `None` scans everything.
+/// `batch`: when inbox events may wait for a later cycle.
 pub fn commit_local(
     repo: &Repo,
     dir: &LearningsDir,
     config: &Config,
     only: Option<&[String]>,
+    batch: Option<super::EvidenceBatch>,
 ) -> Result<CommitOutcome> {
     let mut lap = super::Lap::start();
     let mut out = CommitOutcome::default();
@@ -140,6 +147,7 @@ pub fn commit_local(
     }
     stage_worktree_edits(repo, &status, &mut staged, &mut out, &mut reported);
     stage_inbox(repo, dir, head_tree, &mut staged, &mut out)?;
+    take_inbox_events(&mut staged, &mut out, batch);
     stage_inbox_events(repo, head_tree, &mut staged)?;
     lap.done("  read edits and the inbox");
     recompute_touched(repo, dir, config, head_tree, &mut staged, &mut out)?;
@@ -456,16 +464,7 @@ fn stage_inbox(
                 out.inbox_learnings += 1;
                 staged.consumed.push(item.path);
             }
-            Ok(InboxPayload::Event(e)) => {
-                staged.touched.insert(e.learning.clone());
-                staged
-                    .new_events
-                    .entry(e.file_path())
-                    .or_default()
-                    .push(e.to_line());
-                out.inbox_events += 1;
-                staged.consumed.push(item.path);
-            }
+            Ok(InboxPayload::Event(e)) => staged.inbox_events.push((item.path, e)),
             Err(message) => {
                 let shown = item.path.display().to_string();
                 let kept = quarantine(dir, &item.path);
@@ -477,6 +476,37 @@ fn stage_inbox(
         }
     }
     Ok(())
+}
+
+/// The inbox's events join the commit, unless `batch` lets them wait: a
+/// cycle that commits nothing else holds them until enough wait or the
+/// oldest is old enough. Held ones stay in the inbox, untouched.
+fn take_inbox_events(
+    staged: &mut Staged,
+    out: &mut CommitOutcome,
+    batch: Option<super::EvidenceBatch>,
+) {
+    let events = std::mem::take(&mut staged.inbox_events);
+    let commits_anyway =
+        !(staged.pending.is_empty() && staged.deletes.is_empty() && staged.learnings.is_empty());
+    let oldest = events.iter().map(|(_, e)| e.at).min();
+    let hold = batch.is_some_and(|b| {
+        !commits_anyway && !b.due(events.len(), oldest, crate::timestamp::Timestamp::now())
+    });
+    if hold {
+        out.held_events = events.len();
+        return;
+    }
+    for (path, e) in events {
+        staged.touched.insert(e.learning.clone());
+        staged
+            .new_events
+            .entry(e.file_path())
+            .or_default()
+            .push(e.to_line());
+        out.inbox_events += 1;
+        staged.consumed.push(path);
+    }
 }
 
 /// Inbox events go into their events files by union (§4).

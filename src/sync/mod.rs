@@ -17,6 +17,7 @@ pub use owners::{Refused, add_hosted};
 use crate::config::{Config, WATCH_AUTO_FILES, WatchMode};
 use crate::repo::{GitError, Repo};
 use crate::store::{LearningsDir, LockError, Problem, SyncLock};
+use crate::timestamp::Timestamp;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -70,6 +71,39 @@ pub struct SyncOptions {
     /// Told each step that may take long as it starts (a fetch, the
     /// merges, a push), for a progress line on a terminal.
     pub progress: Option<Progress>,
+    /// Outcome events this cycle may leave in the inbox for a later batch
+    /// (the daemon's scheduled cycles); `None` commits every one.
+    pub batch: Option<EvidenceBatch>,
+}
+
+/// When a cycle that would commit nothing but outcome events commits them
+/// (issue 32): each commit is a commit object and a new tree per folder on
+/// its way to the root, on every clone and in every new clone, so evidence
+/// goes out in batches rather than an event a minute. The events wait in
+/// the inbox, where every reader already sees them (`show`, trust), so a
+/// killed process loses nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EvidenceBatch {
+    /// Commit once the oldest waiting event is this old…
+    pub max_age: Duration,
+    /// …or this many events wait.
+    pub max_events: usize,
+}
+
+impl EvidenceBatch {
+    pub fn from_config(daemon: &crate::config::DaemonConfig) -> EvidenceBatch {
+        EvidenceBatch {
+            max_age: Duration::from_secs(daemon.evidence_batch_secs),
+            max_events: usize::try_from(daemon.evidence_batch_events).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Whether `waiting` events, the oldest recorded at `oldest`, are due
+    /// at `now`.
+    pub fn due(&self, waiting: usize, oldest: Option<Timestamp>, now: Timestamp) -> bool {
+        let age = oldest.map_or(0, |t| now.unix().saturating_sub(t.unix()));
+        waiting >= self.max_events.max(1) || age >= self.max_age.as_secs() as i64
+    }
 }
 
 /// What a caller shows of the steps of a cycle ([`SyncOptions::progress`]).
@@ -142,6 +176,9 @@ pub struct SyncReport {
     pub committed_files: Vec<String>,
     pub inbox_learnings: usize,
     pub inbox_events: usize,
+    /// Outcome events left in the inbox for the next batch
+    /// ([`SyncOptions::batch`]).
+    pub held_events: usize,
     pub recomputed: usize,
     pub promoted: Vec<LevelChange>,
     pub demoted: Vec<LevelChange>,
@@ -252,7 +289,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     lap.done("open, recover, ask the watcher");
     owners::record_hosted(&dir, home);
     options.step("committing local work");
-    let outcome = commit_local(&repo, &dir, config, only)?;
+    let outcome = commit_local(&repo, &dir, config, only, options.batch)?;
     lap.done("commit local work");
     let scanned_all = only.is_none().then_some(outcome.scanned);
     report.watched = only.is_some();
@@ -477,5 +514,32 @@ impl SyncReport {
     /// True when some remote failed while the rest went through (exit 3).
     pub fn is_partial(&self) -> bool {
         self.remotes.iter().any(|r| !r.errors.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_is_due_by_count_or_by_the_oldest_events_age() {
+        let batch = EvidenceBatch {
+            max_age: Duration::from_secs(600),
+            max_events: 3,
+        };
+        let now = Timestamp::from_unix(10_000);
+        let at = |ago: i64| Some(Timestamp::from_unix(10_000 - ago));
+        assert!(!batch.due(0, None, now), "nothing waits");
+        assert!(!batch.due(2, at(599), now));
+        assert!(batch.due(3, at(0), now), "enough wait");
+        assert!(batch.due(1, at(600), now), "the oldest is old enough");
+        // A clock set back (an event from the future) never makes it due
+        // by age, and a limit of 0 means every event goes at once.
+        assert!(!batch.due(1, at(-5_000), now));
+        let every = EvidenceBatch {
+            max_events: 0,
+            ..batch
+        };
+        assert!(every.due(1, at(0), now));
     }
 }

@@ -65,6 +65,7 @@ impl Clone {
             watcher: None,
             stop: None,
             progress: None,
+            batch: None,
         };
         run(&self.config(), &options).map(|_| ())
     }

@@ -1049,6 +1049,89 @@ fn evidence_rewrites_a_learning_file_only_at_its_milestones() {
     assert!(file.contains("  effective_count: 3\n"), "{file}");
 }
 
+/// Issue 32: a scheduled cycle (`--batch-evidence`, as the daemon runs it)
+/// leaves outcome events in the inbox until enough wait, and sends them as
+/// one commit; meanwhile the machine's own readers see them, a cycle with
+/// anything else to commit takes them along, and a plain `sync` sends all.
+#[test]
+fn scheduled_cycles_send_evidence_in_batches() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let id = add(&a, "shared fix");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    let config = b.dir.join(".git/learnsync/config.yaml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str("daemon:\n  evidence_batch_events: 3\n  evidence_batch_secs: 3600\n");
+    std::fs::write(&config, text).expect("write config");
+    let commits = |m: &Machine| m.git(&["rev-list", "--count", "HEAD"]).trim().to_string();
+    let events_on_hub = || {
+        a.ok(&["sync"]);
+        a.git(&[
+            "log",
+            "--format=%H",
+            "hub/agents/codex",
+            "--",
+            "events/codex/",
+        ])
+        .lines()
+        .count()
+    };
+    let waiting = |m: &Machine| {
+        std::fs::read_dir(m.dir.join(".git/learnsync/inbox"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    let start = commits(&b);
+
+    b.ok(&["apply", &id, "--outcome", "applied"]);
+    let out = json(&b.ok(&["sync", "--batch-evidence", "--json"]));
+    assert_eq!(out["held_events"], 1, "{out:#}");
+    assert_eq!(out["commit"], serde_json::Value::Null, "{out:#}");
+    assert_eq!(commits(&b), start, "nothing committed");
+    assert_eq!(waiting(&b), 1, "the event waits in the inbox");
+    let shown = json(&b.ok(&["show", &id, "--json"]));
+    assert_eq!(
+        shown["quality"]["applied_count"], 1,
+        "b's own readers see it"
+    );
+    let said = b.ok(&["sync", "--batch-evidence"]);
+    assert!(said.contains("Held 1 outcome event(s)"), "{said}");
+    assert_eq!(events_on_hub(), 0, "nothing of b's evidence went out");
+
+    // The third event makes the batch: one commit carries all three.
+    b.ok(&["apply", &id, "--outcome", "applied"]);
+    b.ok(&["apply", &id, "--outcome", "effective"]);
+    let out = json(&b.ok(&["sync", "--batch-evidence", "--json"]));
+    assert_eq!(out["held_events"], 0, "{out:#}");
+    assert_eq!(out["inbox_events"], 3, "{out:#}");
+    assert_eq!(events_on_hub(), 1, "one commit with the three events");
+    let files = a.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        "hub/agents/codex",
+        "events/codex/",
+    ]);
+    let file = files.lines().next().expect("codex's events file");
+    let lines = a.git(&["show", &format!("hub/agents/codex:{file}")]);
+    assert_eq!(lines.lines().count(), 3, "{lines}");
+
+    // A capture commits anyway: the waiting event goes with it.
+    b.ok(&["apply", &id, "--outcome", "applied"]);
+    add(&b, "b's own fix");
+    let out = json(&b.ok(&["sync", "--batch-evidence", "--json"]));
+    assert_eq!(out["inbox_events"], 1, "{out:#}");
+    assert_eq!(out["held_events"], 0, "{out:#}");
+
+    // A plain sync, as a person runs it, holds nothing.
+    b.ok(&["apply", &id, "--outcome", "applied"]);
+    let out = json(&b.ok(&["sync", "--json"]));
+    assert_eq!(out["inbox_events"], 1, "{out:#}");
+    assert_eq!(events_on_hub(), 3);
+    assert_eq!(waiting(&b), 0, "the inbox is empty once all went out");
+}
+
 /// Runs git in `m`'s dir with `input` on stdin; its trimmed stdout.
 fn git_with_input(m: &Machine, args: &[&str], input: &str) -> String {
     use std::io::Write;
