@@ -18,6 +18,11 @@ use std::path::Path;
 const LOOSE_BELOW: usize = 100;
 
 impl Repo {
+    /// How many objects this handle has written to the object store.
+    pub fn objects_written(&self) -> usize {
+        self.written.get()
+    }
+
     /// Holds every object written from now on in memory until
     /// [`Repo::persist_objects`] (called before a ref or the index moves).
     pub fn hold_objects(&mut self) {
@@ -31,6 +36,7 @@ impl Repo {
         let Some(held) = self.git.objects.reset_object_memory() else {
             return Ok(());
         };
+        self.written.set(self.written.get() + held.len());
         if held.len() < LOOSE_BELOW {
             // Past the memory, to the loose object store.
             let store: &gix::odb::Handle = &self.git.objects;

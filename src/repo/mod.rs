@@ -134,6 +134,7 @@ impl SharedRepo {
             root: self.root,
             trees: RefCell::default(),
             blobs: RefCell::default(),
+            written: std::cell::Cell::default(),
         }
     }
 }
@@ -149,6 +150,9 @@ pub struct Repo {
     /// reads back what it just wrote (to compare, to check out), and
     /// inflating a loose object costs more than copying it.
     blobs: RefCell<BlobCache>,
+    /// Objects this handle wrote to the object store, for the push to
+    /// choose how it packs them ([`Repo::start_push_as`]).
+    written: std::cell::Cell<usize>,
 }
 
 /// Decoded trees by id, and how many entries they hold together.
@@ -267,6 +271,7 @@ impl Repo {
             root: root.to_path_buf(),
             trees: RefCell::default(),
             blobs: RefCell::default(),
+            written: std::cell::Cell::default(),
         })
     }
 

@@ -7,6 +7,10 @@ use secrecy::{ExposeSecret, SecretString};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
+/// Above this many objects written by the cycle, a push sends a whole
+/// pack rather than a thin one ([`Repo::start_push_as`]).
+const THIN_UP_TO: usize = 2_000;
+
 /// How a push went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PushOutcome {
@@ -199,8 +203,20 @@ impl Repo {
                 auth: None,
             };
         }
+        // A thin pack lets git send a changed file as a delta against the
+        // version the remote has; finding those versions costs git a walk
+        // of every remote head's tree per object sent, which on a large
+        // recompute (thousands of rewritten learnings under folders of
+        // thousands of files) took 5.1 of a 5.6-second push at 100,000
+        // learnings to save 6% of the bytes (issue 32). Past a few
+        // thousand objects, whole objects go instead.
+        let thin = if self.objects_written() > THIN_UP_TO {
+            "--no-thin"
+        } else {
+            "--thin"
+        };
         let child = git_command(self.root(), auth)
-            .args(["push", "--porcelain", "--quiet", remote, &spec])
+            .args(["push", "--porcelain", "--quiet", thin, remote, &spec])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

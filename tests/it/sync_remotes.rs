@@ -1132,6 +1132,42 @@ fn scheduled_cycles_send_evidence_in_batches() {
     assert_eq!(waiting(&b), 0, "the inbox is empty once all went out");
 }
 
+/// A cycle that writes thousands of objects (an import, a recompute of
+/// every learning) pushes them as a whole pack instead of a thin one
+/// (issue 32); the hub must end complete and another machine get it all.
+#[test]
+fn a_cycle_of_thousands_of_objects_reaches_the_hub_whole() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let first = add(&a, "template fix");
+    a.ok(&["sync"]);
+    let template = std::fs::read_to_string(a.dir.join(format!("claude/{first}.md")))
+        .expect("the template learning");
+    for k in 0..2_100u32 {
+        let id = format!("learning-{k:032x}-1780000000000");
+        let text = template
+            .replace(&first, &id)
+            .replace("template fix", &format!("imported fix {k}"));
+        std::fs::write(a.dir.join(format!("claude/{id}.md")), text).expect("write");
+    }
+    let out = json(&a.ok(&["sync", "--json"]));
+    assert_eq!(out["remotes"][0]["pushed"], true, "{:#}", out["remotes"]);
+    assert!(
+        out["committed_files"].as_array().map_or(0, Vec::len) > 2_000,
+        "an import of 2,100 learnings"
+    );
+    let fsck = std::process::Command::new("git")
+        .args(["fsck", "--connectivity-only", "--no-dangling"])
+        .current_dir(&hub)
+        .output()
+        .expect("git fsck");
+    assert!(fsck.status.success(), "{fsck:?}");
+    b.ok(&["sync"]);
+    let listed = b.git(&["ls-tree", "--name-only", "HEAD", "claude/"]);
+    assert_eq!(listed.lines().count(), 2_101, "b has every learning");
+    assert_clean_and_sound(&b.dir, &b.home);
+}
+
 /// Runs git in `m`'s dir with `input` on stdin; its trimmed stdout.
 fn git_with_input(m: &Machine, args: &[&str], input: &str) -> String {
     use std::io::Write;
