@@ -77,3 +77,71 @@ fn a_capture_triggers_a_sync_after_the_debounce_and_reaches_a_second_machine() {
     crate::common::assert_clean_and_sound(&a.dir, &a.home);
     crate::common::assert_clean_and_sound(&b.dir, &b.home);
 }
+
+/// Issue 32: the daemon's syncs hold outcome events for a batch. An event
+/// arriving triggers a sync that leaves it in the inbox and says so; the
+/// event that completes the batch (`daemon.evidence_batch_events: 2`) goes
+/// with it in one commit.
+#[test]
+fn the_daemon_sends_outcome_events_in_batches() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let hub = tmp.path().join("hub.git");
+    bare(&hub);
+    let remote = format!("hub={}", hub.display());
+    let a = Machine::new(tmp.path(), "a");
+    a.ok(&["init", "--agent", "a", "--remote", &remote]);
+    let id = a
+        .ok(&[
+            "add",
+            "--title",
+            "Quote globs",
+            "--correction",
+            "quote them",
+        ])
+        .trim()
+        .to_string();
+    a.ok(&["sync"]);
+    write_config(
+        &a.dir,
+        "agent: a\nhub: hub\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"off\"\ndaemon:\n  debounce_secs: 1\n  spread_secs: 0\n  evidence_batch_events: 2\n  evidence_batch_secs: 3600\n",
+    );
+    let commits = || a.git(&["rev-list", "--count", "HEAD"]).trim().to_string();
+    let before = commits();
+    let base = a.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let mut da = Daemon::start(a.cmd(&["daemon"]));
+    wait_runs(&a.dir, Duration::from_secs(30), "the start-up sync", |r| {
+        r.iter().any(|r| r.job == Job::Sync)
+    });
+    a.ok(&["apply", &id, "--outcome", "applied"]);
+    let runs = wait_runs(&a.dir, Duration::from_secs(30), "the held sync", |r| {
+        r.iter().any(|r| r.trigger == Trigger::Capture)
+    });
+    let held = runs
+        .iter()
+        .find(|r| r.trigger == Trigger::Capture)
+        .expect("capture run");
+    assert!(
+        held.summary
+            .contains("1 outcome event(s) held for the next batch"),
+        "{held:?}\n{}",
+        da.log()
+    );
+    assert_eq!(commits(), before, "nothing committed yet");
+    a.ok(&["apply", &id, "--outcome", "effective"]);
+    wait_runs(&a.dir, Duration::from_secs(30), "the batch", |r| {
+        r.iter()
+            .filter(|r| r.trigger == Trigger::Capture)
+            .any(|r| r.summary.contains("2 event(s) from the inbox"))
+    });
+    da.signal("TERM");
+    assert!(da.wait_exit(Duration::from_secs(30)).success());
+    let events = a.git(&[
+        "log",
+        "--format=%H",
+        &format!("{base}..HEAD"),
+        "--",
+        "events/",
+    ]);
+    assert_eq!(events.lines().count(), 1, "one commit for both events");
+    crate::common::assert_clean_and_sound(&a.dir, &a.home);
+}
