@@ -18,11 +18,6 @@ use std::path::Path;
 const LOOSE_BELOW: usize = 100;
 
 impl Repo {
-    /// How many objects this handle has written to the object store.
-    pub fn objects_written(&self) -> usize {
-        self.written.get()
-    }
-
     /// Holds every object written from now on in memory until
     /// [`Repo::persist_objects`] (called before a ref or the index moves).
     pub fn hold_objects(&mut self) {

@@ -210,7 +210,7 @@ impl Repo {
         // thousands of files) took 5.1 of a 5.6-second push at 100,000
         // learnings to save 6% of the bytes (issue 32). Past a few
         // thousand objects, whole objects go instead.
-        let thin = if self.objects_written() > THIN_UP_TO {
+        let thin = if self.written.get() > THIN_UP_TO {
             "--no-thin"
         } else {
             "--thin"

@@ -1020,6 +1020,9 @@ fn evidence_rewrites_a_learning_file_only_at_its_milestones() {
                     .to_string()
             })
             .collect();
+        // Distinct versions: both machines' commits carry each one (the
+        // same bytes), and commits of the same second list in either order.
+        blobs.sort_unstable();
         blobs.dedup();
         blobs.len()
     };
@@ -1045,8 +1048,17 @@ fn evidence_rewrites_a_learning_file_only_at_its_milestones() {
     assert_converged(&[&a, &b]);
     let file = a.git(&["show", &format!("HEAD:{path}")]);
     assert!(file.contains("trust_level: L2\n"), "{file}");
-    assert!(file.contains("  applied_count: 10\n"), "{file}");
     assert!(file.contains("  effective_count: 3\n"), "{file}");
+    // The promotion is the third effective outcome in (`at`, `id`) order:
+    // all ten outcomes when it sorts last, but events of the same second
+    // sort by their random ids, so an applied one may follow it; never
+    // fewer than the eight of the power-of-two milestone.
+    let applied: u64 = file
+        .lines()
+        .find_map(|l| l.strip_prefix("  applied_count: "))
+        .and_then(|n| n.parse().ok())
+        .expect("applied_count");
+    assert!((8..=10).contains(&applied), "{file}");
 }
 
 /// Issue 32: a scheduled cycle (`--batch-evidence`, as the daemon runs it)
