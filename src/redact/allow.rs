@@ -37,7 +37,7 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
 /// gives them: Stripe's and Paddle's `pk_live_…`/`pk_test_…` (a publishable key names
 /// the environment it is published for), Mapbox's `pk.…`, `pub_…`, a `publishable`
 /// segment (`sb_publishable_…`), PostHog's project keys `phc_…`, a `public-token-…`,
-/// Flutterwave's `FLWPUBK…`, and the `pub` + 32 hex of browser client tokens. Their
+/// Flutterwave's `FLWPUBK…`, Razorpay's key ids `rzp_live_…`, and the `pub` + 32 hex of browser client tokens. Their
 /// secret halves (`sk_…`, `sk.…`, `phx_…`, `sb_secret_…`) have other prefixes; a `pk_`
 /// without an environment (`pk_<user id>_<random>`) is a personal key.
 pub(super) fn publishable(v: &[u8]) -> bool {
@@ -51,6 +51,9 @@ pub(super) fn publishable(v: &[u8]) -> bool {
         b"public-token-",
         b"public_token_",
         b"FLWPUBK",
+        // Razorpay's key id goes into Checkout in the page; its secret has no prefix.
+        b"rzp_live_",
+        b"rzp_test_",
     ]
     .iter()
     .any(|p| v.starts_with(p));

@@ -1344,6 +1344,8 @@ fn near_quoted(
             && !names_a_secret(v)
             && !v.contains(&b' ')
             && !v[..v.len().saturating_sub(2)].contains(&b'=')
+            // `` `env:"DB_PASSWORD"` ``: a struct tag, quoted names inside quotes.
+            && !v.windows(2).any(|w| w == b":\"")
             && (need != Need::Password
                 || v.len() >= 6
                     && v.iter().any(|c| !c.is_ascii_lowercase())

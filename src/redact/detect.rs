@@ -8,6 +8,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::allow;
 use super::assign::{self, Found};
+use super::command;
 use super::context::{self, Hit};
 use super::dump;
 use super::keymaterial;
@@ -73,6 +74,8 @@ enum Anchor {
     HereString,
     TypedValue,
     AuthVerb,
+    Using,
+    FtpUser,
     At,
     SaslPasswd,
     CallArgs,
@@ -124,7 +127,13 @@ const FIXED: &[(&str, Anchor)] = &[
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
     ("net user ", Anchor::Positional),
-    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb), ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
+    ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb),
+    // Verbs that set or present a credential (`command.rs`), judged where a command stands.
+    ("register ", Anchor::AuthVerb), ("unseal ", Anchor::AuthVerb), ("setuser ", Anchor::AuthVerb),
+    ("addauth ", Anchor::AuthVerb), ("user add ", Anchor::AuthVerb), ("useradd ", Anchor::AuthVerb),
+    ("adduser ", Anchor::AuthVerb), ("http-basic.", Anchor::AuthVerb), ("passwd ", Anchor::AuthVerb),
+    (" using ", Anchor::Using), ("user ", Anchor::FtpUser),
+    ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
     // Calls that open a session with a password argument; a line that says TOTP.
     ("login(", Anchor::CallArgs), ("_pw_set(", Anchor::CallArgs), ("connection(", Anchor::CallArgs),
     ("pdo(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),
@@ -297,12 +306,18 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             }
             Anchor::AuthVerb if s >= reach.auth_verb => {
                 let mut hits = Vec::new();
-                reach.auth_verb = structure::auth_verb(b, s, e, &mut hits);
+                reach.auth_verb = if command::verb_in_command(b, s) {
+                    command::verb_arguments(b, e, &mut hits)
+                } else {
+                    structure::auth_verb(b, s, e, &mut hits)
+                };
                 for h in hits {
                     push(out, h, CONTEXT);
                 }
                 None
             }
+            Anchor::Using => context(command::using_after_user(b, s, e)),
+            Anchor::FtpUser => context(command::ftp_user(b, s, e)),
             Anchor::At => {
                 context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
             }
@@ -326,16 +341,26 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 None
             }
             Anchor::Dot => vendor::generic_dotted(b, s).map(|(a, z)| (("token", a, z), SHAPE)),
-            Anchor::Keyword => assign::assignment(b, s, e, &mut reach.assign).map(
-                |Found {
-                     kind,
-                     start,
-                     end,
-                     direct,
-                 }| {
-                    ((kind, start, end), if direct { ASSIGNMENT } else { NEAR })
-                },
-            ),
+            Anchor::Keyword => assign::assignment(b, s, e, &mut reach.assign)
+                .or_else(|| {
+                    // `echo '…' | gpg --passphrase-fd 0`: the word names the reader.
+                    command::echoed(b, s).map(|(kind, start, end)| Found {
+                        kind,
+                        start,
+                        end,
+                        direct: false,
+                    })
+                })
+                .map(
+                    |Found {
+                         kind,
+                         start,
+                         end,
+                         direct,
+                     }| {
+                        ((kind, start, end), if direct { ASSIGNMENT } else { NEAR })
+                    },
+                ),
             Anchor::Marker => {
                 if let Some(end) = marker_end(b, e) {
                     markers.push((s, end));
@@ -403,6 +428,11 @@ fn separator(
                     let mut hits = Vec::new();
                     context::cookies(b, s + 1, word_end, &mut hits);
                     for h in hits {
+                        push(out, h, CONTEXT);
+                    }
+                }
+                flag if flag.len() >= 2 && flag.len() <= 12 => {
+                    if let Some(h) = command::flag_value(b, s, word_end) {
                         push(out, h, CONTEXT);
                     }
                 }

@@ -53,6 +53,7 @@ use std::collections::BTreeMap;
 
 mod allow;
 mod assign;
+mod command;
 mod context;
 mod detect;
 mod dump;

@@ -10,7 +10,7 @@
 //! here-string of a long random value is a credential whatever reads it.
 
 use super::context::Hit;
-use super::structure::{argument, password_value};
+use super::structure::{argument, arguments, password_value};
 use super::text::{Need, at, before, line_end, line_start, plausible, run_back, skip_blanks};
 
 /// How a reader is written: the anchor `detect.rs` matches, and what must follow it.
@@ -79,24 +79,15 @@ pub(super) fn fed(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
     if b[pipe + 1..s].iter().any(|&c| matches!(c, b';' | b'&')) {
         return None;
     }
-    let seg = &b[ls..pipe];
-    let echo = seg
+    echoed_word(b, ls, pipe)
+}
+
+/// The last argument of the `echo` or `printf` in `b[from..to]`, the word it prints.
+pub(super) fn echoed_word(b: &[u8], from: usize, to: usize) -> Option<(usize, usize)> {
+    let echo = b[from..to]
         .windows(5)
         .rposition(|w| w == b"echo " || w == b"print")?;
-    let mut i = ls + echo;
-    let mut last = None;
-    while i < pipe {
-        i = skip_blanks(b, i);
-        let Some((vs, ve)) = argument(b, i) else {
-            break;
-        };
-        if ve > pipe {
-            break;
-        }
-        last = Some((vs, ve));
-        i = ve + usize::from(matches!(at(b, ve), Some(b'"' | b'\'')));
-    }
-    last
+    arguments(b, from + echo, to).last()
 }
 
 /// `hcloud context create prod <<< <token>`: a here-string of a long machine-made value

@@ -33,6 +33,27 @@ pub(super) fn argument(b: &[u8], i: usize) -> Option<(usize, usize)> {
     (end > i).then_some((i, end))
 }
 
+/// The arguments of a command line from `i` to `end`, each inside its quotes: quoted
+/// when the byte before it is a quote.
+pub(super) fn arguments(
+    b: &[u8],
+    mut i: usize,
+    end: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    std::iter::from_fn(move || {
+        if i >= end {
+            return None;
+        }
+        let k = skip_blanks(b, i);
+        let (vs, ve) = argument(b, k)?;
+        if ve > end {
+            return None;
+        }
+        i = ve + usize::from(vs > k);
+        Some((vs, ve))
+    })
+}
+
 /// `b[vs..ve]` as a password, unless it is a placeholder, a reference or a variable.
 pub(super) fn password_value(b: &[u8], vs: usize, ve: usize) -> Option<Hit> {
     let v = &b[vs..ve];
@@ -166,19 +187,10 @@ pub(super) fn auth_verb(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) -> usi
         .iter()
         .position(|&c| matches!(c, b'|' | b';' | b'&' | b'>' | b'<'))
         .map_or(le, |p| e + p);
-    let mut i = e;
     let mut after_flag = false;
-    while i < cmd_end {
-        i = skip_blanks(b, i);
-        let Some((vs, ve)) = argument(b, i) else {
-            break;
-        };
-        if ve > cmd_end {
-            break;
-        }
+    for (vs, ve) in arguments(b, e, cmd_end) {
         let a = &b[vs..ve];
-        let quoted = vs > i;
-        i = ve + usize::from(quoted);
+        let quoted = before(b, vs).is_some_and(|c| matches!(c, b'"' | b'\''));
         if a.starts_with(b"-") {
             after_flag = !a.contains(&b'=');
             continue;
@@ -372,7 +384,7 @@ pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
 
 /// A string argument that is a password rather than a user, host, DN, path or name:
 /// no blanks, letters with digits or symbols, both cases or a symbol.
-fn password_shaped(v: &[u8]) -> bool {
+pub(super) fn password_shaped(v: &[u8]) -> bool {
     let symbols = v.iter().any(|c| !c.is_ascii_alphanumeric());
     let host = v
         .iter()

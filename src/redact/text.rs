@@ -398,6 +398,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         || is_reference(v)
         || delimited_name(v)
         || prefixed_filler(v)
+        || elided_prefix(v)
         || sequential(v)
         || sample_password(v)
     {
@@ -481,6 +482,25 @@ fn prefixed_filler(v: &[u8]) -> bool {
         i = w + 1;
     }
     false
+}
+
+/// `sk-ant-api03-...`, `ghp_…`: a vendor's prefix and an ellipsis where the value would
+/// be, the way documentation elides a key. A real value cut short keeps a random
+/// segment longer than any prefix word before its ellipsis, and still counts.
+fn elided_prefix(v: &[u8]) -> bool {
+    // A sentence's full stop may have taken one of the three dots.
+    let Some(head) = v
+        .strip_suffix(b"..")
+        .or_else(|| v.strip_suffix("\u{2026}".as_bytes()))
+    else {
+        return false;
+    };
+    let head = head.trim_ascii_end();
+    let head = &head[..head.len() - head.iter().rev().take_while(|&&c| c == b'.').count()];
+    !head.is_empty()
+        && head
+            .split(|&c| matches!(c, b'-' | b'_'))
+            .all(|seg| seg.len() <= 6 && seg.iter().all(u8::is_ascii_alphanumeric))
 }
 
 /// `12345678`, `abc123xyz`, `abcd1234abcd1234`: characters counted up in runs of three
@@ -905,7 +925,16 @@ pub(super) fn is_call(v: &[u8]) -> bool {
     let name_end = run(v, 0, |c| {
         is_word(c) || matches!(c, b'.' | b':' | b'$' | b'-' | b'@')
     });
-    matches!(v.first(), Some(b'(' | b')')) || at(v, name_end) == Some(b'(') && v.ends_with(b")")
+    // `jsondecode(…)["password"]`, `Rails.application.credentials.dig(:x,` (a value cut
+    // at the blank between arguments): a call indexed, or a method called on a path.
+    // `jsondecode(data.x.secret_string` (cut at the `)`): a call on a dotted path.
+    let method = v[..name_end].contains(&b'.') && v[..name_end].iter().any(u8::is_ascii_alphabetic);
+    let args = v.get(name_end + 1..).unwrap_or_default();
+    let args = &args[..run(args, 0, |c| c != b')')];
+    let path_argument = is_dotted_identifier(args);
+    matches!(v.first(), Some(b'(' | b')'))
+        || at(v, name_end) == Some(b'(')
+            && (v.ends_with(b")") || v.ends_with(b"]") || method || path_argument)
 }
 
 /// `os.environ[`, `$ENV{`, `ENV.fetch(`: a value cut at the bracket that opens the name
