@@ -351,8 +351,12 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
         c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' ')
     });
     let label = &b[label_start..sep_start];
-    // `private_key_id` and `SecretId` are named as secrets: their owner decides.
-    if super::text::contains_ci(label, b"private") || super::text::contains_ci(label, b"secret") {
+    // `private_key_id`, `SecretId` and `session_id` are named as secrets (a session's id
+    // is its bearer credential): their owner decides.
+    if super::text::contains_ci(label, b"private")
+        || super::text::contains_ci(label, b"secret")
+        || super::text::contains_ci(label, b"session")
+    {
         return false;
     }
     let last = label

@@ -9,7 +9,8 @@
 
 use super::text::{
     Need, at, before, contains_ci, has_digit, has_lower, has_upper, is_placeholder, is_word,
-    line_end, line_start, placeholder_start, plausible, random_alnum, run, run_back, skip_blanks,
+    line_body, line_end, line_start, placeholder_start, plausible, random_alnum, run, run_back,
+    skip_blanks,
 };
 
 /// What a key names, which decides the marker and how strict the value test is.
@@ -59,7 +60,8 @@ impl Words {
         let mut start = None;
         for i in 0..=key.len() {
             let c = key.get(i).copied();
-            let sep = c.is_none_or(|c| matches!(c, b'_' | b'-' | b'.'));
+            // A blank only joins the words of a label (`Secret ID`).
+            let sep = c.is_none_or(|c| matches!(c, b'_' | b'-' | b'.' | b' '));
             let camel = c.is_some_and(|c| c.is_ascii_uppercase())
                 && i > 0
                 && (key[i - 1].is_ascii_lowercase()
@@ -151,6 +153,14 @@ const PASS_STEMS: &[&[u8]] = &[
     b"require",
     b"bridge",
     b"rpc",
+    b"remote",
+    b"local",
+    b"imap",
+    b"pop",
+    b"vpn",
+    b"wpa",
+    b"guest",
+    b"repo",
 ];
 
 /// Glued stems before `key` that make it a credential (`apikey`, `accountkey`).
@@ -252,8 +262,22 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if ends(b"secret") {
         return Some(Family::Secret);
     }
-    if ends(b"token") || w == b"bearer" || w == b"ticket" {
+    // sssd's `ldap_default_authtok`, a PKCE or OAuth 1 `code_verifier`, a session's id
+    // in a cookie or a URL (`jsessionid`, `PHPSESSID`, `session_id`).
+    if ends(b"token")
+        || ends(b"authtok")
+        || ends(b"verifier")
+        || w == b"bearer"
+        || w == b"ticket"
+        || w == b"session"
+        || ends(b"sessionid")
+        || ends(b"sessid")
+    {
         return Some(Family::Token);
+    }
+    // SNMP's community string is the agent's password.
+    if w == b"community" {
+        return Some(Family::Password);
     }
     if w == b"key" || ends(b"key") && one_of(stem(b"key"), KEY_STEMS) {
         return Some(Family::Key);
@@ -536,6 +560,30 @@ const DENY_KEY_BEFORE: &[&[u8]] = &[
 ];
 
 /// Words right before a `token` that make it pagination, a model's vocabulary or a count.
+/// The part of `DENY_KEY_BEFORE` that says a key is public in an environment name too.
+const PUBLIC_KEY_BEFORE: &[&[u8]] = &[
+    b"public",
+    b"pub",
+    b"publishable",
+    b"site",
+    b"anon",
+    b"ssh",
+    b"gpg",
+    b"pgp",
+    b"host",
+    b"known",
+    b"authorized",
+    b"verify",
+    b"verification",
+    b"cert",
+    b"ca",
+    b"tls",
+    b"primary",
+    b"foreign",
+    b"sort",
+    b"partition",
+];
+
 const DENY_TOKEN_BEFORE: &[&[u8]] = &[
     b"page",
     b"next",
@@ -630,7 +678,8 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     let private = has(b"private") || contains_ci(word(last), b"private");
     for i in last + 1..words.n {
         let w = word(i);
-        let id_ok = one_of(w, &[b"id"]) && (private || family == Family::Secret);
+        let session = word(last).eq_ignore_ascii_case(b"session");
+        let id_ok = one_of(w, &[b"id"]) && (private || family == Family::Secret || session);
         if one_of(w, DENY_TAIL) && !id_ok || w.iter().all(u8::is_ascii_digit) && w.len() > 4 {
             return None;
         }
@@ -638,7 +687,19 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     if first > 0 {
         let prev = word(first - 1);
         let head = classify_word(word(first));
-        if head == Some(Family::Key) && one_of(prev, DENY_KEY_BEFORE)
+        // An environment variable's `…_RECORD_KEY`, `…_CACHE_KEY` is configuration a
+        // program reads, so a secret unless its qualifier says public.
+        let env_name = key.len() > 4
+            && key.contains(&b'_')
+            && key
+                .iter()
+                .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_');
+        let denied = if env_name {
+            one_of(prev, PUBLIC_KEY_BEFORE)
+        } else {
+            one_of(prev, DENY_KEY_BEFORE)
+        };
+        if head == Some(Family::Key) && denied
             || head == Some(Family::Token) && one_of(prev, DENY_TOKEN_BEFORE)
         {
             return None;
@@ -725,6 +786,15 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     while ks < s && matches!(b[ks], b'.' | b'_') && !b[ks..].starts_with(b"_auth") {
         ks += 1;
     }
+    // `Secret ID    = …` (Nomad, Consul): a two-word label whose value follows.
+    if b[ke..].len() > 3
+        && b[ke] == b' '
+        && b[ke + 1..ke + 3].eq_ignore_ascii_case(b"id")
+        && !at(b, ke + 3).is_some_and(|c| c.is_ascii_alphanumeric())
+        && matches!(at(b, skip_blanks(b, ke + 3)), Some(b'=' | b':'))
+    {
+        ke += 3;
+    }
     let key = &b[ks..ke];
     let (family, kind) = match classify_key(key)? {
         // `--auth <token>` is a flag, not docker's `"auth": "<base64>"`.
@@ -774,6 +844,9 @@ fn direct_value(
     let sp = skip_blanks(b, i);
     let mut need = need_for(family);
     let mut must_quote = false;
+    if let Some(range) = element_value(b, ks, ke) {
+        return judged(b, range, need, kind);
+    }
     // `${DB_PASSWORD:-changeme}`, Spring's `${DB_PASS:default}`: the key is a variable
     // read, and what follows is a default (kept to the value test), an error message
     // (`:?`) or an alternative (`:+`).
@@ -787,14 +860,7 @@ fn direct_value(
         } else {
             1
         };
-        let (start, end) = value_at(b, i + skip, ks)?;
-        let v = &b[start..end];
-        return (!names_a_secret(v) && plausible(v, need)).then_some(Found {
-            kind,
-            start,
-            end,
-            direct: true,
-        });
+        return judged(b, value_at(b, i + skip, ks)?, need, kind);
     }
     let j = match at(b, sp) {
         Some(b'=') if !matches!(at(b, sp + 1), Some(b'=' | b'~')) => {
@@ -811,6 +877,11 @@ fn direct_value(
             if key_quote.is_some() && i == ke && at(b, skip_blanks(b, sp + 1)) == key_quote =>
         {
             return prompt_answer(b, skip_blanks(b, sp + 1) + 1, family, kind);
+        }
+        Some(b':') if at(b, skip_blanks(b, sp + 1)).is_none_or(|c| c == b'\n' || c == b'\r') => {
+            // CloudFormation's `DBPassword:` whose `Default:` (or an SSM-style
+            // `Value:`) sits in the mapping below it.
+            return judged(b, child_default(b, ks, sp + 1)?, need, kind);
         }
         Some(b':')
             if !matches!(at(b, sp + 1), Some(b':' | b'/' | b'\\'))
@@ -880,6 +951,7 @@ fn direct_value(
             if blanks == 0 || at(b, sp).is_none_or(|c| c == b'\n') {
                 return None;
             }
+            let sp = after_directive_words(b, ks, sp);
             // The value first: when even the key's own test rejects it (prose: `token
             // expired`), the line need not be read for a context.
             let (vs, ve) = value_at(b, sp, ks)?;
@@ -961,6 +1033,139 @@ fn direct_value(
         end,
         direct: true,
     })
+}
+
+/// The value at `start..end` as the key's own, when it passes the key's test and is not
+/// itself the name of a secret.
+fn judged(b: &[u8], (start, end): (usize, usize), need: Need, kind: &'static str) -> Option<Found> {
+    let v = &b[start..end];
+    (plausible(v, need) && !names_a_secret(v)).then_some(Found {
+        kind,
+        start,
+        end,
+        direct: true,
+    })
+}
+
+/// `<property name="connection.password">v</property>`, `<string
+/// name="client_secret">v</string>`, `<entry key="db.password">v</entry>`: an element
+/// whose `name`/`key` attribute is the key (`ks..ke` inside its quotes); and a plist's
+/// `<key>ApiSecret</key>` followed by its `<string>v</string>`.
+fn element_value(b: &[u8], ks: usize, ke: usize) -> Option<(usize, usize)> {
+    let text_of = |from: usize| {
+        let end = run(&b[..(from + MAX_VALUE).min(b.len())], from, |c| {
+            c != b'<' && c != b'\n'
+        });
+        (end > from && b[end..].starts_with(b"</")).then_some((from, end))
+    };
+    if b[..ks].ends_with(b"<key>") && b[ke..].starts_with(b"</key>") {
+        let next = run(b, ke + "</key>".len(), |c| c.is_ascii_whitespace());
+        return b[next..]
+            .starts_with(b"<string>")
+            .then(|| text_of(next + "<string>".len()))?;
+    }
+    let q = before(b, ks).filter(|&c| c == b'"' || c == b'\'')?;
+    if at(b, ke) != Some(q) || at(b, ke + 1) != Some(b'>') {
+        return None;
+    }
+    let attr = &b[..ks - 1];
+    let named = [b"name=".as_slice(), b"key=", b"id="]
+        .iter()
+        .any(|a| attr.ends_with(a));
+    let in_tag = b[line_start(b, ks)..ks].contains(&b'<');
+    (named && in_tag).then(|| text_of(ke + 2))?
+}
+
+/// The value of a `Default:` or `Value:` key in the block mapping under the key at `ks`
+/// whose line ends at its colon (`colon_end`): the lines below, more indented, up to 8.
+fn child_default(b: &[u8], ks: usize, colon_end: usize) -> Option<(usize, usize)> {
+    let indent = ks - line_body(b, line_start(b, ks));
+    let mut i = line_end(b, colon_end, 256) + 1;
+    for _ in 0..8 {
+        if i >= b.len() {
+            return None;
+        }
+        let le = line_end(b, i, 512);
+        let content = line_body(b, i);
+        let body = skip_blanks(b, content);
+        if body - content <= indent {
+            return None;
+        }
+        let line = &b[body..le];
+        for label in [b"Default:".as_slice(), b"Value:", b"value:", b"default:"] {
+            if line.starts_with(label) {
+                return value_at(b, skip_blanks(b, body + label.len()), ks);
+            }
+        }
+        i = le + 1;
+    }
+    None
+}
+
+/// `keys:` (LiveKit's key/secret map), `secrets:`, `tokens:`, `credentials:` ending its
+/// line: a mapping whose entries are `<key id>: <secret>`, so each value that looks
+/// machine-made is a secret. `e` is the end of the anchor (`keys:`).
+pub(super) fn keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::context::Hit>) {
+    if at(b, skip_blanks(b, e)).is_some_and(|c| c != b'\n' && c != b'\r')
+        || before(b, s).is_some_and(|c| !c.is_ascii_whitespace())
+    {
+        return;
+    }
+    let indent = s - line_body(b, line_start(b, s));
+    let mut i = line_end(b, e, 256) + 1;
+    for _ in 0..16 {
+        if i >= b.len() {
+            return;
+        }
+        let le = line_end(b, i, 512);
+        let content = line_body(b, i);
+        let body = skip_blanks(b, content);
+        if body - content <= indent {
+            return;
+        }
+        let name_end = run(&b[..le], body, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+        });
+        if name_end > body && at(b, name_end) == Some(b':') {
+            let vs = skip_blanks(b, name_end + 1);
+            if let Some((vs, ve)) = value_at(b, vs, body) {
+                let v = &b[vs..ve];
+                if ve <= le && plausible(v, Need::Strong) {
+                    out.push(("secret", vs, ve));
+                }
+            }
+        }
+        i = le + 1;
+    }
+}
+
+/// Where a directive's value starts after words that qualify it: Cisco's encryption type
+/// (`password 0 v`, `key 7 v`, `community v RO`) and a directive's flags (kickstart's
+/// `rootpw --plaintext v`). Only where the key starts its line (a configuration
+/// directive), and only when a value follows.
+fn after_directive_words(b: &[u8], ks: usize, sp: usize) -> usize {
+    let directive = b[line_start(b, ks)..ks]
+        .iter()
+        .all(|c| c.is_ascii_whitespace())
+        || b[..ks].ends_with(b" ");
+    if !directive {
+        return sp;
+    }
+    let mut i = sp;
+    for _ in 0..2 {
+        let w_end = run(b, i, |c| !c.is_ascii_whitespace());
+        let w = &b[i..w_end];
+        let type_digit = w.len() == 1 && w[0].is_ascii_digit();
+        let flag = w.len() > 2
+            && w.starts_with(b"--")
+            && w[2..].iter().all(|c| c.is_ascii_lowercase() || *c == b'-');
+        let next = skip_blanks(b, w_end);
+        if !(type_digit || flag) || next == w_end || at(b, next).is_none_or(|c| c == b'\n') {
+            break;
+        }
+        i = next;
+    }
+    i
 }
 
 /// `DB_PASSWORD`, `process.env.STRIPE_SECRET_KEY`, `redis-password`,

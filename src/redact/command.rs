@@ -36,7 +36,7 @@ pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
                 before(b, j).is_some_and(|p| p.is_ascii_digit())
                     && before(b, j - 1).is_none_or(|p| p == b' ')
             };
-            let redirect = c == b'>' && (before(b, k).is_none_or(|p| p == b' ') || fd(k));
+            let redirect = c == b'>' && k > ls && (before(b, k) == Some(b' ') || fd(k));
             if !redirect {
                 start = k + 2;
             }
@@ -46,23 +46,32 @@ pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
 }
 
 /// The words of `b[from..to]` are a program and its sub-commands: at most four, each a
-/// lower-case name (a path's last part), none a word of prose.
+/// lower-case name (a path's last part) or, after the program, an upper-case command
+/// (`redis-cli ACL SETUSER`), none a word of prose. A leading label (`Command:`, `Run:`)
+/// is a log's, not the command's.
 fn command_prefix(b: &[u8], from: usize, to: usize) -> bool {
+    let mut words = b[from..to]
+        .split(|c| c.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+        .peekable();
+    let label = |w: &[u8]| {
+        w.len() > 1 && w.ends_with(b":") && w[..w.len() - 1].iter().all(u8::is_ascii_alphabetic)
+    };
+    if words.peek().is_some_and(|w| label(w)) {
+        words.next();
+    }
     let mut n = 0;
-    for w in b[from..to].split(|c| c.is_ascii_whitespace()) {
-        if w.is_empty() {
-            continue;
-        }
+    for w in words {
         n += 1;
         let base = w.rsplit(|&c| c == b'/').next().unwrap_or(w);
+        let lower = base.iter().all(|&c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_' | b'.' | b'\\')
+        });
+        let upper = n > 1 && base.iter().all(|&c| c.is_ascii_uppercase() || c == b'_');
         let named = base
             .first()
             .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'\\')
-            && base.iter().all(|&c| {
-                c.is_ascii_lowercase()
-                    || c.is_ascii_digit()
-                    || matches!(c, b'-' | b'_' | b'.' | b'\\')
-            });
+            && (lower || upper);
         if n > 4 || !named || is_stop_word(base) {
             return false;
         }
@@ -265,6 +274,14 @@ pub(super) fn echoed(b: &[u8], s: usize) -> Option<Hit> {
     }
     let v = &b[vs..ve];
     (has_alpha(v) && chosen_secret(v) && !v.starts_with(b"$")).then_some(("password", vs, ve))
+}
+
+/// `"AUTH" "password"` as `redis-cli MONITOR` prints a command, each word quoted; `e`
+/// is the end of the `"AUTH" "` anchor (the password's or the user's opening quote).
+pub(super) fn quoted_auth(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    let (vs, ve) = arguments(b, e - 1, le).take(2).last()?;
+    chosen_secret(&b[vs..ve]).then_some(("password", vs, ve))
 }
 
 /// `db2 connect to DB user u using PASSWORD`: the word after `using` when `user <name>`

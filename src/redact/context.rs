@@ -208,12 +208,57 @@ pub(super) fn hook_host(b: &[u8], e: usize) -> Option<Hit> {
     {
         return None;
     }
-    let start = host_end + 1;
-    let end = run(&b[..(start + 512).min(b.len())], start, |c| {
-        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+    // The route may start with words (`/v1/incoming/<random>`): the first random
+    // segment among the first four is where the credential starts.
+    let mut start = host_end + 1;
+    for _ in 0..4 {
+        let end = run(&b[..(start + 512).min(b.len())], start, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+        });
+        let seg = &b[start..end];
+        if route_secret(seg, true) {
+            return hit("webhook-token", start, secret_segments_end(b, end, true));
+        }
+        let word = !seg.is_empty()
+            && seg.len() <= 16
+            && seg
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+        if !word || at(b, end) != Some(b'/') {
+            return None;
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// An OAuth authorization code in a URL or form (`/callback?code=…`, `-d code=…` beside
+/// `grant_type=authorization_code`): it is exchanged for a token, so it is one while it
+/// lives. `s..e` is `code=`; the line must say OAuth.
+pub(super) fn oauth_code(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if !matches!(before(b, s), Some(b'?' | b'&' | b' ')) {
+        return None;
+    }
+    let ls = line_start(b, s);
+    let le = line_end(b, e, 1024);
+    let line = &b[ls..le];
+    let oauth = [
+        b"callback".as_slice(),
+        b"oauth",
+        b"authorize",
+        b"redirect",
+        b"authorization_code",
+    ]
+    .iter()
+    .any(|w| contains_ci(line, w));
+    if !oauth {
+        return None;
+    }
+    let end = run(&b[..le], e, |c| {
+        is_b64url(c) || matches!(c, b'.' | b'~' | b'%')
     });
-    route_secret(&b[start..end], true)
-        .then(|| hit("webhook-token", start, secret_segments_end(b, end, true)))?
+    let v = &b[e..end];
+    (plausible(v, Need::Token) && !is_placeholder(v)).then(|| hit("token", e, end))?
 }
 
 // ---------------------------------------------------------------------------
@@ -707,7 +752,7 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     if quote.is_some() {
         i += 1;
     }
-    let stop = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'');
+    let stop = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`');
     let colon = run(b, i, |c| !(stop(c) || c == b':' || c == b'%'));
     let found_sep = at(b, colon).filter(|&c| c == b':' || c == b'%');
     // `user:'pa ss'`: the shell quotes only the password.
@@ -758,6 +803,12 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         None => run(b, start, |c| !stop(c)),
     };
     let pass = &b[start..end];
+    // `curl -u <key>:` (Stripe, Mezmo, …): the API key is the user and the password is
+    // empty, so the user is the credential.
+    if pass.is_empty() && sep == b':' {
+        let user = &b[i..colon];
+        return plausible(user, Need::Token).then(|| hit("token", i, colon))?;
+    }
     // `-u admin:admin`: a default login, as in the URL form.
     let default_login = b.get(i..colon) == Some(pass);
     (!is_placeholder(pass) && !pass.is_empty() && !default_login)

@@ -76,6 +76,12 @@ enum Anchor {
     AuthVerb,
     Using,
     FtpUser,
+    Bundler,
+    OauthCode,
+    QuotedAuth,
+    KeyedMap,
+    Fernet,
+    Accounts,
     At,
     SaslPasswd,
     CallArgs,
@@ -103,6 +109,12 @@ const FIXED: &[(&str, Anchor)] = &[
     ("/tokens/", Anchor::PathSecret), ("/key/", Anchor::PathSecret),
     ("/keys/", Anchor::PathSecret), ("/secret/", Anchor::PathSecret),
     ("/hook/", Anchor::PathSecret), ("/integration/", Anchor::PathSecret),
+    // Links that log their holder in or act for them: invitations, magic links, resets.
+    ("/join/", Anchor::PathSecret), ("/invite/", Anchor::PathSecret),
+    ("/invitation/", Anchor::PathSecret), ("/magic/", Anchor::PathSecret),
+    ("/reset/", Anchor::PathSecret), ("/verify/", Anchor::PathSecret),
+    ("/confirm/", Anchor::PathSecret), ("/activate/", Anchor::PathSecret),
+    ("/signin/", Anchor::PathSecret), ("/login/", Anchor::PathSecret),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
@@ -118,6 +130,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("hmac", Anchor::Keyword), ("bearer", Anchor::Keyword), ("ticket", Anchor::Keyword),
     ("_pat", Anchor::Keyword), ("-pat", Anchor::Keyword), ("_sk", Anchor::Keyword),
     ("seed", Anchor::Keyword), ("login", Anchor::Keyword),
+    ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
@@ -125,7 +138,10 @@ const FIXED: &[(&str, Anchor)] = &[
     ("/p:", Anchor::SlashOption), ("/rp ", Anchor::SlashOption), ("-p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
-    ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional),
+    ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
+    ("BUNDLE_", Anchor::Bundler), ("code=", Anchor::OauthCode), ("\"auth\" \"", Anchor::QuotedAuth),
+    ("keys:", Anchor::KeyedMap), ("secrets:", Anchor::KeyedMap), ("tokens:", Anchor::KeyedMap),
+    ("credentials:", Anchor::KeyedMap), ("fernet(", Anchor::Fernet), ("accounts:", Anchor::Accounts),
     ("net user ", Anchor::Positional),
     ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb),
     // Verbs that set or present a credential (`command.rs`), judged where a command stands.
@@ -136,7 +152,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
     // Calls that open a session with a password argument; a line that says TOTP.
     ("login(", Anchor::CallArgs), ("_pw_set(", Anchor::CallArgs), ("connection(", Anchor::CallArgs),
-    ("pdo(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),
+    ("pdo(", Anchor::CallArgs), ("PDO->__construct(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),
     ("connect(", Anchor::CallArgs), ("totp", Anchor::Totp),
     ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
@@ -308,8 +324,11 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 let mut hits = Vec::new();
                 reach.auth_verb = if command::verb_in_command(b, s) {
                     command::verb_arguments(b, e, &mut hits)
-                } else {
+                } else if matches!(literal, "login " | "auth " | "authorize " | "unlock ") {
+                    // Login sub-commands anywhere on a line: machine-made arguments only.
                     structure::auth_verb(b, s, e, &mut hits)
+                } else {
+                    e
                 };
                 for h in hits {
                     push(out, h, CONTEXT);
@@ -318,8 +337,26 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             }
             Anchor::Using => context(command::using_after_user(b, s, e)),
             Anchor::FtpUser => context(command::ftp_user(b, s, e)),
-            Anchor::At => {
-                context(structure::go_mysql_dsn_at(b, s).or_else(|| structure::ezconnect(b, s)))
+            Anchor::At => context(
+                structure::go_mysql_dsn_at(b, s)
+                    .or_else(|| structure::ezconnect(b, s))
+                    .or_else(|| structure::bare_userinfo(b, s)),
+            ),
+            Anchor::Bundler => context(structure::bundler_credentials(b, s, e)),
+            Anchor::OauthCode => context(context::oauth_code(b, s, e)),
+            Anchor::QuotedAuth => context(command::quoted_auth(b, e)),
+            Anchor::Fernet => specific(keymaterial::fernet(b, e)),
+            Anchor::Accounts => {
+                keymaterial::account_keys(b, e, &mut blobs);
+                None
+            }
+            Anchor::KeyedMap => {
+                let mut hits = Vec::new();
+                assign::keyed_map(b, s, e, &mut hits);
+                for h in hits {
+                    push(out, h, CONTEXT);
+                }
+                None
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
             Anchor::CallArgs => context(structure::call_password(b, e)),
@@ -387,6 +424,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
         }
     }
     keymaterial::scan(b, &mut blobs);
+    keymaterial::mnemonics(b, &mut blobs);
     for h in blobs {
         push(out, h, SPECIFIC);
     }

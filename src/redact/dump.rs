@@ -201,7 +201,7 @@ fn fields(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
 /// `"app" "2fHAda1cosVfZXX…"` alone on a line (pgbouncer's `userlist.txt`, and any
 /// two-column list of a quoted name and its quoted secret); `s` is the `" "` between.
 pub(super) fn quoted_pair(b: &[u8], s: usize) -> Option<Hit> {
-    let ls = super::text::line_start(b, s);
+    let ls = super::text::line_body(b, super::text::line_start(b, s));
     let le = line_end(b, s, 1024);
     let line = &b[ls..le];
     let lead = line.len() - line.trim_ascii_start().len();

@@ -13,7 +13,12 @@
 use sha2::{Digest, Sha256};
 
 use super::context::Hit;
-use super::text::{b64_decode_prefix, before, is_hex, run, run_back};
+use std::sync::LazyLock;
+
+use super::text::{
+    at, b64_decode_prefix, before, contains_ci, is_b64url, is_hex, line_end, line_start, run,
+    run_back, skip_blanks,
+};
 
 /// Shortest run looked at: a compressed WIF key is 52 characters, a base64 DER key far
 /// more; shorter runs are words, ids and digests.
@@ -115,10 +120,127 @@ fn blob(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let end = wrapped_end(b, e);
     let v = &b[s..end.min(s + MAX_BLOB)];
     let head = b64_decode_prefix(&strip_breaks(&v[..v.len().min(HEAD * 2)]), HEAD);
-    if secret_structure(&head) || nix_secret(b, s, v) {
+    // A keytab's header alone (`05 02`) is two bytes: named by its line, it is enough.
+    let keytab_named = head.len() >= 2
+        && head[0] == 0x05
+        && matches!(head[1], 0x01 | 0x02)
+        && contains_ci(&b[line_start(b, s)..s], b"keytab");
+    if secret_structure(&head)
+        || nix_secret(b, s, v)
+        || keytab_named
+        || v.len() >= 136 && signify_secret(&head)
+    {
         return Some(("private-key", s, end));
     }
     None
+}
+
+/// signify's secret key: algorithm `Ed`, KDF `BK` (bcrypt) or none, 104 bytes in all
+/// (140 in base64); its public key is `Ed`, a key number and 32 bytes, 42 in all.
+fn signify_secret(d: &[u8]) -> bool {
+    d.len() >= 8 && d.starts_with(b"Ed") && (&d[2..4] == b"BK" || d[2..4] == [0, 0])
+}
+
+/// The BIP-39 English word list: a wallet's recovery phrase is 12 to 24 of its words.
+static BIP39: &str = include_str!("bip39-english.txt");
+
+fn bip39_word(w: &[u8]) -> bool {
+    static WORDS: LazyLock<Vec<&'static [u8]>> =
+        LazyLock::new(|| BIP39.lines().map(str::as_bytes).collect());
+    WORDS.binary_search(&w).is_ok()
+}
+
+/// Recovery phrases: 12 or more words of the BIP-39 list in a row, one blank apart. Prose
+/// breaks such a run within a few words (`the`, `a`, `to`, `of` are not in the list), so
+/// only runs of 12 short lower-case words are looked up at all.
+pub(super) fn mnemonics(b: &[u8], out: &mut Vec<Hit>) {
+    const MIN_WORDS: usize = 12;
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_lowercase() || before(b, i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        // The run of candidate words starting here: `[a-z]{3,8}` joined by one blank.
+        let start = i;
+        let mut words = Vec::new();
+        let mut k = i;
+        loop {
+            let we = run(b, k, |c| c.is_ascii_lowercase());
+            let bounded = !at(b, we).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
+            if !(3..=8).contains(&(we - k)) || !bounded {
+                break;
+            }
+            words.push((k, we));
+            if at(b, we) == Some(b' ') && at(b, we + 1).is_some_and(|c| c.is_ascii_lowercase()) {
+                k = we + 1;
+            } else {
+                break;
+            }
+        }
+        if words.len() >= MIN_WORDS {
+            // The longest stretch of listed words inside the run.
+            let mut from = 0;
+            for (n, &(ws, we)) in words.iter().enumerate() {
+                if !bip39_word(&b[ws..we]) {
+                    from = n + 1;
+                } else if n + 1 - from >= MIN_WORDS
+                    && words.get(n + 1).is_none_or(|&(a, z)| !bip39_word(&b[a..z]))
+                {
+                    out.push(("mnemonic", words[from].0, we));
+                }
+            }
+        }
+        i = words.last().map_or(start + 1, |&(_, we)| we.max(start + 1));
+    }
+}
+
+/// `Fernet(b"…")`, `Fernet("…")`: a Fernet key, 32 random bytes in URL-safe base64. `e`
+/// is just after the call's `(`.
+pub(super) fn fernet(b: &[u8], e: usize) -> Option<Hit> {
+    let mut i = e;
+    if at(b, i) == Some(b'b') {
+        i += 1;
+    }
+    let q = at(b, i).filter(|&c| c == b'"' || c == b'\'')?;
+    let vs = i + 1;
+    let ve = run(&b[..(vs + 64).min(b.len())], vs, |c| {
+        is_b64url(c) || c == b'='
+    });
+    let v = &b[vs..ve];
+    (at(b, ve) == Some(q)
+        && v.len() == 44
+        && v.ends_with(b"=")
+        && super::text::random_alnum(
+            &v.iter()
+                .copied()
+                .filter(u8::is_ascii_alphanumeric)
+                .collect::<Vec<u8>>(),
+            20,
+        ))
+    .then_some(("private-key", vs, ve))
+}
+
+/// Hardhat's and Truffle's `accounts: ["0x<64 hex>", …]`: a network's signing keys,
+/// which its config lists by the private key. `e` is the end of `accounts:`.
+pub(super) fn account_keys(b: &[u8], e: usize, out: &mut Vec<Hit>) {
+    let i = skip_blanks(b, e);
+    if at(b, i) != Some(b'[') {
+        return;
+    }
+    let le = line_end(b, i, 1024);
+    let mut k = i + 1;
+    while k < le {
+        if b[k..].starts_with(b"0x") && !before(b, k).is_some_and(|c| c.is_ascii_alphanumeric()) {
+            let he = run(&b[..le], k + 2, is_hex);
+            if he - k - 2 == 64 && !at(b, he).is_some_and(|c| c.is_ascii_alphanumeric()) {
+                out.push(("private-key", k, he));
+            }
+            k = he;
+            continue;
+        }
+        k += 1;
+    }
 }
 
 /// A hex blob that decodes to a DER private key or a keystore.

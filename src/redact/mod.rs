@@ -227,3 +227,5 @@ fn replace(text: &str, found: &[Finding]) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_chosen;

@@ -104,6 +104,8 @@ pub(super) fn chpasswd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// Account verbs whose positional argument is the password: `(anchor, arguments to skip
 /// after the anchor)`. Flags (`-b`, `/add`) are not counted.
 const POSITIONAL: &[(&[u8], usize)] = &[
+    // unixODBC's `isql DSN USER PASSWORD`.
+    (b"isql", 2),
     (b"add_user", 1),
     (b"change_password", 1),
     (b"authenticate_user", 1),
@@ -281,6 +283,66 @@ pub(super) fn go_mysql_dsn_at(b: &[u8], s: usize) -> Option<Hit> {
     let colon = b[start..s].iter().position(|&c| c == b':')? + start;
     let pass = &b[colon + 1..s];
     (!pass.is_empty() && !is_placeholder(pass)).then(|| hit("password", colon + 1, s))?
+}
+
+/// `\\connect admin:pw@host:3306` (MySQL Shell), `sip:1001:pw@pbx.example.net` (a SIP
+/// URI, whose scheme has no `//`): a user and a password before `@host` with no URL
+/// scheme to say so. Only a chosen password before a host name counts, so `git@host:`
+/// and `image:tag@sha256:…` stay. `s` is the `@`.
+pub(super) fn bare_userinfo(b: &[u8], s: usize) -> Option<Hit> {
+    let start = run_back(b, s, s.saturating_sub(256), |c| {
+        is_arg_char(c) && !matches!(c, b'(' | b'=' | b',' | b'/' | b'@' | b'\\')
+    });
+    let token = &b[start..s];
+    let parts: Vec<&[u8]> = token.split(|&c| c == b':').collect();
+    let (user, pass) = match parts[..] {
+        [user, pass] => (user, pass),
+        [scheme, user, pass]
+            if scheme.eq_ignore_ascii_case(b"sip") || scheme.eq_ignore_ascii_case(b"sips") =>
+        {
+            (user, pass)
+        }
+        _ => return None,
+    };
+    let host_end = run(&b[..(s + 256).min(b.len())], s + 1, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    let host = &b[s + 1..host_end];
+    let user_ok = !user.is_empty()
+        && user
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'));
+    let host_ok = host.len() >= 3 && host.iter().any(u8::is_ascii_alphabetic);
+    let pass_start = s - pass.len();
+    (user_ok && host_ok && super::command::chosen_secret(pass) && !is_placeholder(pass))
+        .then(|| hit("password", pass_start, s))?
+}
+
+/// Bundler's mirror credentials: `BUNDLE_GEMS__EXAMPLE__COM: "user:password"`, a
+/// setting named after a host (its dots as `__`) whose value is the login for it.
+/// `e` is the end of the `BUNDLE_` anchor.
+pub(super) fn bundler_credentials(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if b[s..e] != *b"BUNDLE_" || before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let name_end = run(b, e, |c| {
+        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_'
+    });
+    if !b[e..name_end].windows(2).any(|w| w == b"__") {
+        return None;
+    }
+    let mut i = name_end;
+    if at(b, i) == Some(b'"') {
+        i += 1;
+    }
+    if !matches!(at(b, i), Some(b':' | b'=')) {
+        return None;
+    }
+    let (vs, ve) = argument(b, skip_blanks(b, i + 1))?;
+    let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
+    let pass = &b[colon + 1..ve];
+    (super::command::chosen_secret(pass) || plausible(pass, Need::Token))
+        .then(|| hit("password", colon + 1, ve))?
 }
 
 /// Oracle's `user/pass@host:port/service`, `user/pass@//host/service`, JDBC thin's

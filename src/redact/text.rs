@@ -58,7 +58,9 @@ pub(super) fn before(b: &[u8], i: usize) -> Option<u8> {
 
 /// No word character right before `i`: the token starts here, not mid-word.
 pub(super) fn starts_word(b: &[u8], i: usize) -> bool {
-    !before(b, i).is_some_and(is_word)
+    // `…\ndapi…` in a printf format or a JSON string: an escaped line break ends a word.
+    let escaped_break = i >= 2 && b[i - 2] == b'\\' && matches!(b[i - 1], b'n' | b't' | b'r');
+    !before(b, i).is_some_and(is_word) || escaped_break
 }
 
 pub(super) fn skip_blanks(b: &[u8], i: usize) -> usize {
@@ -91,6 +93,24 @@ pub(super) fn line_start(b: &[u8], i: usize) -> usize {
 }
 
 /// End of the line holding `i`, looking ahead at most `max` bytes.
+/// Where the content of the line starting at `ls` starts, after the line number a tool
+/// prints before each line of a file (`    17\t`, `  17→`): indentation is measured from
+/// there.
+pub(super) fn line_body(b: &[u8], ls: usize) -> usize {
+    let digits_at = run(b, ls, |c| c == b' ');
+    let digits_end = run(b, digits_at, |c| c.is_ascii_digit());
+    if digits_end == digits_at || digits_end - digits_at > 7 {
+        return ls;
+    }
+    if at(b, digits_end) == Some(b'\t') {
+        return digits_end + 1;
+    }
+    if b[digits_end..].starts_with("\u{2192}".as_bytes()) {
+        return digits_end + "\u{2192}".len();
+    }
+    ls
+}
+
 pub(super) fn line_end(b: &[u8], i: usize, max: usize) -> usize {
     let hi = (i + max).min(b.len());
     b[i..hi]

@@ -1,0 +1,243 @@
+//! Unit tests for the rules that judge a credential by what surrounds it rather than by
+//! its vendor: passwords people choose in commands that say credential, configuration
+//! syntaxes (XML, plist, Cisco, kickstart, CloudFormation), URLs without a scheme's
+//! `//`, links that act for their holder, and key material by its encoding — each with
+//! the look-alikes it must leave alone.
+
+use super::*;
+
+#[track_caller]
+fn assert_hidden(text: &str, secret: &str) {
+    let out = redact(text).into_owned();
+    assert!(!out.contains(secret), "secret survived in {out:?}");
+    assert!(out.contains("[REDACTED:"), "no marker in {out:?}");
+}
+
+#[track_caller]
+fn assert_clean(text: &str) {
+    let found = findings(text);
+    assert!(found.is_empty(), "false positive in {text:?}: {found:?}");
+}
+
+#[test]
+fn chosen_passwords_in_commands_that_say_credential_are_redacted() {
+    for (text, secret) in [
+        (
+            "$ ejabberdctl register yuki chat.example.ai Canyon2012@Zinc",
+            "Canyon2012@Zinc",
+        ),
+        (
+            "Command: mc admin user add local jdoe panda.bramble.aspen.930",
+            "panda.bramble.aspen.930",
+        ),
+        (
+            "$ mega-login dmitri@example.com Ginger_1510plum",
+            "Ginger_1510plum",
+        ),
+        (
+            "> redis-cli ACL SETUSER app on '>Galaxy+9779robin' '~cache:*'",
+            "Galaxy+9779robin",
+        ),
+        (
+            "$ db2 connect to BLUDB user db2inst1 using birchvelvetnebulagravel430",
+            "birchvelvetnebulagravel430",
+        ),
+        (
+            "$ isql -v PROD_DSN admin K++0.EmZ7Z.fjgqaagz",
+            "K++0.EmZ7Z.fjgqaagz",
+        ),
+        (
+            "$ vsql -h db -U dbadmin -w 'Banjo#6883yarrow' -c 'select 1'",
+            "Banjo#6883yarrow",
+        ),
+        (
+            "$ sendemail -f a@example.com -xu build@example.com -xp Crimson1996=Flint",
+            "Crimson1996=Flint",
+        ),
+        (
+            "$ echo 'Aspen+1930flint' | gopass insert -f infra/root",
+            "Aspen+1930flint",
+        ),
+        (
+            "$ echo -n 'spruce.bison.birch.638' | secret-tool store --label=x service y",
+            "spruce.bison.birch.638",
+        ),
+        (
+            "ftp -inv host <<EOF\nuser airflow Ridge1993-Hickory\nbye\nEOF",
+            "Ridge1993-Hickory",
+        ),
+        (
+            "1712343441.495608 [0 10.0.0.1:48053] \"AUTH\" \"1t1bL7-sFzxEGhME_q5MgFPl518I33tQ\"",
+            "1t1bL7-sFzxEGhME_q5MgFPl518I33tQ",
+        ),
+        (
+            "Running `curl -sS https://logs.example.com/v1 -u 0281a7f1be5490bae7a20a7b187bb469:`",
+            "0281a7f1be5490bae7a20a7b187bb469",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+}
+
+#[test]
+fn names_hosts_and_prose_beside_credential_words_stay() {
+    for text in [
+        "we failed to register Service2Worker in the build",
+        "$ prosodyctl register maria xmpp.example.org",
+        "$ kubectl auth can-i create pods --as system:serviceaccount:ci:runner",
+        "$ docker compose -p api-gateway-prod-01 up -d",
+        "$ ssh -l deploy -L 8080:localhost:80 bastion.example.com",
+        "$ echo hello | gpg --passphrase-fd 0 --sign notes.txt",
+        "$ echo \"$PASSPHRASE\" | gpg --passphrase-fd 0 --sign notes.txt",
+        "git clone git@github.com:org/repo.git",
+        "docker pull nginx:1.25@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31",
+        "the user is not allowed to log in",
+        "snmp-server community public RO",
+        "password 3 times wrong, account locked",
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn configuration_syntaxes_give_their_secrets_away() {
+    for (text, secret) in [
+        (
+            "<property name=\"connection.password\">k39=+J3.CSShb0_iiA=orO</property>",
+            "k39=+J3.CSShb0_iiA=orO",
+        ),
+        (
+            "<string name=\"backend_client_secret\">d250b412231d02ae6a23aff76b356c9ddc135798</string>",
+            "d250b412231d02ae6a23aff76b356c9ddc135798",
+        ),
+        (
+            "<key>BackendAPISecret</key>\n<string>G5tYmGU2V6mIl8mN3WEEV</string>",
+            "G5tYmGU2V6mIl8mN3WEEV",
+        ),
+        (
+            "Parameters:\n  DBPassword:\n    Type: String\n    NoEcho: true\n    Default: \"oogzSjvvAzsgVFUNK\"",
+            "oogzSjvvAzsgVFUNK",
+        ),
+        (
+            "rootpw --plaintext Uc0hqZWuLZZSNLWbP0swGeLU\ntimezone UTC",
+            "Uc0hqZWuLZZSNLWbP0swGeLU",
+        ),
+        (
+            "username netops privilege 15 password 0 Tundra08454winter",
+            "Tundra08454winter",
+        ),
+        (
+            "snmp-server community 51viQ7LZxmEgK25tS5Dc RW 10",
+            "51viQ7LZxmEgK25tS5Dc",
+        ),
+        (
+            "ldap_default_authtok = sunsetorchidorchidsaffron765",
+            "sunsetorchidorchidsaffron765",
+        ),
+        ("remotepass = Indigo36039saffron", "Indigo36039saffron"),
+        ("     3\t\"api_user\" \"Onyx%2368larch\"", "Onyx%2368larch"),
+        (
+            "    16\tkeys:\n    17\t  APIebqdEpYtYkMl: Qli9WKAuoJfurvGLoKIZh0na4ZWcLl5HqPT1SY9Oz0fX",
+            "Qli9WKAuoJfurvGLoKIZh0na4ZWcLl5HqPT1SY9Oz0fX",
+        ),
+        (
+            "  CYPRESS_RECORD_KEY: 8db1feda-3d8b-4705-b81b-52980d7de5a7",
+            "8db1feda-3d8b-4705-b81b-52980d7de5a7",
+        ),
+        (
+            "Secret ID    = a4710e9f-c287-4307-8ebc-425cc85f2aa4",
+            "a4710e9f-c287-4307-8ebc-425cc85f2aa4",
+        ),
+        (
+            "BUNDLE_GEMS__EXAMPLE__DEV: \"app:Sierra~3719canyon\"",
+            "Sierra~3719canyon",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+    for text in [
+        "<property name=\"connection.username\">ines</property>",
+        "<key>CFBundleName</key>\n<string>Reco Engine</string>",
+        "DBPassword:\n  Type: String\n  NoEcho: true",
+        "Accessor ID  = f3184588-e2f4-4d66-9a7e-7feee65c8655",
+        "record_key: 8db1feda-3d8b-4705-b81b-52980d7de5a7",
+        "\tDBPassword  string `env:\"DB_PASSWORD\"`",
+        "  password = jsondecode(data.aws_secretsmanager_secret_version.db.secret_string)[\"password\"]",
+        "Stripe.api_key = Rails.application.credentials.dig(:stripe, :secret_key)",
+        "    ANTHROPIC_API_KEY=sk-ant-api03-...",
+        "secrets:\n  - db_password\n  - api_token",
+        "new Razorpay({ key: 'rzp_live_AbCdEf12345678', amount: 50000 })",
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn urls_that_act_for_their_holder_lose_their_secret_part() {
+    for (text, secret) in [
+        (
+            "MySQL JS > \\connect admin:xh2tD~ex-~JK~lhwKyrnEwG5R6@mysql-prod-1:3306",
+            "xh2tD~ex-~JK~lhwKyrnEwG5R6",
+        ),
+        (
+            "client_uri=sip:9052979808:.SQ9qhqynBRCHC4loY.7e_s@sip.example.net",
+            ".SQ9qhqynBRCHC4loY.7e_s",
+        ),
+        (
+            "GET /oauth/callback?code=OhKH-_5HyQGp4zRsjlKsW6ly7jcejvCd7&state=x HTTP/1.1",
+            "OhKH-_5HyQGp4zRsjlKsW6ly7jcejvCd7",
+        ),
+        (
+            "invite: https://app.example.com/join/UamnBpwtWGZcZn9ZC8FMfmSG4TojXv17cLMVqY?org=x",
+            "UamnBpwtWGZcZn9ZC8FMfmSG4TojXv17cLMVqY",
+        ),
+        (
+            "curl -X POST https://hooks.example.net/v1/incoming/mSYin5Qo8HV2QZFtQQtgjKrqBiF9UKEwFJEquHc4",
+            "mSYin5Qo8HV2QZFtQQtgjKrqBiF9UKEwFJEquHc4",
+        ),
+        (
+            "GET /portal/home;jsessionid=4673D61AE7A0C478C387D8A3CCBC9601 HTTP/1.1",
+            "4673D61AE7A0C478C387D8A3CCBC9601",
+        ),
+        (
+            "invalid CSRF for session_id=o9b9kY6DVQXaBwmrsKt8BqXzYuIX9s2_ ip=10.0.0.3",
+            "o9b9kY6DVQXaBwmrsKt8BqXzYuIX9s2_",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+    for text in [
+        "see https://github.com/org/repo/join/README",
+        "GET /search?code=404&page=2 HTTP/1.1",
+        "trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7",
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn key_material_by_its_encoding_and_its_word_list() {
+    let phrase =
+        "armor chicken enable canvas best assault also already ability beyond aspect attitude";
+    assert_hidden(
+        &format!("Using wallet mnemonic: {phrase}\nError: funds"),
+        phrase,
+    );
+    assert_hidden(&format!("MNEMONIC=\"{phrase}\""), "canvas best assault");
+    assert_hidden(
+        "accounts: [\"0xc05fe562b8318984db2b4c44430d6415431539e3b0a306507950e81ae4103de2\"],",
+        "c05fe562b8318984db2b4c44430d6415431539e3b0a306507950e81ae4103de2",
+    );
+    assert_hidden(
+        "FERNET = Fernet(b\"SjYytlv5QJqtajhlB5N8RT0iPzAgj4DSj1stuUx_eKQ=\")",
+        "SjYytlv5QJqtajhlB5N8RT0iPzAgj4DSj1stuUx_eKQ=",
+    );
+    // Prose of listed words is broken by words the list lacks within twelve.
+    assert_clean(
+        "the build failed because the cache was stale and the runner ran out of disk space again today",
+    );
+    assert_clean("able about above absent absorb abstract absurd abuse access accident account");
+    assert_clean(
+        "tx 0xc05fe562b8318984db2b4c44430d6415431539e3b0a306507950e81ae4103de2 confirmed in block 19",
+    );
+}
