@@ -27,10 +27,96 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || public_key_blob(b, s, v)
         || address(v)
         || labelled_public(b, s, v)
+        || typed_public(b, s)
+        || eth_signature(v)
+        || annotated_public(b, e)
+        || in_page_script(b, s)
+        || under_ciphertext(b, s)
         || publishable(v)
         || in_reference(b, s)
         || in_template(b, s)
         || v.starts_with(b"AIza") && firebase_web_config(b, s, e)
+}
+
+/// `{"@type":"/cosmos.crypto.secp256k1.PubKey","key":"…"}`: a value whose object's type,
+/// earlier on its line, names a public key.
+fn typed_public(b: &[u8], s: usize) -> bool {
+    let ls = super::text::line_start(b, s).max(s.saturating_sub(256));
+    let head = &b[ls..s];
+    let Some(t) = super::text::find(head, b"type\"") else {
+        return false;
+    };
+    let after = &head[t..];
+    super::text::contains_ci(after, b"pubkey") || super::text::contains_ci(after, b"publickey")
+}
+
+/// `0x` and 130 hex digits: an Ethereum signature (r, s, v), published with what it signs.
+fn eth_signature(v: &[u8]) -> bool {
+    v.len() == 132 && v.starts_with(b"0x") && v[2..].iter().all(|&c| is_hex(c))
+}
+
+/// A comment after the value, on its line, says the key is meant to be public:
+/// `// search-only API key, safe for the browser`, `# client-side token`.
+fn annotated_public(b: &[u8], e: usize) -> bool {
+    let le = super::text::line_end(b, e, 512);
+    let rest = &b[e..le];
+    let Some(c) = [b"//".as_slice(), b" #", b"/*", b"<!--"]
+        .iter()
+        .filter_map(|m| super::text::find(rest, m))
+        .min()
+    else {
+        return false;
+    };
+    let comment = &rest[c..];
+    let says_private = super::text::contains_ci(comment, b"secret")
+        || super::text::contains_ci(comment, b"private")
+        || super::text::contains_ci(comment, b"admin");
+    !says_private
+        && [
+            b"search-only".as_slice(),
+            b"search only",
+            b"search api key",
+            b"client-side",
+            b"client side",
+            b"browser",
+            b"publishable",
+            b"public",
+            b"read-only",
+            b"read only",
+            b"frontend",
+            b"safe to expose",
+            b"post_client_item",
+        ]
+        .iter()
+        .any(|w| super::text::contains_ci(comment, w))
+}
+
+/// Inside a `<script>` element or its `src` URL, on the value's line: shipped to every
+/// visitor of the page, so a key there is a browser key.
+fn in_page_script(b: &[u8], s: usize) -> bool {
+    let ls = super::text::line_start(b, s);
+    super::text::contains_ci(&b[ls..s], b"<script")
+}
+
+/// A value under `encryptedData:` (a SealedSecret) is ciphertext only the cluster's
+/// controller can open: safe to commit by design.
+fn under_ciphertext(b: &[u8], s: usize) -> bool {
+    let from = s.saturating_sub(512);
+    let Some(k) = super::text::find(&b[from..s], b"encryptedData:") else {
+        return false;
+    };
+    let parent = from + k;
+    let indent = parent - super::text::line_start(b, parent);
+    // Every line from the parent's to the value's is inside its block.
+    let block = &b[super::text::line_end(b, parent, 512)..super::text::line_start(b, s)];
+    block
+        .split(|&c| c == b'\n')
+        .all(|line| line.is_empty() || line.iter().take_while(|&&c| c == b' ').count() > indent)
+        && b[super::text::line_start(b, s)..s]
+            .iter()
+            .take_while(|&&c| c == b' ')
+            .count()
+            > indent
 }
 
 /// Keys a vendor issues to be published in a web page, by the marker its documentation
@@ -347,10 +433,16 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
     let sep_start = run_back(b, s, s.saturating_sub(8), |c| {
         matches!(c, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'(')
     });
-    let label_start = run_back(b, sep_start, sep_start.saturating_sub(40), |c| {
-        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' ')
+    // `Implicit account ID (public, derived from your public key): …`: an aside in
+    // parentheses is part of the label.
+    let label_start = run_back(b, sep_start, sep_start.saturating_sub(80), |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' ' | b'(' | b')' | b',')
     });
     let label = &b[label_start..sep_start];
+    // `\\fs1\public pw`: the last segment of a path, not a label.
+    if matches!(before(b, label_start), Some(b'\\' | b'/')) {
+        return false;
+    }
     // `private_key_id`, `SecretId` and `session_id` are named as secrets (a session's id
     // is its bearer credential): their owner decides.
     if super::text::contains_ci(label, b"private")

@@ -275,9 +275,14 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     {
         return Some(Family::Token);
     }
-    // SNMP's community string is the agent's password.
-    if w == b"community" {
+    // SNMP's community string is the agent's password; `--authenticate=…` takes one.
+    if w == b"community" || w == b"authenticate" {
         return Some(Family::Password);
+    }
+    // OpenWeatherMap's and others' `appid=`, Duo's `skey`, Consul's and Nomad's gossip
+    // `encrypt` key, Erlang's distribution cookie.
+    if w == b"appid" || w == b"skey" || w == b"encrypt" || w == b"setcookie" {
+        return Some(Family::Key);
     }
     if w == b"key" || ends(b"key") && one_of(stem(b"key"), KEY_STEMS) {
         return Some(Family::Key);
@@ -316,6 +321,7 @@ const WEAK_WORDS: &[&[u8]] = &[
 /// Words after the secret's name that make the key about the secret, not the secret:
 /// `token_type`, `password_min_length`, `secret_name`, `key_file`.
 const DENY_TAIL: &[&[u8]] = &[
+    b"algorithm",
     b"encryption",
     b"file",
     b"files",
@@ -560,6 +566,18 @@ const DENY_KEY_BEFORE: &[&[u8]] = &[
 ];
 
 /// Words right before a `token` that make it pagination, a model's vocabulary or a count.
+/// Verbs that fetch a secret by name: the word after them names what to fetch.
+const GETTERS: &[&[u8]] = &[
+    b"get",
+    b"read",
+    b"show",
+    b"fetch",
+    b"lookup",
+    b"describe",
+    b"reveal",
+    b"copy",
+];
+
 /// The part of `DENY_KEY_BEFORE` that says a key is public in an environment name too.
 const PUBLIC_KEY_BEFORE: &[&[u8]] = &[
     b"public",
@@ -785,6 +803,17 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     ks += dashes;
     while ks < s && matches!(b[ks], b'.' | b'_') && !b[ks..].starts_with(b"_auth") {
         ks += 1;
+    }
+    // `bw get password "prod db"`, `op read token …`: a getter's argument names the
+    // item to fetch, it is not the secret.
+    if before(b, ks) == Some(b' ') {
+        let prev_end = ks - 1;
+        let prev_start = run_back(b, prev_end, prev_end.saturating_sub(16), |c| {
+            c.is_ascii_alphabetic()
+        });
+        if one_of(&b[prev_start..prev_end], GETTERS) {
+            return None;
+        }
     }
     // `Secret ID    = …` (Nomad, Consul): a two-word label whose value follows.
     if b[ke..].len() > 3
@@ -1549,6 +1578,8 @@ fn near_quoted(
             && !names_a_secret(v)
             && !v.contains(&b' ')
             && !v[..v.len().saturating_sub(2)].contains(&b'=')
+            // `` `--token-file` ``: documentation quoting a flag.
+            && !v.starts_with(b"-")
             // `` `env:"DB_PASSWORD"` ``: a struct tag, quoted names inside quotes.
             && !v.windows(2).any(|w| w == b":\"")
             && (need != Need::Password
@@ -1567,8 +1598,15 @@ fn near_quoted(
             break;
         }
         if b[i] == b':' && at(b, i + 1) == Some(b' ') && !colon_seen {
-            // `Incorrect API key provided: <value>.`
+            // `Incorrect API key provided: <value>.`, but not `Signature Algorithm: …`.
             colon_seen = true;
+            let about = b[ke..i]
+                .split(|c| !c.is_ascii_alphanumeric())
+                .any(|w| one_of(w, DENY_TAIL));
+            if about {
+                i += 1;
+                continue;
+            }
             if let Some((s, e)) = value_at(b, i + 2, ks)
                 && !before(b, s).is_some_and(is_quote)
                 && !b[s..e.saturating_sub(2).max(s)].contains(&b'=')

@@ -16,8 +16,7 @@ use super::context::Hit;
 use super::structure::{argument, arguments, password_shaped};
 use super::text::{
     Need, at, before, contains_ci, has_alpha, has_digit, is_email, is_file_name, is_passphrase,
-    is_path_like, is_placeholder, is_stop_word, is_version, line_end, line_start, plausible, run,
-    skip_blanks,
+    is_path_like, is_placeholder, is_version, line_end, line_start, plausible, run, skip_blanks,
 };
 
 /// Where the shell command holding byte `i` starts on its line: after a pipe, `;`, `&&`,
@@ -26,7 +25,14 @@ use super::text::{
 pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
     let ls = line_start(b, i);
     let mut start = ls;
-    for k in ls..i {
+    // zsh themes' prompts end in `❯ `, `➜ ` or a dirty tree's `✗ `.
+    for glyph in ["\u{276f} ", "\u{279c} ", "\u{2717} "] {
+        if let Some(p) = super::text::find(&b[ls..i], glyph.as_bytes()) {
+            start = start.max(ls + p + glyph.len());
+        }
+    }
+    let from = start;
+    for k in from..i {
         let c = b[k];
         if matches!(c, b'|' | b';' | b'&' | b'(' | b'`') {
             start = k + 1;
@@ -72,12 +78,20 @@ fn command_prefix(b: &[u8], from: usize, to: usize) -> bool {
             .first()
             .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'\\')
             && (lower || upper);
-        if n > 4 || !named || is_stop_word(base) {
+        if n > 4 || !named || PROSE_WORDS.contains(&base) {
             return false;
         }
     }
     true
 }
+
+/// Words that make a line prose rather than a command (`we failed to register …`).
+const PROSE_WORDS: &[&[u8]] = &[
+    b"a", b"an", b"the", b"to", b"of", b"for", b"and", b"or", b"in", b"on", b"with", b"we", b"i",
+    b"you", b"it", b"is", b"was", b"be", b"please", b"then", b"failed", b"could", b"not",
+    b"cannot", b"when", b"if", b"by", b"from", b"that", b"this", b"will", b"can", b"should",
+    b"must", b"how", b"why", b"what", b"did", b"does", b"do", b"have", b"has",
+];
 
 /// A value a person or a machine chose as a credential: a password's shape (both cases
 /// or a symbol with digits), a generated passphrase, words glued to digits
@@ -92,7 +106,13 @@ pub(super) fn chosen_secret(v: &[u8]) -> bool {
             && (2..=5).contains(&(v.len() - letters))
             && v[letters..].iter().all(u8::is_ascii_digit)
     };
-    password_shaped(v) || is_passphrase(v) || glued || plausible(v, Need::Strong)
+    // `ec2-user`, `api-gateway-prod-01`: lower-case words joined with digits are names;
+    // a generated passphrase (three words and a number, or capitalised words:
+    // `Keep-Slight-96`) is not.
+    let name = super::text::looks_like_word_list(v)
+        && !is_passphrase(v)
+        && !v.iter().any(u8::is_ascii_uppercase);
+    !name && (password_shaped(v) || is_passphrase(v) || glued || plausible(v, Need::Strong))
 }
 
 /// `8080:localhost:80`, `db.internal:5432`: a port forward or an endpoint, not a secret.
@@ -139,7 +159,7 @@ pub(super) fn verb_arguments(b: &[u8], e: usize, out: &mut Vec<Hit>) -> usize {
     for (vs, ve) in arguments(b, e, cmd_end) {
         let a = &b[vs..ve];
         if a.starts_with(b"-") {
-            after_flag = !a.contains(&b'=') && a.len() > 2;
+            after_flag = !a.contains(&b'=');
             continue;
         }
         let user_at_host = a

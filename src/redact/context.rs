@@ -154,17 +154,38 @@ pub(super) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // Inside a URL: a `://` earlier on the line.
     let ls = line_start(b, s);
     find(&b[ls..s], b"://")?;
-    let end = run(&b[..(e + 512).min(b.len())], e, |c| {
-        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
-    });
-    let seg = &b[e..end];
-    let at_next = at(b, end);
-    let hook = contains_ci(&b[s..e], b"hook") || contains_ci(&b[s..e], b"integration");
-    if at_next == Some(b'.') || !route_secret(seg, hook) {
-        return None;
+    let hook = ["hook", "integration", "heartbeat", "ping", "push"]
+        .iter()
+        .any(|w| contains_ci(&b[s..e], w.as_bytes()));
+    // The credential may come after a few words (`/integrations/generic/20131114/alert/
+    // <uuid>`): the first random segment among the next four.
+    let mut start = e;
+    for _ in 0..4 {
+        let end = run(&b[..(start + 512).min(b.len())], start, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
+        });
+        let seg = &b[start..end];
+        let at_next = at(b, end);
+        if at_next != Some(b'.') && route_secret(seg, hook) {
+            let kind = if hook { "webhook-token" } else { "token" };
+            return hit(kind, start, secret_segments_end(b, end, hook));
+        }
+        let word = !seg.is_empty() && seg.len() <= 16 && !has_digit(seg) || is_numeric_word(seg);
+        if !word || at_next != Some(b'/') {
+            return None;
+        }
+        start = end + 1;
     }
-    let kind = if hook { "webhook-token" } else { "token" };
-    hit(kind, e, secret_segments_end(b, end, hook))
+    None
+}
+
+/// `20131114`, `v4`: a date or a version among a route's words.
+fn is_numeric_word(seg: &[u8]) -> bool {
+    !seg.is_empty()
+        && seg.len() <= 10
+        && seg
+            .iter()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'v' | b'.'))
 }
 
 /// A path segment that is a route's credential: random, or, after a word that says
@@ -203,9 +224,11 @@ pub(super) fn hook_host(b: &[u8], e: usize) -> Option<Hit> {
     });
     let host = &b[e..host_end];
     let first_label = host.split(|&c| c == b'.').next()?;
-    if !(first_label.eq_ignore_ascii_case(b"hook") || first_label.eq_ignore_ascii_case(b"hooks"))
-        || at(b, host_end) != Some(b'/')
-    {
+    // `hooks.example.net`, `hc-ping.com`: a host that takes a route as its credential.
+    let hook_label = first_label.eq_ignore_ascii_case(b"hook")
+        || first_label.eq_ignore_ascii_case(b"hooks")
+        || first_label.len() > 4 && contains_ci(first_label, b"ping");
+    if !hook_label || at(b, host_end) != Some(b'/') {
         return None;
     }
     // The route may start with words (`/v1/incoming/<random>`): the first random
@@ -775,8 +798,14 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         if !matches!(at(b, comma), Some(b':' | b'%' | b',')) {
             return None;
         }
-        let after = run(b, comma + 1, |c| !stop(c));
-        let pass = &b[(comma + 1).min(after)..after];
+        // `--user root:'pa ss!'`: the shell quotes only the password.
+        let quoted_pass = at(b, comma + 1).filter(|c| matches!(c, b'"' | b'\''));
+        let pass_start = comma + 1 + usize::from(quoted_pass.is_some());
+        let after = match quoted_pass {
+            Some(q) => run(&b[..line_end(b, pass_start, 512)], pass_start, |c| c != q),
+            None => run(b, comma + 1, |c| !stop(c)),
+        };
+        let pass = &b[pass_start.min(after)..after];
         let user = &b[i..comma];
         let password_like = pass.len() >= 6
             && !pass.starts_with(b"/")
@@ -791,7 +820,7 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         if !password_like {
             return None;
         }
-        comma
+        pass_start - 1
     } else if found_sep != Some(sep) {
         return None;
     } else {

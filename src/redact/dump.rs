@@ -95,6 +95,7 @@ const SECRET_WORDS: &[&[u8]] = &[
     b"keystore",
     b"pgpass",
     b"netrc",
+    b"cookie",
 ];
 
 /// The fields of the output of the reader at `s..e`, when it reads a secret's file.

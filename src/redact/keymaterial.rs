@@ -150,49 +150,71 @@ fn bip39_word(w: &[u8]) -> bool {
     WORDS.binary_search(&w).is_ok()
 }
 
-/// Recovery phrases: 12 or more words of the BIP-39 list in a row, one blank apart. Prose
-/// breaks such a run within a few words (`the`, `a`, `to`, `of` are not in the list), so
-/// only runs of 12 short lower-case words are looked up at all.
+/// Recovery phrases: 12 or more words of the BIP-39 list in a row, one blank apart. Such
+/// a run is at least 47 bytes of lower-case letters and blanks, so the text is sampled
+/// every 47 bytes and only a sample inside a long enough stretch of those bytes is read
+/// further; prose breaks such a stretch within a few words (capitals, punctuation), and
+/// its short words (`the`, `a`, `to`, `of`) are not in the list.
 pub(super) fn mnemonics(b: &[u8], out: &mut Vec<Hit>) {
     const MIN_WORDS: usize = 12;
-    let mut i = 0;
+    const MIN_SPAN: usize = MIN_WORDS * 4 - 1;
+    let phrase_byte = |c: u8| c.is_ascii_lowercase() || c == b' ';
+    let mut i = MIN_SPAN - 1;
     while i < b.len() {
-        if !b[i].is_ascii_lowercase() || before(b, i).is_some_and(|c| c.is_ascii_alphanumeric()) {
-            i += 1;
+        if !phrase_byte(b[i]) {
+            i += MIN_SPAN;
             continue;
         }
-        // The run of candidate words starting here: `[a-z]{3,8}` joined by one blank.
-        let start = i;
-        let mut words = Vec::new();
-        let mut k = i;
-        loop {
-            let we = run(b, k, |c| c.is_ascii_lowercase());
-            let bounded = !at(b, we).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
-            if !(3..=8).contains(&(we - k)) || !bounded {
-                break;
-            }
-            words.push((k, we));
-            if at(b, we) == Some(b' ') && at(b, we + 1).is_some_and(|c| c.is_ascii_lowercase()) {
-                k = we + 1;
-            } else {
-                break;
-            }
+        let mut s = i;
+        while s > 0 && phrase_byte(b[s - 1]) {
+            s -= 1;
         }
-        if words.len() >= MIN_WORDS {
-            // The longest stretch of listed words inside the run.
-            let mut from = 0;
-            for (n, &(ws, we)) in words.iter().enumerate() {
-                if !bip39_word(&b[ws..we]) {
-                    from = n + 1;
-                } else if n + 1 - from >= MIN_WORDS
-                    && words.get(n + 1).is_none_or(|&(a, z)| !bip39_word(&b[a..z]))
-                {
-                    out.push(("mnemonic", words[from].0, we));
-                }
-            }
+        let e = run(b, i, phrase_byte);
+        if e - s >= MIN_SPAN {
+            phrases_in(b, s, e, MIN_WORDS, out);
         }
-        i = words.last().map_or(start + 1, |&(_, we)| we.max(start + 1));
+        i = e + MIN_SPAN;
     }
+}
+
+/// The phrases in `b[s..e]`, a stretch of lower-case letters and blanks: the longest runs
+/// of at least `min` listed words, each of 3 to 8 letters, one blank apart.
+fn phrases_in(b: &[u8], s: usize, e: usize, min: usize, out: &mut Vec<Hit>) {
+    // A word glued to the stretch's neighbour (`xabandon`, `abandon_2`) is not a word.
+    let glued = |k: usize| {
+        b.get(k)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    let mut run_from: Option<usize> = None;
+    let mut count = 0;
+    let mut last_end = s;
+    let mut k = s;
+    let flush = |from: Option<usize>, count: usize, end: usize, out: &mut Vec<Hit>| {
+        if let Some(from) = from
+            && count >= min
+        {
+            out.push(("mnemonic", from, end));
+        }
+    };
+    while k < e {
+        let we = run(&b[..e], k, |c| c.is_ascii_lowercase());
+        let edge_glued = k == s && s > 0 && glued(s - 1) || we == e && glued(e);
+        let listed = (3..=8).contains(&(we - k)) && !edge_glued && bip39_word(&b[k..we]);
+        let one_blank = k == s || b[k - 1] == b' ' && (k < 2 || b[k - 2] != b' ');
+        if listed && one_blank && run_from.is_some() {
+            count += 1;
+        } else {
+            flush(run_from, count, last_end, out);
+            run_from = listed.then_some(k);
+            count = usize::from(listed);
+        }
+        last_end = we;
+        k = run(&b[..e], we, |c| c == b' ');
+        if k == we {
+            break;
+        }
+    }
+    flush(run_from, count, last_end, out);
 }
 
 /// `Fernet(b"…")`, `Fernet("…")`: a Fernet key, 32 random bytes in URL-safe base64. `e`
@@ -545,10 +567,13 @@ fn bech32_secret(v: &[u8]) -> bool {
 /// (`G…`) carry another version byte.
 fn strkey_secret(v: &[u8]) -> bool {
     const B32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    if v.len() != 56 || v[0] != b'S' {
+    // NATS nkey seeds: `S` + the key type (`SU` user, `SA` account, `SO` operator, …),
+    // 58 characters of the same base32 with the same checksum.
+    let nats = v.len() == 58 && v[0] == b'S' && b"UAONCXP".contains(&v[1]);
+    if !(v.len() == 56 || nats) || v[0] != b'S' {
         return false;
     }
-    let mut bytes = Vec::with_capacity(35);
+    let mut bytes = Vec::with_capacity(37);
     let (mut acc, mut bits) = (0u32, 0);
     for &c in v {
         let Some(d) = B32.iter().position(|&x| x == c) else {
@@ -561,11 +586,12 @@ fn strkey_secret(v: &[u8]) -> bool {
             bytes.push((acc >> bits) as u8);
         }
     }
-    if bytes.len() != 35 || bytes[0] != 18 << 3 {
+    let n = bytes.len();
+    if !(n == 35 && bytes[0] == 18 << 3 || nats && n == 36) {
         return false;
     }
     let mut crc: u16 = 0;
-    for &byte in &bytes[..33] {
+    for &byte in &bytes[..n - 2] {
         crc ^= u16::from(byte) << 8;
         for _ in 0..8 {
             crc = if crc & 0x8000 != 0 {
@@ -575,7 +601,7 @@ fn strkey_secret(v: &[u8]) -> bool {
             };
         }
     }
-    crc.to_le_bytes() == [bytes[33], bytes[34]]
+    crc.to_le_bytes() == [bytes[n - 2], bytes[n - 1]]
 }
 
 /// Members of a JSON Web Key that hold private or symmetric key material.
@@ -629,8 +655,11 @@ pub(super) fn typed_value(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     })?;
     let lower: Vec<u8> = named_type.to_ascii_lowercase();
     let has = |w: &[u8]| lower.windows(w.len()).any(|x| x == w);
-    let secret_type =
-        has(b"priv") || has(b"secret") || has(b"symmetric") || lower.ends_with(b"key");
+    let secret_type = has(b"priv")
+        || has(b"secret")
+        || has(b"symmetric")
+        || has(b"signingkey")
+        || lower.ends_with(b"key");
     (secret_type && !has(b"pub")).then_some(("private-key", vs, ve))
 }
 

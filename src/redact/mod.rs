@@ -22,20 +22,27 @@
 //! never count (`text::is_placeholder`: templates, filler, counted-up characters, sample
 //! logins and passwords, documentation's `EXAMPLE`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 and 5 were tuned on
-//! blind sets 1–3, so only blind set 4 measures generalisation now). Not found: a value
-//! whose only sign is a position no rule knows (`rclone obscure PW`, `wpa_passphrase SSID
-//! PW`, `qshell account AK SK`, `coscmd config -s SK`, `-setcookie X`), a random token with
-//! no vendor word, separator or naming key in sight (a random host label such as
-//! `<random>.m.pipedream.net`, `Config("sdk-<uuid>")`), 64-hex private keys named only by
-//! code (`new Wallet('…')`, `accounts: ["0x…"]`), JSON escaped inside another string
-//! (`docker inspect`'s env of a JWK), and a YAML value cut at `|`. Vendor prefixes are
-//! left beside the marker (`rubygems_[REDACTED:…]`). Public ids in a vendor token's
-//! shape (`abc_<28 random>`) are redacted unless their word is a known resource noun, a
-//! GCP `private_key_id` and a Sentry DSN's public key are redacted by choice (the known
-//! corpus counts DSNs as credentials), and a file printed by `cat` under a name
-//! that says secret loses every field that looks like a password (host names, users and
-//! short words stay).
+//! What a person chose counts where the command says credential (`command.rs`): a
+//! credential verb among a command's first words or after a REPL prompt (`register`,
+//! `user add`, `AUTH`, `unseal`, a `…-login` program), a flag beside a user flag, a
+//! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
+//! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
+//!
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 6 were tuned on
+//! blind sets 1–4, so only a set drawn after them measures generalisation). Not found: a
+//! value whose only sign is a position no rule knows (`rclone obscure PW`,
+//! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, `-setcookie X`), a password a
+//! script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
+//! password printed as a tool's output under a label no rule knows (`New value: …`), a
+//! random token with no vendor word, separator or naming key in sight (a random host
+//! label such as `<random>.m.pipedream.net`, `Config("sdk-<uuid>")`), JSON escaped
+//! inside another string (`docker inspect`'s env of a JWK), and a YAML value cut at `|`.
+//! Vendor prefixes are left beside the marker (`rubygems_[REDACTED:…]`). Public ids in a
+//! vendor token's shape (`abc_<28 random>`) are redacted unless their word is a known
+//! resource noun, a GCP `private_key_id` and a Sentry DSN's public key are redacted by
+//! choice (the known corpus counts DSNs as credentials), and a file printed by `cat`
+//! under a name that says secret loses every field that looks like a password (host
+//! names, users and short words stay).
 //!
 //! Cost model: a single aho-corasick pass over literal anchors (token prefixes, keyword
 //! roots, `://`, `authorization`, flags, …) built once; text with no anchor is returned
@@ -46,7 +53,8 @@
 //! neighbourhood (a command's arguments, a file's printed lines, a JSON object) read a
 //! bounded stretch, and `login`'s arguments once per command. Key material needs no
 //! anchor: one more pass reads each byte through a table and decodes only runs of 44+
-//! blob characters, and only their first bytes.
+//! blob characters, and only their first bytes; one more finds runs of twelve short
+//! lower-case words and only then looks them up in the word list.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

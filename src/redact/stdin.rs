@@ -96,7 +96,16 @@ pub(super) fn echoed_word(b: &[u8], from: usize, to: usize) -> Option<(usize, us
 pub(super) fn here_string(b: &[u8], e: usize) -> Option<Hit> {
     let (vs, ve) = argument(b, skip_blanks(b, e))?;
     let v = &b[vs..ve];
-    (v.len() >= 32 && plausible(v, Need::Strong)).then_some(("token", vs, ve))
+    if v.len() >= 32 && plausible(v, Need::Strong) {
+        return Some(("token", vs, ve));
+    }
+    // `vercel env add DB_PASSWORD production <<< '…'`: a command whose words name a
+    // secret takes a chosen value too.
+    let cmd = &b[line_start(b, e)..e];
+    let named = [b"pass".as_slice(), b"secret", b"token", b"_key", b"apikey"]
+        .iter()
+        .any(|w| super::text::contains_ci(cmd, w));
+    (named && super::command::chosen_secret(v)).then_some(("password", vs, ve))
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ const POSITIONAL: &[(&[u8], usize)] = &[
 /// `rabbitmqctl add_user u p`, `htpasswd -b file u p`, `net user u p /add`,
 /// `net use Z: \\h\s p /user:d\u`: the password by its place.
 pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
-    if before(b, s).is_some_and(|c| !c.is_ascii_whitespace() && c != b'/') {
+    if before(b, s).is_some_and(|c| !c.is_ascii_whitespace() && c != b'/' && c != b'>') {
         return None;
     }
     let lit = literal.as_bytes().trim_ascii_end();
@@ -146,7 +146,12 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
         }
         2
     } else if lit.eq_ignore_ascii_case(b"net user") {
-        if !contains_ci(&b[e..le], b"/add") && !contains_ci(&b[e..le], b"/domain") {
+        // `net user NAME PASSWORD` sets it; with `/add` or `/domain` it may be anything.
+        let switch = contains_ci(&b[e..le], b"/add") || contains_ci(&b[e..le], b"/domain");
+        let chosen = args
+            .get(1)
+            .is_some_and(|&(vs, ve)| super::command::chosen_secret(&b[vs..ve]));
+        if !switch && !chosen {
             return None;
         }
         1

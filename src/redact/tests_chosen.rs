@@ -241,3 +241,88 @@ fn key_material_by_its_encoding_and_its_word_list() {
         "tx 0xc05fe562b8318984db2b4c44430d6415431539e3b0a306507950e81ae4103de2 confirmed in block 19",
     );
 }
+
+#[test]
+fn public_material_said_so_by_its_page_type_or_label_stays() {
+    for text in [
+        "const c = algoliasearch('GUAIMGDR6F', 'e61f8a20894685c7b2c4d9a1f0e3b5a7'); // search-only API key",
+        "<script src=\"https://cdn.example.com/sdk.js?key=Zq8Xw3Rt6Yu9Ip2As5Df\"></script>",
+        "Implicit account ID (public, derived from your public key): 98793cd91a3f870fb126f66285808c7e094afcfc4eda8a970f6648cdf0dbd6de",
+        "{\"@type\":\"/cosmos.crypto.secp256k1.PubKey\",\"key\":\"A08EGB7ro1ORuFhjOnZcSgwYlpe0DSFjVNUIkNNQxwKQ\"}",
+        "{\"signature\":\"0x8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f8f1d3c5e7a9b2d4f1b\"}",
+        "bw get password \"data-pipeline prod db\"",
+        "Your token: glpat-[MASKED]",
+        "keytool -list -v -keystore debug.keystore -alias androiddebugkey -storepass android",
+        "spec:\n  encryptedData:\n    password: AgBy3i4OJSWK+PiTySYZZA9rO43cGDEq",
+        "Use `--token-file` to pass credentials instead of `--token`.",
+        "        Signature Algorithm: sha256WithRSAEncryption",
+        "$ docker login -u ec2-user --password-stdin registry.example.dev < /dev/null",
+    ] {
+        assert_clean(text);
+    }
+    // A comment that says the key is secret is not an annotation that it is public.
+    assert_hidden(
+        "const c = algoliasearch('GUAIMGDR6F', 'e61f8a20894685c7b2c4d9a1f0e3b5a7'); // admin key, never public",
+        "e61f8a20894685c7b2c4d9a1f0e3b5a7",
+    );
+}
+
+#[test]
+fn quoted_logins_hooks_and_named_feeds_are_redacted() {
+    for (text, secret) in [
+        (
+            "$ etcdctl --endpoints=https://db:2379 --user root:'Bean38!Accuse' get /registry",
+            "Bean38!Accuse",
+        ),
+        (
+            "PS C:\\Users\\app> net user Administrator Keep-Slight-96",
+            "Keep-Slight-96",
+        ),
+        (
+            "C:\\Users\\runner>net use Z: \\\\203.0.113.75\\public neYossgFvQAfp5hJvd9g /user:CORP\\admin",
+            "neYossgFvQAfp5hJvd9g",
+        ),
+        (
+            "$ vercel env add DB_PASSWORD production <<< Grunt_destroy_0zmi",
+            "Grunt_destroy_0zmi",
+        ),
+        (
+            "billing-api on main [!] \u{276f} poetry config http-basic.internal lucas hTw1+KQvYbKV6QXxBVRhA4ZOGFH2",
+            "hTw1+KQvYbKV6QXxBVRhA4ZOGFH2",
+        ),
+        (
+            "wget -q \"https://api.example.org/data/2.5/weather?q=Oslo&appid=ef58848acf134a0e4d8b6fcfab898192\"",
+            "ef58848acf134a0e4d8b6fcfab898192",
+        ),
+        (
+            "encrypt = \"KCtO6Ze8RQQvYwVJJvSsIPrOAzU5Ys9kb/mWjqSYMLM=\"",
+            "KCtO6Ze8RQQvYwVJJvSsIPrOAzU5Ys9kb/mWjqSYMLM=",
+        ),
+        (
+            "curl -X POST 'https://api.example.com/build_hooks/08a20def39349f91ec72e284'",
+            "08a20def39349f91ec72e284",
+        ),
+        (
+            "requests.post(\"https://alert.example.com/integrations/generic/20131114/alert/43d253d8-2c94-42b6-9869-f13f319b1026/x\")",
+            "43d253d8-2c94-42b6-9869-f13f319b1026",
+        ),
+        (
+            "channels:\n  - https://conda.example.xyz/t/OaQkmYhYda6ravVBwfXG6tBEcGDx7cFF/internal",
+            "OaQkmYhYda6ravVBwfXG6tBEcGDx7cFF",
+        ),
+        (
+            "signtool sign /fd SHA256 /f codesign.pfx /p Climb_amused_rx3q /tr http://ts.example.com dist\\app.exe",
+            "Climb_amused_rx3q",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+    for text in [
+        "$ vault operator seal",
+        "see https://example.com/t/getting-started/42",
+        "curl https://hooks.example.net/v1/status/health",
+        "$ net user Administrator",
+    ] {
+        assert_clean(text);
+    }
+}

@@ -397,7 +397,9 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         return true;
     }
     // `AKIAIOSFODNN7EXAMPLE`: documentation marks its sample keys in capitals.
+    // GitLab's `[MASKED]`, a CI's `***`: the tool already hid the value.
     if contains_ci(v, b"redacted")
+        || contains_ci(v, b"[masked")
         || contains_ci(v, b"example") && !has_digit(v)
         || find(v, b"EXAMPLE").is_some()
         || [
@@ -434,6 +436,8 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         b"token",
         b"changeme",
         b"changeit",
+        // The Android debug keystore's documented store and key password.
+        b"android",
         b"foobar",
         b"foo",
         b"bar",
