@@ -812,9 +812,10 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
             && has_alpha(pass)
             && (has_digit(pass) || pass.iter().any(|c| !c.is_ascii_alphanumeric()))
             && !user.is_empty()
-            && user
-                .iter()
-                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'@'))
+            // `CORP/anya%pw`, `CORP\\anya%pw`: Samba's `-U domain/user%password`.
+            && user.iter().all(|&c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'@' | b'/' | b'\\')
+            })
             && pass != user
             && !is_placeholder(pass);
         if !password_like {
