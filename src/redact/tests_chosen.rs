@@ -279,6 +279,10 @@ fn quoted_logins_hooks_and_named_feeds_are_redacted() {
             "Keep-Slight-96",
         ),
         (
+            "winexe -U 'CORP/anya%Dog-Brown-64' //192.0.2.99 'cmd.exe /c hostname'",
+            "Dog-Brown-64",
+        ),
+        (
             "C:\\Users\\runner>net use Z: \\\\203.0.113.75\\public neYossgFvQAfp5hJvd9g /user:CORP\\admin",
             "neYossgFvQAfp5hJvd9g",
         ),
