@@ -28,8 +28,8 @@
 //! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
 //! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 6 were tuned on
-//! blind sets 1–4, so only a set drawn after them measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 7 were tuned on
+//! blind sets 1–5, so only blind set 6 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, `-setcookie X`), a password a
 //! script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
