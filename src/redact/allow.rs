@@ -107,8 +107,16 @@ fn under_ciphertext(b: &[u8], s: usize) -> bool {
     };
     let parent = from + k;
     let indent = parent - super::text::line_start(b, parent);
-    // Every line from the parent's to the value's is inside its block.
-    let block = &b[super::text::line_end(b, parent, 512)..super::text::line_start(b, s)];
+    // Every line from the parent's to the value's is inside its block; a value on the
+    // parent's own line is not under it.
+    let (parent_end, value_line) = (
+        super::text::line_end(b, parent, 512),
+        super::text::line_start(b, s),
+    );
+    if value_line <= parent_end {
+        return false;
+    }
+    let block = &b[parent_end..value_line];
     block
         .split(|&c| c == b'\n')
         .all(|line| line.is_empty() || line.iter().take_while(|&&c| c == b' ').count() > indent)

@@ -254,12 +254,22 @@ fn public_material_said_so_by_its_page_type_or_label_stays() {
         "Your token: glpat-[MASKED]",
         "keytool -list -v -keystore debug.keystore -alias androiddebugkey -storepass android",
         "spec:\n  encryptedData:\n    password: AgBy3i4OJSWK+PiTySYZZA9rO43cGDEq",
+        "encryptedData: {}",
         "Use `--token-file` to pass credentials instead of `--token`.",
         "        Signature Algorithm: sha256WithRSAEncryption",
         "$ docker login -u ec2-user --password-stdin registry.example.dev < /dev/null",
     ] {
         assert_clean(text);
     }
+    // A value on the ciphertext key's own line, or after its block, is not under it.
+    assert_hidden(
+        "encryptedData: x password: Kx9vQ2mZ7pL4wR8tY3nB6cF1",
+        "Kx9vQ2mZ7pL4wR8tY3nB6cF1",
+    );
+    assert_hidden(
+        "spec:\n  encryptedData:\n    a: AgBy3i4O\n  password: Kx9vQ2mZ7pL4wR8tY3nB6cF1",
+        "Kx9vQ2mZ7pL4wR8tY3nB6cF1",
+    );
     // A comment that says the key is secret is not an annotation that it is public.
     assert_hidden(
         "const c = algoliasearch('GUAIMGDR6F', 'e61f8a20894685c7b2c4d9a1f0e3b5a7'); // admin key, never public",
