@@ -696,7 +696,11 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
             continue;
         }
         let ve = run(obj, vq + 1, |c| c != b'"');
-        if ve - vq > 16 && ve < obj.len() {
+        // A value its object's `}` cuts before its closing quote ends the object.
+        if ve >= obj.len() {
+            return;
+        }
+        if ve - vq > 16 {
             out.push(("private-key", open + vq + 1, open + ve));
         }
         i = ve + 1;

@@ -340,3 +340,19 @@ fn quoted_logins_hooks_and_named_feeds_are_redacted() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn a_jwk_cut_inside_a_value_ends_the_object_without_a_panic() {
+    // The object's `}` comes before the value's closing quote: nothing to read after it.
+    for text in [
+        "{\"kty\":\"RSA\",\"d\":\"abc}",
+        "{\"kty\":\"EC\",\"d\":\"0123456789abcdefghij}\"",
+        "{\"kty\":\"oct\",\"k\":\"}",
+    ] {
+        let _ = redact(text);
+    }
+    assert_hidden(
+        "{\"kty\":\"oct\",\"k\":\"Qli9WKAuoJfurvGLoKIZh0na4ZWcLl5H\"}",
+        "Qli9WKAuoJfurvGLoKIZh0na4ZWcLl5H",
+    );
+}
