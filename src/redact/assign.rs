@@ -988,8 +988,12 @@ fn direct_value(
                 return None;
             }
             let line = &b[line_start(b, ks)..ks];
-            // `vault kv get`'s table: `password    hunter2` alone on its line.
-            let table = line.iter().all(|c| c.is_ascii_whitespace()) && {
+            // `vault kv get`'s table: `password    hunter2` alone on its line; a
+            // directive (`requirepass …`) as `grep -n` prints it (`1036:requirepass …`).
+            let grep_n = line.ends_with(b":")
+                && line.len() > 1
+                && line[..line.len() - 1].iter().all(u8::is_ascii_digit);
+            let table = (grep_n || line.iter().all(|c| c.is_ascii_whitespace())) && {
                 let ve = run(b, sp, |c| !c.is_ascii_whitespace());
                 ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
             };

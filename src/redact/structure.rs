@@ -355,9 +355,26 @@ pub(super) fn bundler_credentials(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// on the line, `thin:`) or the host is written as EZConnect (`@//`, `@host:port/`), so
 /// `actions/checkout@v4` stays.
 pub(super) fn ezconnect(b: &[u8], s: usize) -> Option<Hit> {
+    // `system/'Spike91!Adult'@db`: the shell quotes only the password.
+    let at_sign = s;
+    // Where the user's token ends: the `@`, or the opening quote of a quoted password.
+    let (s, quoted) = match before(b, at_sign) {
+        Some(q @ (b'\'' | b'"')) => {
+            let ls = line_start(b, at_sign);
+            let open = b[ls..at_sign - 1].iter().rposition(|&c| c == q)? + ls;
+            if before(b, open) != Some(b'/') {
+                return None;
+            }
+            (open, Some(at_sign - 1))
+        }
+        _ => (at_sign, None),
+    };
     let start = run_back(b, s, s.saturating_sub(256), |c| is_arg_char(c) && c != b'=');
     let token = &b[start..s];
-    let slash = token.iter().position(|&c| c == b'/')? + start;
+    let slash = match quoted {
+        Some(_) => s - 1,
+        None => token.iter().position(|&c| c == b'/')? + start,
+    };
     let user_start = run_back(b, slash, start, |c| c != b':');
     if user_start == slash {
         return None;
@@ -371,7 +388,7 @@ pub(super) fn ezconnect(b: &[u8], s: usize) -> Option<Hit> {
     }
     let ls = line_start(b, s);
     let head = &b[ls..start];
-    let after = &b[s + 1..line_end(b, s, 256)];
+    let after = &b[at_sign + 1..line_end(b, at_sign, 256)];
     let host_end = run(after, 0, is_arg_char);
     let host = &after[..host_end];
     let ez_host = host.starts_with(b"//") || {
@@ -390,7 +407,10 @@ pub(super) fn ezconnect(b: &[u8], s: usize) -> Option<Hit> {
     if !(ez_host || thin || client) {
         return None;
     }
-    password_value(b, slash + 1, s)
+    match quoted {
+        Some(close) => password_value(b, s + 1, close),
+        None => password_value(b, slash + 1, s),
+    }
 }
 
 /// `[smtp.example.com]:587 user@example.com:password` (Postfix `sasl_passwd`); `s` is

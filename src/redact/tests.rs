@@ -392,6 +392,19 @@ fn degenerate_repetition_stays_linear() {
         "<Password>\n",
         " unlock ",
         "echo x | cryptsetup ",
+        // Rounds 6 and 7's: a command's words, a line's prompt, a block below a key.
+        "user ",
+        "$ ejabberdctl register ",
+        "\u{276f} mc admin user add ",
+        "keys:\n",
+        "encryptedData:\n",
+        "\"AUTH\" \"",
+        " user u using ",
+        "?code=",
+        "accounts: [\"0x",
+        "echo 'x' | gpg --passphrase-fd 0 ",
+        "<key>Secret</key>",
+        "abandon ",
     ] {
         // Linear in the text, whatever the machine's speed or load: four
         // times the text takes about four times as long (a rescan at every

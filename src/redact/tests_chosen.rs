@@ -331,7 +331,21 @@ fn quoted_logins_hooks_and_named_feeds_are_redacted() {
     ] {
         assert_hidden(text, secret);
     }
+    for (text, secret) in [
+        (
+            "$ expdp system/'Spike91!Adult'@analytics schemas=APP",
+            "Spike91!Adult",
+        ),
+        (
+            "# grep -n requirepass /etc/redis/redis.conf\n1036:requirepass Fatal52@Zoo",
+            "Fatal52@Zoo",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
     for text in [
+        "$ git push origin 'main'@{u}",
+        "1036:requirepass yes",
         "$ vault operator seal",
         "see https://example.com/t/getting-started/42",
         "curl https://hooks.example.net/v1/status/health",
