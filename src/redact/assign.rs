@@ -1112,27 +1112,36 @@ fn element_value(b: &[u8], ks: usize, ke: usize) -> Option<(usize, usize)> {
 /// The value of a `Default:` or `Value:` key in the block mapping under the key at `ks`
 /// whose line ends at its colon (`colon_end`): the lines below, more indented, up to 8.
 fn child_default(b: &[u8], ks: usize, colon_end: usize) -> Option<(usize, usize)> {
+    block_below(b, ks, colon_end, 8).find_map(|(body, le)| {
+        let label = [b"Default:".as_slice(), b"Value:", b"value:", b"default:"]
+            .into_iter()
+            .find(|label| b[body..le].starts_with(label))?;
+        value_at(b, skip_blanks(b, body + label.len()), ks)
+    })
+}
+
+/// The lines of the block under the key at `ks` (whose line ends after `from`), at most
+/// `max`: each as where its content starts and where it ends, while more indented than
+/// the key (measured after a tool's line number, `line_body`).
+fn block_below(
+    b: &[u8],
+    ks: usize,
+    from: usize,
+    max: usize,
+) -> impl Iterator<Item = (usize, usize)> {
     let indent = ks - line_body(b, line_start(b, ks));
-    let mut i = line_end(b, colon_end, 256) + 1;
-    for _ in 0..8 {
+    let mut i = line_end(b, from, 256) + 1;
+    std::iter::from_fn(move || {
         if i >= b.len() {
             return None;
         }
         let le = line_end(b, i, 512);
         let content = line_body(b, i);
         let body = skip_blanks(b, content);
-        if body - content <= indent {
-            return None;
-        }
-        let line = &b[body..le];
-        for label in [b"Default:".as_slice(), b"Value:", b"value:", b"default:"] {
-            if line.starts_with(label) {
-                return value_at(b, skip_blanks(b, body + label.len()), ks);
-            }
-        }
         i = le + 1;
-    }
-    None
+        (body - content > indent).then_some((body, le))
+    })
+    .take(max)
 }
 
 /// `keys:` (LiveKit's key/secret map), `secrets:`, `tokens:`, `credentials:` ending its
@@ -1144,18 +1153,7 @@ pub(super) fn keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::conte
     {
         return;
     }
-    let indent = s - line_body(b, line_start(b, s));
-    let mut i = line_end(b, e, 256) + 1;
-    for _ in 0..16 {
-        if i >= b.len() {
-            return;
-        }
-        let le = line_end(b, i, 512);
-        let content = line_body(b, i);
-        let body = skip_blanks(b, content);
-        if body - content <= indent {
-            return;
-        }
+    for (body, le) in block_below(b, s, e, 16) {
         let name_end = run(&b[..le], body, |c| {
             c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
         });
@@ -1168,7 +1166,6 @@ pub(super) fn keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::conte
                 }
             }
         }
-        i = le + 1;
     }
 }
 

@@ -13,7 +13,7 @@
 //! prompt, and the words before it are a program's and sub-commands', not prose.
 
 use super::context::Hit;
-use super::structure::{argument, arguments, password_shaped};
+use super::structure::{argument, arguments, is_host, password_shaped};
 use super::text::{
     Need, at, before, contains_ci, has_alpha, has_digit, is_email, is_file_name, is_passphrase,
     is_path_like, is_placeholder, is_version, line_end, line_start, plausible, run, skip_blanks,
@@ -182,16 +182,6 @@ pub(super) fn verb_arguments(b: &[u8], e: usize, out: &mut Vec<Hit>) -> usize {
         }
     }
     cmd_end
-}
-
-/// `ghcr.io`, `chat.example.ai`, `xmpp.massive.dynamic`: a host name.
-fn is_host(v: &[u8]) -> bool {
-    v.contains(&b'.')
-        && v.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-'))
-        && v.rsplit(|&c| c == b'.')
-            .next()
-            .is_some_and(|tld| tld.len() >= 2 && tld.iter().all(u8::is_ascii_lowercase))
 }
 
 /// Flags that name the user a command logs in as; the command's other flag that takes a

@@ -258,7 +258,7 @@ pub(super) fn after_url_pair(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
 }
 
 /// `ghcr.io`, `123456789012.dkr.ecr.us-east-1.amazonaws.com:443`: a host name.
-fn is_host(v: &[u8]) -> bool {
+pub(super) fn is_host(v: &[u8]) -> bool {
     let host = v.split(|&c| c == b':').next().unwrap_or(v);
     host.contains(&b'.')
         && host
