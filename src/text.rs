@@ -61,6 +61,34 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
 
 /// The longest run of backticks in `text`: a fence (or an inline code
 /// span) one longer cannot be closed from inside.
+/// A terminal's escape sequences taken out of `text`: CSI sequences
+/// (`ESC [ … final`, colours and cursor moves), two-byte escapes, and
+/// carriage returns. Newlines and tabs stay.
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            } else {
+                chars.next();
+            }
+            continue;
+        }
+        if c == '\r' {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }

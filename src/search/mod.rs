@@ -15,6 +15,7 @@ pub mod doc;
 pub mod fold;
 pub mod frame;
 pub mod kg;
+pub mod logtext;
 pub mod postings;
 pub mod rank;
 pub mod segment;

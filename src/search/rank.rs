@@ -1,7 +1,9 @@
 //! Ranking (§9): which learnings answer a text, in which order, and when the
 //! answer is "none". Pure over a [`Source`].
 //!
-//! 1. The text's terms, and the KG concepts it names (plus their strongest
+//! 1. A pasted log is read as the failure it carries ([`logtext`]: stack
+//!    frames, runner framing, each line's prefix and, beside an error
+//!    line, its info lines taken out). The text's terms, and the KG concepts it names (plus their strongest
 //!    neighbours in the co-occurrence graph, and keyword phrases), are the
 //!    query's *units*; each scores a learning `idf · f / (k1 + f)` from its
 //!    indexed pseudo-frequency `f` (BM25F, saturating below `idf`).
@@ -38,6 +40,7 @@
 
 use super::doc::Meta;
 use super::kg::{self, Matcher};
+use super::logtext;
 use super::postings::{Attrs, CONCEPT, KEYWORD, Source, program_terms};
 use super::signature;
 use super::tokenize;
@@ -339,7 +342,8 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     if n == 0 || req.limit == 0 {
         return Vec::new();
     }
-    let q = units(source, req.text, t, n);
+    let focus = logtext::salient(req.text);
+    let q = units(source, focus.as_deref().unwrap_or(req.text), t, n);
     let signatures = signature_matches(source, req.text, t, n);
     if (q.units.is_empty() || q.maximum <= 0.0) && signatures.is_empty() {
         return Vec::new();
@@ -677,7 +681,9 @@ pub struct UnitInfo {
 
 /// What a text becomes: its units and the most a learning could score.
 pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f32) {
-    let Query { units, maximum, .. } = units(source, text, t, source.live());
+    let focus = logtext::salient(text);
+    let body = focus.as_deref().unwrap_or(text);
+    let Query { units, maximum, .. } = units(source, body, t, source.live());
     let info = units
         .iter()
         .map(|u| UnitInfo {

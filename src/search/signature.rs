@@ -36,7 +36,7 @@ pub struct Tail {
 pub fn lines(text: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     for line in text.lines().take(MAX_LINES) {
-        let clean = strip_ansi(line);
+        let clean = super::logtext::strip_controls(line);
         if is_context_line(&clean) {
             continue;
         }
@@ -67,30 +67,6 @@ pub fn tails(text: &str) -> Vec<Tail> {
                 });
             }
         }
-    }
-    out
-}
-
-/// `ESC [ … letter` sequences (colours, bold) and other control characters removed.
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                for d in chars.by_ref() {
-                    if d.is_ascii_alphabetic() {
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        if c.is_control() && c != '\t' {
-            continue;
-        }
-        out.push(c);
     }
     out
 }

@@ -40,7 +40,7 @@ const ERROR_MARKERS: &[&str] = &[
 /// (`<path>`), URLs (`<url>`) and quoted values (`<q>`) masked. At most 200
 /// characters.
 pub fn error_signature(text: &str) -> String {
-    let clean = strip_ansi(text);
+    let clean = crate::text::strip_ansi(text);
     let mut chosen = None;
     let mut first = None;
     for line in clean.lines() {
@@ -63,31 +63,6 @@ pub fn error_signature(text: &str) -> String {
         Some((i, _)) => masked[..i].to_string(),
         None => masked,
     }
-}
-
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            } else {
-                chars.next();
-            }
-            continue;
-        }
-        if c == '\r' {
-            continue;
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn mask(line: &str) -> String {

@@ -821,3 +821,33 @@ fn how_to_questions_are_told_from_reports() {
         assert!(!asks_how(q), "{q}");
     }
 }
+
+#[test]
+fn a_traceback_or_a_prefixed_log_ranks_as_the_error_it_carries() {
+    let index = index_of(&corpus());
+    let bare = "ModuleNotFoundError: No module named 'yaml' in the etl job";
+    let loose = Tuning {
+        signature_min: 2.0,
+        ..Tuning::default()
+    };
+    let plain = rank(&index, &ask(bare), &loose);
+    assert_eq!(ids(&plain).first(), Some(&"module"), "{plain:?}");
+    for framed in [
+        format!(
+            "Traceback (most recent call last):\n  File \"/srv/jobs/main.py\", line 68, in <module>\n    main()\n  File \"/srv/jobs/runner.py\", line 90, in run\n    result = step.execute(ctx)\n{bare}"
+        ),
+        format!(
+            "2025-03-08T16:17:51.073Z INFO  [main] starting task id=71506 from /etc/jobs/run.yaml\n2025-03-08T16:17:52.891Z ERROR [worker-8] {bare}"
+        ),
+        format!("E0408 13:46:21.802529   35400 runner.go:83] {bare}"),
+    ] {
+        let hits = rank(&index, &ask(&framed), &loose);
+        assert_eq!(ids(&hits).first(), Some(&"module"), "{framed}: {hits:?}");
+        assert!(
+            (hits[0].relevance - plain[0].relevance).abs() < 1e-6,
+            "the framing changed the relevance: {} against {} for {framed}",
+            hits[0].relevance,
+            plain[0].relevance
+        );
+    }
+}

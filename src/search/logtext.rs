@@ -1,0 +1,486 @@
+//! What a pasted log says, without what wrote it: the lines of a text that
+//! carry its failure, with the framing every logger, runner and runtime
+//! adds taken out. Pure; ranking reads a text's words through it.
+//!
+//! A person reading a log skips the same things every time: stack frames
+//! (`File "…", line 3, in run` and the source line under it, `at
+//! com.x.Y(Y.java:12)`, `goroutine 7 [running]:`), CI framing (`##[group]`,
+//! `[Pipeline]`, `section_start:…`), each line's prefix (timestamps,
+//! levels, glog's `E1204 10:00:00.123 42 file.go:7]`, `[pod/name/c]`,
+//! `svc-1 |`, syslog's `host prog[pid]:`), and, in a log with an error
+//! line, its info and debug lines. Those words say which machine, which
+//! framework and which run, never which failure, yet each one a learning
+//! happens to hold weighs in the maximum a learning could score: a Python
+//! traceback's `recent call last`, `module` and `execute` kept the error's
+//! own learning below the threshold. Single lines keep their words (only
+//! a recognised prefix goes): there is no framing to tell apart.
+
+/// The text to rank by: the failure's lines, or `None` when nothing was
+/// taken out (the text is ranked as it is) or when everything would be.
+pub fn salient(text: &str) -> Option<String> {
+    if !text.contains('\n') && !text.trim_start().starts_with('{') && !has_prefix(text) {
+        return None;
+    }
+    let mut kept: Vec<(Level, String)> = Vec::new();
+    let mut changed = false;
+    let mut skip_source = false;
+    for raw in text.lines() {
+        let line = strip_controls(raw);
+        if skip_source {
+            skip_source = false;
+            if line.starts_with("    ") && !line.trim().is_empty() {
+                changed = true;
+                continue;
+            }
+        }
+        if is_python_frame(&line) {
+            skip_source = true;
+            changed = true;
+            continue;
+        }
+        if is_framing(&line) {
+            changed = true;
+            continue;
+        }
+        let (level, rest) = strip_prefix(&line);
+        if rest.len() != line.len() || line.len() != raw.len() {
+            changed = true;
+        }
+        if is_runner_line(rest) {
+            changed = true;
+            continue;
+        }
+        let (level, rest) = match json_message(rest) {
+            Some(message) => {
+                changed = true;
+                message
+            }
+            None => (level, rest.trim().to_string()),
+        };
+        if !rest.is_empty() {
+            kept.push((level, rest));
+        }
+    }
+    if kept.iter().any(|(l, _)| *l == Level::Error) {
+        let before = kept.len();
+        kept.retain(|(l, _)| *l != Level::Chatter);
+        changed |= kept.len() != before;
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (_, line) in kept {
+        if out.contains(&line) {
+            changed = true;
+        } else {
+            out.push(line);
+        }
+    }
+    (changed && !out.is_empty()).then(|| out.join("\n"))
+}
+
+/// What a line's prefix says of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// No level, or a warning: kept.
+    Plain,
+    /// error, fatal, critical, panic, severe, glog `E`/`F`.
+    Error,
+    /// info, debug, trace, notice, glog `I`: dropped when an error line is there.
+    Chatter,
+}
+
+fn level_word(word: &str) -> Option<Level> {
+    let w = word
+        .trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | ':' | '<' | '>' | '|' | '"'));
+    match w.to_ascii_lowercase().as_str() {
+        "error" | "err" | "fatal" | "crit" | "critical" | "panic" | "severe" | "alert"
+        | "emerg" => Some(Level::Error),
+        "info" | "debug" | "dbug" | "trace" | "notice" | "verbose" | "inf" | "dbg" => {
+            Some(Level::Chatter)
+        }
+        "warn" | "warning" | "wrn" => Some(Level::Plain),
+        _ => None,
+    }
+}
+
+/// ANSI escape sequences (colours, bold) and other control characters
+/// removed; a tab stays.
+pub(super) fn strip_controls(line: &str) -> String {
+    let mut out = crate::text::strip_ansi(line);
+    out.retain(|c| !c.is_control() || c == '\t');
+    out
+}
+
+/// `Traceback (most recent call last):` and `  File "x.py", line 3, in f`.
+fn is_python_frame(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("Traceback (most recent call last)")
+        || (t.starts_with("File \"") && t.contains("\", line "))
+}
+
+/// Lines that are the runtime's or the runner's, not the failure's.
+fn is_framing(line: &str) -> bool {
+    let t = line.trim();
+    let indented = line.len() != line.trim_start().len();
+    // Java, JavaScript, C#: `at pkg.Class.method(File.java:12)`, `at f (x.js:1:2)`.
+    if indented && t.starts_with("at ") && (t.ends_with(')') || t.contains(".js:")) {
+        return true;
+    }
+    // `... 12 more`, `... 3 common frames omitted`.
+    if t.starts_with("... ") && (t.ends_with(" more") || t.ends_with(" omitted")) {
+        return true;
+    }
+    // Go: `goroutine 7 [running]:` and a frame's `\t/src/x.go:12 +0x1d`.
+    if t.starts_with("goroutine ") && t.ends_with("]:") {
+        return true;
+    }
+    if indented && t.contains(".go:") && (t.contains(" +0x") || !t.contains(' ')) {
+        return true;
+    }
+    // CI runners' framing: GitHub Actions' groups, Jenkins' steps, GitLab's sections.
+    if t.starts_with("##[group]")
+        || t.starts_with("##[endgroup]")
+        || t.starts_with("[Pipeline] ")
+        || t.starts_with("section_start:")
+        || t.starts_with("section_end:")
+    {
+        return true;
+    }
+    t.is_empty()
+}
+
+/// What CI runners say around every job (GitLab's runner, Jenkins, GitHub
+/// Actions), and a wrapper's closing exit code: the same in every failing
+/// job, whatever failed. A closer that carries more than its code (GitLab's
+/// `ERROR: Job failed: failed to pull image …`) is the failure, and stays.
+fn is_runner_line(line: &str) -> bool {
+    const FRAMING: [&str; 18] = [
+        "Running with gitlab-runner",
+        "Preparing the \"",
+        "Preparing environment",
+        "Getting source from Git repository",
+        "Fetching changes",
+        "Skipping Git submodules",
+        "Created fresh repository",
+        "Using docker image ",
+        "Pulling docker image ",
+        "Using effective pull policy",
+        "Restoring cache",
+        "Saving cache",
+        "Uploading artifacts",
+        "Cleaning up project directory",
+        "Cleaning up file based variables",
+        "Job succeeded",
+        "Finished: ",
+        "Started by ",
+    ];
+    const CLOSERS: [&str; 5] = [
+        "Job failed",
+        "script returned exit code",
+        "Error: Process completed with exit code",
+        "Process completed with exit code",
+        "command exited with code",
+    ];
+    let mut t = line.trim();
+    if let Some((first, after)) = t.split_once(' ')
+        && first.ends_with(':')
+        && level_word(first).is_some()
+    {
+        t = after.trim_start();
+    }
+    if FRAMING.iter().any(|o| t.starts_with(o))
+        || (t.starts_with("Executing \"") && t.ends_with("stage of the job script"))
+    {
+        return true;
+    }
+    CLOSERS.iter().any(|c| {
+        t.strip_prefix(c).is_some_and(|rest| {
+            rest.split(|c: char| !c.is_ascii_alphabetic())
+                .all(|w| matches!(w, "" | "exit" | "code" | "status"))
+        })
+    })
+}
+
+/// Whether a one-line text opens with a log prefix worth taking off.
+fn has_prefix(line: &str) -> bool {
+    let line = strip_controls(line);
+    let (_, rest) = strip_prefix(&line);
+    rest.len() + 8 < line.len()
+}
+
+/// Takes a line's log prefix off: what it said of the line, and the rest.
+fn strip_prefix(line: &str) -> (Level, &str) {
+    let mut rest = line.trim_start();
+    // GitHub Actions' `##[error]`, `##[warning]`.
+    if let Some((tag, msg)) = rest.strip_prefix("##[").and_then(|a| a.split_once(']')) {
+        return (level_word(tag).unwrap_or(Level::Plain), msg);
+    }
+    // `[pod/name/container] ` and compose's `svc-1  | `.
+    if let Some((inner, msg)) = rest.strip_prefix('[').and_then(|a| a.split_once("] "))
+        && inner.starts_with("pod/")
+        && !inner.contains(' ')
+    {
+        rest = msg.trim_start();
+    }
+    if let Some((svc, msg)) = rest.split_once(" | ") {
+        let svc = svc.trim();
+        if !svc.is_empty()
+            && svc.len() <= 40
+            && svc
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            rest = msg;
+        }
+    }
+    if let Some((level, msg)) = glog(rest) {
+        return (level, msg);
+    }
+    let mut level = Level::Plain;
+    let mut stripped = false;
+    // Up to six leading pieces of timestamp, level, thread, logger or host.
+    for _ in 0..6 {
+        let t = rest.trim_start();
+        let Some((piece, after)) = t.find(char::is_whitespace).map(|i| t.split_at(i)) else {
+            break;
+        };
+        if let Some(l) = level_word(piece) {
+            level = l;
+            // A bare `error:` opening the text is the message's own word,
+            // unless a glog header follows it (a wrapper's prefix).
+            if !stripped && !piece.starts_with('[') {
+                return match glog(after.trim_start()) {
+                    Some((_, msg)) => (level, msg),
+                    None => (level, t),
+                };
+            }
+            rest = after;
+            continue;
+        }
+        let host = || {
+            let next = after.trim_start();
+            stripped && next.split_whitespace().next().is_some_and(is_syslog_tag)
+        };
+        if is_stamp(piece) || is_bracketed(piece) || is_syslog_tag(piece) || host() {
+            rest = after;
+            stripped = true;
+            continue;
+        }
+        break;
+    }
+    (level, rest.trim_start())
+}
+
+/// glog: `E1204 10:00:00.123456   4242 file.go:42] message`.
+fn glog(line: &str) -> Option<(Level, &str)> {
+    let b = line.as_bytes();
+    if b.len() < 6 || !matches!(b[0], b'I' | b'W' | b'E' | b'F') {
+        return None;
+    }
+    if !b[1..5].iter().all(u8::is_ascii_digit) || b[5] != b' ' {
+        return None;
+    }
+    let close = line.find("] ")?;
+    if close > 80 {
+        return None;
+    }
+    let level = match b[0] {
+        b'I' => Level::Chatter,
+        b'W' => Level::Plain,
+        _ => Level::Error,
+    };
+    Some((level, &line[close + 2..]))
+}
+
+/// A timestamp's piece: `2025-03-08T16:17:51.073Z`, `16:17:51`, `2025/03/08`,
+/// `Dec`/`4` of syslog, `[2025-03-08`, `16:17:51,073]`.
+fn is_stamp(piece: &str) -> bool {
+    let p = piece.trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | ','));
+    if p.is_empty() {
+        return false;
+    }
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    if p.len() == 3 && MONTHS.contains(&p.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    let digits = p.bytes().filter(u8::is_ascii_digit).count();
+    digits >= 1
+        && p.bytes().all(|c| {
+            c.is_ascii_digit() || matches!(c, b'-' | b':' | b'.' | b'/' | b'T' | b'Z' | b'+' | b',')
+        })
+        && (digits == p.len() && p.len() <= 2
+            || p.contains(':')
+            || p.matches('-').count() == 2
+            || p.contains('/'))
+}
+
+/// `[main]`, `[scheduler-8]`, `[http-nio-8080-exec-1]`: a thread or logger
+/// in brackets, no spaces inside.
+fn is_bracketed(piece: &str) -> bool {
+    piece.len() > 2
+        && piece.starts_with('[')
+        && (piece.ends_with(']') || piece.ends_with("]:"))
+        && !piece[1..].contains('[')
+}
+
+/// syslog's `sshd[1234]:` or `kernel:` after the host.
+fn is_syslog_tag(piece: &str) -> bool {
+    let Some(name) = piece.strip_suffix(':') else {
+        return false;
+    };
+    let name = match name.split_once('[') {
+        Some((n, pid))
+            if pid.ends_with(']') && pid[..pid.len() - 1].bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            n
+        }
+        Some(_) => return false,
+        None => return false,
+    };
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+}
+
+/// A JSON log line's message: its string values, the logger's own fields
+/// (time, level, caller, logger, thread) left out.
+fn json_message(line: &str) -> Option<(Level, String)> {
+    let t = line.trim();
+    if !(t.starts_with('{') && t.ends_with('}')) {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(t).ok()?;
+    let object = value.as_object()?;
+    let mut out: Vec<String> = Vec::new();
+    collect_strings(object, &mut out);
+    let level = ["level", "lvl", "severity"]
+        .iter()
+        .find_map(|k| object.get(*k).and_then(|v| v.as_str()).and_then(level_word))
+        .unwrap_or(Level::Plain);
+    Some((level, out.join(" ")))
+}
+
+fn collect_strings(object: &serde_json::Map<String, serde_json::Value>, out: &mut Vec<String>) {
+    const FRAMING: [&str; 16] = [
+        "ts",
+        "time",
+        "timestamp",
+        "@timestamp",
+        "level",
+        "lvl",
+        "severity",
+        "caller",
+        "logger",
+        "thread",
+        "pid",
+        "host",
+        "hostname",
+        "source",
+        "file",
+        "line",
+    ];
+    for (key, v) in object {
+        if FRAMING.contains(&key.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Object(inner) => collect_strings(inner, out),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(text: &str) -> String {
+        salient(text).unwrap_or_else(|| text.to_string())
+    }
+
+    #[test]
+    fn a_python_traceback_is_its_exception() {
+        let t = "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 137, in <module>\n    main()\n  File \"/srv/app/runner.py\", line 9, in run\n    result = step.execute(ctx)\ngoogle.auth.exceptions.DefaultCredentialsError: Could not determine credentials.";
+        assert_eq!(
+            said(t),
+            "google.auth.exceptions.DefaultCredentialsError: Could not determine credentials."
+        );
+    }
+
+    #[test]
+    fn java_and_go_frames_go_and_the_exception_stays() {
+        let t = "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n\tat java.util.Arrays.copyOf(Arrays.java:3332)\n\tat com.acme.Loader.run(Loader.java:88)\n\t... 12 more\nCaused by: java.io.IOException: disk full";
+        assert_eq!(
+            said(t),
+            "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\nCaused by: java.io.IOException: disk full"
+        );
+        let g = "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.main()\n\t/src/app/main.go:12 +0x1d";
+        assert_eq!(
+            said(g),
+            "panic: runtime error: index out of range [3] with length 3\nmain.main()"
+        );
+    }
+
+    #[test]
+    fn log_prefixes_go_and_chatter_goes_when_an_error_is_there() {
+        let t = "2025-03-08T16:17:51.073Z INFO  [main] starting task id=7\n2025-03-08T16:17:52.891Z ERROR [scheduler-8] The security token included in the request is expired\n2025-03-08T16:17:54.850Z WARN  [main] exiting with status 2";
+        assert_eq!(
+            said(t),
+            "The security token included in the request is expired\nexiting with status 2"
+        );
+        let g = "I0408 13:46:20.340529   35400 reconcile.go:107] attempt 5\nE0408 13:46:21.802529   35400 reconcile.go:83] verifying module: 404 Not Found";
+        assert_eq!(said(g), "verifying module: 404 Not Found");
+        let wrapped = "$ just test\n\u{1b}[31merror\u{1b}[0m: E1204 09:13:02.551203   88213 memcache.go:265] couldn't get current server API group list\nwarning: command exited with code 101";
+        assert_eq!(
+            said(wrapped),
+            "$ just test\ncouldn't get current server API group list"
+        );
+    }
+
+    #[test]
+    fn what_a_runner_says_around_every_job_goes() {
+        let t = "Running with gitlab-runner 17.2.0 (c8b4e241)\nExecuting \"step_script\" stage of the job script\ncurl: (28) Failed to connect to 10.0.0.1 port 9200: Couldn't connect to server\nCleaning up project directory and file based variables\nERROR: Job failed: exit code 2";
+        assert_eq!(
+            said(t),
+            "curl: (28) Failed to connect to 10.0.0.1 port 9200: Couldn't connect to server"
+        );
+        let pull = "ERROR: Job failed: failed to pull image \"python:3.12\": toomanyrequests\nERROR: Job failed: exit code 1";
+        assert_eq!(
+            said(pull),
+            "ERROR: Job failed: failed to pull image \"python:3.12\": toomanyrequests"
+        );
+        let j = "[Pipeline] sh\n+ make test\nx509: certificate has expired\n[Pipeline] }\nERROR: script returned exit code 1\nFinished: FAILURE";
+        assert_eq!(said(j), "+ make test\nx509: certificate has expired");
+    }
+
+    #[test]
+    fn colours_runner_framing_pods_and_json_lines() {
+        let t = "\u{1b}[31m##[group]Run make\u{1b}[0m\n##[error]make: *** No rule to make target 'x.h'\n##[endgroup]";
+        assert_eq!(said(t), "make: *** No rule to make target 'x.h'");
+        let p = "[pod/api-7f9/app] Error: listen EADDRINUSE :::3000\n[pod/api-7f9/app] Error: listen EADDRINUSE :::3000";
+        assert_eq!(said(p), "Error: listen EADDRINUSE :::3000");
+        let c = "web-1  | ECONNREFUSED 127.0.0.1:6379";
+        assert_eq!(said(c), "ECONNREFUSED 127.0.0.1:6379");
+        let j = r#"{"ts":"2025-01-01T00:00:00Z","level":"error","caller":"x.go:3","msg":"dial tcp: connection refused"}"#;
+        assert_eq!(said(j), "dial tcp: connection refused");
+        let s = "Dec  4 10:00:00 web01 sshd[1234]: error: maximum authentication attempts exceeded";
+        assert_eq!(said(s), "maximum authentication attempts exceeded");
+    }
+
+    #[test]
+    fn plain_text_is_left_as_it_is() {
+        for t in [
+            "fatal: refusing to merge unrelated histories",
+            "how do I keep a pod from restarting",
+            "error: failed to push some refs to 'origin'",
+            "ERROR:  relation \"users\" does not exist\nLINE 1: select * from users",
+            "npm ERR! code ERESOLVE",
+            "cargo build | tee log",
+        ] {
+            assert_eq!(salient(t), None, "{t:?}");
+        }
+    }
+}
