@@ -990,3 +990,56 @@ fn a_new_users_first_learnings_score_from_the_inbox_and_each_sync_as_a_rebuild_s
         }
     }
 }
+
+#[test]
+fn a_pasted_traceback_or_ci_log_finds_the_learning_its_error_is_about() {
+    let sb = Sandbox::new();
+    sb.ok(&["init", "--agent", "claude"]);
+    crate::common::never_stale(&sb);
+    let learnings: [[&str; 3]; 4] = [
+        [
+            "Google client libraries: default credentials not found",
+            "google.auth.exceptions.DefaultCredentialsError: Your default credentials were not found",
+            "gcloud auth application-default login",
+        ],
+        [
+            "Docker Hub pull rate limit in CI",
+            "toomanyrequests: You have reached your unauthenticated pull rate limit",
+            "log in to Docker Hub in the job, or mirror the image",
+        ],
+        [
+            "Runner jobs fail: step script cannot start",
+            "ERROR: Job failed: prepare environment: exit status 1",
+            "fix the runner's shell profile",
+        ],
+        [
+            "Python module missing in the report job",
+            "ModuleNotFoundError: No module named 'zmq'",
+            "pip install pyzmq in the job's venv",
+        ],
+    ];
+    for [title, error, correction] in learnings {
+        sb.ok(&[
+            "add",
+            "--title",
+            title,
+            "--error",
+            error,
+            "--correction",
+            correction,
+        ]);
+    }
+    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    // The error line is reworded (no signature), and the framing around
+    // it (frames, runner lines, prefixes) is most of the text.
+    let traceback = "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 137, in <module>\n    main()\n  File \"/srv/app/runner.py\", line 267, in run\n    result = step.execute(ctx)\ngoogle.auth.exceptions.DefaultCredentialsError: Could not automatically determine credentials. Please set GOOGLE_APPLICATION_CREDENTIALS or explicitly create credentials.";
+    let ci = "Running with gitlab-runner 17.2.0 (c8b4e241)\nPreparing the \"docker\" executor\nUsing docker image python:3.12 ...\n\u{1b}[31;1mERROR: Job failed: failed to pull image \"python:3.12\": toomanyrequests: rate limit for unauthenticated pulls reached\u{1b}[0;m";
+    for (text, want) in [
+        (traceback, "Google client libraries"),
+        (ci, "Docker Hub pull rate limit"),
+    ] {
+        let out = json(&sb.ok(&["suggest", "--json", text]));
+        let top = out[0]["title"].as_str().unwrap_or("");
+        assert!(top.starts_with(want), "{text}\n→ {out}");
+    }
+}
