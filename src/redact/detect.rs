@@ -70,6 +70,7 @@ enum Anchor {
     StdinReader,
     FileReader,
     Printer,
+    Generator,
     QuotedPair,
     HereString,
     TypedValue,
@@ -196,6 +197,7 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
         .chain(dump::READERS.iter().map(|&r| (r, Anchor::FileReader)))
         .chain(dump::PRINTERS.iter().map(|&r| (r, Anchor::Printer)))
+        .chain(dump::GENERATORS.iter().map(|&r| (r, Anchor::Generator)))
         .collect();
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();
@@ -372,6 +374,14 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
                 structure::totp_seed(b, s).map(|h| (h, NEAR))
             }
             Anchor::Printer => context(dump::printed(b, s, e)),
+            Anchor::Generator => {
+                let mut hits = Vec::new();
+                dump::generated(b, s, e, literal, &mut hits);
+                for h in hits {
+                    push(out, h, NEAR);
+                }
+                None
+            }
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
             Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),

@@ -8,6 +8,15 @@
 //! (`echo $DB_PASSWORD`, terraform console's `> var.admin_password`, `>>> settings.SECRET_KEY`):
 //! the next line is its value (`printed`).
 //!
+//! And the lines a command printed when its job is to make or fetch a secret
+//! (`generated`): a generator (`openssl rand`, `pwgen`, `consul keygen`, `wg genkey`), a
+//! credential store's getter (`op read`, `bw get password`, `secret-tool lookup`,
+//! `security find-generic-password -w`, `pass show`, `vault kv get -field`), a cloud
+//! CLI's token printer (`gcloud auth print-access-token`, `aws ecr get-login-password`,
+//! `gh auth token`), a Kubernetes secret piped through `base64 -d`, or a REPL that
+//! calls a random generator (`>>> secrets.token_urlsafe(32)`). What such a command
+//! prints on a line of its own is the secret, whatever its shape: nothing names it.
+//!
 //! Public files are kept out by name (`*.pub`, certificates, `known_hosts`,
 //! `authorized_keys`, `/etc/passwd`), and public blobs by `allow.rs` like any context
 //! finding. Cost: one anchor per reader word; the line is read only when the reader is a
@@ -27,6 +36,136 @@ pub(super) const READERS: &[&str] = &["cat ", "tail ", "head ", "get-content "];
 /// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, and a
 /// REPL's prompt (`> `, `>>> `) before an expression.
 pub(super) const PRINTERS: &[&str] = &["echo $", "printenv ", "\n> ", "\n>>> "];
+
+/// Commands whose output is a secret they made or fetched, as anchors (module doc).
+pub(super) const GENERATORS: &[&str] = &[
+    "openssl rand ",
+    "pwgen",
+    "keygen",
+    "genkey",
+    "print-access-token",
+    "print-identity-token",
+    "get-login-password",
+    "get-access-token",
+    "op read ",
+    "bw get ",
+    "secret-tool lookup",
+    "find-generic-password",
+    "find-internet-password",
+    "pass show ",
+    "vault kv get ",
+    "vault read ",
+    "auth token",
+    "auth:token",
+    "get secret ",
+];
+
+/// Calls that return random bytes or a random secret, in a REPL's expression.
+const RANDOM_CALLS: &[&[u8]] = &[
+    b"token_urlsafe(",
+    b"token_hex(",
+    b"token_bytes(",
+    b"randombytes(",
+    b"random_bytes(",
+    b"urandom(",
+    b"get_random_secret_key(",
+    b"generate_key(",
+    b"securerandom",
+    b"randomuuid(",
+];
+
+/// Output lines read after a generator's command.
+const GENERATED_LINES: usize = 4;
+
+/// The lines the command at the generator anchor `s..e` printed, each a value of its
+/// own (module doc). The command must stand where a command does, and the getters that
+/// print more than the secret unless told not to need the flag that tells them.
+pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut Vec<Hit>) {
+    // Where a command stands: its first words, or anywhere in a command after a
+    // prompt (`❯ kubectl -n argocd get secret …`: flags before the verb).
+    let seg = super::command::segment_start(b, s);
+    let prompted = seg > super::text::line_start(b, s) && seg <= s;
+    if !prompted && !super::command::verb_in_command(b, s) {
+        return;
+    }
+    let le = line_end(b, e, 1024);
+    let line = &b[s..le];
+    let word_start = b[..s]
+        .iter()
+        .rposition(|c| c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    // `ssh-keygen` prints fingerprints and public keys; `wg pubkey` is not here.
+    if literal == "keygen" && contains_ci(&b[word_start..s], b"ssh") {
+        return;
+    }
+    let needs = match literal {
+        "find-generic-password" | "find-internet-password" => Some(b" -w".as_slice()),
+        "vault kv get " | "vault read " => Some(b"-field".as_slice()),
+        "get secret " => Some(b"base64".as_slice()),
+        "bw get "
+            if !line[e - s..].starts_with(b"password") && !line[e - s..].starts_with(b"totp") =>
+        {
+            return;
+        }
+        _ => None,
+    };
+    if needs.is_some_and(|n| !contains_ci(line, n)) {
+        return;
+    }
+    // A store's getter prints what a person chose (`Harbor-Quill-5521`); a generator
+    // prints what a machine made.
+    let getter = matches!(
+        literal,
+        "op read "
+            | "bw get "
+            | "secret-tool lookup"
+            | "pass show "
+            | "vault kv get "
+            | "vault read "
+    ) || literal.starts_with("find-");
+    values_below(
+        b,
+        le,
+        if getter { Need::Password } else { Need::Token },
+        out,
+    );
+}
+
+/// Each line below `le` (until a prompt, at most [`GENERATED_LINES`]) that is one value
+/// and a secret's: quoted or bare, no blank inside.
+fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
+    let mut ls = le + 1;
+    for _ in 0..GENERATED_LINES {
+        if ls >= b.len() {
+            return;
+        }
+        let le = line_end(b, ls, MAX_LINE);
+        let line = &b[ls..le];
+        // The next command's prompt (`$ `, `# `, `❯ `, `>>> `) ends the output; a value
+        // has no blank in it, so no value is mistaken for one.
+        let next_command = ["$ ", "# ", "% ", "> ", "\u{276f} ", "\u{279c} "]
+            .iter()
+            .any(|p| super::text::find(line, p.as_bytes()).is_some());
+        if prompt(line) || next_command {
+            return;
+        }
+        let mut vs = ls + (line.len() - line.trim_ascii_start().len());
+        let mut ve = vs + line.trim_ascii().len();
+        if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
+            vs += 1;
+            ve -= 1;
+        }
+        let v = &b[vs..ve];
+        let shaped = match need {
+            Need::Password => !is_path_like(v) && !is_email(v) && !is_version(v),
+            _ => secret_field(v) || plausible(v, Need::Strong),
+        };
+        if v.len() >= 8 && !v.iter().any(u8::is_ascii_whitespace) && plausible(v, need) && shaped {
+            out.push(("secret", vs, ve));
+        }
+        ls = le + 1;
+    }
+}
 
 /// The value printed on the line after `echo $NAME`, `printenv NAME` or a REPL's
 /// `> var.name`, when the name says secret; `s..e` is the printer's anchor.
@@ -48,6 +187,11 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         });
     if !simple {
         return None;
+    }
+    if RANDOM_CALLS.iter().any(|c| contains_ci(expr, c)) {
+        let mut hits = Vec::new();
+        values_below(b, le, Need::Token, &mut hits);
+        return hits.into_iter().next();
     }
     let name = expr
         .split(|&c| {

@@ -10,7 +10,9 @@
 //! packet headers, base58check, bech32 and StrKey checksums (`keymaterial.rs`) —
 //! credentials by their place in a command line or a DSN (`structure.rs`) or fed to a
 //! reader's standard input (`stdin.rs`), the lines a command printed from a file whose
-//! name says secret and the value printed for a secret's name (`dump.rs`), key bytes in
+//! name says secret, the value printed for a secret's name, and what a generator or a
+//! credential store's getter printed (`openssl rand`, `op read`, `bw get password`,
+//! `gcloud auth print-access-token`: `dump.rs`), key bytes in
 //! JSON whose sibling `type` names a private key, tokens of vendors the table does not know by
 //! their shape — a vendor word, a separator, a random body of one alphabet
 //! (`vendor::generic_prefixed`, `generic_dotted`) — and every repetition of a value found

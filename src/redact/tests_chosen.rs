@@ -370,3 +370,68 @@ fn a_jwk_cut_inside_a_value_ends_the_object_without_a_panic() {
         "Qli9WKAuoJfurvGLoKIZh0na4ZWcLl5H",
     );
 }
+
+#[test]
+fn what_a_generator_or_a_credential_store_prints_is_redacted() {
+    for (text, secret) in [
+        (
+            "$ openssl rand -base64 32\nT1u8dQ+e0mWqz3VbK7pLrA2sXyN9cFhJ4oGiE6uRtZk=\n$ ls",
+            "T1u8dQ+e0mWqz3VbK7pLrA2sXyN9cFhJ4oGiE6uRtZk=",
+        ),
+        (
+            "user@box:~$ pwgen -sy 20 1\nk7#Qz!pR2vX9@wLm4&Tb",
+            "k7#Qz!pR2vX9@wLm4&Tb",
+        ),
+        (
+            "❯ op read 'op://Prod/mysql/password'\nHarbor-Quill-5521",
+            "Harbor-Quill-5521",
+        ),
+        (
+            "$ bw get password 'staging db'\nVx2!mK9qLp0zT",
+            "Vx2!mK9qLp0zT",
+        ),
+        (
+            "% security find-generic-password -a deploy -s registry -w\nq9WcE4rTz7YbN2mK",
+            "q9WcE4rTz7YbN2mK",
+        ),
+        (
+            "# secret-tool lookup service imap user ops\nMarble.Otter.2207",
+            "Marble.Otter.2207",
+        ),
+        (
+            "$ kubectl -n ops get secret grafana-admin -o jsonpath='{.data.admin-password}' | base64 -d\nZk3pQ8wR1tY6uI0o",
+            "Zk3pQ8wR1tY6uI0o",
+        ),
+        (
+            "$ vault kv get -field=password secret/app/db\nP4ssw-Lantern-88q",
+            "P4ssw-Lantern-88q",
+        ),
+        (
+            "$ consul keygen\nb3F1aWNrLWJyb3duLWZveC1qdW1wcy1vdmVyLTEyMzQ=",
+            "b3F1aWNrLWJyb3duLWZveC1qdW1wcy1vdmVyLTEyMzQ=",
+        ),
+        (
+            ">>> import secrets\n>>> secrets.token_hex(24)\n'9c1e0b7f4d2a8c6e3f5b1a9d7c0e2f4a6b8d0c1e3f5a7b9d'",
+            "9c1e0b7f4d2a8c6e3f5b1a9d7c0e2f4a6b8d0c1e3f5a7b9d",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+}
+
+#[test]
+fn what_other_commands_print_and_prose_about_generators_stay() {
+    for text in [
+        // Public output of a key tool, and a getter without the flag that prints the secret.
+        "$ ssh-keygen -lf ~/.ssh/id_ed25519.pub\n256 SHA256:n0tAS3cr3tJustAF1ngerpr1ntV4lue0000000000 me@box (ED25519)",
+        "$ security find-generic-password -s registry\nkeychain: \"/Users/me/Library/Keychains/login.keychain-db\"",
+        "$ vault kv get secret/app/db\n====== Data ======\nKey         Value\nusername    app",
+        // Prose that names a generator, and a generator whose output is prose.
+        "we ran pwgen yesterday and then\nrebuilt-the-cache-2024",
+        "$ openssl rand -help\nUsage: rand [options] num",
+        // The next command's line is not the previous one's output.
+        "$ op read 'op://Prod/mysql/password'\n$ echo done",
+    ] {
+        assert_clean(text);
+    }
+}
