@@ -760,10 +760,15 @@ fn next_argument(b: &[u8], i: usize) -> Option<usize> {
 /// `curl -u user:password`, `--user user:password`, httpie `-a`/`--auth`, smbclient
 /// `-U user%password`: the password goes, the user stays.
 pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    user_flag_as(b, s, e, &b[s..e])
+}
+
+/// [`user_flag`] for the flag at `s..e` read as `f`: curl's `-su user:password` is
+/// `-s -u`, so its cluster is read as the `-u` it ends in.
+pub(super) fn user_flag_as(b: &[u8], s: usize, e: usize, f: &[u8]) -> Option<Hit> {
     if !before(b, s).is_some_and(|c| matches!(c, b' ' | b'\t' | b'"' | b'\'')) {
         return None;
     }
-    let f = &b[s..e];
     let long = f.starts_with(b"--");
     let mut i = e;
     if long && at(b, i) == Some(b'=') {
@@ -848,7 +853,21 @@ pub(super) fn user_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// `CREATE USER … IDENTIFIED BY 'x'`.
 pub(super) fn identified_by(b: &[u8], e: usize) -> Option<Hit> {
     let i = skip_blanks(b, e);
-    let q = at(b, i).filter(|c| matches!(c, b'\'' | b'"' | b'`'))?;
+    let Some(q) = at(b, i).filter(|c| matches!(c, b'\'' | b'"' | b'`')) else {
+        // Oracle takes the password bare (`IDENTIFIED BY Secret1 ACCOUNT UNLOCK`); a
+        // hash (`BY VALUES '…'`, MySQL's `BY PASSWORD '*…'`) or a bind variable
+        // (`:pw`, `&pw`, `?`) is not one.
+        let end = run(&b[..line_end(b, i, 512)], i, |c| {
+            !c.is_ascii_whitespace() && !matches!(c, b';' | b',' | b')')
+        });
+        let v = &b[i..end];
+        let keyword = v.eq_ignore_ascii_case(b"values") || v.eq_ignore_ascii_case(b"password");
+        let bound = v
+            .first()
+            .is_some_and(|c| matches!(c, b':' | b'&' | b'?' | b'$' | b'@' | b'<' | b'{'));
+        return (v.len() >= 6 && !keyword && !bound && plausible(v, Need::Password))
+            .then(|| hit("password", i, end))?;
+    };
     let end = run(&b[..line_end(b, i + 1, 512)], i + 1, |c| c != q);
     (at(b, end) == Some(q) && plausible(&b[i + 1..end], Need::Password))
         .then(|| hit("password", i + 1, end))?

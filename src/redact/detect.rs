@@ -485,6 +485,17 @@ fn separator(
                         push(out, h, CONTEXT);
                     }
                 }
+                // curl's clustered short flags that end in `u` (`-su`, `-fsSLu`).
+                cluster
+                    if (3..=7).contains(&cluster.len())
+                        && cluster[1] != b'-'
+                        && cluster.ends_with(b"u")
+                        && context::runs_curl(b, s) =>
+                {
+                    if let Some(h) = context::user_flag_as(b, s, word_end, b"-u") {
+                        push(out, h, CONTEXT);
+                    }
+                }
                 flag if flag.len() >= 2 && flag.len() <= 12 => {
                     if let Some(h) = command::flag_value(b, s, word_end) {
                         push(out, h, CONTEXT);

@@ -411,6 +411,14 @@ fn what_a_generator_or_a_credential_store_prints_is_redacted() {
             "b3F1aWNrLWJyb3duLWZveC1qdW1wcy1vdmVyLTEyMzQ=",
         ),
         (
+            "SQL> ALTER USER batch IDENTIFIED BY Quarry7-Lumen_2x ACCOUNT UNLOCK;",
+            "Quarry7-Lumen_2x",
+        ),
+        (
+            "$ curl -fsu deploy:Tz8.wq_Lm4-9c https://artifacts.example/api",
+            "Tz8.wq_Lm4-9c",
+        ),
+        (
             ">>> import secrets\n>>> secrets.token_hex(24)\n'9c1e0b7f4d2a8c6e3f5b1a9d7c0e2f4a6b8d0c1e3f5a7b9d'",
             "9c1e0b7f4d2a8c6e3f5b1a9d7c0e2f4a6b8d0c1e3f5a7b9d",
         ),
@@ -429,6 +437,10 @@ fn what_other_commands_print_and_prose_about_generators_stay() {
         // Prose that names a generator, and a generator whose output is prose.
         "we ran pwgen yesterday and then\nrebuilt-the-cache-2024",
         "$ openssl rand -help\nUsage: rand [options] num",
+        // A password hash or a bind variable after IDENTIFIED BY, curl's other clusters.
+        "CREATE USER u IDENTIFIED BY VALUES 'S:8F2A1C3E5B7D9F0A';",
+        "ALTER USER x IDENTIFIED BY :new_password;",
+        "$ curl -fsSL https://get.example.dev/install.sh | sh",
         // The next command's line is not the previous one's output.
         "$ op read 'op://Prod/mysql/password'\n$ echo done",
     ] {
