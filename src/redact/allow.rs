@@ -86,6 +86,8 @@ fn annotated_public(b: &[u8], e: usize) -> bool {
             b"frontend",
             b"safe to expose",
             b"post_client_item",
+            b"javascript key",
+            b"js key",
         ]
         .iter()
         .any(|w| super::text::contains_ci(comment, w))

@@ -321,6 +321,14 @@ const WEAK_WORDS: &[&[u8]] = &[
 /// Words after the secret's name that make the key about the secret, not the secret:
 /// `token_type`, `password_min_length`, `secret_name`, `key_file`.
 const DENY_TAIL: &[&[u8]] = &[
+    // Where a credential is used, not the credential: `authDomain`, `token_host`.
+    b"domain",
+    b"domains",
+    b"host",
+    b"hostname",
+    b"origin",
+    b"callback",
+    b"redirect",
     b"algorithm",
     b"encryption",
     b"file",

@@ -437,6 +437,11 @@ fn what_other_commands_print_and_prose_about_generators_stay() {
         // Prose that names a generator, and a generator whose output is prose.
         "we ran pwgen yesterday and then\nrebuilt-the-cache-2024",
         "$ openssl rand -help\nUsage: rand [options] num",
+        // Where a credential is used is not the credential; a key its comment calls the
+        // page's JavaScript key ships in the page.
+        "const firebaseConfig = {\n  authDomain: \"shop-7f3k2.firebaseapp.com\",\n};",
+        "SSO_AUTH_HOST=login-eu2.corp.example",
+        "Maps.init('4d1f9a7c2b8e6f30a5c9d2e7b1f4a8c6'); // JavaScript key for the store page",
         // A password hash or a bind variable after IDENTIFIED BY, curl's other clusters.
         "CREATE USER u IDENTIFIED BY VALUES 'S:8F2A1C3E5B7D9F0A';",
         "ALTER USER x IDENTIFIED BY :new_password;",
