@@ -147,11 +147,40 @@ pub fn findings(text: &str) -> Vec<Finding> {
         }
         taken.insert(c.start, (c.end, c.kind));
     }
+    run_on_long_values(text.as_bytes(), &mut taken);
     repeat_values(text, &mut taken, &markers);
     taken
         .into_iter()
         .map(|(start, (end, kind))| Finding { kind, start, end })
         .collect()
+}
+
+/// A finding this long was cut by a rule's bound on how far it reads, not by the value.
+const LONG_VALUE: usize = 256;
+
+/// A long finding that stops inside a run of token characters reaches that run's end:
+/// the rules read a bounded stretch (module doc), and a 600-byte service-account token
+/// must not leave its last 90 bytes behind.
+fn run_on_long_values(b: &[u8], taken: &mut BTreeMap<usize, (usize, &'static str)>) {
+    let starts: Vec<usize> = taken.keys().copied().collect();
+    for (i, s) in starts.iter().enumerate() {
+        let Some(&(end, kind)) = taken.get(s) else {
+            continue;
+        };
+        if end - s < LONG_VALUE {
+            continue;
+        }
+        let limit = starts.get(i + 1).copied().unwrap_or(b.len());
+        let token =
+            |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'=');
+        let mut e = end;
+        while e < limit && token(b[e]) {
+            e += 1;
+        }
+        if e > end {
+            taken.insert(*s, (e, kind));
+        }
+    }
 }
 
 /// Shortest value whose repetitions are redacted too: shorter ones are common words.

@@ -452,3 +452,20 @@ fn what_other_commands_print_and_prose_about_generators_stay() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn a_long_token_is_redacted_to_its_last_byte() {
+    // A service-account token longer than any rule reads: nothing of it may survive.
+    let body: String = (0..640)
+        .map(|i| {
+            let a = b"Qz7xK2mP9wL4vR8nT1yB6cJ3hF5dG0sA";
+            char::from(a[(i * 7 + i / 5) % a.len()])
+        })
+        .collect();
+    let text = format!("{{\"msg\":\"rejected\",\"api_key\":\"ops_{body}\",\"status\":401}}");
+    let out = redact(&text).into_owned();
+    assert!(out.contains("[REDACTED:"), "{out}");
+    let tail = &body[body.len() - 12..];
+    assert!(!out.contains(tail), "the token's tail survived: {out}");
+    assert!(out.ends_with("\",\"status\":401}"), "{out}");
+}
