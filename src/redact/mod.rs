@@ -30,12 +30,13 @@
 //! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
 //! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 7 were tuned on
-//! blind sets 1–5, so only blind set 6 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 8 were tuned on
+//! blind sets 1–6, so only blind set 7 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, `-setcookie X`), a password a
 //! script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
-//! password printed as a tool's output under a label no rule knows (`New value: …`), a
+//! password printed by a tool no rule knows as a generator or a getter, or under a
+//! label no rule knows (`New value: …`), a
 //! random token with no vendor word, separator or naming key in sight (a random host
 //! label such as `<random>.m.pipedream.net`, `Config("sdk-<uuid>")`), JSON escaped
 //! inside another string (`docker inspect`'s env of a JWK), and a YAML value cut at `|`.
