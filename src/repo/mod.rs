@@ -687,8 +687,10 @@ impl Repo {
         Ok(id)
     }
 
-    /// Adds or updates a git remote (`remote.<name>.url` and a fetch refspec
-    /// for `agents/*` and `main`), as `git remote add` would.
+    /// Adds or updates a git remote (`remote.<name>.url` and the fetch
+    /// refspec `git remote add` writes, every branch into
+    /// `refs/remotes/<name>/`); a sync fetches with its own refspecs
+    /// ([`fetch_refspecs`]).
     pub fn set_remote(&self, name: &str, url: &str) -> Result<()> {
         use gix::bstr::BStr;
         let path = self.git.git_dir().join("config");

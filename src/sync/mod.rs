@@ -1,5 +1,6 @@
-//! The sync cycle (§6): commit local work, then (in later steps) fetch,
-//! merge, recompute and push, under the sync lock; and its report.
+//! The sync cycle (§6), under the sync lock: commit local work, fetch each
+//! remote's branches, merge them, recompute what the merge changed, push,
+//! and report what happened.
 
 mod commit;
 mod derive;
