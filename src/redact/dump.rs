@@ -90,10 +90,11 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
     }
     let le = line_end(b, e, 1024);
     let line = &b[s..le];
-    let word_start = b[..s]
+    let from = s.saturating_sub(64);
+    let word_start = b[from..s]
         .iter()
         .rposition(|c| c.is_ascii_whitespace())
-        .map_or(0, |p| p + 1);
+        .map_or(from, |p| from + p + 1);
     // `ssh-keygen` prints fingerprints and public keys; `wg pubkey` is not here.
     if literal == "keygen" && contains_ci(&b[word_start..s], b"ssh") {
         return;

@@ -405,6 +405,11 @@ fn degenerate_repetition_stays_linear() {
         "echo 'x' | gpg --passphrase-fd 0 ",
         "<key>Secret</key>",
         "abandon ",
+        // Round 8's: a generator's command, read to its line's end and the lines below.
+        "kubectl get secret ",
+        "$ pwgen\n",
+        " op read ",
+        ">>> secrets.token_hex(8)\n",
     ] {
         // Linear in the text, whatever the machine's speed or load: four
         // times the text takes about four times as long (a rescan at every
