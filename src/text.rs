@@ -59,8 +59,6 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The longest run of backticks in `text`: a fence (or an inline code
-/// span) one longer cannot be closed from inside.
 /// A terminal's escape sequences taken out of `text`: CSI sequences
 /// (`ESC [ … final`, colours and cursor moves), two-byte escapes, and
 /// carriage returns. Newlines and tabs stay.
@@ -89,6 +87,8 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
+/// The longest run of backticks in `text`: a fence (or an inline code
+/// span) one longer cannot be closed from inside.
 pub fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }

@@ -3,7 +3,8 @@
 //!
 //! 1. A pasted log is read as the failure it carries ([`logtext`]: stack
 //!    frames, runner framing, each line's prefix and, beside an error
-//!    line, its info lines taken out). The text's terms, and the KG concepts it names (plus their strongest
+//!    line, its info lines taken out). The text's terms, and the KG
+//!    concepts it names (plus their strongest
 //!    neighbours in the co-occurrence graph, and keyword phrases), are the
 //!    query's *units*; each scores a learning `idf · f / (k1 + f)` from its
 //!    indexed pseudo-frequency `f` (BM25F, saturating below `idf`).
