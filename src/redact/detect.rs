@@ -197,7 +197,11 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
         .chain(dump::READERS.iter().map(|&r| (r, Anchor::FileReader)))
         .chain(dump::PRINTERS.iter().map(|&r| (r, Anchor::Printer)))
-        .chain(dump::GENERATORS.iter().map(|&r| (r, Anchor::Generator)))
+        .chain(
+            dump::GENERATORS
+                .iter()
+                .map(|&(r, _, _)| (r, Anchor::Generator)),
+        )
         .collect();
     let mut separated: Vec<(&'static [u8], Vendor)> =
         separated.iter().map(|&&(p, v)| (p.as_bytes(), v)).collect();

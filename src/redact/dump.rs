@@ -37,27 +37,30 @@ pub(super) const READERS: &[&str] = &["cat ", "tail ", "head ", "get-content "];
 /// REPL's prompt (`> `, `>>> `) before an expression.
 pub(super) const PRINTERS: &[&str] = &["echo $", "printenv ", "\n> ", "\n>>> "];
 
-/// Commands whose output is a secret they made or fetched, as anchors (module doc).
-pub(super) const GENERATORS: &[&str] = &[
-    "openssl rand ",
-    "pwgen",
-    "keygen",
-    "genkey",
-    "print-access-token",
-    "print-identity-token",
-    "get-login-password",
-    "get-access-token",
-    "op read ",
-    "bw get ",
-    "secret-tool lookup",
-    "find-generic-password",
-    "find-internet-password",
-    "pass show ",
-    "vault kv get ",
-    "vault read ",
-    "auth token",
-    "auth:token",
-    "get secret ",
+/// Commands whose output is a secret they made or fetched (module doc): the anchor, what
+/// the output is — what a person chose (`Password`: a store's getter prints
+/// `Harbor-Quill-5521`) or what a machine made (`Token`) — and a word the command's line
+/// must hold for its output to be the secret alone (`-w`, `-field`, `base64 -d`).
+pub(super) const GENERATORS: &[(&str, Need, &[u8])] = &[
+    ("openssl rand ", Need::Token, b""),
+    ("pwgen", Need::Token, b""),
+    ("keygen", Need::Token, b""),
+    ("genkey", Need::Token, b""),
+    ("print-access-token", Need::Token, b""),
+    ("print-identity-token", Need::Token, b""),
+    ("get-login-password", Need::Token, b""),
+    ("get-access-token", Need::Token, b""),
+    ("auth token", Need::Token, b""),
+    ("auth:token", Need::Token, b""),
+    ("get secret ", Need::Token, b"base64"),
+    ("op read ", Need::Password, b""),
+    ("bw get password", Need::Password, b""),
+    ("secret-tool lookup", Need::Password, b""),
+    ("find-generic-password", Need::Password, b" -w"),
+    ("find-internet-password", Need::Password, b" -w"),
+    ("pass show ", Need::Password, b""),
+    ("vault kv get ", Need::Password, b"-field"),
+    ("vault read ", Need::Password, b"-field"),
 ];
 
 /// Calls that return random bytes or a random secret, in a REPL's expression.
@@ -81,6 +84,9 @@ const GENERATED_LINES: usize = 4;
 /// own (module doc). The command must stand where a command does, and the getters that
 /// print more than the secret unless told not to need the flag that tells them.
 pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut Vec<Hit>) {
+    let Some(&(_, need, needs)) = GENERATORS.iter().find(|g| g.0 == literal) else {
+        return;
+    };
     // Where a command stands: its first words, or anywhere in a command after a
     // prompt (`❯ kubectl -n argocd get secret …`: flags before the verb).
     let seg = super::command::segment_start(b, s);
@@ -89,47 +95,19 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
         return;
     }
     let le = line_end(b, e, 1024);
-    let line = &b[s..le];
+    // `ssh-keygen` prints fingerprints and public keys; `wg pubkey` is not here.
     let from = s.saturating_sub(64);
     let word_start = b[from..s]
         .iter()
         .rposition(|c| c.is_ascii_whitespace())
         .map_or(from, |p| from + p + 1);
-    // `ssh-keygen` prints fingerprints and public keys; `wg pubkey` is not here.
     if literal == "keygen" && contains_ci(&b[word_start..s], b"ssh") {
         return;
     }
-    let needs = match literal {
-        "find-generic-password" | "find-internet-password" => Some(b" -w".as_slice()),
-        "vault kv get " | "vault read " => Some(b"-field".as_slice()),
-        "get secret " => Some(b"base64".as_slice()),
-        "bw get "
-            if !line[e - s..].starts_with(b"password") && !line[e - s..].starts_with(b"totp") =>
-        {
-            return;
-        }
-        _ => None,
-    };
-    if needs.is_some_and(|n| !contains_ci(line, n)) {
+    if !needs.is_empty() && !contains_ci(&b[s..le], needs) {
         return;
     }
-    // A store's getter prints what a person chose (`Harbor-Quill-5521`); a generator
-    // prints what a machine made.
-    let getter = matches!(
-        literal,
-        "op read "
-            | "bw get "
-            | "secret-tool lookup"
-            | "pass show "
-            | "vault kv get "
-            | "vault read "
-    ) || literal.starts_with("find-");
-    values_below(
-        b,
-        le,
-        if getter { Need::Password } else { Need::Token },
-        out,
-    );
+    values_below(b, le, need, out);
 }
 
 /// Each line below `le` (until a prompt, at most [`GENERATED_LINES`]) that is one value
