@@ -107,6 +107,10 @@ fn main() {
         stop: None,
         progress: None,
         batch: None,
+        on_head: Some(learnsync::indexes::keeper(
+            &config,
+            learnsync::indexes::FirstBuild::Here,
+        )),
     };
     learnsync::sync::run(&config, &sync).expect("sync");
     let sha = server.branch_sha("agents/bench").expect("pushed");

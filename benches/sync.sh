@@ -200,6 +200,13 @@ scripts() {
 #!/bin/sh
 # prepare.sh COPY [SOURCE]: a pristine copy of clone/ (or SOURCE, e.g. fresh/).
 set -e
+# A first sync leaves the indexes' first build of a large dir to a detached
+# \`learnsync index\` (docs/sync.md): wait for any still running in this
+# fixture's copies, so no timed run shares the machine with one and no copy
+# is removed under it. (Its cost is timed on its own: \`learnsync index\`.)
+for m in "$d"/run-*/.git/learnsync/index-build-pending; do
+    while [ -f "\$m" ] && kill -0 "\$(cat "\$m" 2>/dev/null)" 2>/dev/null; do sleep 0.05; done
+done
 rm -rf "\$1"
 cp -a "\${2:-$d/clone}" "\$1"
 git -C "\$1" update-index -q --refresh >/dev/null 2>&1 || true

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | core | `paths` `timestamp` `yaml` `names` `problem` `redact` `learning` `event` `review` `policy` `trust` `impact` `merge` `schedule` `retry` `fault` `shell` | the formats and rules of DESIGN.md, pure: a learning and its codec, events, review records, policy, trust as a fold, what learnings did (impact), the semantic merge of one file, the redactor, schedules, the shell-command lexer |
 //! | edges | `repo` `store` `gitea` `config` `watch` | one kind of I/O each: git through gix (and the git binary for push), the learnings dir and its local state on disk, Gitea's REST API, configuration files and environment, the work-tree watcher |
-//! | workflows | `view` `hub` `record` `capture` `sync` `publish` `health` `init` `hooks` `search` `reviewing` `daemon` `export` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, publishing, doctor and status, init, installing agent hooks, retrieval (`suggest`, `query`, `context`) over a cached index and the knowledge graph, human review on Gitea, the daemon that runs sync, review, publish and export on schedules; `export` (trusted learnings into instruction files and skills) |
+//! | workflows | `view` `hub` `record` `capture` `sync` `indexes` `publish` `health` `init` `hooks` `search` `reviewing` `daemon` `export` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, the lookup indexes kept in step with it, publishing, doctor and status, init, installing agent hooks, retrieval (`suggest`, `query`, `context`) over a cached index and the knowledge graph, human review on Gitea, the daemon that runs sync, review, publish and export on schedules; `export` (trusted learnings into instruction files and skills) |
 //! | command line | `cli` | parses, calls one workflow, prints; one file per command |
 
 // core
@@ -48,6 +48,7 @@ pub mod export;
 pub mod health;
 pub mod hooks;
 pub mod hub;
+pub mod indexes;
 pub mod init;
 pub mod publish;
 pub mod record;

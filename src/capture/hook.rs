@@ -509,6 +509,7 @@ fn on_session_start(ev: &ToolEvent<'_>, setup: &Setup) -> Reply {
         Some(&agent),
         project(ev),
         CONTEXT_MAX_CHARS,
+        crate::search::Freshness::CatchUpInHook,
     ) {
         Ok(block) => block,
         Err(e) => return Reply::of(Err(format!("no session context: {e}"))),

@@ -28,6 +28,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         Some(&agent),
         project.as_deref(),
         args.max_chars,
+        search::Freshness::CatchUp,
     )
     .map_err(CliError::failure)?;
     if ctx.json {

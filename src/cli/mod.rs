@@ -16,6 +16,7 @@ mod doctor;
 mod export;
 mod hooks;
 mod impact;
+mod index;
 mod init;
 mod kg;
 mod list;
@@ -107,6 +108,9 @@ pub enum Command {
     Capture(capture::Args),
     /// Register or remove the capture hook in Claude Code, opencode or Codex.
     Hooks(hooks::Args),
+    /// Build the capture and search indexes whole from HEAD (a sync keeps
+    /// them in step, and starts this detached for a large dir's first build).
+    Index(index::Args),
     /// Watch the work tree so a sync need not scan it (started by `sync`
     /// on large dirs; `--stop` ends it).
     Watch(watch::Args),
@@ -379,6 +383,7 @@ fn run(cli: Cli) -> CliResult {
         Command::List(args) => list::run(&ctx, args),
         Command::Show(args) => show::run(&ctx, args),
         Command::Sync(args) => sync::run(&ctx, args),
+        Command::Index(args) => index::run(&ctx, args),
         Command::Publish(args) => publish::run(&ctx, args),
         Command::Review(args) => review::run(&ctx, args),
         Command::Impact(args) => impact::run(&ctx, args),

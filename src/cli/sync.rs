@@ -60,6 +60,15 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         batch: args
             .batch_evidence
             .then(|| crate::sync::EvidenceBatch::from_config(&ctx.config.daemon)),
+        // A large dir's first index build goes to a detached process: the
+        // user is waiting at a prompt for the sync, not for a cache.
+        on_head: Some(crate::indexes::keeper(
+            &ctx.config,
+            match std::env::current_exe() {
+                Ok(exe) => crate::indexes::FirstBuild::Detached(exe),
+                Err(_) => crate::indexes::FirstBuild::Here,
+            },
+        )),
     };
     let result = crate::sync::run(&ctx.config, &options);
     if let Some(bar) = spinner {

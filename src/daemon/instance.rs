@@ -70,18 +70,13 @@ pub fn claim(path: &Path, dir: &Path) -> Result<Instance, DaemonError> {
 
 /// The running daemon's lock line, or `None` when no daemon holds the lock.
 pub fn holder(path: &Path) -> Option<String> {
-    let mut file = OpenOptions::new().read(true).open(path).ok()?;
-    match file.try_lock_shared() {
-        Ok(()) => None,
-        Err(std::fs::TryLockError::WouldBlock) => {
-            let mut text = String::new();
-            let _ = file.read_to_string(&mut text);
-            Some(text.trim().to_string())
-                .filter(|t| !t.is_empty())
-                .or_else(|| Some("a daemon whose pid is not recorded".into()))
+    crate::store::lock_holder(path).map(|t| {
+        if t.is_empty() {
+            "a daemon whose pid is not recorded".into()
+        } else {
+            t
         }
-        Err(std::fs::TryLockError::Error(_)) => None,
-    }
+    })
 }
 
 #[cfg(test)]

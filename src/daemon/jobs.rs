@@ -254,6 +254,10 @@ fn sync_job(input: &JobInput) -> RunResult {
         stop: Some(input.stop.clone()),
         progress: None,
         batch: Some(crate::sync::EvidenceBatch::from_config(&config.daemon)),
+        on_head: Some(crate::indexes::keeper(
+            config,
+            crate::indexes::FirstBuild::Here,
+        )),
     };
     let report = match crate::sync::run(config, &options) {
         Ok(report) => report,

@@ -173,6 +173,10 @@ pub fn run(
                     progress: None,
                     // It commits the records anyway: events go with them.
                     batch: None,
+                    on_head: Some(crate::indexes::keeper(
+                        config,
+                        crate::indexes::FirstBuild::Here,
+                    )),
                 },
             )?;
             report.sync = Some(sync);

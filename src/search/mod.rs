@@ -169,9 +169,10 @@ pub fn context_block(
     agent: Option<&str>,
     project: Option<&str>,
     max_chars: usize,
+    freshness: Freshness,
 ) -> Result<context::Block, String> {
     let pulled = pulled_ids(dir);
-    let opened = store::open_fresh(dir, config, Freshness::CatchUp)?;
+    let opened = store::open_fresh(dir, config, freshness)?;
     let (stale_days, now) = (
         stale_after_days(dir),
         crate::timestamp::Timestamp::now().unix(),

@@ -28,7 +28,7 @@ use crate::store::{InboxPayload, LearningsDir};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const SEGMENT_FILE: &str = "segment.bin";
 const DELTA_FILE: &str = "delta.json";
@@ -97,6 +97,9 @@ pub enum Freshness {
     CatchUp,
     /// Use it as it is when there is one: a hook must not stall its agent.
     AsItIs,
+    /// Catch up, as a session's start can afford; but with no index while
+    /// a `learnsync index` builds one, fail at once rather than wait.
+    CatchUpInHook,
 }
 
 /// The commit HEAD points at, read from `.git` without opening the
@@ -168,6 +171,19 @@ pub fn open_fresh(
                 }
             }
         }
+        Err(_) if crate::store::index_build_running(&dir.state()) => {
+            // A hook does not wait: it says nothing while the build runs,
+            // rather than build a second index at the agent's expense.
+            if freshness != Freshness::CatchUp {
+                return Err("the search index is being built (learnsync index)".into());
+            }
+            if crate::store::wait_for_index_build(&dir.state(), BUILD_WAIT) {
+                return open_fresh(dir, config, freshness);
+            }
+            tracing::warn!("the search index build is taking long; building one for this query");
+            let config = owned_config(dir, config)?;
+            rebuild(dir, &config)?;
+        }
         Err(e) => {
             if e.contains("damaged") {
                 tracing::warn!("{e}; rebuilding it");
@@ -180,6 +196,10 @@ pub fn open_fresh(
     }
     open(dir)
 }
+
+/// How long a query with no index waits for a `learnsync index` that is
+/// building one (a first sync's, detached) before building its own.
+const BUILD_WAIT: Duration = Duration::from_secs(60);
 
 fn owned_config(dir: &LearningsDir, config: Option<&Config>) -> Result<Config, String> {
     match config {

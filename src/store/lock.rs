@@ -83,3 +83,102 @@ impl SyncLock {
         Ok(SyncLock { _file: file })
     }
 }
+
+/// What the lock file at `path` says of its holder while one holds it;
+/// `None` when nobody does (or there is no lock file). Probing takes a
+/// shared lock for an instant: a sync trying to take it then retries
+/// 50 ms later, as it does for any holder.
+pub fn holder(path: &Path) -> Option<String> {
+    let mut file = File::open(path).ok()?;
+    match file.try_lock_shared() {
+        Ok(()) => None,
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            Some(text.trim().to_string())
+        }
+        Err(std::fs::TryLockError::Error(_)) => None,
+    }
+}
+
+/// What [`SyncLock::acquire`] is told by `learnsync index`, so a reader
+/// finding no index knows one is being built.
+pub const INDEX_BUILD: &str = "learnsync index";
+
+/// A pending-build marker older than this is a build that never ran or
+/// was killed: readers stop deferring to it.
+const PENDING_FOR_AT_MOST: Duration = Duration::from_secs(15 * 60);
+
+/// True while a `learnsync index` holds the lock, or a sync has left a
+/// first build to one that has not ended yet
+/// ([`super::StateDir::index_build_pending`]).
+pub fn index_build_running(state: &super::StateDir) -> bool {
+    let marker = state.index_build_pending();
+    let recent = std::fs::metadata(&marker)
+        .and_then(|m| m.modified())
+        .is_ok_and(|at| at.elapsed().is_ok_and(|age| age < PENDING_FOR_AT_MOST));
+    // The marker names the build's process: one that died (killed, or
+    // never started) is not waited for. Without /proc, its age decides.
+    let alive = || {
+        let pid = std::fs::read_to_string(&marker).unwrap_or_default();
+        let pid = pid.trim();
+        pid.is_empty() || !Path::new("/proc/self").exists() || Path::new("/proc").join(pid).exists()
+    };
+    (recent && alive())
+        || holder(&state.sync_lock()).is_some_and(|h| h.contains(&format!("({INDEX_BUILD})")))
+}
+
+/// Waits up to `wait` for a running `learnsync index` to finish; true when
+/// none runs (any more).
+pub fn wait_for_index_build(state: &super::StateDir, wait: Duration) -> bool {
+    let start = Instant::now();
+    while index_build_running(state) {
+        if start.elapsed() >= wait {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_lock_names_its_holder_and_an_index_build_is_told_apart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let state = super::super::LearningsDir::new(dir.path().to_path_buf()).state();
+        let path = state.sync_lock();
+        assert_eq!(holder(&path), None, "no lock file");
+        let sync = SyncLock::acquire(&path, Duration::ZERO, "learnsync sync").expect("lock");
+        assert!(holder(&path).is_some_and(|h| h.contains("(learnsync sync)")));
+        assert!(!index_build_running(&state), "a sync is not an index build");
+        drop(sync);
+        assert_eq!(holder(&path), None, "released");
+        let build = SyncLock::acquire(&path, Duration::ZERO, INDEX_BUILD).expect("lock");
+        assert!(index_build_running(&state));
+        assert!(!wait_for_index_build(&state, Duration::from_millis(120)));
+        drop(build);
+        assert!(wait_for_index_build(&state, Duration::ZERO));
+        // The probe leaves the lock free for the next holder.
+        let sync = SyncLock::acquire(&path, Duration::ZERO, "learnsync sync").expect("free again");
+        // A sync that left a build to come marks it; the mark counts
+        // until the build removes it.
+        std::fs::write(state.index_build_pending(), std::process::id().to_string()).expect("mark");
+        assert!(index_build_running(&state));
+        drop(sync);
+        assert!(
+            index_build_running(&state),
+            "the build has not taken the lock yet"
+        );
+        std::fs::remove_file(state.index_build_pending()).expect("unmark");
+        assert!(!index_build_running(&state));
+        // A build that died leaves its mark behind: not waited for.
+        let dead = std::process::Command::new("true").spawn().expect("true");
+        let pid = dead.id();
+        let _ = dead.wait_with_output();
+        std::fs::write(state.index_build_pending(), pid.to_string()).expect("mark");
+        assert!(!index_build_running(&state), "pid {pid} has ended");
+    }
+}

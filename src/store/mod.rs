@@ -12,7 +12,27 @@ mod state;
 
 pub use ignore::{DROPPINGS, IgnoreRules};
 pub use inbox::{Inbox, InboxItem, InboxPayload};
-pub use lock::{LockError, SyncLock};
+pub use lock::{
+    INDEX_BUILD, LockError, SyncLock, holder as lock_holder, index_build_running,
+    wait_for_index_build,
+};
+
+/// Starts `exe` (a learnsync) with `args`, detached from this process's
+/// terminal and stdio, in a process group of its own: a helper that
+/// outlives the command that started it (the watcher, a first index build).
+pub fn spawn_detached(
+    exe: &Path,
+    args: &[&std::ffi::OsStr],
+) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new(exe)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+}
 pub use reported::Reported;
 pub use review_cache::{ProblemSeen, ReviewCache, Tracked};
 pub use state::StateDir;

@@ -48,6 +48,12 @@ impl StateDir {
     pub fn sync_lock(&self) -> PathBuf {
         self.file("lock")
     }
+    /// Written by a sync that left the indexes' first build to a detached
+    /// `learnsync index`, removed when that build ends: readers finding no
+    /// index know one is coming, even before the build holds the lock.
+    pub fn index_build_pending(&self) -> PathBuf {
+        self.file("index-build-pending")
+    }
     /// The last sync's report, for `status`.
     pub fn last_sync(&self) -> PathBuf {
         self.file("last-sync.json")

@@ -75,6 +75,33 @@ pub struct SyncOptions {
     /// Outcome events this cycle may leave in the inbox for a later batch
     /// (the daemon's scheduled cycles); `None` commits every one.
     pub batch: Option<EvidenceBatch>,
+    /// Told when the cycle's tree has moved, to bring along what follows
+    /// HEAD (the lookup indexes: `crate::indexes::keeper`); `None` keeps
+    /// nothing. Called while the push runs, and again after it when a
+    /// rejected push merged once more.
+    pub on_head: Option<OnHead>,
+}
+
+/// Where the tree of a cycle went: from the commit it started on to the
+/// one it ends on, and the repository paths whose blobs differ between
+/// them (`None`: unknown, everything is to be read again).
+pub struct HeadMoved<'a> {
+    /// The cycle's repository: its mapped packs are read again, not mapped twice.
+    pub repo: &'a Repo,
+    pub from: Option<gix::ObjectId>,
+    pub to: Option<gix::ObjectId>,
+    pub changed: Option<Vec<String>>,
+}
+
+/// What a caller keeps in step with HEAD ([`SyncOptions::on_head`]). A
+/// cache: whatever fails in it is the caller's to log, never the cycle's.
+#[derive(Clone)]
+pub struct OnHead(pub std::sync::Arc<dyn Fn(&HeadMoved<'_>) + Send + Sync>);
+
+impl std::fmt::Debug for OnHead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnHead")
+    }
 }
 
 /// When a cycle that would commit nothing but outcome events commits them
@@ -122,6 +149,18 @@ impl SyncOptions {
     pub fn step(&self, step: &str) {
         if let Some(Progress(show)) = &self.progress {
             show(step);
+        }
+    }
+
+    /// Tells [`SyncOptions::on_head`] that the tree went from `from` to `to`.
+    fn head_moved(&self, repo: &Repo, from: Option<gix::ObjectId>, to: Option<gix::ObjectId>) {
+        if let Some(OnHead(keep)) = &self.on_head {
+            keep(&HeadMoved {
+                repo,
+                from,
+                to,
+                changed: changed_since(repo, from, to),
+            });
         }
     }
 
@@ -295,10 +334,10 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     let scanned_all = only.is_none().then_some(outcome.scanned);
     report.watched = only.is_some();
     outcome.fill(&mut report);
-    // The lookup indexes follow the tree the cycle ends on. When it pushes,
-    // they are brought along while the push (the git binary's work) runs; a
-    // push rejected and merged again moves HEAD on, and the rest is caught
-    // up after it.
+    // What follows HEAD (the lookup indexes) is told where the tree went.
+    // When the cycle pushes, while the push (the git binary's work) runs; a
+    // push rejected and merged again moves HEAD on, and the rest is told
+    // after it.
     let mut indexed = None;
     if options.stopping() {
         report.stopped = true;
@@ -308,7 +347,8 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             // memory need not add to the caches'.
             repo.release_caches();
             if let Ok(end) = repo.head_commit() {
-                update_indexes(&repo, config, &dir, start, end);
+                options.head_moved(&repo, start, end);
+                repo.release_caches();
                 indexed = Some(end);
             }
         };
@@ -347,9 +387,10 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     options.step("updating the search indexes");
     match indexed {
         Some(at) if at == end => {}
-        Some(at) => update_indexes(&repo, config, &dir, at, end),
-        None => update_indexes(&repo, config, &dir, start, end),
+        Some(at) => options.head_moved(&repo, at, end),
+        None => options.head_moved(&repo, start, end),
     }
+    repo.release_caches();
     // The events index is kept from the first cycle on, so the first
     // recompute of a large repository does not read every event.
     if let Some(head) = end {
@@ -428,59 +469,6 @@ fn changed_since(
         (Some(from), Some(to)) => heads::changed_paths(repo, from, to).ok(),
         (_, None) => Some(Vec::new()),
         (None, Some(_)) => None,
-    }
-}
-
-/// Brings the capture hook's lookup index and the search index from the
-/// tree of `from` to that of `to`, given what changed between them
-/// ([`changed_since`]; unknown: rebuild). Each is built whole the first time. Both
-/// are caches: a failure is logged by them, never returned. The search
-/// index reads through `repo`, so the packs the cycle mapped are not
-/// mapped twice; what it cached is dropped after.
-fn update_indexes(
-    repo: &Repo,
-    config: &Config,
-    dir: &LearningsDir,
-    from: Option<gix::ObjectId>,
-    to: Option<gix::ObjectId>,
-) {
-    let changed = changed_since(repo, from, to);
-    let mut lap = Lap::start();
-    let capture_missing = !crate::capture::index::exists(dir) || changed.is_none();
-    if capture_missing && !crate::search::store::exists(dir) {
-        // A first sync: both indexes are built from one read of HEAD's tree.
-        let mut capture = crate::capture::index::Rebuild::start(config);
-        let built =
-            crate::search::store::rebuild_seeing(dir, config, &mut |l| capture.add(l), Some(repo));
-        repo.release_caches();
-        match built {
-            Ok((_, true)) => capture.finish(),
-            // Built from the view, or not at all: the capture index reads
-            // the view itself.
-            other => {
-                if let Err(e) = other {
-                    tracing::warn!("search index not built ({e}); the next query builds it");
-                }
-                drop(capture);
-                crate::capture::index::refresh(config);
-            }
-        }
-        lap.done("capture and search indexes");
-        return;
-    }
-    match &changed {
-        Some(paths) if !capture_missing => {
-            if !paths.is_empty() {
-                crate::capture::index::update(config, paths);
-            }
-        }
-        _ => crate::capture::index::refresh(config),
-    }
-    lap.done("capture index");
-    if from != to || !crate::search::store::exists(dir) {
-        crate::search::update(config, &[], repo);
-        repo.release_caches();
-        lap.done("search index");
     }
 }
 

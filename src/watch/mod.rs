@@ -124,16 +124,8 @@ pub fn stop(root: &Path) -> bool {
 /// Starts `exe watch` for `root` in the background, detached from this
 /// process and its terminal. Best effort: a sync without a watcher scans.
 pub fn spawn(exe: &Path, root: &Path) {
-    use std::os::unix::process::CommandExt;
-    let result = std::process::Command::new(exe)
-        .arg("--dir")
-        .arg(root)
-        .arg("watch")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn();
+    let result =
+        crate::store::spawn_detached(exe, &["--dir".as_ref(), root.as_os_str(), "watch".as_ref()]);
     match result {
         Ok(child) => tracing::debug!("started the watcher (pid {})", child.id()),
         Err(e) => tracing::debug!("could not start the watcher: {e}"),

@@ -52,6 +52,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("record", Layer::Workflow),
     ("capture", Layer::Workflow),
     ("sync", Layer::Workflow),
+    ("indexes", Layer::Workflow),
     ("publish", Layer::Workflow),
     ("health", Layer::Workflow),
     ("signing", Layer::Workflow),

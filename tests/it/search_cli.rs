@@ -601,8 +601,15 @@ fn the_hook_helpers_answer_confidently_or_not_at_all() {
         )
         .is_none()
     );
-    let ctx = learnsync::search::context_block(&dir, None, Some("claude"), Some("shop"), 1000)
-        .expect("context");
+    let ctx = learnsync::search::context_block(
+        &dir,
+        None,
+        Some("claude"),
+        Some("shop"),
+        1000,
+        learnsync::search::Freshness::CatchUp,
+    )
+    .expect("context");
     assert!(ctx.markdown.chars().count() <= 1000 && !ctx.shown.is_empty());
 }
 
@@ -1042,4 +1049,106 @@ fn a_pasted_traceback_or_ci_log_finds_the_learning_its_error_is_about() {
         let top = out[0]["title"].as_str().unwrap_or("");
         assert!(top.starts_with(want), "{text}\n→ {out}");
     }
+}
+
+/// A dir of `n` L2 learnings, one of them about pnpm's lockfile, adopted
+/// by `init`: no index of either kind yet.
+fn large_adopted(n: usize) -> (Sandbox, String) {
+    let sb = Sandbox::new();
+    let ids = common::l2_files(&sb.dir(), "claude", n);
+    let id = ids[7].clone();
+    let mut l = learnsync::learning::Learning::new(
+        id.clone(),
+        "claude".into(),
+        "pnpm install refuses a lockfile written by a newer pnpm".into(),
+        learnsync::timestamp::Timestamp::from_unix(1_780_000_007),
+    );
+    l.correction = Some("pin pnpm with corepack use pnpm@9 before installing".into());
+    std::fs::write(sb.dir().join(format!("claude/{id}.md")), l.to_markdown()).expect("write");
+    sb.ok(&["init", "--agent", "claude"]);
+    let state = sb.dir().join(".git/learnsync");
+    assert!(!state.join("search").exists() && !state.join("capture-index.json").exists());
+    (sb, id)
+}
+
+#[test]
+fn a_large_dirs_first_index_build_is_left_to_a_detached_learnsync_index() {
+    let (sb, id) = large_adopted(2_100);
+    let sync = json(&sb.ok(&["--json", "sync"]));
+    assert!(
+        sync["problems"].as_array().is_some_and(Vec::is_empty),
+        "{sync}"
+    );
+    // `suggest` waits for the build the sync started, and answers from it.
+    let out = json(&sb.ok(&[
+        "--json",
+        "suggest",
+        "ERR_PNPM_LOCKFILE: this lockfile was written by a newer pnpm",
+    ]));
+    assert_eq!(ids(&out).first(), Some(&id), "{out}");
+    // The last holder of the lock was that build, after the sync.
+    let lock = std::fs::read_to_string(sb.dir().join(".git/learnsync/lock")).expect("lock");
+    assert!(lock.contains("(learnsync index)"), "{lock}");
+    let state = sb.dir().join(".git/learnsync");
+    assert!(
+        state.join("capture-index.json").is_file(),
+        "the capture index too"
+    );
+    // A small dir's first sync builds both itself, as before.
+    let small = Sandbox::new();
+    common::l2_files(&small.dir(), "claude", 20);
+    small.ok(&["init", "--agent", "claude"]);
+    small.ok(&["sync"]);
+    assert!(small.dir().join(".git/learnsync/search").is_dir());
+    let lock = std::fs::read_to_string(small.dir().join(".git/learnsync/lock")).expect("lock");
+    assert!(lock.contains("(learnsync sync)"), "{lock}");
+}
+
+#[test]
+fn while_an_index_build_runs_a_hook_says_nothing_and_a_command_waits_for_it() {
+    let (sb, id) = large_adopted(30);
+    common::never_stale(&sb);
+    sb.ok(&["sync"]);
+    let state = sb.dir().join(".git/learnsync");
+    std::fs::remove_dir_all(state.join("search")).expect("no search index");
+    std::fs::remove_file(state.join("capture-index.json")).expect("no capture index");
+    let dir = learnsync::store::LearningsDir::new(sb.dir());
+    let lock_path = sb.dir().join(".git/learnsync/lock");
+    let building = learnsync::store::SyncLock::acquire(
+        &lock_path,
+        std::time::Duration::ZERO,
+        learnsync::store::INDEX_BUILD,
+    )
+    .expect("lock");
+    let text = "ERR_PNPM_LOCKFILE: this lockfile was written by a newer pnpm";
+    // Neither hook builds an index of its own meanwhile, nor waits.
+    let started = std::time::Instant::now();
+    assert!(learnsync::search::suggest_for_hook(&dir, text, Some("claude"), None).is_none());
+    let ctx = learnsync::search::context_block(
+        &dir,
+        None,
+        Some("claude"),
+        None,
+        1000,
+        learnsync::search::Freshness::CatchUpInHook,
+    );
+    assert!(ctx.is_err_and(|e| e.contains("being built")));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert!(!sb.dir().join(".git/learnsync/search").exists());
+    // The command waits, and answers once the build is over (here the
+    // holder ends without one: the command builds its own).
+    let mut child = sb
+        .cmd(&["--json", "suggest", text])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("suggest");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert!(child.try_wait().expect("wait").is_none(), "it waits");
+    drop(building);
+    let out = child.wait_with_output().expect("suggest");
+    assert!(out.status.success());
+    let out = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(ids(&out).first(), Some(&id), "{out}");
+    // The hook answers again from the index the command built.
+    assert!(learnsync::search::suggest_for_hook(&dir, text, Some("claude"), None).is_some());
 }

@@ -66,7 +66,9 @@ impl Clone {
             stop: None,
             progress: None,
             batch: None,
+            on_head: None,
         };
+        // Caches left out: convergence is about the repositories.
         run(&self.config(), &options).map(|_| ())
     }
     /// The learning files of this clone's own agent: the ones it may edit
