@@ -10,6 +10,22 @@
 //! | edges | `repo` `store` `gitea` `config` `watch` | one kind of I/O each: git through gix (and the git binary for push), the learnings dir and its local state on disk, Gitea's REST API, configuration files and environment, the work-tree watcher |
 //! | workflows | `view` `hub` `record` `capture` `sync` `indexes` `publish` `health` `init` `hooks` `search` `reviewing` `daemon` `export` | what a command does: the current view of every learning, what the hub's main says, recording by hand, the capture hook, the sync cycle, the lookup indexes kept in step with it, publishing, doctor and status, init, installing agent hooks, retrieval (`suggest`, `query`, `context`) over a cached index and the knowledge graph, human review on Gitea, the daemon that runs sync, review, publish and export on schedules; `export` (trusted learnings into instruction files and skills) |
 //! | command line | `cli` | parses, calls one workflow, prints; one file per command |
+//!
+//! The workflows stand on floors, and a workflow imports only those on
+//! the floors below its own, never one beside it (`tests/it/layers.rs`):
+//!
+//! | floor | workflows | they use |
+//! |---:|---|---|
+//! | 9 | `health` | everything below, to report on it (`doctor`, `status`) |
+//! | 8 | `daemon` | the jobs it schedules: sync, review, publish, export, and the indexes it keeps |
+//! | 7 | `reviewing` | a pass over Gitea; syncs its records, publishes nothing |
+//! | 6 | `init` | creates a dir, its first commit (sync's) and hooks |
+//! | 5 | `indexes` | the caches that follow HEAD, kept by whoever runs a sync |
+//! | 4 | `sync` | the cycle; told of HEAD's moves through a hook, keeps no cache itself |
+//! | 3 | `capture` | the agents' hook: records, and asks search what to show |
+//! | 2 | `search` `publish` `export` | readers of the view |
+//! | 1 | `view` | every learning as it stands, from the work tree and the hub |
+//! | 0 | `hub` `signing` `record` `hooks` | what the hub's main says, commit signatures, recording by hand, installing agent hooks |
 
 // core
 pub mod event;

@@ -147,14 +147,14 @@ fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String
                     "review needs the hub's Gitea repository (gitea.url and gitea.repo are unset; see docs/review.md)".into(),
                 ));
             }
-            crate::publish::token_source(config, crate::publish::GiteaUse::Review)
+            config.token_source(crate::config::GiteaUse::Review)
                 .err()
                 .map(|e| (ErrorClass::NotConfigured, e.to_string()))
         }
         Job::Publish => {
             let gitea = config.gitea_url.is_some() && config.gitea_repo.is_some();
             if gitea {
-                return crate::publish::token_source(config, crate::publish::GiteaUse::Publish)
+                return config.token_source(crate::config::GiteaUse::Publish)
                     .err()
                     .map(|e| (ErrorClass::NotConfigured, e.to_string()));
             }
@@ -404,7 +404,7 @@ fn review_job(input: &JobInput) -> RunResult {
         Ok(report) => report,
         Err(e) => {
             let class = match &e {
-                ReviewError::Setting(PublishError::MissingSetting { .. }) => {
+                ReviewError::Missing(_) => {
                     return RunResult::new(
                         RunOutcome::Skipped,
                         e.to_string(),
@@ -499,7 +499,7 @@ fn publish_job(input: &JobInput) -> RunResult {
         Ok(report) => report,
         Err(e) => {
             let class = match &e {
-                PublishError::MissingSetting { .. } => {
+                PublishError::MissingSetting(_) => {
                     return RunResult::new(
                         RunOutcome::Skipped,
                         e.to_string(),

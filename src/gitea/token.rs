@@ -30,21 +30,6 @@ impl Default for TokenSource {
 }
 
 impl TokenSource {
-    /// The token source the configuration names (DESIGN §10): `GITEA_TOKEN`
-    /// in the environment, else `gitea.token_file`, else `gitea.token_command`.
-    pub fn from_config(config: &crate::config::Config) -> Option<TokenSource> {
-        if config.gitea_token_env {
-            return Some(TokenSource::Env(DEFAULT_TOKEN_ENV.to_string()));
-        }
-        if let Some(file) = &config.token_file {
-            return Some(TokenSource::File(file.value.clone()));
-        }
-        config
-            .token_command
-            .as_ref()
-            .map(|c| TokenSource::Command(c.value.clone()))
-    }
-
     /// Reads the token. An empty value is an error, so that a misconfigured
     /// source is reported instead of sending unauthenticated writes.
     pub fn resolve(&self) -> Result<SecretString, GiteaError> {

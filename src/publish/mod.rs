@@ -19,7 +19,8 @@ pub use render::{Page, PageKind, Site, Withheld, render_site};
 pub use templates::Templates;
 
 use crate::config::Config;
-use crate::gitea::{ClientOptions, GiteaClient, GiteaError, RepoRef, TokenSource};
+use crate::config::GiteaUse;
+use crate::gitea::{ClientOptions, GiteaClient, GiteaError, RepoRef};
 use crate::store::LearningsDir;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -29,13 +30,8 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {
     /// A setting the command needs is not configured.
-    #[error("{command} needs {setting}: {hint}")]
-    MissingSetting {
-        /// The command that needs it (`publish`, `review`, `doctor`).
-        command: &'static str,
-        setting: &'static str,
-        hint: String,
-    },
+    #[error(transparent)]
+    MissingSetting(#[from] crate::config::MissingSetting),
     #[error("template {name}: {message}")]
     Template { name: String, message: String },
     #[error(transparent)]
@@ -183,101 +179,6 @@ impl PublishReport {
     }
 }
 
-/// What a command does with Gitea, and so which token scopes it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GiteaUse {
-    /// `publish`: the wiki (write:repository).
-    Publish,
-    /// `review`: contents, branches, pulls, issues, labels and who the bot is.
-    Review,
-    /// `doctor`: reads only, what review needs to check.
-    Doctor,
-}
-
-impl GiteaUse {
-    pub fn command(self) -> &'static str {
-        match self {
-            GiteaUse::Publish => "publish",
-            GiteaUse::Review => "review",
-            GiteaUse::Doctor => "doctor",
-        }
-    }
-
-    /// The token scopes this use needs (Gitea's names).
-    pub fn scopes(self) -> &'static [&'static str] {
-        match self {
-            GiteaUse::Publish => &["write:repository"],
-            GiteaUse::Review | GiteaUse::Doctor => {
-                &["write:repository", "write:issue", "read:user"]
-            }
-        }
-    }
-}
-
-/// Where the token comes from: `GITEA_TOKEN`, else `gitea.token_file`, else
-/// `gitea.token_command`. A token file inside the learnings work tree is
-/// refused: it would be committed and pushed.
-pub fn token_source(config: &Config, used_by: GiteaUse) -> Result<TokenSource, PublishError> {
-    match TokenSource::from_config(config) {
-        Some(TokenSource::File(path)) => {
-            let root = &config.dir.value;
-            if path.starts_with(root) && !path.starts_with(root.join(".git")) {
-                return Err(PublishError::MissingSetting {
-                    command: used_by.command(),
-                    setting: "a Gitea token outside the learnings dir",
-                    hint: format!(
-                        "gitea.token_file {} is inside the learnings work tree, where it would be committed; move it out",
-                        path.display()
-                    ),
-                });
-            }
-            return Ok(TokenSource::File(path));
-        }
-        Some(source) => return Ok(source),
-        None => {}
-    }
-    Err(PublishError::MissingSetting {
-        command: used_by.command(),
-        setting: "a Gitea token",
-        hint: format!(
-            "set GITEA_TOKEN, or gitea.token_file or gitea.token_command in config.yaml \
-             (a token with the scopes {})",
-            used_by.scopes().join(", ")
-        ),
-    })
-}
-
-/// The Gitea server and repository, or which setting is missing.
-pub fn gitea_settings(
-    config: &Config,
-    used_by: GiteaUse,
-) -> Result<(String, RepoRef), PublishError> {
-    let url = config
-        .gitea_url
-        .as_ref()
-        .map(|s| s.value.clone())
-        .ok_or_else(|| PublishError::MissingSetting {
-            command: used_by.command(),
-            setting: "gitea.url",
-            hint: "set gitea.url in .git/learnsync/config.yaml (gitea: {url: https://git.example.com}) \
-                   or LEARNSYNC_GITEA_URL"
-                .into(),
-        })?;
-    let repo = config
-        .gitea_repo
-        .as_ref()
-        .map(|s| s.value.clone())
-        .ok_or_else(|| PublishError::MissingSetting {
-            command: used_by.command(),
-            setting: "gitea.repo",
-            hint:
-                "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
-                    .into(),
-        })?;
-    let repo = RepoRef::parse(&repo)?;
-    Ok((url, repo))
-}
-
 /// The human wiki URL of a Gitea repository.
 pub fn gitea_wiki_url(base_url: &str, repo: &RepoRef) -> String {
     let root = base_url.trim().trim_end_matches('/');
@@ -330,7 +231,8 @@ pub fn render_dir(
 /// Cuts a learning page past [`limit::MAX_TEXT_BYTES`], linking the whole
 /// learning on the hub.
 fn cap_pages(site: &mut Site, learnings: &[crate::learning::Learning], config: &Config) {
-    let hub = gitea_settings(config, GiteaUse::Publish)
+    let hub = config
+        .gitea_settings(GiteaUse::Publish)
         .ok()
         .map(|(url, repo)| (url, repo.to_string()));
     for page in &mut site.pages {
@@ -361,8 +263,8 @@ pub fn publish(
     // Settings first: a missing one is reported before any work.
     let gitea = match options.target {
         Target::Gitea => {
-            let (url, repo) = gitea_settings(config, GiteaUse::Publish)?;
-            let token = token_source(config, GiteaUse::Publish)?.resolve()?;
+            let (url, repo) = config.gitea_settings(GiteaUse::Publish)?;
+            let token = config.token_source(GiteaUse::Publish)?.resolve()?;
             Some((url, repo, token))
         }
         Target::GitWiki => None,
@@ -373,7 +275,7 @@ pub fn publish(
                 .wiki_git_url
                 .as_ref()
                 .map(|s| s.value.clone())
-                .ok_or_else(|| PublishError::MissingSetting {
+                .ok_or_else(|| crate::config::MissingSetting {
                     command: "publish",
                     setting: "wiki.git_url",
                     hint: "set wiki.git_url in .git/learnsync/config.yaml to the wiki's git URL \

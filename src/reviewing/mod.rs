@@ -24,7 +24,7 @@ use crate::gitea::{
 };
 use crate::learning::{Learning, TrustLevel};
 use crate::problem::Problem;
-use crate::publish::GiteaUse;
+use crate::config::GiteaUse;
 use crate::review::{
     self, Action, Candidate, CloseCause, Limits, OpenReview, PROBLEM_LABEL, Pulled, REVIEW_LABEL,
     Rejection, Review, SUPERSEDED_LABEL,
@@ -105,6 +105,8 @@ impl ReviewReport {
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
     #[error(transparent)]
+    Missing(#[from] crate::config::MissingSetting),
+    #[error(transparent)]
     Setting(#[from] crate::publish::PublishError),
     #[error("{0}")]
     Gitea(#[from] GiteaError),
@@ -122,8 +124,8 @@ pub fn run(
     config: &Config,
     options: &ReviewOptions,
 ) -> Result<ReviewReport, ReviewError> {
-    let (url, repo_ref) = crate::publish::gitea_settings(config, GiteaUse::Review)?;
-    let token = crate::publish::token_source(config, GiteaUse::Review)?.resolve()?;
+    let (url, repo_ref) = config.gitea_settings(GiteaUse::Review)?;
+    let token = config.token_source(GiteaUse::Review)?.resolve()?;
     let hub_key = format!("{} {repo_ref}", url.trim().trim_end_matches('/'));
     let client = GiteaClient::new(&url, repo_ref, Some(token), options.client.clone())?;
     // The hub's main as it is now: a merge a person just made must not look
@@ -204,7 +206,7 @@ struct Open {
 impl Pass<'_> {
     /// Where a cut pull request body links the whole learning.
     fn full_text(&self, l: &crate::learning::Learning) -> crate::publish::limit::FullText {
-        let hub = crate::publish::gitea_settings(self.config, GiteaUse::Review).ok();
+        let hub = self.config.gitea_settings(GiteaUse::Review).ok();
         crate::publish::limit::FullText::of(
             &l.agent_id,
             &l.id,
@@ -1498,14 +1500,14 @@ fn describe(action: &Action) -> String {
 /// them, so can any agent holding a token like it, and ownership is only
 /// as strong as its honesty. At most [`AGENT_BRANCHES_CHECKED`] are asked.
 pub fn protection_problems(config: &Config, others: &[String]) -> Vec<Problem> {
-    let Ok((url, repo_ref)) = crate::publish::gitea_settings(config, GiteaUse::Doctor) else {
+    let Ok((url, repo_ref)) = config.gitea_settings(GiteaUse::Doctor) else {
         return Vec::new();
     };
     let shown = format!("{}/{repo_ref} main", url.trim_end_matches('/'));
     let agents_shown = format!("{}/{repo_ref} agents/*", url.trim_end_matches('/'));
     let server = url.trim_end_matches('/').to_string();
     let checked = (|| -> Result<Checked, ReviewError> {
-        let token = crate::publish::token_source(config, GiteaUse::Doctor)?.resolve()?;
+        let token = config.token_source(GiteaUse::Doctor)?.resolve()?;
         let client = GiteaClient::new(&url, repo_ref, Some(token), ClientOptions::default())?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -285,9 +285,9 @@ pub fn http_auths(
     config: &Config,
     remote_names: &[&str],
 ) -> HashMap<String, crate::repo::HttpAuth> {
-    use crate::gitea::{TokenScope, TokenSource};
+    use crate::gitea::TokenScope;
     let mut out = HashMap::new();
-    let Some(source) = TokenSource::from_config(config) else {
+    let Some(source) = config.gitea_token() else {
         return out;
     };
     let gitea_url = config.gitea_url.as_ref().map(|s| s.value.as_str());

@@ -66,6 +66,25 @@ const LAYERS: &[(&str, Layer)] = &[
     ("cli", Layer::Cli),
 ];
 
+/// The workflows' floors, from the bottom: a workflow imports only
+/// workflows on floors below its own, never one beside it (src/lib.rs).
+const WORKFLOW_FLOORS: &[&[&str]] = &[
+    &["hub", "signing", "record", "hooks"],
+    &["view"],
+    &["search", "publish", "export"],
+    &["capture"],
+    &["sync"],
+    &["indexes"],
+    &["init"],
+    &["reviewing"],
+    &["daemon"],
+    &["health"],
+];
+
+fn floor(module: &str) -> Option<usize> {
+    WORKFLOW_FLOORS.iter().position(|f| f.contains(&module))
+}
+
 fn layer(module: &str) -> Option<Layer> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
 }
@@ -214,6 +233,32 @@ fn every_module_has_a_layer_and_imports_only_its_own_or_lower_ones() {
     assert!(
         wrong.is_empty(),
         "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn each_workflow_imports_only_workflows_on_floors_below_its_own() {
+    for (module, _) in LAYERS.iter().filter(|(_, l)| *l == Layer::Workflow) {
+        assert!(
+            floor(module).is_some(),
+            "the workflow `{module}` has no floor in WORKFLOW_FLOORS (and src/lib.rs)"
+        );
+    }
+    let mut wrong = Vec::new();
+    for (module, targets) in graph() {
+        let Some(from) = floor(&module) else { continue };
+        for target in targets.iter().filter(|t| **t != module) {
+            if let Some(to) = floor(target)
+                && to >= from
+            {
+                wrong.push(format!("{module} (floor {from}) imports {target} (floor {to})"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the workflows' order:\n{}",
         wrong.join("\n")
     );
 }

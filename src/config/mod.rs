@@ -7,6 +7,10 @@
 //! resolution, and `learnsync config`'s rows. Adding a key is a table row
 //! and a typed field. Every value remembers where it came from.
 
+mod gitea;
+
+pub use gitea::{GiteaUse, MissingSetting};
+
 use serde_norway::Value;
 use std::collections::BTreeMap;
 use std::fmt;
