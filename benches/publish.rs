@@ -13,8 +13,9 @@ use gitea_server::{GiteaServer, WRITE_TOKEN};
 use learnsync::gitea::{ClientOptions, GiteaClient, RepoRef};
 use learnsync::learning::{Learning, Quality, TrustLevel};
 use learnsync::policy::WikiPolicy;
+use learnsync::publish::gitea_target;
 use learnsync::publish::state::TargetState;
-use learnsync::publish::{Templates, gitea_target, render_site};
+use learnsync::render::{Templates, render_site};
 use learnsync::timestamp::Timestamp;
 use secrecy::SecretString;
 use std::time::Instant;
@@ -57,7 +58,7 @@ fn measure(
     runtime: &tokio::runtime::Runtime,
     server: &GiteaServer,
     client: &GiteaClient,
-    site: &learnsync::publish::Site,
+    site: &learnsync::render::Site,
     state: &mut TargetState,
 ) -> Figures {
     server.clear_requests();

@@ -314,7 +314,7 @@ fn templates(config: &Config) -> Vec<Problem> {
         return Vec::new();
     };
     let dir_shown = template_dir.value.display().to_string();
-    let loaded = crate::publish::Templates::load(Some(&template_dir.value))
+    let loaded = crate::render::Templates::load(Some(&template_dir.value))
         .and_then(|t| crate::publish::check::template_problems(&t));
     match loaded {
         Err(e) => vec![Problem {

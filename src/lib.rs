@@ -25,7 +25,7 @@
 //! | 3 | `capture` | the agents' hook: records, and asks search what to show |
 //! | 2 | `search` `publish` `export` | readers of the view |
 //! | 1 | `view` | every learning as it stands, from the work tree and the hub |
-//! | 0 | `hub` `signing` `record` `hooks` | what the hub's main says, commit signatures, recording by hand, installing agent hooks |
+//! | 0 | `hub` `signing` `record` `hooks` `render` | what the hub's main says, commit signatures, recording by hand, installing agent hooks, what people read (wiki pages, review texts: templates, sanitising, Gitea's size limit) |
 
 // core
 pub mod event;
@@ -68,6 +68,7 @@ pub mod indexes;
 pub mod init;
 pub mod publish;
 pub mod record;
+pub mod render;
 pub mod reviewing;
 pub mod search;
 pub mod sync;

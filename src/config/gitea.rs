@@ -108,15 +108,13 @@ impl Config {
                        or LEARNSYNC_GITEA_URL"
                     .into(),
             })?;
-        let repo = self
-            .gitea_repo
-            .as_ref()
-            .ok_or_else(|| MissingSetting {
-                command: used_by.command(),
-                setting: "gitea.repo",
-                hint: "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
+        let repo = self.gitea_repo.as_ref().ok_or_else(|| MissingSetting {
+            command: used_by.command(),
+            setting: "gitea.repo",
+            hint:
+                "set gitea.repo (owner/name) in .git/learnsync/config.yaml or LEARNSYNC_GITEA_REPO"
                     .into(),
-            })?;
+        })?;
         let parsed = RepoRef::parse(&repo.value).map_err(|e| MissingSetting {
             command: used_by.command(),
             setting: "gitea.repo as owner/name",

@@ -147,14 +147,16 @@ fn not_configured_class(job: Job, config: &Config) -> Option<(ErrorClass, String
                     "review needs the hub's Gitea repository (gitea.url and gitea.repo are unset; see docs/review.md)".into(),
                 ));
             }
-            config.token_source(crate::config::GiteaUse::Review)
+            config
+                .token_source(crate::config::GiteaUse::Review)
                 .err()
                 .map(|e| (ErrorClass::NotConfigured, e.to_string()))
         }
         Job::Publish => {
             let gitea = config.gitea_url.is_some() && config.gitea_repo.is_some();
             if gitea {
-                return config.token_source(crate::config::GiteaUse::Publish)
+                return config
+                    .token_source(crate::config::GiteaUse::Publish)
                     .err()
                     .map(|e| (ErrorClass::NotConfigured, e.to_string()));
             }
@@ -418,7 +420,7 @@ fn review_job(input: &JobInput) -> RunResult {
                         Some(ErrorClass::Busy),
                     );
                 }
-                ReviewError::Setting(_) => ErrorClass::Config,
+                ReviewError::Template(_) => ErrorClass::Config,
                 ReviewError::Gitea(_) => ErrorClass::Gitea,
                 ReviewError::Git(_) => ErrorClass::Git,
                 ReviewError::Sync(_) => ErrorClass::Remote,
@@ -506,7 +508,7 @@ fn publish_job(input: &JobInput) -> RunResult {
                         Some(ErrorClass::NotConfigured),
                     );
                 }
-                PublishError::Template { .. } => ErrorClass::Config,
+                PublishError::Template(_) => ErrorClass::Config,
                 PublishError::Gitea(_) => ErrorClass::Gitea,
                 PublishError::Git(_) => ErrorClass::Remote,
                 PublishError::State(_) => ErrorClass::Io,

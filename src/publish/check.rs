@@ -6,14 +6,13 @@
 //! by the template tests and by `doctor` on a user's template dir, which it
 //! renders over sample learnings that use every optional field.
 
-use super::PublishError;
-use super::render::{
-    HOME_TITLE, MonthImpact, Page, PageKind, SIDEBAR_TITLE, add_retractions, render_site_with,
-};
 use super::state::{PageRecord, TargetState};
-use super::templates::{self, Templates};
 use crate::learning::{Learning, Quality, TrustLevel};
 use crate::policy::WikiPolicy;
+use crate::render::templates::{self, TemplateError, Templates};
+use crate::render::{
+    HOME_TITLE, MonthImpact, Page, PageKind, SIDEBAR_TITLE, add_retractions, render_site_with,
+};
 use crate::timestamp::Timestamp;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
@@ -264,7 +263,7 @@ pub struct TemplateProblem {
 
 /// Every page the templates make from [`sample_learnings`] (a retraction
 /// notice included), and what looks glued on each.
-pub fn template_problems(templates: &Templates) -> Result<Vec<TemplateProblem>, PublishError> {
+pub fn template_problems(templates: &Templates) -> Result<Vec<TemplateProblem>, TemplateError> {
     let learnings = sample_learnings();
     let month = sample_month(&learnings);
     let mut site = render_site_with(
@@ -287,7 +286,7 @@ pub fn template_problems(templates: &Templates) -> Result<Vec<TemplateProblem>, 
         &mut site,
         &learnings,
         &Default::default(),
-        &published,
+        &|id| published.title_of(id),
         templates,
     )?;
     let template_of = |p: &Page| match p.kind {

@@ -4,10 +4,10 @@
 //! changed → no commit, no push.
 
 use super::plan::{self, ActionKind, PublishPlan, RemotePage, RemoteWiki};
-use super::render::{Site, content_hash};
 use super::state::{PageRecord, TargetState};
 use super::{PageOutcome, PublishError, WriteResult};
 use crate::gitea::page_name::{git_path_to_sub_url, sub_url_to_git_path, title_to_git_path};
+use crate::render::{Site, content_hash};
 use crate::repo::Identity;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,10 +4,10 @@
 //! publish state as each answer comes back.
 
 use super::plan::{self, ActionKind, PublishPlan, RemotePage, RemoteWiki};
-use super::render::{Site, content_hash};
 use super::state::{PageRecord, TargetState};
 use super::{PageOutcome, PublishError, WriteResult};
 use crate::gitea::GiteaClient;
+use crate::render::{Site, content_hash};
 use std::collections::HashMap;
 
 /// Writes between two saves of the publish state during a long publish.

@@ -7,16 +7,11 @@
 pub mod check;
 pub mod git_wiki;
 pub mod gitea_target;
-pub mod limit;
 pub mod plan;
-pub mod render;
-pub mod sanitize;
 pub mod state;
-pub mod templates;
 
+use crate::render::{self, PageKind, Site, Templates, Withheld, limit};
 pub use plan::{Action, ActionKind, PublishPlan};
-pub use render::{Page, PageKind, Site, Withheld, render_site};
-pub use templates::Templates;
 
 use crate::config::Config;
 use crate::config::GiteaUse;
@@ -32,8 +27,8 @@ pub enum PublishError {
     /// A setting the command needs is not configured.
     #[error(transparent)]
     MissingSetting(#[from] crate::config::MissingSetting),
-    #[error("template {name}: {message}")]
-    Template { name: String, message: String },
+    #[error(transparent)]
+    Template(#[from] crate::render::TemplateError),
     #[error(transparent)]
     Gitea(#[from] GiteaError),
     #[error("git-wiki: {0}")]
@@ -224,7 +219,13 @@ pub fn render_dir(
         .collect();
     let mut site = render::render_site_with(&shown, month.as_ref(), &policy.wiki, &templates)?;
     cap_pages(&mut site, &shown, config);
-    render::add_retractions(&mut site, &learnings, &pulled, published, &templates)?;
+    render::add_retractions(
+        &mut site,
+        &learnings,
+        &pulled,
+        &|id| published.title_of(id),
+        &templates,
+    )?;
     Ok(site)
 }
 

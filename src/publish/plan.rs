@@ -3,8 +3,8 @@
 //! create / update / delete / unchanged / keep (a person's edit), and which
 //! pages must be read first to tell our own landed writes from a person's.
 
-use super::render::{Page, PageKind, Withheld};
 use super::state::{PageRecord, TargetState};
+use crate::render::{Page, PageKind, Withheld};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 

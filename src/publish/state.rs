@@ -50,6 +50,13 @@ pub struct TargetState {
     pub pages: BTreeMap<String, PageRecord>,
 }
 
+impl TargetState {
+    /// The title of the page this target has for a learning (or index key).
+    pub fn title_of(&self, key: &str) -> Option<String> {
+        self.pages.get(key).map(|r| r.title.clone())
+    }
+}
+
 /// The whole file: one [`TargetState`] per target (`gitea <url> <repo>`,
 /// `git-wiki <url>`), so switching targets never confuses the two.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

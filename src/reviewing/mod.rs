@@ -17,6 +17,7 @@ mod changes;
 mod text;
 
 use crate::config::Config;
+use crate::config::GiteaUse;
 use crate::gitea::{
     ClientOptions, CreateIssueOption, CreateLabelOption, CreatePullRequestOption, EditIssueOption,
     EditPullRequestOption, FileOptions, FileOutcome, GiteaClient, GiteaError, IssueFilter,
@@ -24,7 +25,6 @@ use crate::gitea::{
 };
 use crate::learning::{Learning, TrustLevel};
 use crate::problem::Problem;
-use crate::config::GiteaUse;
 use crate::review::{
     self, Action, Candidate, CloseCause, Limits, OpenReview, PROBLEM_LABEL, Pulled, REVIEW_LABEL,
     Rejection, Review, SUPERSEDED_LABEL,
@@ -107,7 +107,7 @@ pub enum ReviewError {
     #[error(transparent)]
     Missing(#[from] crate::config::MissingSetting),
     #[error(transparent)]
-    Setting(#[from] crate::publish::PublishError),
+    Template(#[from] crate::render::TemplateError),
     #[error("{0}")]
     Gitea(#[from] GiteaError),
     #[error("{0}")]
@@ -205,9 +205,9 @@ struct Open {
 
 impl Pass<'_> {
     /// Where a cut pull request body links the whole learning.
-    fn full_text(&self, l: &crate::learning::Learning) -> crate::publish::limit::FullText {
+    fn full_text(&self, l: &crate::learning::Learning) -> crate::render::limit::FullText {
         let hub = self.config.gitea_settings(GiteaUse::Review).ok();
-        crate::publish::limit::FullText::of(
+        crate::render::limit::FullText::of(
             &l.agent_id,
             &l.id,
             hub.as_ref()
@@ -422,7 +422,7 @@ impl Pass<'_> {
         } else {
             Vec::new()
         };
-        let templates = crate::publish::Templates::load(
+        let templates = crate::render::Templates::load(
             self.config
                 .wiki_template_dir
                 .as_ref()
@@ -1046,7 +1046,7 @@ impl Pass<'_> {
         &self,
         l: &Learning,
         events: &[crate::event::Event],
-        templates: &crate::publish::Templates,
+        templates: &crate::render::Templates,
         wiki: &crate::policy::WikiPolicy,
         label: Option<i64>,
         bot: &str,
@@ -1130,7 +1130,7 @@ impl Pass<'_> {
         l: &Learning,
         from: &str,
         events: &[crate::event::Event],
-        templates: &crate::publish::Templates,
+        templates: &crate::render::Templates,
         wiki: &crate::policy::WikiPolicy,
         cache: &mut ReviewCache,
         report: &mut ReviewReport,

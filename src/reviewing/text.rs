@@ -5,9 +5,8 @@
 
 use crate::event::Event;
 use crate::learning::Learning;
-use crate::publish::limit::{FullText, MAX_TEXT_BYTES, fit};
-use crate::publish::render::{percent_of, render_site};
-use crate::publish::{PublishError, Templates};
+use crate::render::limit::{FullText, MAX_TEXT_BYTES, fit};
+use crate::render::{TemplateError, Templates, percent_of, render_site};
 use crate::review::marker;
 use serde_json::json;
 
@@ -38,7 +37,7 @@ pub fn body(
     templates: &Templates,
     policy: &crate::policy::WikiPolicy,
     full: &FullText,
-) -> Result<String, PublishError> {
+) -> Result<String, TemplateError> {
     let mut shown = l.clone();
     // The wiki renders L2 and L3 pages; show the page a reviewer approves.
     shown.suggestion_status = crate::learning::SuggestionStatus::Pending;
@@ -55,29 +54,29 @@ pub fn body(
     let q = &l.quality;
     let hash = l.content_hash();
     let text = templates.render(
-        crate::publish::templates::REVIEW,
+        crate::render::templates::REVIEW,
         json!({
             "id": l.id,
             "hash": hash,
-            "title": crate::publish::sanitize::escape_inline(&l.title),
+            "title": crate::render::sanitize::escape_inline(&l.title),
             "page": page,
             "evidence": {
                 "applied_count": q.applied_count,
                 "effective_count": q.effective_count,
                 "agent_count": q.agent_count,
-                "agent_names": q.agent_names.iter().map(|a| crate::publish::sanitize::escape_inline(a)).collect::<Vec<_>>(),
+                "agent_names": q.agent_names.iter().map(|a| crate::render::sanitize::escape_inline(a)).collect::<Vec<_>>(),
                 "success_rate": percent_of(q.success_rate),
             },
             "events": latest.iter().map(|e| json!({
                 "at": e.at.to_string(),
-                "agent": crate::publish::sanitize::escape_inline(&e.agent),
+                "agent": crate::render::sanitize::escape_inline(&e.agent),
                 "outcome": e.outcome.as_str(),
             })).collect::<Vec<_>>(),
             "marker": marker("review", &l.id, &hash),
         }),
     )?;
     // The marker must survive whatever a user template does.
-    let mut safe = crate::publish::sanitize::sanitize_markdown(&text);
+    let mut safe = crate::render::sanitize::sanitize_markdown(&text);
     // A risky correction (§9.1) is named first, whatever the template
     // says: approving makes it L3, and L3 is exported and injected.
     if let Some(why) = crate::risk::risky(l) {
@@ -89,7 +88,7 @@ pub fn body(
     } else {
         format!("{safe}\n\n{mark}\n")
     };
-    // Gitea on MySQL stores no more (`publish::limit`); the marker stays.
+    // Gitea on MySQL stores no more (`render::limit`); the marker stays.
     Ok(fit(&text, MAX_TEXT_BYTES, full, &mark))
 }
 
@@ -154,7 +153,7 @@ impl Queue {
     /// The body; the same state gives the same bytes, so an
     /// unchanged queue costs no edit.
     pub fn body(&self) -> String {
-        use crate::publish::sanitize::escape_inline as e;
+        use crate::render::sanitize::escape_inline as e;
         let mut out = String::from(
             "What learnsync's review pass holds, kept up to date by it (edits here are overwritten).\n",
         );

@@ -2,7 +2,7 @@
 //! that landed although their answer was lost.
 
 use super::*;
-use crate::publish::render::content_hash;
+use crate::render::content_hash;
 use crate::publish::state::PageRecord;
 
 fn page(key: &str, title: &str, content: &str) -> Page {

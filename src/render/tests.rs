@@ -111,7 +111,7 @@ fn script_in_a_body_never_reaches_a_page() {
     let s = site(&[l]);
     for p in &s.pages {
         assert!(
-            crate::publish::sanitize::is_safe(&p.content),
+            crate::render::sanitize::is_safe(&p.content),
             "{}:\n{}",
             p.title,
             p.content
@@ -241,7 +241,7 @@ fn every_page_kind_renders_the_structure_a_reader_expects() {
         &mut s,
         &learnings,
         &Default::default(),
-        &published,
+        &|id| published.title_of(id),
         &templates,
     )
     .expect("retract");

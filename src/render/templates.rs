@@ -2,10 +2,17 @@
 //! template dir (config `wiki.template_dir`) whose files replace them by name.
 //! Owns loading and rendering with minijinja; knows nothing of learnings.
 
-use super::PublishError;
 use minijinja::Environment;
 use serde::Serialize;
 use std::path::Path;
+
+/// A template that cannot be read, parsed or rendered, named.
+#[derive(Debug, thiserror::Error)]
+#[error("template {name}: {message}")]
+pub struct TemplateError {
+    pub name: String,
+    pub message: String,
+}
 
 /// Template file names and their built-in text.
 pub const DEFAULTS: [(&str, &str); 7] = [
@@ -49,24 +56,23 @@ impl Templates {
 
     /// The defaults, with each file present in `dir` used instead. A syntax
     /// error names the file, so a user sees which template to fix.
-    pub fn load(dir: Option<&Path>) -> Result<Self, PublishError> {
+    pub fn load(dir: Option<&Path>) -> Result<Self, TemplateError> {
         let mut env = Environment::new();
         env.set_keep_trailing_newline(true);
         env.set_trim_blocks(true);
         for (name, builtin) in DEFAULTS {
             let (source, origin) = match dir.map(|d| d.join(name)) {
                 Some(path) if path.is_file() => {
-                    let text =
-                        std::fs::read_to_string(&path).map_err(|e| PublishError::Template {
-                            name: path.display().to_string(),
-                            message: e.to_string(),
-                        })?;
+                    let text = std::fs::read_to_string(&path).map_err(|e| TemplateError {
+                        name: path.display().to_string(),
+                        message: e.to_string(),
+                    })?;
                     (text, path.display().to_string())
                 }
                 _ => (builtin.to_string(), format!("built-in {name}")),
             };
             env.add_template_owned(name, source)
-                .map_err(|e| PublishError::Template {
+                .map_err(|e| TemplateError {
                     name: origin,
                     message: e.to_string(),
                 })?;
@@ -75,8 +81,8 @@ impl Templates {
     }
 
     /// Renders one template with `context`.
-    pub fn render(&self, name: &str, context: impl Serialize) -> Result<String, PublishError> {
-        let error = |e: minijinja::Error| PublishError::Template {
+    pub fn render(&self, name: &str, context: impl Serialize) -> Result<String, TemplateError> {
+        let error = |e: minijinja::Error| TemplateError {
             name: name.to_string(),
             message: e.to_string(),
         };

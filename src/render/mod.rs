@@ -1,16 +1,23 @@
-//! From learnings to wiki pages, purely: which learnings get a page, their
-//! stable unique titles, the rendered and sanitised markdown of every page
-//! (learning pages and the index pages), and the redactor's last word.
+//! What learnsync writes for people to read, purely, for the wiki
+//! (`publish`) and review's pull requests (`reviewing`) alike: which
+//! learnings get a page, their stable unique titles, the rendered and
+//! sanitised markdown of every page (learning pages and the index pages),
+//! the redactor's last word; the templates ([`templates`]), markdown made
+//! safe ([`sanitize`]) and the size Gitea stores ([`limit`]).
 
-use super::PublishError;
-use super::sanitize::{code_block, escape_inline, sanitize_markdown};
-use super::templates::{self, Templates};
+pub mod limit;
+pub mod sanitize;
+pub mod templates;
+
+pub use templates::{TemplateError, Templates};
+
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 use crate::page_name::{
     clean_title_text, is_reserved_title, learning_page_title, short_id, title_to_git_path,
     title_to_sub_url,
 };
 use crate::policy::WikiPolicy;
+use sanitize::{code_block, escape_inline, sanitize_markdown};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
@@ -206,7 +213,7 @@ pub fn render_site(
     learnings: &[Learning],
     policy: &WikiPolicy,
     templates: &Templates,
-) -> Result<Site, PublishError> {
+) -> Result<Site, TemplateError> {
     render_site_with(learnings, None, policy, templates)
 }
 
@@ -216,7 +223,7 @@ pub fn render_site_with(
     month: Option<&MonthImpact>,
     policy: &WikiPolicy,
     templates: &Templates,
-) -> Result<Site, PublishError> {
+) -> Result<Site, TemplateError> {
     let mut site = Site::default();
     let mut publishable: Vec<&Learning> = learnings.iter().filter(|l| is_publishable(l)).collect();
     publishable.sort_by(|a, b| a.id.cmp(&b.id));
@@ -519,48 +526,44 @@ pub fn retraction_reason(learning: &Learning, pulled: Option<u64>) -> String {
     }
 }
 
-/// Adds a retraction notice for every learning the target's state says has
-/// a page and that is still in the repository but no longer publishable
-/// (demoted or rejected), in place of its page, under the same title, so a
-/// link to it says why instead of breaking. A learning that is gone gets
-/// no notice: its page is deleted.
+/// Adds a retraction notice for every learning the target says has a page
+/// (`published_title`: the title of a learning's page there, by id) and
+/// that is still in the repository but no longer publishable (demoted or
+/// rejected), in place of its page, under the same title, so a link to it
+/// says why instead of breaking. A learning that is gone gets no notice:
+/// its page is deleted.
 pub fn add_retractions(
     site: &mut Site,
     learnings: &[Learning],
     pulled: &std::collections::HashMap<String, u64>,
-    published: &super::state::TargetState,
+    published_title: &dyn Fn(&str) -> Option<String>,
     templates: &Templates,
-) -> Result<(), PublishError> {
+) -> Result<(), TemplateError> {
     let taken: HashSet<String> = site.pages.iter().map(|p| p.title.clone()).collect();
     let held: HashSet<&str> = site.withheld.iter().map(|w| w.key.as_str()).collect();
     let mut notices = Vec::new();
     for l in learnings {
-        let Some(record) = published.pages.get(&l.id) else {
+        let Some(title) = published_title(&l.id) else {
             continue;
         };
         let pulled_by = pulled.get(&l.id).copied();
         if (is_publishable(l) && pulled_by.is_none())
             || held.contains(l.id.as_str())
-            || taken.contains(&record.title)
+            || taken.contains(&title)
         {
             continue;
         }
         let content = templates.render(
             templates::RETRACTION,
             json!({
-                "title": escape_inline(&record.title),
+                "title": escape_inline(&title),
                 "id": l.id,
                 "reason": escape_inline(&retraction_reason(l, pulled_by)),
             }),
         )?;
         let content = sanitize_markdown(&content);
-        if secret_kinds(&[&record.title, &content]).is_none() {
-            notices.push(Page::new(
-                l.id.clone(),
-                PageKind::Learning,
-                record.title.clone(),
-                content,
-            ));
+        if secret_kinds(&[&title, &content]).is_none() {
+            notices.push(Page::new(l.id.clone(), PageKind::Learning, title, content));
         }
     }
     site.pages.extend(notices);
