@@ -177,6 +177,8 @@ const DETACHED_WAIT: Duration = Duration::from_secs(900);
 /// What `learnsync index` did.
 #[derive(Debug, Serialize)]
 pub struct Built {
+    /// Learnings the search index holds: those that can be suggested (a
+    /// correction, L1 or above, not rejected; §9).
     pub learnings: usize,
     pub millis: u128,
 }
@@ -187,6 +189,8 @@ pub enum IndexError {
     NotInitialised(String),
     #[error("{0}")]
     Lock(#[from] LockError),
+    #[error("the search index was not built (see the warning above); the next query tries again")]
+    NotBuilt,
 }
 
 /// `learnsync index`: builds both indexes whole from HEAD, under the sync
@@ -198,8 +202,9 @@ pub fn build(config: &Config, wait: Duration) -> Result<Built, IndexError> {
         return Err(IndexError::NotInitialised(dir.root.display().to_string()));
     }
     let _lock = SyncLock::acquire(&dir.state().sync_lock(), wait, crate::store::INDEX_BUILD)?;
-    let learnings = build_both(&dir, config, None).unwrap_or(0);
+    let learnings = build_both(&dir, config, None);
     let _ = std::fs::remove_file(dir.state().index_build_pending());
+    let learnings = learnings.ok_or(IndexError::NotBuilt)?;
     Ok(Built {
         learnings,
         millis: started.elapsed().as_millis(),

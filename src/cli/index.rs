@@ -25,8 +25,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         super::output::print_json(&serde_json::to_value(&built).unwrap_or_default());
     } else {
         ctx.say(format!(
-            "Built the capture and search indexes of {} learning(s) in {} ms.",
-            built.learnings, built.millis
+            "Built the capture and search indexes in {} ms: {} learning(s) can be suggested \
+             (those with a correction, L1 or above, not rejected).",
+            built.millis, built.learnings
         ));
     }
     Ok(exit::OK)

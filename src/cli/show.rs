@@ -19,7 +19,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         let unreadable = view.problems.iter().find(|p| p.path.contains(&args.id));
         return Err(CliError::failure(match unreadable {
             Some(p) => super::output::problem_line(&p.path, &p.message),
-            None => format!("no learning with id {} in {}", args.id, dir.root.display()),
+            None => format!(
+                "no learning with id {} in {} (nor in its inbox)",
+                args.id,
+                dir.root.display()
+            ),
         }));
     };
     if ctx.json {

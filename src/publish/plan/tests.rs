@@ -2,8 +2,8 @@
 //! that landed although their answer was lost.
 
 use super::*;
-use crate::render::content_hash;
 use crate::publish::state::PageRecord;
+use crate::render::content_hash;
 
 fn page(key: &str, title: &str, content: &str) -> Page {
     Page {
