@@ -1079,10 +1079,12 @@ pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<H
         let l = from + off + "-----END ".len();
         if b[l..].starts_with(label) && b[l + label.len()..].starts_with(b"-----") {
             *reach = l + label.len() + 5;
-            // `<your private key here>`, `...`: a block with no key in it.
+            // `<your private key here>`, `...`: a block with no key in it. A `>`
+            // alone is no placeholder: a heredoc's continuation prompt (`> MIIE…`)
+            // or a quote's marker starts each line of a real key.
             let body = &b[label_end + 5..l - "-----END ".len()];
             let key_bytes = body.iter().filter(|&&c| is_b64(c)).count();
-            if key_bytes < 16 || body.iter().any(|&c| matches!(c, b'<' | b'>')) {
+            if key_bytes < 16 || body.contains(&b'<') {
                 return None;
             }
             return hit("private-key", s, *reach);

@@ -61,6 +61,22 @@ pub(super) const GENERATORS: &[(&str, Need, &[u8])] = &[
     ("pass show ", Need::Password, b""),
     ("vault kv get ", Need::Password, b"-field"),
     ("vault read ", Need::Password, b"-field"),
+    ("vault write ", Need::Password, b"-field"),
+    // Frameworks' secret generators, and a swarm's unlock key.
+    ("key:generate", Need::Token, b"--show"),
+    ("gen.secret", Need::Token, b""),
+    ("unlock-key", Need::Token, b""),
+    // A vendor CLI making a credential prints it once: `… tokens create --name ci`,
+    // `… api-key new`; on a line of its own, or in a `| token | … |` table row.
+    ("token create", Need::Token, b""),
+    ("tokens create", Need::Token, b""),
+    ("key create", Need::Token, b""),
+    ("keys create", Need::Token, b""),
+    ("api-key create", Need::Token, b""),
+    ("api-key new", Need::Token, b""),
+    ("apikey create", Need::Token, b""),
+    ("token new", Need::Token, b""),
+    ("secret create", Need::Token, b""),
 ];
 
 /// Calls that return random bytes or a random secret, in a REPL's expression.
@@ -77,8 +93,9 @@ const RANDOM_CALLS: &[&[u8]] = &[
     b"randomuuid(",
 ];
 
-/// Output lines read after a generator's command.
-const GENERATED_LINES: usize = 4;
+/// Output lines read after a generator's command (a table's frame and header rows
+/// come before its values).
+const GENERATED_LINES: usize = 10;
 
 /// The lines the command at the generator anchor `s..e` printed, each a value of its
 /// own (module doc). The command must stand where a command does, and the getters that
@@ -128,6 +145,11 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
         if prompt(line) || next_command {
             return;
         }
+        if let Some(hit) = table_value(b, ls, le) {
+            out.push(hit);
+            ls = le + 1;
+            continue;
+        }
         let mut vs = ls + (line.len() - line.trim_ascii_start().len());
         let mut ve = vs + line.trim_ascii().len();
         if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
@@ -146,10 +168,46 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
     }
 }
 
+/// The value of a table row `| token | sdk-… |` (two cells between pipes) whose first
+/// cell names a secret, as a CLI prints a credential it made.
+fn table_value(b: &[u8], ls: usize, le: usize) -> Option<Hit> {
+    let line = &b[ls..le];
+    let cells: Vec<(usize, usize)> = {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, &c) in line.iter().enumerate() {
+            if c == b'|' {
+                out.push((start, i));
+                start = i + 1;
+            }
+        }
+        out.push((start, line.len()));
+        out.into_iter()
+            .map(|(s, e)| {
+                let cell = &line[s..e];
+                let lead = cell.len() - cell.trim_ascii_start().len();
+                (s + lead, s + lead + cell.trim_ascii().len())
+            })
+            .filter(|(s, e)| e > s)
+            .collect()
+    };
+    let [(ks, ke), (vs, ve)] = cells[..] else {
+        return None;
+    };
+    classify_key(&line[ks..ke])?;
+    let v = &line[vs..ve];
+    (v.len() >= 8
+        && !v.iter().any(u8::is_ascii_whitespace)
+        && plausible(v, Need::Token)
+        && !is_placeholder(v))
+    .then_some(("secret", ls + vs, ls + ve))
+}
+
 /// The value printed on the line after `echo $NAME`, `printenv NAME` or a REPL's
 /// `> var.name`, when the name says secret; `s..e` is the printer's anchor.
 pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
-    if b[s] != b'\n' && s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$') {
+    // A command word: after a blank, a prompt's `$`, or the quote of `sh -c 'echo $X'`.
+    if b[s] != b'\n' && s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$' | b'\'' | b'"') {
         return None;
     }
     let le = line_end(b, e, 256);

@@ -422,6 +422,24 @@ fn what_a_generator_or_a_credential_store_prints_is_redacted() {
             ">>> import secrets\n>>> secrets.token_hex(24)\n'9c1e0b7f4d2a8c6e3f5b1a9d7c0e2f4a6b8d0c1e3f5a7b9d'",
             "9c1e0b7f4d2a8c6e3f5b1a9d7c0e2f4a6b8d0c1e3f5a7b9d",
         ),
+        // A vendor CLI making a credential: on a line of its own, or in a table row.
+        (
+            "$ relay tokens create --name nightly\nCreated token nightly:\nrl_W8qZc2Lp7Tn4Vb9XkJm3Rs6Yd\nIt will not be shown again.",
+            "rl_W8qZc2Lp7Tn4Vb9XkJm3Rs6Yd",
+        ),
+        (
+            "$ beacon api-key new --scope ingest\n+--------+-----------------------------+\n| field  | value                       |\n+--------+-----------------------------+\n| name   | ingest                      |\n| secret | bk9Hq2Wz7Lx4Tc8Vn3Rj6Ym1Pd5 |\n+--------+-----------------------------+",
+            "bk9Hq2Wz7Lx4Tc8Vn3Rj6Ym1Pd5",
+        ),
+        // A framework's secret generator, and a variable printed inside `sh -c '…'`.
+        (
+            "$ mix phx.gen.secret\nQm7Tz2Wp9Lx4Vc8Rb3Nj6Hy1Kd5Fs0Ga2Xe7Uo4Ii9Pw3Zt8Yr6Lq1Mn5Bv0Cs",
+            "Qm7Tz2Wp9Lx4Vc8Rb3Nj6Hy1Kd5Fs0Ga2Xe7Uo4Ii9Pw3Zt8Yr6Lq1Mn5Bv0Cs",
+        ),
+        (
+            "$ kubectl exec deploy/api -- sh -c 'echo $SESSION_SECRET'\nHn4Rt8Wq2Lz6Xc0Vb5Pm",
+            "Hn4Rt8Wq2Lz6Xc0Vb5Pm",
+        ),
     ] {
         assert_hidden(text, secret);
     }
@@ -448,9 +466,29 @@ fn what_other_commands_print_and_prose_about_generators_stay() {
         "$ curl -fsSL https://get.example.dev/install.sh | sh",
         // The next command's line is not the previous one's output.
         "$ op read 'op://Prod/mysql/password'\n$ echo done",
+        // A table row whose first cell names no secret, and a created key's public id.
+        "$ relay keys create --name ci\n| id     | 4f1c2a9e7b3d5c8a |\n| name   | ci               |",
+        "$ sh -c 'echo $BUILD_NUMBER'\n1842",
     ] {
         assert_clean(text);
     }
+}
+
+#[test]
+fn a_key_typed_into_a_heredoc_is_redacted_whole() {
+    // Each line carries the shell's continuation prompt `> `: not a placeholder.
+    let body = [
+        "MIIEowIBAAKCAQEAq8Zt2Lw9Xc4Vb7Nm1Rp5Ty3Hj6Kd0Fs8Ga2Xe7Uo4Ii9Pw3Zt",
+        "8Yr6Lq1Mn5Bv0Cs4Dq7Wk2Jh9Ef3Ag6Sb1Nc8Vx5Zm0Ty4Rp7Lw2Xc9Vb3Nm6Rp1T",
+    ];
+    let text = format!(
+        "$ cat > deploy.pem <<'EOF'\n> -----BEGIN RSA PRIVATE KEY-----\n> {}\n> {}\n> -----END RSA PRIVATE KEY-----\n> EOF",
+        body[0], body[1]
+    );
+    for line in body {
+        assert_hidden(&text, line);
+    }
+    assert_clean("-----BEGIN PRIVATE KEY-----\n<paste the key here>\n-----END PRIVATE KEY-----");
 }
 
 #[test]
