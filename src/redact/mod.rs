@@ -272,3 +272,5 @@ fn replace(text: &str, found: &[Finding]) -> String {
 mod tests;
 #[cfg(test)]
 mod tests_chosen;
+#[cfg(test)]
+mod tests_shapes;

@@ -1,0 +1,243 @@
+//! Credentials a URL carries: userinfo (`scheme://user:password@host`), a
+//! webhook URL's or route's random segments, a `hook.` host's path, and an
+//! OAuth code or token in a query or fragment.
+
+use super::*;
+
+/// `scheme://user:password@host` — only the password (or a lone token user) goes.
+pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let scheme_start = run_back(b, s, s.saturating_sub(32), |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
+    });
+    if scheme_start == s || !b[scheme_start].is_ascii_alphabetic() {
+        return None;
+    }
+    let auth_end = run(&b[..(e + 1024).min(b.len())], e, |c| {
+        !(c.is_ascii_whitespace()
+            || matches!(
+                c,
+                b'/' | b'?' | b'#' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\'
+            ))
+    });
+    let at_sign = b[e..auth_end].iter().rposition(|&c| c == b'@')? + e;
+    let userinfo = &b[e..at_sign];
+    match userinfo.iter().position(|&c| c == b':') {
+        Some(colon) => {
+            let start = e + colon + 1;
+            let pass = &b[start..at_sign];
+            // `guest:guest@`, `postgres:postgres@`: a service's default login, which its
+            // documentation prints, not a credential someone chose.
+            let default_login = pass == &userinfo[..colon];
+            (!is_placeholder(pass) && !default_login)
+                .then(|| hit("url-password", start, at_sign))?
+        }
+        None => {
+            let looks_like_token = userinfo.len() >= 20
+                && has_digit(userinfo)
+                && has_alpha(userinfo)
+                && !is_placeholder(userinfo);
+            looks_like_token.then(|| hit("url-password", e, at_sign))?
+        }
+    }
+}
+
+/// Webhook URLs whose path is the credential: Slack, Discord, Teams, Zapier, Telegram bots.
+pub(in crate::redact) fn webhook(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
+    let lit = literal.as_bytes();
+    let path_ok = |c: u8| is_b64url(c) || c == b'/';
+    if lit.eq_ignore_ascii_case(b"hooks.slack.com/") {
+        let path = ["services/", "workflows/", "triggers/"]
+            .iter()
+            .find(|p| b[e..].starts_with(p.as_bytes()))?;
+        let start = e + path.len();
+        let end = run(b, start, path_ok);
+        // `T00000000/B00000000/XXXX…`: documentation's filler in every segment.
+        let filler = b[start..end].split(|&c| c == b'/').all(|seg| {
+            let body = seg.strip_prefix(b"T").or_else(|| seg.strip_prefix(b"B"));
+            crate::redact::text::is_filler(body.unwrap_or(seg))
+        });
+        if filler {
+            return None;
+        }
+        return (end - start >= 20).then(|| hit("slack-webhook", start, end))?;
+    }
+    if lit.eq_ignore_ascii_case(b"api.telegram.org/bot") {
+        let end = run(b, e, |c| is_b64url(c) || c == b':');
+        return (end - e >= 30 && b[e..end].contains(&b':'))
+            .then(|| hit("telegram-bot-token", e, end))?;
+    }
+    let kind = if contains_ci(lit, b"discord") {
+        "discord-webhook"
+    } else if contains_ci(lit, b"office") || contains_ci(lit, b"logic.azure") {
+        "teams-webhook"
+    } else {
+        "webhook-token"
+    };
+    let _ = s;
+    let end = run(b, e, |c| {
+        path_ok(c) || c == b'@' || c == b'?' || c == b'=' || c == b'&' || c == b'%'
+    });
+    (end - e >= 16 && has_digit(&b[e..end])).then(|| hit(kind, e, end))?
+}
+
+/// A webhook URL after its `://`: Discord, Teams, Zapier, Telegram bots.
+pub(in crate::redact) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let host_end = run(&b[..(e + 128).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    let host = &b[e..host_end];
+    let path = &b[host_end..];
+    let (lit, skip): (&str, &[u8]) = if (host.eq_ignore_ascii_case(b"discord.com")
+        || host.eq_ignore_ascii_case(b"discordapp.com"))
+        && path.starts_with(b"/api/webhooks/")
+    {
+        ("discord.com/api/webhooks/", b"/api/webhooks/")
+    } else if host.ends_with(b".webhook.office.com") && path.starts_with(b"/webhookb2/") {
+        ("webhook.office.com/webhookb2/", b"/webhookb2/")
+    } else if host.eq_ignore_ascii_case(b"hooks.zapier.com") && path.starts_with(b"/hooks/catch/") {
+        ("hooks.zapier.com/hooks/catch/", b"/hooks/catch/")
+    } else if host.eq_ignore_ascii_case(b"outlook.office.com") && path.starts_with(b"/webhook/") {
+        ("webhook.office.com/webhookb2/", b"/webhook/")
+    } else if host.eq_ignore_ascii_case(b"api.telegram.org") && path.starts_with(b"/bot") {
+        ("api.telegram.org/bot", b"/bot")
+    } else {
+        return None;
+    };
+    webhook(b, s, host_end + skip.len(), lit)
+}
+
+/// A URL path segment after one that names a credential (`/webhooks/<random>/…`,
+/// `/token/<random>`): the random segment is the credential.
+pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    // Inside a URL: a `://` earlier on the line.
+    let ls = line_start(b, s);
+    find(&b[ls..s], b"://")?;
+    let hook = ["hook", "integration", "heartbeat", "ping", "push"]
+        .iter()
+        .any(|w| contains_ci(&b[s..e], w.as_bytes()));
+    // The credential may come after a few words (`/integrations/generic/20131114/alert/
+    // <uuid>`): the first random segment among the next four.
+    let mut start = e;
+    for _ in 0..4 {
+        let end = run(&b[..(start + 512).min(b.len())], start, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
+        });
+        let seg = &b[start..end];
+        let at_next = at(b, end);
+        if at_next != Some(b'.') && route_secret(seg, hook) {
+            let kind = if hook { "webhook-token" } else { "token" };
+            return hit(kind, start, secret_segments_end(b, end, hook));
+        }
+        let word = !seg.is_empty() && seg.len() <= 16 && !has_digit(seg) || is_numeric_word(seg);
+        if !word || at_next != Some(b'/') {
+            return None;
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// `20131114`, `v4`: a date or a version among a route's words.
+fn is_numeric_word(seg: &[u8]) -> bool {
+    !seg.is_empty()
+        && seg.len() <= 10
+        && seg
+            .iter()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'v' | b'.'))
+}
+
+/// A path segment that is a route's credential: random, or, after a word that says
+/// webhook, a UUID or long hex (services mint their hook ids that way).
+fn route_secret(seg: &[u8], hook: bool) -> bool {
+    seg.len() >= 16
+        && (plausible(seg, Need::Strong)
+            || hook
+                && (is_uuid(seg)
+                    || seg.len() >= 24
+                        && seg.iter().all(|&c| is_b64url(c))
+                        && has_digit(seg)
+                        && has_alpha(seg)))
+}
+
+/// Where a route's credential ends: it goes on through the segments that are random too
+/// (`/hooks/<id>/<token>`), and stops at the first word (`/enqueue`).
+fn secret_segments_end(b: &[u8], mut end: usize, hook: bool) -> usize {
+    while at(b, end) == Some(b'/') {
+        let next = run(&b[..(end + 513).min(b.len())], end + 1, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+        });
+        if !route_secret(&b[end + 1..next], hook) {
+            break;
+        }
+        end = next;
+    }
+    end
+}
+
+/// `https://hook.eu1.example.com/<random>`: a host that says webhook, and the route
+/// after it is the credential.
+pub(in crate::redact) fn hook_host(b: &[u8], e: usize) -> Option<Hit> {
+    let host_end = run(&b[..(e + 128).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    let host = &b[e..host_end];
+    let first_label = host.split(|&c| c == b'.').next()?;
+    // `hooks.example.net`, `hc-ping.com`: a host that takes a route as its credential.
+    let hook_label = first_label.eq_ignore_ascii_case(b"hook")
+        || first_label.eq_ignore_ascii_case(b"hooks")
+        || first_label.len() > 4 && contains_ci(first_label, b"ping");
+    if !hook_label || at(b, host_end) != Some(b'/') {
+        return None;
+    }
+    // The route may start with words (`/v1/incoming/<random>`): the first random
+    // segment among the first four is where the credential starts.
+    let mut start = host_end + 1;
+    for _ in 0..4 {
+        let end = run(&b[..(start + 512).min(b.len())], start, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+        });
+        let seg = &b[start..end];
+        if route_secret(seg, true) {
+            return hit("webhook-token", start, secret_segments_end(b, end, true));
+        }
+        let word = !seg.is_empty()
+            && seg.len() <= 16
+            && seg
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+        if !word || at(b, end) != Some(b'/') {
+            return None;
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// An OAuth authorization code in a URL or form (`/callback?code=…`, `-d code=…` beside
+/// `grant_type=authorization_code`): it is exchanged for a token, so it is one while it
+/// lives. `s..e` is `code=`; the line must say OAuth.
+pub(in crate::redact) fn oauth_code(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if !matches!(before(b, s), Some(b'?' | b'&' | b' ')) {
+        return None;
+    }
+    let ls = line_start(b, s);
+    let le = line_end(b, e, 1024);
+    let line = &b[ls..le];
+    let oauth = [
+        b"callback".as_slice(),
+        b"oauth",
+        b"authorize",
+        b"redirect",
+        b"authorization_code",
+    ]
+    .iter()
+    .any(|w| contains_ci(line, w));
+    if !oauth {
+        return None;
+    }
+    let end = run(&b[..le], e, |c| {
+        is_b64url(c) || matches!(c, b'.' | b'~' | b'%')
+    });
+    let v = &b[e..end];
+    (plausible(v, Need::Token) && !is_placeholder(v)).then(|| hit("token", e, end))?
+}
