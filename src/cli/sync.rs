@@ -87,41 +87,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if ctx.json {
         super::output::print_json(&serde_json::to_value(&report).unwrap_or_default());
     } else {
-        match &report.commit {
-            Some(c) => ctx.say(format!(
-                "Committed {} file(s) on agents/{} ({}): {} learning(s) and {} event(s) from the inbox, {} recomputed.",
-                report.committed_files.len(),
-                ctx.config.home_agent.value,
-                &c[..c.len().min(12)],
-                report.inbox_learnings,
-                report.inbox_events,
-                report.recomputed
-            )),
-            None => ctx.say("Nothing new to commit."),
-        }
-        if report.held_events > 0 {
-            ctx.say(format!(
-                "Held {} outcome event(s) in the inbox for the next batch (--batch-evidence).",
-                report.held_events
-            ));
-        }
-        for c in &report.promoted {
-            ctx.say(format!("Promoted {} {} -> {}", c.id, c.from, c.to));
-        }
-        for c in &report.demoted {
-            ctx.say(format!("Demoted {} {} -> {}", c.id, c.from, c.to));
-        }
-        for path in &report.redacted {
-            ctx.say(format!("Redacted secrets in {path}"));
-        }
-        if report.recovered {
-            ctx.say("Finished an interrupted sync cycle.");
-        }
-        for lock in &report.stale_locks {
-            ctx.say(format!(
-                "Moved aside {lock}, a git lock left by a process that died (kept under .git/learnsync/stale-locks/)."
-            ));
-        }
+        say_commit(ctx, &report);
     }
     for r in &report.remotes {
         for e in &r.errors {
@@ -129,53 +95,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
     }
     if !ctx.json {
-        for m in &report.merged {
-            ctx.say(format!(
-                "{} {} ({} path(s){})",
-                if m.fast_forward {
-                    "Fast-forwarded to"
-                } else {
-                    "Merged"
-                },
-                m.head,
-                m.paths,
-                if m.conflicts_kept.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        ", {} kept under .learnsync/conflicts/",
-                        m.conflicts_kept.len()
-                    )
-                }
-            ));
-        }
-        for r in &report.refused {
-            ctx.say(format!(
-                "Refused {}'s change to {} (owned by {}): it {}{}",
-                r.head,
-                crate::text::escape_line(&r.path),
-                r.owner,
-                r.why,
-                r.kept
-                    .as_ref()
-                    .map(|k| format!("; kept as {k}"))
-                    .unwrap_or_default()
-            ));
-        }
-        for r in report.remotes.iter().filter(|r| r.pushed) {
-            let agent = &ctx.config.home_agent.value;
-            ctx.say(if r.up_to_date {
-                format!("{} already has agents/{agent}", r.name)
-            } else {
-                format!("Pushed agents/{agent} to {}", r.name)
-            });
-            for b in &r.pushed_as {
-                ctx.say(format!(
-                    "Pushed {b} (an agent this clone writes as) to {}",
-                    r.name
-                ));
-            }
-        }
+        say_exchange(ctx, &report);
     }
     if report.stopped || stop.load(Ordering::SeqCst) {
         eprintln!(
@@ -194,6 +114,96 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         exit::OK
     })
+}
+
+/// What the cycle committed and changed locally, for a person.
+fn say_commit(ctx: &Context, report: &crate::sync::SyncReport) {
+    match &report.commit {
+        Some(c) => ctx.say(format!(
+            "Committed {} file(s) on agents/{} ({}): {} learning(s) and {} event(s) from the inbox, {} recomputed.",
+            report.committed_files.len(),
+            ctx.config.home_agent.value,
+            &c[..c.len().min(12)],
+            report.inbox_learnings,
+            report.inbox_events,
+            report.recomputed
+        )),
+        None => ctx.say("Nothing new to commit."),
+    }
+    if report.held_events > 0 {
+        ctx.say(format!(
+            "Held {} outcome event(s) in the inbox for the next batch (--batch-evidence).",
+            report.held_events
+        ));
+    }
+    for c in &report.promoted {
+        ctx.say(format!("Promoted {} {} -> {}", c.id, c.from, c.to));
+    }
+    for c in &report.demoted {
+        ctx.say(format!("Demoted {} {} -> {}", c.id, c.from, c.to));
+    }
+    for path in &report.redacted {
+        ctx.say(format!("Redacted secrets in {path}"));
+    }
+    if report.recovered {
+        ctx.say("Finished an interrupted sync cycle.");
+    }
+    for lock in &report.stale_locks {
+        ctx.say(format!(
+            "Moved aside {lock}, a git lock left by a process that died (kept under .git/learnsync/stale-locks/)."
+        ));
+    }
+}
+
+/// What the cycle merged, refused and pushed, for a person.
+fn say_exchange(ctx: &Context, report: &crate::sync::SyncReport) {
+    for m in &report.merged {
+        ctx.say(format!(
+            "{} {} ({} path(s){})",
+            if m.fast_forward {
+                "Fast-forwarded to"
+            } else {
+                "Merged"
+            },
+            m.head,
+            m.paths,
+            if m.conflicts_kept.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} kept under .learnsync/conflicts/",
+                    m.conflicts_kept.len()
+                )
+            }
+        ));
+    }
+    for r in &report.refused {
+        ctx.say(format!(
+            "Refused {}'s change to {} (owned by {}): it {}{}",
+            r.head,
+            crate::text::escape_line(&r.path),
+            r.owner,
+            r.why,
+            r.kept
+                .as_ref()
+                .map(|k| format!("; kept as {k}"))
+                .unwrap_or_default()
+        ));
+    }
+    for r in report.remotes.iter().filter(|r| r.pushed) {
+        let agent = &ctx.config.home_agent.value;
+        ctx.say(if r.up_to_date {
+            format!("{} already has agents/{agent}", r.name)
+        } else {
+            format!("Pushed agents/{agent} to {}", r.name)
+        });
+        for b in &r.pushed_as {
+            ctx.say(format!(
+                "Pushed {b} (an agent this clone writes as) to {}",
+                r.name
+            ));
+        }
+    }
 }
 
 /// A spinner on stderr naming the step under way, drawn only once a step

@@ -179,12 +179,10 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
-/// The snapshot in the Prometheus text format.
-pub fn render(s: &Snapshot) -> String {
-    let mut out = String::with_capacity(4096);
-
+/// The runs of each job by outcome.
+fn runs(out: &mut String, s: &Snapshot) {
     family(
-        &mut out,
+        out,
         "learnsync_daemon_runs_total",
         "counter",
         "Runs of each job by outcome since the daemon started.",
@@ -200,10 +198,13 @@ pub fn render(s: &Snapshot) -> String {
             );
         }
     }
+}
 
+/// How long each job's runs took, as a histogram.
+fn durations(out: &mut String, s: &Snapshot) {
     let name = "learnsync_daemon_run_duration_seconds";
     family(
-        &mut out,
+        out,
         name,
         "histogram",
         "How long each job's runs took, since the daemon started.",
@@ -229,6 +230,14 @@ pub fn render(s: &Snapshot) -> String {
         let _ = writeln!(out, "{name}_sum{{job=\"{j}\"}} {}", value(h.sum));
         let _ = writeln!(out, "{name}_count{{job=\"{j}\"}} {}", h.count());
     }
+}
+
+/// The snapshot in the Prometheus text format.
+pub fn render(s: &Snapshot) -> String {
+    let mut out = String::with_capacity(4096);
+
+    runs(&mut out, s);
+    durations(&mut out, s);
 
     let gauge =
         |out: &mut String, name: &str, help: &str, get: &dyn Fn(&JobGauges) -> Option<f64>| {

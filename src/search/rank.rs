@@ -212,18 +212,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         .map(|u| u.counts)
         .sum();
     let slots = source.doc_slots() as usize;
-    let mut score = vec![0f32; slots];
-    let mut matched = vec![0u64; slots];
-    for (i, u) in units.iter().enumerate() {
-        let bit = 1u64 << i;
-        for &(doc, f) in &u.postings {
-            let d = doc as usize;
-            if d < slots && f > 0.0 {
-                score[d] += u.weight * u.idf * f / (t.k1 + f);
-                matched[d] |= bit;
-            }
-        }
-    }
+    let (score, matched) = bm25(units, slots, t);
     let credit = synonym_credit(units, &matched, slots, t);
     let need = (t.min_units as u32).min(own_units).max(1);
     let single_common = own_units == 1
@@ -321,19 +310,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     hits.into_iter()
         .filter_map(|(doc, s, relevance, signals)| {
             let meta = source.meta(doc)?;
-            let mut terms = Vec::new();
-            let mut concepts = Vec::new();
-            for (i, u) in units.iter().enumerate() {
-                if matched[doc as usize] & (1u64 << i) == 0 {
-                    continue;
-                }
-                match &u.label {
-                    Label::Word(w) if !terms.contains(w) => terms.push(w.clone()),
-                    Label::Word(_) => {}
-                    Label::Concept(c) if !concepts.contains(c) => concepts.push(c.clone()),
-                    Label::Concept(_) => {}
-                }
-            }
+            let (terms, concepts) = matched_labels(units, matched[doc as usize]);
             Some(Hit {
                 doc,
                 meta,
@@ -345,6 +322,43 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             })
         })
         .collect()
+}
+
+/// Each document's BM25 score over the query's units, and which units
+/// matched it (bit i: unit i).
+fn bm25(units: &[Unit], slots: usize, t: &Tuning) -> (Vec<f32>, Vec<u64>) {
+    let mut score = vec![0f32; slots];
+    let mut matched = vec![0u64; slots];
+    for (i, u) in units.iter().enumerate() {
+        let bit = 1u64 << i;
+        for &(doc, f) in &u.postings {
+            let d = doc as usize;
+            if d < slots && f > 0.0 {
+                score[d] += u.weight * u.idf * f / (t.k1 + f);
+                matched[d] |= bit;
+            }
+        }
+    }
+    (score, matched)
+}
+
+/// The words and concepts of the units a hit matched (`matched`: its bits),
+/// each once, for `why`.
+fn matched_labels(units: &[Unit], matched: u64) -> (Vec<String>, Vec<String>) {
+    let mut terms = Vec::new();
+    let mut concepts = Vec::new();
+    for (i, u) in units.iter().enumerate() {
+        if matched & (1u64 << i) == 0 {
+            continue;
+        }
+        match &u.label {
+            Label::Word(w) if !terms.contains(w) => terms.push(w.clone()),
+            Label::Word(_) => {}
+            Label::Concept(c) if !concepts.contains(c) => concepts.push(c.clone()),
+            Label::Concept(_) => {}
+        }
+    }
+    (terms, concepts)
 }
 
 /// Whether a text is a how-to question: one line asking how to do
