@@ -546,6 +546,79 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
+    /// `export.targets`, parsed, and its row.
+    fn export_targets(&mut self, env: &Env) -> Result<Sourced<Vec<ExportTarget>>, ConfigError> {
+        let export_targets = match self.layered(&EXPORT_TARGETS) {
+            Some(s) => Sourced {
+                value: export_targets(&s.value, env.home.as_deref()).map_err(|message| {
+                    ConfigError {
+                        path: s.source.to_string(),
+                        message,
+                    }
+                })?,
+                source: s.source,
+            },
+            None => Sourced {
+                value: Vec::new(),
+                source: Source::Default,
+            },
+        };
+        let shown = match export_targets.value.is_empty() {
+            true => "(none)".to_string(),
+            false => export_targets
+                .value
+                .iter()
+                .map(ExportTarget::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        self.record(&EXPORT_TARGETS, shown, &export_targets.source.clone());
+        Ok(export_targets)
+    }
+
+    /// `capture.ignore` (the default globs when unset), and its row.
+    fn capture_ignore(&mut self) -> Sourced<Vec<String>> {
+        let capture_ignore = self
+            .layered(&CAPTURE_IGNORE)
+            .map(|s| Sourced {
+                value: strings(&s.value),
+                source: s.source,
+            })
+            .unwrap_or_else(|| Sourced {
+                value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
+                source: Source::Default,
+            });
+        self.record(
+            &CAPTURE_IGNORE,
+            capture_ignore.value.join(", "),
+            &capture_ignore.source.clone(),
+        );
+        capture_ignore
+    }
+
+    /// The daemon's settings.
+    fn daemon(&mut self) -> Result<DaemonConfig, ConfigError> {
+        let debounce_secs = self.count(&DAEMON_DEBOUNCE_SECS).value;
+        let listen = match self.text(&DAEMON_LISTEN) {
+            Some(s) => Some(parse_listen(&s.value).map_err(|message| ConfigError {
+                path: s.source.to_string(),
+                message: format!("{}: {message}", DAEMON_LISTEN.name),
+            })?),
+            None => None,
+        };
+        Ok(DaemonConfig {
+            debounce_secs,
+            listen,
+            spread_secs: self.count(&DAEMON_SPREAD_SECS).value,
+            backoff_base_secs: self.count(&DAEMON_BACKOFF_BASE_SECS).value,
+            backoff_max_secs: self.count(&DAEMON_BACKOFF_MAX_SECS).value,
+            ready_sync_age_secs: self.count(&DAEMON_READY_SYNC_AGE_SECS).value,
+            ready_failures: self.count(&DAEMON_READY_FAILURES).value,
+            evidence_batch_secs: self.count(&DAEMON_EVIDENCE_BATCH_SECS).value,
+            evidence_batch_events: self.count(&DAEMON_EVIDENCE_BATCH_EVENTS).value,
+        })
+    }
+
     /// The key's value from the first layer that has it (no default).
     fn layered(&self, key: &Key) -> Option<Sourced<Value>> {
         if let Some(value) = key.env.and_then(|var| self.env.var(var)) {
@@ -749,46 +822,8 @@ impl Config {
         let schedule_publish = r.text_or_default(&SCHEDULE_PUBLISH);
         let schedule_review = r.text_or_default(&SCHEDULE_REVIEW);
         let schedule_export = r.text_or_default(&SCHEDULE_EXPORT);
-        let export_targets = match r.layered(&EXPORT_TARGETS) {
-            Some(s) => Sourced {
-                value: export_targets(&s.value, env.home.as_deref()).map_err(|message| {
-                    ConfigError {
-                        path: s.source.to_string(),
-                        message,
-                    }
-                })?,
-                source: s.source,
-            },
-            None => Sourced {
-                value: Vec::new(),
-                source: Source::Default,
-            },
-        };
-        let shown = match export_targets.value.is_empty() {
-            true => "(none)".to_string(),
-            false => export_targets
-                .value
-                .iter()
-                .map(ExportTarget::to_string)
-                .collect::<Vec<_>>()
-                .join("; "),
-        };
-        r.record(&EXPORT_TARGETS, shown, &export_targets.source.clone());
-        let capture_ignore = r
-            .layered(&CAPTURE_IGNORE)
-            .map(|s| Sourced {
-                value: strings(&s.value),
-                source: s.source,
-            })
-            .unwrap_or_else(|| Sourced {
-                value: DEFAULT_IGNORE.iter().map(|s| s.to_string()).collect(),
-                source: Source::Default,
-            });
-        r.record(
-            &CAPTURE_IGNORE,
-            capture_ignore.value.join(", "),
-            &capture_ignore.source.clone(),
-        );
+        let export_targets = r.export_targets(env)?;
+        let capture_ignore = r.capture_ignore();
         let signing_key = r.path(&SIGNING_KEY);
         let author_name = r.text_or(&AUTHOR_NAME, home_agent.value.clone());
         let author_email = r.text_or(
@@ -804,25 +839,7 @@ impl Config {
         };
         let review_max_open = r.count(&REVIEW_MAX_OPEN);
         let review_max_new_per_run = r.count(&REVIEW_MAX_NEW_PER_RUN);
-        let debounce_secs = r.count(&DAEMON_DEBOUNCE_SECS).value;
-        let listen = match r.text(&DAEMON_LISTEN) {
-            Some(s) => Some(parse_listen(&s.value).map_err(|message| ConfigError {
-                path: s.source.to_string(),
-                message: format!("{}: {message}", DAEMON_LISTEN.name),
-            })?),
-            None => None,
-        };
-        let daemon = DaemonConfig {
-            debounce_secs,
-            listen,
-            spread_secs: r.count(&DAEMON_SPREAD_SECS).value,
-            backoff_base_secs: r.count(&DAEMON_BACKOFF_BASE_SECS).value,
-            backoff_max_secs: r.count(&DAEMON_BACKOFF_MAX_SECS).value,
-            ready_sync_age_secs: r.count(&DAEMON_READY_SYNC_AGE_SECS).value,
-            ready_failures: r.count(&DAEMON_READY_FAILURES).value,
-            evidence_batch_secs: r.count(&DAEMON_EVIDENCE_BATCH_SECS).value,
-            evidence_batch_events: r.count(&DAEMON_EVIDENCE_BATCH_EVENTS).value,
-        };
+        let daemon = r.daemon()?;
         Ok(Config {
             dir,
             home_agent,
