@@ -57,6 +57,11 @@ fn keep(moved: &HeadMoved<'_>, config: &Config, first: &FirstBuild) {
     let mut lap = Lap::start();
     let capture_missing = !crate::capture::index::exists(&dir) || moved.changed.is_none();
     if capture_missing && !crate::search::store::exists(&dir) {
+        // A build this cycle already started (its push was rejected and it
+        // merged again) waits for our lock: it will read the final tree.
+        if crate::store::index_build_running(&dir.state()) {
+            return;
+        }
         if let FirstBuild::Detached(exe) = first
             && moved
                 .to
