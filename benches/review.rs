@@ -15,7 +15,7 @@ use gitea_server::{BOT_TOKEN, GiteaServer, MAINTAINER, Protection};
 use learnsync::config::{Config, Env, Flags};
 use learnsync::event::{Event, Outcome};
 use learnsync::learning::Learning;
-use learnsync::reviewing::{ReviewOptions, run};
+use learnsync::review_pass::{ReviewOptions, run};
 use learnsync::store::LearningsDir;
 use learnsync::timestamp::Timestamp;
 use std::process::Command;

@@ -46,7 +46,7 @@ use learnsync::config::{Config, Env, Flags};
 use learnsync::learning::{Learning, TrustLevel};
 use learnsync::search::doc::retrievable;
 use learnsync::search::postings::{Index, IndexParams};
-use learnsync::search::{self, Request, Tuning, rank, store, tokenize};
+use learnsync::search::{self, Request, Tuning, on_disk, rank, tokenize};
 use learnsync::store::LearningsDir;
 use learnsync::timestamp::Timestamp;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -387,8 +387,8 @@ fn eval(dir: &Path, queries_path: &Path, misses: bool) {
         queries.len()
     );
     let a = learnsync_answers(&ld, &config, &queries);
-    let docs = store::documents(&ld, &config);
-    let index = Index::build(&docs, store::load_graph(dir), IndexParams::default());
+    let docs = on_disk::documents(&ld, &config);
+    let index = Index::build(&docs, on_disk::load_graph(dir), IndexParams::default());
     let mem = memory_answers(&index, &queries, &Tuning::default());
     let agree = a.iter().zip(&mem).filter(|(x, y)| x == y).count();
     let b = bm25_answers(&learnings, &queries);
@@ -486,8 +486,8 @@ fn report_tuned(dir: &Path, queries_path: &Path, t: &Tuning, params: IndexParams
     let queries = read_queries(queries_path);
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
-    let docs = store::documents(&ld, &config);
-    let graph = store::load_graph(dir);
+    let docs = on_disk::documents(&ld, &config);
+    let graph = on_disk::load_graph(dir);
     let tuned = memory_answers(&Index::build(&docs, graph.clone(), params), &queries, t);
     let defaults = memory_answers(
         &Index::build(&docs, graph, IndexParams::default()),
@@ -527,8 +527,8 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
     let queries = read_queries(queries_path);
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
-    let docs = store::documents(&ld, &config);
-    let graph = store::load_graph(dir);
+    let docs = on_disk::documents(&ld, &config);
+    let graph = on_disk::load_graph(dir);
     let index = Index::build(&docs, graph.clone(), IndexParams::default());
     let base = Tuning::default();
     let mut best = (
@@ -633,8 +633,8 @@ fn margins(dir: &Path, queries_path: &Path) {
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
     let index = Index::build(
-        &store::documents(&ld, &config),
-        store::load_graph(dir),
+        &on_disk::documents(&ld, &config),
+        on_disk::load_graph(dir),
         IndexParams::default(),
     );
     let t = Tuning::default();
@@ -690,8 +690,8 @@ fn dump(dir: &Path, queries_path: &Path) {
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
     let index = Index::build(
-        &store::documents(&ld, &config),
-        store::load_graph(dir),
+        &on_disk::documents(&ld, &config),
+        on_disk::load_graph(dir),
         IndexParams::default(),
     );
     let loose = Tuning {
@@ -922,8 +922,8 @@ fn main() {
             let config = config_for(&dir);
             let ld = LearningsDir::new(&dir);
             let index = Index::build(
-                &store::documents(&ld, &config),
-                store::load_graph(&dir),
+                &on_disk::documents(&ld, &config),
+                on_disk::load_graph(&dir),
                 IndexParams::default(),
             );
             let text = args.get(2).cloned().unwrap_or_default();

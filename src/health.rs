@@ -237,7 +237,7 @@ pub fn check_with_notes(
     }
     problems.extend(cycle_and_locks(dir, &repo));
     problems.extend(templates(config));
-    problems.extend(crate::reviewing::protection_problems(
+    problems.extend(crate::review_pass::protection_problems(
         config,
         &unguarded_agents(&repo, config, &policy_keys),
     ));

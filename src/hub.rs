@@ -20,7 +20,7 @@
 use crate::paths;
 use crate::problem::Problem;
 use crate::repo::{Repo, Result};
-use crate::review::{Decision, Pulled, Rejection, Review};
+use crate::review_rules::{Decision, Pulled, Rejection, Review};
 use crate::store::StateDir;
 use crate::timestamp::Timestamp;
 use gix::ObjectId;

@@ -56,7 +56,7 @@ fn keep(moved: &HeadMoved<'_>, config: &Config, first: &FirstBuild) {
     let repo = moved.repo;
     let mut lap = Lap::start();
     let capture_missing = !crate::capture::index::exists(&dir) || moved.changed.is_none();
-    if capture_missing && !crate::search::store::exists(&dir) {
+    if capture_missing && !crate::search::on_disk::exists(&dir) {
         // A build this cycle already started (its push was rejected and it
         // merged again) waits for our lock: it will read the final tree.
         if crate::store::index_build_running(&dir.state()) {
@@ -84,7 +84,7 @@ fn keep(moved: &HeadMoved<'_>, config: &Config, first: &FirstBuild) {
         _ => crate::capture::index::refresh(config),
     }
     lap.done("capture index");
-    if moved.from != moved.to || !crate::search::store::exists(&dir) {
+    if moved.from != moved.to || !crate::search::on_disk::exists(&dir) {
         crate::search::update(config, &[], repo);
         lap.done("search index");
     }
@@ -94,7 +94,7 @@ fn keep(moved: &HeadMoved<'_>, config: &Config, first: &FirstBuild) {
 /// when given, so a sync's mapped packs are not mapped twice).
 fn build_both(dir: &LearningsDir, config: &Config, repo: Option<&Repo>) -> Option<usize> {
     let mut capture = crate::capture::index::Rebuild::start(config);
-    let built = crate::search::store::rebuild_seeing(dir, config, &mut |l| capture.add(l), repo);
+    let built = crate::search::on_disk::rebuild_seeing(dir, config, &mut |l| capture.add(l), repo);
     if let Some(repo) = repo {
         repo.release_caches();
     }

@@ -264,11 +264,11 @@ pub fn terraphim_stores_besides(
         let agent = flags
             .agent
             .as_deref()
-            .map(|a| format!(" --agent {}", crate::hooks::shell_quote(a)))
+            .map(|a| format!(" --agent {}", crate::hook_install::shell_quote(a)))
             .unwrap_or_default();
         let adopt = format!(
             "learnsync --dir {}{agent} init",
-            crate::hooks::shell_quote(&path.to_string_lossy())
+            crate::hook_install::shell_quote(&path.to_string_lossy())
         );
         found.push(TerraphimStore { path, adopt });
     }

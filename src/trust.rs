@@ -5,7 +5,7 @@
 use crate::event::{Event, Outcome};
 use crate::learning::{Learning, Quality, SuggestionStatus, TrustLevel};
 use crate::policy::{Policy, TrustPolicy};
-use crate::review::{Decision, Review};
+use crate::review_rules::{Decision, Review};
 use crate::timestamp::Timestamp;
 use std::collections::{BTreeSet, HashSet};
 

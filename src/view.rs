@@ -73,10 +73,10 @@ impl View {
         };
         match learning.suggestion_status {
             SuggestionStatus::Approved => ReviewState::Approved {
-                pull_request: pr_of(crate::review::Decision::Approved),
+                pull_request: pr_of(crate::review_rules::Decision::Approved),
             },
             SuggestionStatus::Rejected => ReviewState::Rejected {
-                pull_request: pr_of(crate::review::Decision::Rejected),
+                pull_request: pr_of(crate::review_rules::Decision::Rejected),
             },
             SuggestionStatus::Pending => match self.pending.get(&learning.id) {
                 Some(&pull_request) => ReviewState::Pending { pull_request },

@@ -1,10 +1,10 @@
-//! `learnsync add`: a learning typed by a person; `crate::record::add`
+//! `learnsync add`: a learning typed by a person; `crate::by_hand::add`
 //! builds, redacts and queues it; this prints its id.
 
 use super::stdout::outln;
 use super::{CliError, CliResult, Context, exit, named};
+use crate::by_hand::{self, Manual, RecordError};
 use crate::learning::{Kind, MAX_FILE_BYTES};
-use crate::record::{self, Manual, RecordError};
 use crate::timestamp::Timestamp;
 use std::io::Read;
 use std::path::Path;
@@ -53,7 +53,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         kind: args.kind,
         body,
     };
-    let added = record::add(&dir, &ctx.config.acting_agent, manual, Timestamp::now()).map_err(
+    let added = by_hand::add(&dir, &ctx.config.acting_agent, manual, Timestamp::now()).map_err(
         |e| match e {
             RecordError::Blank(field) => CliError::usage(format!(
                 "--{field} is blank: a learning added by hand needs a {field}"

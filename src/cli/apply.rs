@@ -1,9 +1,9 @@
 //! `learnsync apply ID --outcome …`: one event of evidence, queued by
-//! `crate::record::apply` (the learning may still be in the inbox too).
+//! `crate::by_hand::apply` (the learning may still be in the inbox too).
 
 use super::{CliError, CliResult, Context, exit, named};
+use crate::by_hand;
 use crate::event::Outcome;
-use crate::record;
 use crate::timestamp::Timestamp;
 
 #[derive(clap::Args, Debug)]
@@ -18,7 +18,7 @@ pub struct Args {
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     crate::paths::validate_id(&args.id).map_err(|e| CliError::usage(e.to_string()))?;
     let dir = ctx.initialised_dir()?;
-    let event = record::apply(
+    let event = by_hand::apply(
         &dir,
         &ctx.config.acting_agent,
         &args.id,

@@ -1,12 +1,12 @@
 //! `learnsync hooks install|uninstall claude|opencode|codex [--project] [--dry-run]`:
-//! asks `crate::hooks` where the agent's config file is and for the plan,
+//! asks `crate::hook_install` where the agent's config file is and for the plan,
 //! prints the plan's diff, and applies it (with a backup).
 
 use super::stdout::{out, outln};
 use std::path::Path;
 
 use super::{CliError, CliResult, exit, named};
-use crate::hooks::{self, HookAgent, HookPlan, Scope};
+use crate::hook_install::{self, HookAgent, HookPlan, Scope};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -47,7 +47,7 @@ pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
             .map_err(|e| CliError::failure(format!("cannot read the current directory: {e}")))?;
         (
             Scope::Project,
-            hooks::target_path(agent, Scope::Project, &project, &project),
+            hook_install::target_path(agent, Scope::Project, &project, &project),
         )
     } else {
         let home = var("HOME").ok_or_else(|| {
@@ -55,23 +55,23 @@ pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
         })?;
         (
             Scope::User,
-            hooks::user_config_path(agent, Path::new(&home), var),
+            hook_install::user_config_path(agent, Path::new(&home), var),
         )
     };
     let plan = if install {
         let bin = std::env::current_exe()
             .and_then(|p| p.canonicalize())
             .map_err(|e| CliError::failure(format!("cannot find the learnsync binary: {e}")))?;
-        hooks::plan_install_at(agent, scope, path, &bin)
+        hook_install::plan_install_at(agent, scope, path, &bin)
     } else {
-        hooks::plan_uninstall_at(agent, scope, path)
+        hook_install::plan_uninstall_at(agent, scope, path)
     }
     .map_err(|e| CliError::failure(e.to_string()))?;
 
     let backup = if target.dry_run {
         None
     } else {
-        hooks::apply(&plan).map_err(|e| CliError::failure(e.to_string()))?
+        hook_install::apply(&plan).map_err(|e| CliError::failure(e.to_string()))?
     };
     if json {
         super::output::print_json(&serde_json::json!({
@@ -84,7 +84,7 @@ pub fn run(json: bool, quiet: bool, args: Args) -> CliResult {
             "diff": plan.diff,
             "backup": backup,
             "notes": plan.notes,
-            "unhooked_agents": install.then_some(hooks::UNHOOKED_AGENTS),
+            "unhooked_agents": install.then_some(hook_install::UNHOOKED_AGENTS),
         }));
     } else if !quiet {
         report(&plan, install, target.dry_run, backup.as_deref());
@@ -123,6 +123,6 @@ fn report(plan: &HookPlan, install: bool, dry_run: bool, backup: Option<&Path>) 
         outln!("note: {note}");
     }
     if install {
-        outln!("{}", hooks::UNHOOKED_AGENTS);
+        outln!("{}", hook_install::UNHOOKED_AGENTS);
     }
 }

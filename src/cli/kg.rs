@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let KgCommand::Check = args.command;
     let dir = ctx.initialised_dir()?;
     let problems = search::check_kg(&dir);
-    let concepts = search::store::load_graph(&dir.root).concepts.len();
+    let concepts = search::on_disk::load_graph(&dir.root).concepts.len();
     if ctx.json {
         super::output::print_json(&serde_json::json!({"concepts": concepts, "problems": problems}));
     } else {

@@ -1,9 +1,9 @@
-//! `learnsync review [--dry-run]`: one pass of `crate::reviewing` over the
+//! `learnsync review [--dry-run]`: one pass of `crate::review_pass` over the
 //! hub's Gitea repository, and what it did. Exit 3 when some step failed
 //! and the rest went through.
 
 use super::{CliError, CliResult, Context, exit};
-use crate::reviewing::{Done, ReviewOptions};
+use crate::review_pass::{Done, ReviewOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -18,8 +18,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         dry_run: args.dry_run,
         ..ReviewOptions::default()
     };
-    let report = crate::reviewing::run(&dir, &ctx.config, &options).map_err(|e| match e {
-        crate::reviewing::ReviewError::Sync(crate::sync::SyncError::Busy(_)) => {
+    let report = crate::review_pass::run(&dir, &ctx.config, &options).map_err(|e| match e {
+        crate::review_pass::ReviewError::Sync(crate::sync::SyncError::Busy(_)) => {
             CliError::new(exit::BUSY, e.to_string())
         }
         other => CliError::failure(other.to_string()),

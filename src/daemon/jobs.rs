@@ -1,5 +1,5 @@
 //! The four job bodies over the workflows — sync (`crate::sync::run`),
-//! review (`crate::reviewing::run`, DESIGN §8), publish
+//! review (`crate::review_pass::run`, DESIGN §8), publish
 //! (`crate::publish::publish`) and export (`crate::export::export`, once
 //! per `export.targets` entry) — and what every run shares: a job that is
 //! not configured is skipped with the one thing to do about it; publish
@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::export::{ExportError, ExportOptions, Format};
 use crate::publish::{PublishError, PublishOptions, Target};
 use crate::repo::Repo;
-use crate::reviewing::{ReviewError, ReviewOptions};
+use crate::review_pass::{ReviewError, ReviewOptions};
 use crate::store::LearningsDir;
 use crate::sync::{SyncError, SyncOptions, SyncReport};
 use std::collections::BTreeMap;
@@ -395,7 +395,7 @@ pub fn inbox_files(dir: &LearningsDir) -> u64 {
 fn review_job(input: &JobInput) -> RunResult {
     let config = &input.config;
     let dir = LearningsDir::new(config.dir.value.clone());
-    let report = match crate::reviewing::run(
+    let report = match crate::review_pass::run(
         &dir,
         config,
         &ReviewOptions {

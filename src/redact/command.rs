@@ -13,10 +13,10 @@
 //! prompt, and the words before it are a program's and sub-commands', not prose.
 
 use super::context::Hit;
-use super::structure::{argument, arguments, is_host, password_shaped};
+use super::structure::{argument, arguments, chosen_secret, is_host, password_shaped};
 use super::text::{
-    Need, at, before, contains_ci, has_alpha, has_digit, is_email, is_file_name, is_passphrase,
-    is_path_like, is_placeholder, is_version, line_end, line_start, plausible, run, skip_blanks,
+    Need, at, before, contains_ci, has_alpha, has_digit, is_email, is_path_like, line_end,
+    line_start, plausible, skip_blanks,
 };
 
 /// Where the shell command holding byte `i` starts on its line: after a pipe, `;`, `&&`,
@@ -92,28 +92,6 @@ const PROSE_WORDS: &[&[u8]] = &[
     b"cannot", b"when", b"if", b"by", b"from", b"that", b"this", b"will", b"can", b"should",
     b"must", b"how", b"why", b"what", b"did", b"does", b"do", b"have", b"has",
 ];
-
-/// A value a person or a machine chose as a credential: a password's shape (both cases
-/// or a symbol with digits), a generated passphrase, words glued to digits
-/// (`birchvelvetnebulagravel430`), or a machine-made token.
-pub(super) fn chosen_secret(v: &[u8]) -> bool {
-    if v.len() < 8 || is_placeholder(v) || is_email(v) || is_version(v) || is_file_name(v) {
-        return false;
-    }
-    let glued = {
-        let letters = run(v, 0, |c| c.is_ascii_lowercase());
-        letters >= 12
-            && (2..=5).contains(&(v.len() - letters))
-            && v[letters..].iter().all(u8::is_ascii_digit)
-    };
-    // `ec2-user`, `api-gateway-prod-01`: lower-case words joined with digits are names;
-    // a generated passphrase (three words and a number, or capitalised words:
-    // `Keep-Slight-96`) is not.
-    let name = super::text::looks_like_word_list(v)
-        && !is_passphrase(v)
-        && !v.iter().any(u8::is_ascii_uppercase);
-    !name && (password_shaped(v) || is_passphrase(v) || glued || plausible(v, Need::Strong))
-}
 
 /// `8080:localhost:80`, `db.internal:5432`: a port forward or an endpoint, not a secret.
 fn endpoint(v: &[u8]) -> bool {

@@ -319,7 +319,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Pgpass => context(context::pgpass(b, s)),
             Anchor::SlashOption => context(structure::slash_option(b, s, e)),
             Anchor::SecureString => context(structure::secure_string(b, e)),
-            Anchor::Chpasswd => context(structure::chpasswd(b, s, e)),
+            Anchor::Chpasswd => context(stdin::chpasswd(b, s, e)),
             Anchor::Positional => context(structure::positional(b, s, e, literal)),
             Anchor::StdinReader => context(stdin::credential(b, s, e, literal)),
             Anchor::FileReader => {

@@ -10,7 +10,7 @@
 //! here-string of a long random value is a credential whatever reads it.
 
 use super::context::Hit;
-use super::structure::{argument, arguments, password_value};
+use super::structure::{argument, arguments, chosen_secret, password_value};
 use super::text::{Need, at, before, line_end, line_start, plausible, run_back, skip_blanks};
 
 /// How a reader is written: the anchor `detect.rs` matches, and what must follow it.
@@ -22,7 +22,7 @@ pub(super) const READERS: &[&str] = &[
     // Kerberos reads the password from a pipe when it is not a terminal.
     "kinit",
     // `passwd --stdin`, `smbpasswd -s`, `htpasswd -i`: all end in `passwd`; `chpasswd`
-    // takes `user:password` lines and is `structure::chpasswd`'s.
+    // takes `user:password` lines and is [`chpasswd`]'s.
     "passwd",
     // `sudo -S` reads the password from standard input.
     "sudo -S",
@@ -62,7 +62,7 @@ pub(super) fn credential(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
 }
 
 /// The word fed to the command around `s..e`: its here-string's, or the last argument
-/// of the `echo`/`printf` piped into it. Also `structure::chpasswd`'s source.
+/// of the `echo`/`printf` piped into it. Also [`chpasswd`]'s source.
 pub(super) fn fed(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
     let ls = line_start(b, s);
     let le = line_end(b, e, 1024);
@@ -105,7 +105,20 @@ pub(super) fn here_string(b: &[u8], e: usize) -> Option<Hit> {
     let named = [b"pass".as_slice(), b"secret", b"token", b"_key", b"apikey"]
         .iter()
         .any(|w| super::text::contains_ci(cmd, w));
-    (named && super::command::chosen_secret(v)).then_some(("password", vs, ve))
+    (named && chosen_secret(v)).then_some(("password", vs, ve))
+}
+
+/// `echo 'user:pass' | chpasswd`, `chpasswd <<< "user:pass"`: the part after the colon.
+pub(super) fn chpasswd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let pair = fed(b, s, e)?;
+    let (vs, ve) = pair;
+    let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
+    let mut end = ve;
+    // printf's and echo -e's line break is not the password's.
+    while b[colon + 1..end].ends_with(b"\\n") {
+        end -= 2;
+    }
+    password_value(b, colon + 1, end)
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Credentials by their position in a command line or a connection string, where no
 //! key names them: Windows-style `/p:` options, `ConvertTo-SecureString '…' -AsPlainText`,
-//! `user:password` fed to `chpasswd` by a pipe or a here-string, positional passwords of
-//! account verbs (`rabbitmqctl add_user u p`, `htpasswd -b f u p`, `net use … p`,
+//! positional passwords of account verbs (`rabbitmqctl add_user u p`, `htpasswd -b f u p`, `net use … p`,
 //! `net user u p /add`), Go MySQL DSNs (`user:pass@tcp(…)`), Oracle EZConnect and JDBC
 //! thin (`user/pass@host`), Postfix `sasl_passwd` lines (`[host]:port user:pass`), the
 //! machine-made arguments of a login sub-command (`wandb login <key>`, `snyk auth
@@ -10,8 +9,8 @@
 use super::context::Hit;
 use super::text::{
     Need, at, before, contains_ci, has_alpha, has_digit, has_lower, has_upper, is_email,
-    is_file_name, is_placeholder, is_uuid, is_version, line_end, line_start, plausible, run,
-    run_back, skip_blanks,
+    is_file_name, is_passphrase, is_placeholder, is_uuid, is_version, line_end, line_start,
+    plausible, run, run_back, skip_blanks,
 };
 
 fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
@@ -88,19 +87,6 @@ pub(super) fn secure_string(b: &[u8], e: usize) -> Option<Hit> {
     password_value(b, vs, ve)
 }
 
-/// `echo 'user:pass' | chpasswd`, `chpasswd <<< "user:pass"`: the part after the colon.
-pub(super) fn chpasswd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
-    let pair = super::stdin::fed(b, s, e)?;
-    let (vs, ve) = pair;
-    let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
-    let mut end = ve;
-    // printf's and echo -e's line break is not the password's.
-    while b[colon + 1..end].ends_with(b"\\n") {
-        end -= 2;
-    }
-    password_value(b, colon + 1, end)
-}
-
 /// Account verbs whose positional argument is the password: `(anchor, arguments to skip
 /// after the anchor)`. Flags (`-b`, `/add`) are not counted.
 const POSITIONAL: &[(&[u8], usize)] = &[
@@ -150,7 +136,7 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
         let switch = contains_ci(&b[e..le], b"/add") || contains_ci(&b[e..le], b"/domain");
         let chosen = args
             .get(1)
-            .is_some_and(|&(vs, ve)| super::command::chosen_secret(&b[vs..ve]));
+            .is_some_and(|&(vs, ve)| chosen_secret(&b[vs..ve]));
         if !switch && !chosen {
             return None;
         }
@@ -319,7 +305,7 @@ pub(super) fn bare_userinfo(b: &[u8], s: usize) -> Option<Hit> {
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'));
     let host_ok = host.len() >= 3 && host.iter().any(u8::is_ascii_alphabetic);
     let pass_start = s - pass.len();
-    (user_ok && host_ok && super::command::chosen_secret(pass) && !is_placeholder(pass))
+    (user_ok && host_ok && chosen_secret(pass) && !is_placeholder(pass))
         .then(|| hit("password", pass_start, s))?
 }
 
@@ -346,8 +332,7 @@ pub(super) fn bundler_credentials(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let (vs, ve) = argument(b, skip_blanks(b, i + 1))?;
     let colon = b[vs..ve].iter().position(|&c| c == b':')? + vs;
     let pass = &b[colon + 1..ve];
-    (super::command::chosen_secret(pass) || plausible(pass, Need::Token))
-        .then(|| hit("password", colon + 1, ve))?
+    (chosen_secret(pass) || plausible(pass, Need::Token)).then(|| hit("password", colon + 1, ve))?
 }
 
 /// Oracle's `user/pass@host:port/service`, `user/pass@//host/service`, JDBC thin's
@@ -469,6 +454,28 @@ pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
     (strings >= 2 && password_shaped(v)).then(|| hit("password", vs, ve))?
 }
 
+/// A value a person or a machine chose as a credential: a password's shape (both cases
+/// or a symbol with digits), a generated passphrase, words glued to digits
+/// (`birchvelvetnebulagravel430`), or a machine-made token.
+pub(super) fn chosen_secret(v: &[u8]) -> bool {
+    if v.len() < 8 || is_placeholder(v) || is_email(v) || is_version(v) || is_file_name(v) {
+        return false;
+    }
+    let glued = {
+        let letters = run(v, 0, |c| c.is_ascii_lowercase());
+        letters >= 12
+            && (2..=5).contains(&(v.len() - letters))
+            && v[letters..].iter().all(u8::is_ascii_digit)
+    };
+    // `ec2-user`, `api-gateway-prod-01`: lower-case words joined with digits are names;
+    // a generated passphrase (three words and a number, or capitalised words:
+    // `Keep-Slight-96`) is not.
+    let name = super::text::looks_like_word_list(v)
+        && !is_passphrase(v)
+        && !v.iter().any(u8::is_ascii_uppercase);
+    !name && (password_shaped(v) || is_passphrase(v) || glued || plausible(v, Need::Strong))
+}
+
 /// A string argument that is a password rather than a user, host, DN, path or name:
 /// no blanks, letters with digits or symbols, both cases or a symbol.
 pub(super) fn password_shaped(v: &[u8]) -> bool {
@@ -561,13 +568,18 @@ mod tests {
             found(
                 &format!("echo 'deploy:{p}' | chpasswd"),
                 "chpasswd",
-                chpasswd
+                super::super::stdin::chpasswd
             )
             .as_deref(),
             Some(p)
         );
         assert_eq!(
-            found(&format!("chpasswd <<< \"root:{p}\""), "chpasswd", chpasswd).as_deref(),
+            found(
+                &format!("chpasswd <<< \"root:{p}\""),
+                "chpasswd",
+                super::super::stdin::chpasswd
+            )
+            .as_deref(),
             Some(p)
         );
         assert_eq!(

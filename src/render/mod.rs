@@ -1,5 +1,5 @@
 //! What learnsync writes for people to read, purely, for the wiki
-//! (`publish`) and review's pull requests (`reviewing`) alike: which
+//! (`publish`) and review's pull requests (`review_pass`) alike: which
 //! learnings get a page, their stable unique titles, the rendered and
 //! sanitised markdown of every page (learning pages and the index pages),
 //! the redactor's last word; the templates ([`templates`]), markdown made

@@ -6,7 +6,7 @@
 //! [`postings`] (the index in memory and the source ranking reads),
 //! [`rank`] (BM25F + KG + trust + evidence + project, filters, threshold)
 //! and [`context`] (the session block). The edges: [`segment`] (the index
-//! file) and [`store`] (the index under `.git/learnsync/search/`, kept in
+//! file) and [`on_disk`] (the index under `.git/learnsync/search/`, kept in
 //! step with HEAD). How ranking works, in words: docs/retrieval.md.
 
 pub mod build;
@@ -16,16 +16,16 @@ pub mod fold;
 pub mod frame;
 pub mod kg;
 pub mod logtext;
+pub mod on_disk;
 pub mod postings;
 pub mod rank;
 pub mod segment;
 pub mod signature;
-pub mod store;
 pub mod tokenize;
 pub mod tuning;
 
+pub use on_disk::{BuildReport, Freshness};
 pub use rank::{Hit, Request, Signals, Tuning};
-pub use store::{BuildReport, Freshness};
 
 use crate::config::Config;
 use crate::store::LearningsDir;
@@ -83,8 +83,8 @@ fn search_with(
             &with_pulled
         }
     };
-    let opened = store::open_fresh(dir, config, freshness)?;
-    match store::with_source(dir, &opened, |s| rank::rank(s, req, tuning)) {
+    let opened = on_disk::open_fresh(dir, config, freshness)?;
+    match on_disk::with_source(dir, &opened, |s| rank::rank(s, req, tuning)) {
         Ok(hits) => Ok(hits),
         Err(e) => {
             tracing::warn!("{e}; rebuilding the search index");
@@ -104,9 +104,9 @@ fn search_with(
                     &owned
                 }
             };
-            store::rebuild(dir, config)?;
-            let opened = store::open_fresh(dir, Some(config), Freshness::AsItIs)?;
-            store::with_source(dir, &opened, |s| rank::rank(s, req, tuning))
+            on_disk::rebuild(dir, config)?;
+            let opened = on_disk::open_fresh(dir, Some(config), Freshness::AsItIs)?;
+            on_disk::with_source(dir, &opened, |s| rank::rank(s, req, tuning))
         }
     }
 }
@@ -173,12 +173,12 @@ pub fn context_block(
     freshness: Freshness,
 ) -> Result<context::Block, String> {
     let pulled = pulled_ids(dir);
-    let opened = store::open_fresh(dir, config, freshness)?;
+    let opened = on_disk::open_fresh(dir, config, freshness)?;
     let (stale_days, now) = (
         stale_after_days(dir),
         crate::timestamp::Timestamp::now().unix(),
     );
-    store::with_source(dir, &opened, |s| {
+    on_disk::with_source(dir, &opened, |s| {
         let chosen = context::select(s, agent, project, &pulled);
         // Stale learnings leave the block (§9.1); metadata is read only for
         // the first candidates (the rest are counted as "more").
@@ -198,13 +198,13 @@ pub fn context_block(
     })
 }
 
-/// Brings the index up to date after a sync (see [`store::update_with`]),
+/// Brings the index up to date after a sync (see [`on_disk::update_with`]),
 /// reading through the sync's repository.
 pub fn update(config: &Config, changed: &[String], repo: &crate::repo::Repo) {
-    store::update_with(config, changed, Some(repo))
+    on_disk::update_with(config, changed, Some(repo))
 }
 
 /// The problems of the dir's KG files (`learnsync kg check`).
 pub fn check_kg(dir: &LearningsDir) -> Vec<kg::KgProblem> {
-    kg::check(&store::kg_files(&dir.root)).1
+    kg::check(&on_disk::kg_files(&dir.root)).1
 }

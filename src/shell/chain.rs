@@ -5,29 +5,9 @@
 //! Where a part starts and ends is the lexer's call ([`super::lex`]); what a
 //! part's program is, [`super::program`]'s.
 
+pub use super::lex::ChainOp;
 use super::lex::{self, Kind, Lexer};
 use super::program;
-
-/// The operator that joins a chain part to the one before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChainOp {
-    /// `&&`: runs only if the previous part succeeded.
-    And,
-    /// `||`: runs only if the previous part failed.
-    Or,
-    /// `;`, a newline or a background `&`: runs regardless.
-    Seq,
-}
-
-impl ChainOp {
-    fn as_str(self) -> &'static str {
-        match self {
-            ChainOp::And => "&&",
-            ChainOp::Or => "||",
-            ChainOp::Seq => ";",
-        }
-    }
-}
 
 /// One command of a chain, trimmed, with the operator that precedes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

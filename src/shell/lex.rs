@@ -13,8 +13,6 @@
 //! quotes, and a quote mark counts only when it is closed ([`prose_closer`],
 //! [`closed_quote_len`]).
 
-use super::chain::ChainOp;
-
 /// The three shell quotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Quote {
@@ -25,6 +23,27 @@ pub(super) enum Quote {
     Double,
     /// `` `…` ``: backslash escapes.
     Backtick,
+}
+
+/// The operator that joins a chain part to the one before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainOp {
+    /// `&&`: runs only if the previous part succeeded.
+    And,
+    /// `||`: runs only if the previous part failed.
+    Or,
+    /// `;`, a newline or a background `&`: runs regardless.
+    Seq,
+}
+
+impl ChainOp {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            ChainOp::And => "&&",
+            ChainOp::Or => "||",
+            ChainOp::Seq => ";",
+        }
+    }
 }
 
 /// What a run of the input is.

@@ -623,7 +623,7 @@ impl Found {
 fn recompute_one(
     read: &Read,
     events: &[&Event],
-    reviews: &[&crate::review::Review],
+    reviews: &[&crate::review_rules::Review],
     policy: &Policy,
 ) -> Outcome {
     let Some((found, mut learning)) = read

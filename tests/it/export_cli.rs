@@ -187,9 +187,9 @@ fn a_learning_demoted_or_rejected_between_two_exports_disappears_from_the_next()
     // ids[1]: a rejection recorded by review.
     let path = m
         .dir
-        .join(learnsync::review::rejection_path(&ids[1], &hash_of(&m, &ids[1])).expect("path"));
+        .join(learnsync::review_rules::rejection_path(&ids[1], &hash_of(&m, &ids[1])).expect("path"));
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    let record = learnsync::review::Rejection {
+    let record = learnsync::review_rules::Rejection {
         learning: ids[1].clone(),
         content_hash: hash_of(&m, &ids[1]),
         pull_request: 4,

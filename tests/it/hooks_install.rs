@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use learnsync::hooks::{HookAgent, Scope, apply, plan_install, plan_uninstall, target_path};
+use learnsync::hook_install::{HookAgent, Scope, apply, plan_install, plan_uninstall, target_path};
 use serde_json::Value;
 
 const BIN: &str = "/opt/learnsync/bin/learnsync";
@@ -28,7 +28,7 @@ fn env() -> Env {
     }
 }
 
-fn install(e: &Env, agent: HookAgent, scope: Scope) -> learnsync::hooks::HookPlan {
+fn install(e: &Env, agent: HookAgent, scope: Scope) -> learnsync::hook_install::HookPlan {
     let plan = plan_install(agent, scope, &e.home, &e.project, Path::new(BIN)).expect("plan");
     apply(&plan).expect("apply");
     plan

@@ -29,7 +29,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("redact", Layer::Core),
     ("learning", Layer::Core),
     ("event", Layer::Core),
-    ("review", Layer::Core),
+    ("review_rules", Layer::Core),
     ("policy", Layer::Core),
     ("trust", Layer::Core),
     ("merge", Layer::Core),
@@ -49,7 +49,7 @@ const LAYERS: &[(&str, Layer)] = &[
     // Workflows: what a command does, over the edges.
     ("view", Layer::Workflow),
     ("hub", Layer::Workflow),
-    ("record", Layer::Workflow),
+    ("by_hand", Layer::Workflow),
     ("capture", Layer::Workflow),
     ("sync", Layer::Workflow),
     ("indexes", Layer::Workflow),
@@ -58,9 +58,9 @@ const LAYERS: &[(&str, Layer)] = &[
     ("health", Layer::Workflow),
     ("signing", Layer::Workflow),
     ("init", Layer::Workflow),
-    ("hooks", Layer::Workflow),
+    ("hook_install", Layer::Workflow),
     ("search", Layer::Workflow),
-    ("reviewing", Layer::Workflow),
+    ("review_pass", Layer::Workflow),
     ("daemon", Layer::Workflow),
     ("export", Layer::Workflow),
     // The command line: parse, call, print.
@@ -70,14 +70,14 @@ const LAYERS: &[(&str, Layer)] = &[
 /// The workflows' floors, from the bottom: a workflow imports only
 /// workflows on floors below its own, never one beside it (src/lib.rs).
 const WORKFLOW_FLOORS: &[&[&str]] = &[
-    &["hub", "signing", "record", "hooks", "render"],
+    &["hub", "signing", "by_hand", "hook_install", "render"],
     &["view"],
     &["search", "publish", "export"],
     &["capture"],
     &["sync"],
     &["indexes"],
     &["init"],
-    &["reviewing"],
+    &["review_pass"],
     &["daemon"],
     &["health"],
 ];
@@ -129,6 +129,12 @@ fn without_tests(text: &str) -> String {
 /// Top-level modules a text names through `crate::`, in code (comments,
 /// doc comments included, may name any module).
 fn imports(text: &str) -> BTreeSet<String> {
+    named_after(text, "crate::")
+}
+
+/// The first path segment after each `prefix` (`crate::`, `super::`) in
+/// code, also inside a `prefix{…}` group.
+fn named_after(text: &str, prefix: &str) -> BTreeSet<String> {
     let code: String = text
         .lines()
         .map(|l| l.split("//").next().unwrap_or_default())
@@ -141,8 +147,8 @@ fn imports(text: &str) -> BTreeSet<String> {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect::<String>()
     };
-    for (at, _) in text.match_indices("crate::") {
-        let rest = &text[at + "crate::".len()..];
+    for (at, _) in text.match_indices(prefix) {
+        let rest = &text[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let inner = &group[..group.find('}').unwrap_or(group.len())];
             for item in inner.split(',') {
@@ -266,10 +272,9 @@ fn each_workflow_imports_only_workflows_on_floors_below_its_own() {
     );
 }
 
-#[test]
-fn no_two_modules_import_each_other_round_a_loop() {
-    let graph = graph();
-    // Depth-first search for a back edge; report the loop found.
+/// A loop in `graph`, if there is one, as the path that closes it.
+fn find_loop(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    // Depth-first search for a back edge.
     fn visit(
         node: &str,
         graph: &BTreeMap<String, BTreeSet<String>>,
@@ -295,11 +300,63 @@ fn no_two_modules_import_each_other_round_a_loop() {
         None
     }
     let mut done = BTreeSet::new();
-    for node in graph.keys() {
-        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
-            panic!("an import loop between modules: {}", cycle.join(" -> "));
-        }
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_two_modules_import_each_other_round_a_loop() {
+    if let Some(cycle) = find_loop(&graph()) {
+        panic!("an import loop between modules: {}", cycle.join(" -> "));
     }
+}
+
+/// Inside one folder, the files (other than `mod.rs`, which declares them)
+/// and subfolders import each other through `super::` without a loop
+/// either: a file that needs its sibling's sibling back is one file.
+#[test]
+fn no_two_files_of_one_folder_import_each_other_round_a_loop() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    let mut folders: BTreeMap<std::path::PathBuf, BTreeMap<String, BTreeSet<String>>> =
+        BTreeMap::new();
+    for file in &files {
+        let Some(folder) = file.parent().filter(|f| *f != src) else {
+            continue;
+        };
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if stem == "mod" || stem == "tests" || stem.starts_with("tests_") {
+            continue;
+        }
+        let text = without_tests(&std::fs::read_to_string(file).expect("read"));
+        let graph = folders.entry(folder.to_path_buf()).or_default();
+        let siblings: BTreeSet<String> = named_after(&text, "super::")
+            .into_iter()
+            .filter(|name| {
+                name != stem
+                    && (folder.join(format!("{name}.rs")).is_file() || folder.join(name).is_dir())
+            })
+            .collect();
+        graph.entry(stem.to_string()).or_default().extend(siblings);
+    }
+    let loops: Vec<String> = folders
+        .iter()
+        .filter_map(|(folder, graph)| {
+            let cycle = find_loop(graph)?;
+            let folder = folder.strip_prefix(&src).unwrap_or(folder);
+            Some(format!("src/{}: {}", folder.display(), cycle.join(" -> ")))
+        })
+        .collect();
+    assert!(
+        loops.is_empty(),
+        "import loops between the files of a folder:\n{}",
+        loops.join("\n")
+    );
 }
 
 #[test]

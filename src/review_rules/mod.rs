@@ -1,7 +1,7 @@
 //! Human review (§8), the pure part: the records it leaves in the
 //! repository, the hidden markers it leaves on Gitea, reading a pull
 //! request's timeline, and the plan of one review pass. The Gitea I/O that
-//! carries a plan out is the reviewing workflow.
+//! carries a plan out is the review pass (`review_pass`).
 //!
 //! - `reviews/<id>.yaml` ([`Review`]): an approval proposed on a branch
 //!   `review/<id>`; it counts only once merged into the hub's `main`.

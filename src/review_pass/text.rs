@@ -7,7 +7,7 @@ use crate::event::Event;
 use crate::learning::Learning;
 use crate::render::limit::{FullText, MAX_TEXT_BYTES, fit};
 use crate::render::{TemplateError, Templates, percent_of, render_site};
-use crate::review::marker;
+use crate::review_rules::marker;
 use serde_json::json;
 
 /// The queue issue's marker: how the bot finds its own issue (never by title).

@@ -8,7 +8,7 @@
 //! the last pass coming back — needs no work. Pure: no I/O.
 
 use crate::gitea::{Issue, State};
-use crate::review::{self, PROBLEM_LABEL};
+use crate::review_rules::{self, PROBLEM_LABEL};
 use crate::store::{ProblemSeen, ReviewCache};
 
 /// A change the pass must act on.
@@ -36,7 +36,7 @@ pub fn classify(item: &Issue, cache: &ReviewCache, bot: &str) -> Option<Change> 
             Some(_) if item.state != State::Open => Some(Change::Closed(number)),
             Some(_) => None,
             None if item.state == State::Open
-                && review::parse_marker(&item.body, "review").is_some() =>
+                && review_rules::parse_marker(&item.body, "review").is_some() =>
             {
                 Some(Change::Adopt(number))
             }
@@ -75,7 +75,7 @@ pub fn digest(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gitea::review_model::PullRequestMeta;
+    use crate::gitea::PullRequestMeta;
     use crate::gitea::{Label, User};
     use crate::store::Tracked;
 
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn an_open_review_another_machine_proposed_is_adopted() {
-        let body = review::marker("review", "learning-b", "abc");
+        let body = review_rules::marker("review", "learning-b", "abc");
         assert_eq!(
             classify(&pull(9, State::Open, &body), &cache(), "bot"),
             Some(Change::Adopt(9))

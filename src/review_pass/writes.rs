@@ -185,7 +185,7 @@ impl Pass<'_> {
         let Some(pull) = self.client.get_pull(number as i64).await? else {
             return Ok(None);
         };
-        let (id, hash) = match review::parse_marker(&pull.body, "review") {
+        let (id, hash) = match review_rules::parse_marker(&pull.body, "review") {
             Some((id, hash)) => (id.to_string(), hash.to_string()),
             None => (tracked.learning.clone(), tracked.hash.clone()),
         };
@@ -201,13 +201,13 @@ impl Pass<'_> {
             });
             if !self.dry_run {
                 self.client
-                    .delete_branch(&review::review_branch(&id))
+                    .delete_branch(&review_rules::review_branch(&id))
                     .await?;
             }
             return Ok(None);
         }
         let timeline = self.timeline(number).await?;
-        match review::close_cause(&timeline, bot) {
+        match review_rules::close_cause(&timeline, bot) {
             CloseCause::Person { by, at } => {
                 let rejection = Rejection {
                     learning: id.clone(),
@@ -218,7 +218,7 @@ impl Pass<'_> {
                 };
                 if !self.dry_run {
                     self.write_record(
-                        &review::rejection_path(&id, &hash).map_err(invalid)?,
+                        &review_rules::rejection_path(&id, &hash).map_err(invalid)?,
                         &rejection.to_yaml(),
                     )?;
                     self.comment_once(
@@ -243,13 +243,16 @@ impl Pass<'_> {
         Ok(None)
     }
 
-    pub(super) async fn timeline(&self, number: u64) -> Result<Vec<review::Entry>, GiteaError> {
+    pub(super) async fn timeline(
+        &self,
+        number: u64,
+    ) -> Result<Vec<review_rules::Entry>, GiteaError> {
         Ok(self
             .client
             .issue_timeline(number as i64)
             .await?
             .iter()
-            .map(|t| review::Entry {
+            .map(|t| review_rules::Entry {
                 kind: t.kind.clone(),
                 user: t.author().to_string(),
                 at: t.created_at.clone(),
@@ -292,7 +295,7 @@ impl Pass<'_> {
         let mut wanted: BTreeMap<String, Pulled> = BTreeMap::new();
         for (issue, title, author, ids) in reports {
             for id in ids.iter().filter(|id| self.dir.knows(id)) {
-                if let Ok(rel) = review::pulled_path(id, *issue) {
+                if let Ok(rel) = review_rules::pulled_path(id, *issue) {
                     wanted.insert(
                         rel,
                         Pulled {
@@ -397,12 +400,15 @@ impl Pass<'_> {
             };
             let confirmed = match self.client.get_pull(record.pull_request as i64).await {
                 Ok(Some(pull)) if pull.closed_unmerged() => {
-                    let names = review::parse_marker(&pull.body, "review")
+                    let names = review_rules::parse_marker(&pull.body, "review")
                         == Some((record.learning.as_str(), record.content_hash.as_str()));
                     match self.timeline(record.pull_request).await {
                         Ok(t) => {
                             names
-                                && matches!(review::close_cause(&t, bot), CloseCause::Person { .. })
+                                && matches!(
+                                    review_rules::close_cause(&t, bot),
+                                    CloseCause::Person { .. }
+                                )
                         }
                         Err(e) => {
                             report.errors.push(format!("checking {rel}: {e}"));
@@ -450,7 +456,7 @@ impl Pass<'_> {
         report: &mut ReviewReport,
     ) -> Result<(), ReviewError> {
         let hash = l.content_hash();
-        let branch = review::review_branch(&l.id);
+        let branch = review_rules::review_branch(&l.id);
         if self.dry_run {
             report.proposed.push(done(&l.id, None));
             return Ok(());
@@ -538,7 +544,7 @@ impl Pass<'_> {
             return Ok(());
         }
         let path = crate::paths::review_path(&l.id).map_err(invalid)?;
-        let branch = review::review_branch(&l.id);
+        let branch = review_rules::review_branch(&l.id);
         let record = Review::proposal(
             &l.id,
             &hash,
@@ -652,9 +658,9 @@ impl Pass<'_> {
             .open
             .iter()
             .any(|(n, t)| *n != number && t.learning == id);
-        if !shared && open.pull.head_ref() == review::review_branch(id) {
+        if !shared && open.pull.head_ref() == review_rules::review_branch(id) {
             self.client
-                .delete_branch(&review::review_branch(id))
+                .delete_branch(&review_rules::review_branch(id))
                 .await?;
         }
         cache.open.remove(&number);
@@ -671,7 +677,7 @@ impl Pass<'_> {
         hash: &str,
         body: &str,
     ) -> Result<(), GiteaError> {
-        let mark = review::marker(kind, id, hash);
+        let mark = review_rules::marker(kind, id, hash);
         let comments = self.client.list_comments(index).await?;
         if comments.iter().any(|c| c.body.contains(&mark)) {
             return Ok(());

@@ -181,7 +181,7 @@ impl Pass<'_> {
         view: &crate::view::View,
         cache: &ReviewCache,
         report: &ReviewReport,
-    ) -> review::Plan {
+    ) -> review_rules::Plan {
         let just_merged: BTreeSet<(String, String)> = report
             .approved
             .iter()
@@ -217,7 +217,7 @@ impl Pass<'_> {
             max_open: self.config.review_max_open.value as usize,
             max_new: self.config.review_max_new_per_run.value as usize,
         };
-        review::plan(&candidates, &open_reviews, limits)
+        review_rules::plan(&candidates, &open_reviews, limits)
     }
 
     /// Step 5: the plan's actions, each whole. False when asked to stop
@@ -225,7 +225,7 @@ impl Pass<'_> {
     #[allow(clippy::too_many_arguments)]
     async fn act(
         &self,
-        plan: &review::Plan,
+        plan: &review_rules::Plan,
         learnings: &HashMap<&str, &Learning>,
         open: &[Open],
         policy: &crate::policy::Policy,

@@ -1,6 +1,6 @@
 //! `learnsync review`: one idempotent pass over the hub's Gitea repository
 //! (DESIGN §8). It reads what is open and what closed since the last pass,
-//! decides with the pure plan of `crate::review`, and carries it out:
+//! decides with the pure plan of `crate::review_rules`, and carries it out:
 //! proposes L2 learnings on `review/<id>` branches with one contents
 //! request each and a pull request, follows edits, withdraws what is no
 //! longer needed, records a person's close as a rejection and an open
@@ -27,7 +27,7 @@ use crate::gitea::{
 };
 use crate::learning::{Learning, TrustLevel};
 use crate::problem::Problem;
-use crate::review::{
+use crate::review_rules::{
     self, Action, Candidate, CloseCause, Limits, OpenReview, PROBLEM_LABEL, Pulled, REVIEW_LABEL,
     Rejection, Review, SUPERSEDED_LABEL,
 };
@@ -219,9 +219,9 @@ fn wrote_to_gitea(report: &ReviewReport) -> bool {
 }
 
 fn ours(pull: PullRequest) -> Option<Open> {
-    let (id, hash) = review::parse_marker(&pull.body, "review")?;
+    let (id, hash) = review_rules::parse_marker(&pull.body, "review")?;
     let (id, hash) = (id.to_string(), hash.to_string());
-    (pull.head_ref() == review::review_branch(&id)).then_some(Open { pull, id, hash })
+    (pull.head_ref() == review_rules::review_branch(&id)).then_some(Open { pull, id, hash })
 }
 
 /// The warning `main`'s protection calls for, if any.
