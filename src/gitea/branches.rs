@@ -2,12 +2,9 @@
 //! do on it), delete one (Gitea then closes every open pull whose head it
 //! was), and list protection rules — which only repo admins may read.
 
-use reqwest::Method;
-
-use super::client::{GiteaClient, escape_segment};
+use super::client::{DeleteOutcome, GiteaClient, escape_segment};
 use super::error::GiteaError;
-use super::review_model::{Branch, BranchProtection};
-use super::wiki::DeleteOutcome;
+use super::model::{Branch, BranchProtection};
 
 impl GiteaClient {
     /// A branch and its tip; `None` on 404. `protected`, `user_can_push` and
@@ -15,13 +12,7 @@ impl GiteaClient {
     /// admin (it cannot read the protection rules themselves).
     pub async fn get_branch(&self, name: &str) -> Result<Option<Branch>, GiteaError> {
         let path = self.repo_path_with("branches", name)?;
-        let reply = self
-            .send::<()>(Method::GET, &path, &[], None, &[404])
-            .await?;
-        if reply.status == 404 {
-            return Ok(None);
-        }
-        self.decode("GET", &path, &reply).map(Some)
+        self.get_optional(&path, &[]).await
     }
 
     /// Deletes a branch. Gitea refuses the default or a protected branch
@@ -31,22 +22,14 @@ impl GiteaClient {
     pub async fn delete_branch(&self, name: &str) -> Result<DeleteOutcome, GiteaError> {
         let path = self.repo_path_with("branches", name)?;
         tracing::info!(branch = name, "deleting branch");
-        let reply = self
-            .send::<()>(Method::DELETE, &path, &[], None, &[404])
-            .await?;
-        Ok(if reply.status == 404 {
-            DeleteOutcome::NotFound
-        } else {
-            DeleteOutcome::Deleted
-        })
+        self.delete_optional(&path).await
     }
 
     /// Every protection rule. Needs repo admin: a writer gets 403
     /// ([`GiteaError::is_auth`]) and should read [`GiteaClient::get_branch`].
     pub async fn branch_protections(&self) -> Result<Vec<BranchProtection>, GiteaError> {
         let path = self.repo_path("/branch_protections");
-        let reply = self.send::<()>(Method::GET, &path, &[], None, &[]).await?;
-        self.decode("GET", &path, &reply)
+        self.get(&path, &[]).await
     }
 
     /// One protection rule by its name; `None` on 404. Needs repo admin.
@@ -59,12 +42,6 @@ impl GiteaClient {
             "/branch_protections/{}",
             escape_segment(rule_name)?
         ));
-        let reply = self
-            .send::<()>(Method::GET, &path, &[], None, &[404])
-            .await?;
-        if reply.status == 404 {
-            return Ok(None);
-        }
-        self.decode("GET", &path, &reply).map(Some)
+        self.get_optional(&path, &[]).await
     }
 }

@@ -1,6 +1,8 @@
 //! The HTTP side of the Gitea client: base URL, auth header, timeouts, retries
-//! (and which writes may be resent) and error mapping. Endpoint methods live
-//! beside it by concern (`wiki.rs`, `repo.rs`, `pulls.rs`, ...).
+//! (and which writes may be resent), error mapping, and the request shapes
+//! every endpoint shares (a read, a read where 404 means absent, a decoded
+//! write, a delete where 404 means gone). Endpoint methods live beside it by
+//! concern (`wiki.rs`, `repo.rs`, `pulls.rs`, ...).
 
 use std::fmt;
 use std::time::{Duration, SystemTime};
@@ -113,9 +115,20 @@ pub(crate) enum Resend {
     IfNotSent,
 }
 
+/// Whether a delete removed its target or found nothing to remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeleteOutcome {
+    Deleted,
+    /// 404: the target was not there (also after a retried delete that landed).
+    NotFound,
+}
+
 /// A successful (or explicitly accepted) HTTP answer.
 #[derive(Debug)]
 pub(crate) struct Reply {
+    /// The request it answers, for errors about its body.
+    pub method: Method,
+    pub endpoint: String,
     pub status: u16,
     pub total_count: Option<u64>,
     /// The server's clock (`Date`), as RFC 3339: what `since` filters compare with.
@@ -335,6 +348,8 @@ impl GiteaClient {
         tracing::debug!(%method, endpoint = path, attempt, status = status.as_u16(), "gitea answered");
         if status.is_success() || accept.contains(&status.as_u16()) {
             return Attempt::Done(Reply {
+                method: method.clone(),
+                endpoint: path.to_string(),
                 status: status.as_u16(),
                 total_count,
                 date,
@@ -409,16 +424,80 @@ impl GiteaClient {
     }
 
     /// Decodes a JSON reply body.
-    pub(crate) fn decode<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        path: &str,
-        reply: &Reply,
-    ) -> Result<T, GiteaError> {
+    pub(crate) fn decode<T: DeserializeOwned>(&self, reply: &Reply) -> Result<T, GiteaError> {
         serde_json::from_slice(&reply.body).map_err(|e| GiteaError::Decode {
-            method: method.to_string(),
-            endpoint: path.to_string(),
+            method: reply.method.to_string(),
+            endpoint: reply.endpoint.clone(),
             message: self.redact(&e.to_string()),
+        })
+    }
+
+    /// `GET path`, decoded.
+    pub(crate) async fn get<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, GiteaError> {
+        let reply = self.send::<()>(Method::GET, path, query, None, &[]).await?;
+        self.decode(&reply)
+    }
+
+    /// `GET path`, decoded; `None` on 404.
+    pub(crate) async fn get_optional<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Option<T>, GiteaError> {
+        match self.get_reply_optional(path, query).await? {
+            Some(reply) => self.decode(&reply).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// `GET path`, undecoded, for answers read by more than their body;
+    /// `None` on 404.
+    pub(crate) async fn get_reply_optional(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Option<Reply>, GiteaError> {
+        let reply = self
+            .send::<()>(Method::GET, path, query, None, &[404])
+            .await?;
+        Ok((reply.status != 404).then_some(reply))
+    }
+
+    /// Sends `body` with `method` (resent as `resend` allows) and decodes
+    /// the answer.
+    pub(crate) async fn write<B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: &B,
+        resend: Resend,
+    ) -> Result<T, GiteaError> {
+        let reply = self
+            .send_with(method, path, &[], Some(body), &[], resend)
+            .await?;
+        self.decode(&reply)
+    }
+
+    /// `DELETE path`; a 404 is [`DeleteOutcome::NotFound`].
+    pub(crate) async fn delete_optional(&self, path: &str) -> Result<DeleteOutcome, GiteaError> {
+        self.delete_optional_with::<()>(path, None).await
+    }
+
+    /// [`Self::delete_optional`] with a request body.
+    pub(crate) async fn delete_optional_with<B: Serialize + ?Sized>(
+        &self,
+        path: &str,
+        body: Option<&B>,
+    ) -> Result<DeleteOutcome, GiteaError> {
+        let reply = self.send(Method::DELETE, path, &[], body, &[404]).await?;
+        Ok(if reply.status == 404 {
+            DeleteOutcome::NotFound
+        } else {
+            DeleteOutcome::Deleted
         })
     }
 }

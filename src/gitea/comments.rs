@@ -4,10 +4,9 @@
 use reqwest::Method;
 use serde::Serialize;
 
-use super::client::{GiteaClient, Resend};
+use super::client::{DeleteOutcome, GiteaClient, Resend};
 use super::error::GiteaError;
-use super::review_model::Comment;
-use super::wiki::DeleteOutcome;
+use super::model::Comment;
 
 #[derive(Serialize)]
 struct CommentBody<'a> {
@@ -20,24 +19,19 @@ impl GiteaClient {
     /// missing issue.
     pub async fn list_comments(&self, index: i64) -> Result<Vec<Comment>, GiteaError> {
         let path = self.repo_path(&format!("/issues/{index}/comments"));
-        let reply = self.send::<()>(Method::GET, &path, &[], None, &[]).await?;
-        self.decode("GET", &path, &reply)
+        self.get(&path, &[]).await
     }
 
     /// Adds a comment. Not resent after an answer that may mean it landed.
     pub async fn create_comment(&self, index: i64, body: &str) -> Result<Comment, GiteaError> {
         let path = self.repo_path(&format!("/issues/{index}/comments"));
-        let reply = self
-            .send_with(
-                Method::POST,
-                &path,
-                &[],
-                Some(&CommentBody { body }),
-                &[],
-                Resend::IfNotSent,
-            )
-            .await?;
-        self.decode("POST", &path, &reply)
+        self.write(
+            Method::POST,
+            &path,
+            &CommentBody { body },
+            Resend::IfNotSent,
+        )
+        .await
     }
 
     /// Replaces a comment's text; `None` when Gitea answers 204 (the id is
@@ -50,18 +44,11 @@ impl GiteaClient {
         if reply.status == 204 {
             return Ok(None);
         }
-        self.decode("PATCH", &path, &reply).map(Some)
+        self.decode(&reply).map(Some)
     }
 
     pub async fn delete_comment(&self, id: i64) -> Result<DeleteOutcome, GiteaError> {
         let path = self.repo_path(&format!("/issues/comments/{id}"));
-        let reply = self
-            .send::<()>(Method::DELETE, &path, &[], None, &[404])
-            .await?;
-        Ok(if reply.status == 404 {
-            DeleteOutcome::NotFound
-        } else {
-            DeleteOutcome::Deleted
-        })
+        self.delete_optional(&path).await
     }
 }

@@ -7,10 +7,9 @@
 use reqwest::Method;
 use serde::Serialize;
 
-use super::client::GiteaClient;
+use super::client::{DeleteOutcome, GiteaClient, Resend};
 use super::error::GiteaError;
-use super::review_model::{ContentsResponse, FileOptions, FileResponse};
-use super::wiki::DeleteOutcome;
+use super::model::{ContentsResponse, FileOptions, FileResponse};
 
 /// `DeleteFileOptions`: no `content`, which that schema does not have.
 #[derive(Serialize)]
@@ -45,18 +44,15 @@ impl GiteaClient {
         let query: Vec<(&str, String)> = reference
             .map(|r| vec![("ref", r.to_string())])
             .unwrap_or_default();
-        let reply = self
-            .send::<()>(Method::GET, &endpoint, &query, None, &[404])
-            .await?;
-        if reply.status == 404 {
+        let Some(reply) = self.get_reply_optional(&endpoint, &query).await? else {
             return Ok(None);
-        }
+        };
         if reply.body.first() == Some(&b'[') {
             return Err(GiteaError::Invalid(format!(
                 "{path} is a directory, not a file"
             )));
         }
-        self.decode("GET", &endpoint, &reply).map(Some)
+        self.decode(&reply).map(Some)
     }
 
     /// Creates `path` with `options` — on `new_branch` when set, which Gitea
@@ -69,10 +65,9 @@ impl GiteaClient {
         let endpoint = self.repo_path_with("contents", path)?;
         tracing::info!(path, new_branch = ?options.new_branch, "creating file");
         let result = self
-            .send(Method::POST, &endpoint, &[], Some(options), &[])
+            .write(Method::POST, &endpoint, options, Resend::Always)
             .await;
-        self.file_outcome("POST", &endpoint, path, options, result)
-            .await
+        self.file_outcome(path, options, result).await
     }
 
     /// Replaces `path`, whose current blob id must be `options.sha` (422 when
@@ -90,10 +85,9 @@ impl GiteaClient {
         let endpoint = self.repo_path_with("contents", path)?;
         tracing::info!(path, branch = ?options.branch, "updating file");
         let result = self
-            .send(Method::PUT, &endpoint, &[], Some(options), &[])
+            .write(Method::PUT, &endpoint, options, Resend::Always)
             .await;
-        self.file_outcome("PUT", &endpoint, path, options, result)
-            .await
+        self.file_outcome(path, options, result).await
     }
 
     /// Deletes `path`, whose blob id is `sha`, on `branch` (the default
@@ -111,28 +105,18 @@ impl GiteaClient {
             branch,
             message,
         };
-        let reply = self
-            .send(Method::DELETE, &endpoint, &[], Some(&body), &[404])
-            .await?;
-        Ok(if reply.status == 404 {
-            DeleteOutcome::NotFound
-        } else {
-            DeleteOutcome::Deleted
-        })
+        self.delete_optional_with(&endpoint, Some(&body)).await
     }
 
+    /// A write's outcome: its commit, or a 422 for bytes already in place.
     async fn file_outcome(
         &self,
-        method: &str,
-        endpoint: &str,
         path: &str,
         options: &FileOptions,
-        result: Result<super::client::Reply, GiteaError>,
+        result: Result<FileResponse, GiteaError>,
     ) -> Result<FileOutcome, GiteaError> {
         match result {
-            Ok(reply) => self
-                .decode(method, endpoint, &reply)
-                .map(|file| FileOutcome::Committed(Box::new(file))),
+            Ok(file) => Ok(FileOutcome::Committed(Box::new(file))),
             Err(e) if e.is_unprocessable() => {
                 let target = options.new_branch.as_deref().or(options.branch.as_deref());
                 let wanted = options.content_bytes();

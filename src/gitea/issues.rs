@@ -6,10 +6,10 @@ use reqwest::Method;
 
 use super::client::{GiteaClient, Resend};
 use super::error::GiteaError;
-use super::paging::Total;
-use super::review_model::{
+use super::model::{
     CreateIssueOption, EditIssueOption, Issue, IssueFilter, IssueKind, State, TimelineComment,
 };
+use super::paging::Total;
 
 impl GiteaClient {
     /// Every issue matching `filter`, newest first.
@@ -61,13 +61,7 @@ impl GiteaClient {
     /// One issue (or pull) by index; `None` on 404.
     pub async fn get_issue(&self, index: i64) -> Result<Option<Issue>, GiteaError> {
         let path = self.repo_path(&format!("/issues/{index}"));
-        let reply = self
-            .send::<()>(Method::GET, &path, &[], None, &[404])
-            .await?;
-        if reply.status == 404 {
-            return Ok(None);
-        }
-        self.decode("GET", &path, &reply).map(Some)
+        self.get_optional(&path, &[]).await
     }
 
     /// Opens an issue. Not resent after an answer that may mean it landed
@@ -75,17 +69,8 @@ impl GiteaClient {
     pub async fn create_issue(&self, options: &CreateIssueOption) -> Result<Issue, GiteaError> {
         let path = self.repo_path("/issues");
         tracing::info!(title = %options.title, "opening issue");
-        let reply = self
-            .send_with(
-                Method::POST,
-                &path,
-                &[],
-                Some(options),
-                &[],
-                Resend::IfNotSent,
-            )
-            .await?;
-        self.decode("POST", &path, &reply)
+        self.write(Method::POST, &path, options, Resend::IfNotSent)
+            .await
     }
 
     /// Edits an issue or pull (Gitea answers 201, not 200).
@@ -95,10 +80,8 @@ impl GiteaClient {
         options: &EditIssueOption,
     ) -> Result<Issue, GiteaError> {
         let path = self.repo_path(&format!("/issues/{index}"));
-        let reply = self
-            .send(Method::PATCH, &path, &[], Some(options), &[])
-            .await?;
-        self.decode("PATCH", &path, &reply)
+        self.write(Method::PATCH, &path, options, Resend::Always)
+            .await
     }
 
     /// Closes an issue or pull; closing a closed one changes nothing.

@@ -5,8 +5,8 @@ use reqwest::Method;
 
 use super::client::{GiteaClient, Resend};
 use super::error::GiteaError;
+use super::model::{CreateLabelOption, IssueLabels, Label};
 use super::paging::Total;
-use super::review_model::{CreateLabelOption, IssueLabels, Label};
 
 impl GiteaClient {
     /// Every label of the repository, by name.
@@ -21,17 +21,8 @@ impl GiteaClient {
     pub async fn create_label(&self, options: &CreateLabelOption) -> Result<Label, GiteaError> {
         let path = self.repo_path("/labels");
         tracing::info!(name = %options.name, "creating label");
-        let reply = self
-            .send_with(
-                Method::POST,
-                &path,
-                &[],
-                Some(options),
-                &[],
-                Resend::IfNotSent,
-            )
-            .await?;
-        self.decode("POST", &path, &reply)
+        self.write(Method::POST, &path, options, Resend::IfNotSent)
+            .await
     }
 
     /// Adds labels to an issue or pull; returns its whole label set.
@@ -41,10 +32,8 @@ impl GiteaClient {
         labels: &IssueLabels,
     ) -> Result<Vec<Label>, GiteaError> {
         let path = self.repo_path(&format!("/issues/{index}/labels"));
-        let reply = self
-            .send(Method::POST, &path, &[], Some(labels), &[])
-            .await?;
-        self.decode("POST", &path, &reply)
+        self.write(Method::POST, &path, labels, Resend::Always)
+            .await
     }
 
     /// Sets an issue's or pull's labels to exactly `labels`.
@@ -54,10 +43,7 @@ impl GiteaClient {
         labels: &IssueLabels,
     ) -> Result<Vec<Label>, GiteaError> {
         let path = self.repo_path(&format!("/issues/{index}/labels"));
-        let reply = self
-            .send(Method::PUT, &path, &[], Some(labels), &[])
-            .await?;
-        self.decode("PUT", &path, &reply)
+        self.write(Method::PUT, &path, labels, Resend::Always).await
     }
 
     /// Removes one label (by ID) from an issue or pull; 422 for a label that

@@ -40,6 +40,8 @@
 //!   [`GiteaClient::add_issue_labels`], [`GiteaClient::replace_issue_labels`],
 //!   [`GiteaClient::remove_issue_label`].
 //!
+//! The payloads are in `model/`, one file per API area.
+//!
 //! Creates that Gitea would duplicate when repeated (issues, comments,
 //! labels) are resent only when the first attempt surely did not arrive; the
 //! others recognise their own landed retry (wiki 400, pull 409, file 422).
@@ -58,26 +60,23 @@ pub use crate::page_name;
 pub mod paging;
 pub mod pulls;
 pub mod repo;
-pub mod review_model;
 pub mod scopes;
 pub mod token;
 pub mod wiki;
 
-pub use client::{ClientOptions, GiteaClient, RepoRef};
+pub use client::{ClientOptions, DeleteOutcome, GiteaClient, RepoRef};
 pub use contents::FileOutcome;
 pub use error::GiteaError;
 pub use model::{
-    CommitUser, CreateWikiPageOptions, Repository, ServerVersion, WikiCommit, WikiCommitList,
-    WikiPage, WikiPageMetaData,
+    AccessLevel, Branch, BranchProtection, Comment, CommitMeta, CommitUser, ContentsResponse,
+    CreateIssueOption, CreateLabelOption, CreatePullRequestOption, CreateWikiPageOptions,
+    EditIssueOption, EditPullRequestOption, FileCommit, FileOptions, FileResponse, Identity, Issue,
+    IssueFilter, IssueKind, IssueLabels, Label, MergePullRequestOption, MergeStyle, PayloadCommit,
+    PayloadUser, Permission, PrBranchInfo, PullFilter, PullRequest, PullRequestMeta,
+    RepoPermission, Repository, ServerVersion, State, StateFilter, TimelineComment, TimelineEvent,
+    User, WikiCommit, WikiCommitList, WikiPage, WikiPageMetaData,
 };
 pub use pulls::{MergeOutcome, PullCreated, PullOutcome};
-pub use review_model::{
-    AccessLevel, Branch, BranchProtection, Comment, ContentsResponse, CreateIssueOption,
-    CreateLabelOption, CreatePullRequestOption, EditIssueOption, EditPullRequestOption, FileCommit,
-    FileOptions, FileResponse, Identity, Issue, IssueFilter, IssueKind, IssueLabels, Label,
-    MergePullRequestOption, MergeStyle, Permission, PullFilter, PullRequest, RepoPermission, State,
-    StateFilter, TimelineComment, TimelineEvent, User,
-};
 pub use scopes::TokenScopes;
 pub use token::{TokenScope, TokenSource};
-pub use wiki::{DeleteOutcome, UpsertOutcome, Upserted};
+pub use wiki::{UpsertOutcome, Upserted};

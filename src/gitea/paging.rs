@@ -75,7 +75,7 @@ impl GiteaClient {
             if page == 1 {
                 first_date = reply.date.clone();
             }
-            let batch: Vec<T> = self.decode("GET", path, &reply)?;
+            let batch: Vec<T> = self.decode(&reply)?;
             let batch_len = batch.len();
             items.extend(batch);
             if is_last_page(batch_len, items.len(), reply.total_count, meaning) {

@@ -4,13 +4,13 @@
 
 use reqwest::Method;
 
-use super::client::GiteaClient;
+use super::client::{GiteaClient, Resend};
 use super::error::GiteaError;
-use super::paging::Total;
-use super::review_model::{
+use super::model::{
     CreatePullRequestOption, EditPullRequestOption, MergePullRequestOption, PullFilter,
     PullRequest, StateFilter,
 };
+use super::paging::Total;
 
 /// Whether [`GiteaClient::create_pull`] made the pull.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,13 +65,7 @@ impl GiteaClient {
     /// One pull by its index; `None` on 404 (also for an issue's index).
     pub async fn get_pull(&self, index: i64) -> Result<Option<PullRequest>, GiteaError> {
         let path = self.repo_path(&format!("/pulls/{index}"));
-        let reply = self
-            .send::<()>(Method::GET, &path, &[], None, &[404])
-            .await?;
-        if reply.status == 404 {
-            return Ok(None);
-        }
-        self.decode("GET", &path, &reply).map(Some)
+        self.get_optional(&path, &[]).await
     }
 
     /// Opens a pull. Gitea's errors pass through (422 head == base or not
@@ -85,11 +79,11 @@ impl GiteaClient {
         let path = self.repo_path("/pulls");
         tracing::info!(head = %options.head, base = %options.base, "opening pull request");
         match self
-            .send(Method::POST, &path, &[], Some(options), &[])
+            .write(Method::POST, &path, options, Resend::Always)
             .await
         {
-            Ok(reply) => Ok(PullCreated {
-                pull: self.decode("POST", &path, &reply)?,
+            Ok(pull) => Ok(PullCreated {
+                pull,
                 outcome: PullOutcome::Created,
             }),
             Err(e) if e.is_conflict() => {
@@ -124,19 +118,15 @@ impl GiteaClient {
         options: &EditPullRequestOption,
     ) -> Result<PullRequest, GiteaError> {
         let path = self.repo_path(&format!("/pulls/{index}"));
-        let reply = self
-            .send(Method::PATCH, &path, &[], Some(options), &[])
-            .await?;
-        self.decode("PATCH", &path, &reply)
+        self.write(Method::PATCH, &path, options, Resend::Always)
+            .await
     }
 
     /// `GET /pulls/{index}/merge`: 204 merged, 404 not merged (or no pull).
     pub async fn is_pull_merged(&self, index: i64) -> Result<bool, GiteaError> {
         let path = self.repo_path(&format!("/pulls/{index}/merge"));
-        let reply = self
-            .send::<()>(Method::GET, &path, &[], None, &[404])
-            .await?;
-        Ok(reply.status == 204)
+        let reply = self.get_reply_optional(&path, &[]).await?;
+        Ok(reply.is_some_and(|r| r.status == 204))
     }
 
     /// Merges a pull. Refusals are 405 ([`GiteaError::is_merge_refused`]: no

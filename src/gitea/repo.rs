@@ -2,34 +2,25 @@
 //! (with the caller's `permissions`), `GET /user`, and a user's effective
 //! permission on the repository.
 
-use reqwest::Method;
-
 use super::client::{GiteaClient, escape_segment};
 use super::error::GiteaError;
-use super::model::{Repository, ServerVersion};
-use super::review_model::{RepoPermission, User};
+use super::model::{RepoPermission, Repository, ServerVersion, User};
 
 impl GiteaClient {
     /// The server's version (`{"version":"1.25.4"}`), for feature gating.
     pub async fn server_version(&self) -> Result<ServerVersion, GiteaError> {
-        let path = "/version";
-        let reply = self.send::<()>(Method::GET, path, &[], None, &[]).await?;
-        self.decode("GET", path, &reply)
+        self.get("/version", &[]).await
     }
 
     /// The configured repository; 404 when it does not exist or is hidden.
     /// `permissions` are the token user's (`admin`, `push`, `pull`).
     pub async fn get_repository(&self) -> Result<Repository, GiteaError> {
-        let path = self.repo_path("");
-        let reply = self.send::<()>(Method::GET, &path, &[], None, &[]).await?;
-        self.decode("GET", &path, &reply)
+        self.get(&self.repo_path(""), &[]).await
     }
 
     /// The token's user (`GET /user`; needs the `read:user` scope).
     pub async fn current_user(&self) -> Result<User, GiteaError> {
-        let path = "/user";
-        let reply = self.send::<()>(Method::GET, path, &[], None, &[]).await?;
-        self.decode("GET", path, &reply)
+        self.get("/user", &[]).await
     }
 
     /// `username`'s effective access (owner, teams, public read included).
@@ -41,7 +32,6 @@ impl GiteaClient {
             "/collaborators/{}/permission",
             escape_segment(username)?
         ));
-        let reply = self.send::<()>(Method::GET, &path, &[], None, &[]).await?;
-        self.decode("GET", &path, &reply)
+        self.get(&path, &[]).await
     }
 }

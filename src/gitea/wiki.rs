@@ -3,7 +3,7 @@
 
 use reqwest::Method;
 
-use super::client::GiteaClient;
+use super::client::{DeleteOutcome, GiteaClient, Resend};
 use super::error::GiteaError;
 use super::model::{CreateWikiPageOptions, WikiCommitList, WikiPage, WikiPageMetaData};
 use super::page_name::{is_reserved_title, title_to_sub_url};
@@ -29,14 +29,6 @@ pub struct Upserted {
     pub outcome: UpsertOutcome,
 }
 
-/// Whether a delete removed the page or found nothing to remove.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeleteOutcome {
-    Deleted,
-    /// 404: the page was not there (also after a retried delete that landed).
-    NotFound,
-}
-
 impl GiteaClient {
     /// All pages of the wiki (including `_Sidebar` and `_Footer`). An empty
     /// wiki is an empty list, although Gitea answers 404 for it.
@@ -60,13 +52,13 @@ impl GiteaClient {
                     return Ok(pages);
                 }
                 return Err(GiteaError::Status {
-                    method: "GET".into(),
+                    method: reply.method.to_string(),
                     endpoint: path,
                     status: 404,
                     message: "the wiki disappeared while it was being listed".into(),
                 });
             }
-            let batch: Vec<WikiPageMetaData> = self.decode("GET", &path, &reply)?;
+            let batch: Vec<WikiPageMetaData> = self.decode(&reply)?;
             let batch_len = batch.len();
             pages.extend(batch);
             let done = match reply.total_count {
@@ -84,13 +76,7 @@ impl GiteaClient {
     /// `page_name::title_to_sub_url` computes it); `None` on 404.
     pub async fn get_wiki_page(&self, sub_url: &str) -> Result<Option<WikiPage>, GiteaError> {
         let path = self.repo_path(&format!("/wiki/page/{}", checked_sub_url(sub_url)?));
-        let reply = self
-            .send::<()>(Method::GET, &path, &[], None, &[404])
-            .await?;
-        if reply.status == 404 {
-            return Ok(None);
-        }
-        self.decode("GET", &path, &reply).map(Some)
+        self.get_optional(&path, &[]).await
     }
 
     /// Creates a page; Gitea answers 400 (not 409) when it already exists, see
@@ -105,10 +91,7 @@ impl GiteaClient {
         let path = self.repo_path("/wiki/new");
         let body = CreateWikiPageOptions::new(title, content, message);
         tracing::info!(title, sub_url = %title_to_sub_url(title), "creating wiki page");
-        let reply = self
-            .send(Method::POST, &path, &[], Some(&body), &[])
-            .await?;
-        self.decode("POST", &path, &reply)
+        self.write(Method::POST, &path, &body, Resend::Always).await
     }
 
     /// Replaces the page at `sub_url` with `title` and `content`. Gitea renames
@@ -125,10 +108,8 @@ impl GiteaClient {
         let path = self.repo_path(&format!("/wiki/page/{}", checked_sub_url(sub_url)?));
         let body = CreateWikiPageOptions::new(title, content, message);
         tracing::info!(title, sub_url, "editing wiki page");
-        let reply = self
-            .send(Method::PATCH, &path, &[], Some(&body), &[])
-            .await?;
-        self.decode("PATCH", &path, &reply)
+        self.write(Method::PATCH, &path, &body, Resend::Always)
+            .await
     }
 
     /// Creates the page, or edits it when it exists. Safe to retry: a create
@@ -165,14 +146,7 @@ impl GiteaClient {
     pub async fn delete_wiki_page(&self, sub_url: &str) -> Result<DeleteOutcome, GiteaError> {
         let path = self.repo_path(&format!("/wiki/page/{}", checked_sub_url(sub_url)?));
         tracing::info!(sub_url, "deleting wiki page");
-        let reply = self
-            .send::<()>(Method::DELETE, &path, &[], None, &[404])
-            .await?;
-        Ok(if reply.status == 404 {
-            DeleteOutcome::NotFound
-        } else {
-            DeleteOutcome::Deleted
-        })
+        self.delete_optional(&path).await
     }
 
     /// One page (1-based, 50 commits each, newest first) of a page's history.
@@ -183,10 +157,7 @@ impl GiteaClient {
     ) -> Result<WikiCommitList, GiteaError> {
         let path = self.repo_path(&format!("/wiki/revisions/{}", checked_sub_url(sub_url)?));
         let query = [("page", page.max(1).to_string())];
-        let reply = self
-            .send::<()>(Method::GET, &path, &query, None, &[])
-            .await?;
-        self.decode("GET", &path, &reply)
+        self.get(&path, &query).await
     }
 }
 

@@ -1,9 +1,11 @@
-//! Gitea API payloads that learnsync reads and writes, named and spelt as in
-//! Gitea's swagger (including `commiter`); unknown fields are ignored.
+//! Wiki pages: the page list's metadata, a page with its content, a page's
+//! history, and the body of a create or edit (base64, as Gitea requires).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
+
+use super::users::CommitUser;
 
 /// `CreateWikiPageOptions`: the body of both create (POST) and edit (PATCH).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,17 +29,6 @@ impl CreateWikiPageOptions {
             message: message.map(str::to_string),
         }
     }
-}
-
-/// `CommitUser`: a name, an email and an RFC 3339 UTC date.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CommitUser {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub email: String,
-    #[serde(default)]
-    pub date: String,
 }
 
 /// `WikiCommit`: one commit of the wiki repository.
@@ -105,56 +96,6 @@ pub struct WikiCommitList {
     pub commits: Vec<WikiCommit>,
     #[serde(default)]
     pub count: i64,
-}
-
-/// `ServerVersion`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerVersion {
-    #[serde(default)]
-    pub version: String,
-}
-
-/// The fields of `Repository` that learnsync looks at.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Repository {
-    #[serde(default)]
-    pub id: i64,
-    #[serde(default)]
-    pub full_name: String,
-    #[serde(default)]
-    pub html_url: String,
-    #[serde(default)]
-    pub default_branch: String,
-    #[serde(default)]
-    pub has_wiki: bool,
-    /// Set when the wiki lives elsewhere; then the API wiki is unusable.
-    #[serde(default)]
-    pub external_wiki: Option<serde_json::Value>,
-    #[serde(default)]
-    pub archived: bool,
-    #[serde(default)]
-    pub private: bool,
-    #[serde(default)]
-    pub empty: bool,
-    #[serde(default)]
-    pub owner: Option<super::review_model::User>,
-    /// The caller's rights (Gitea fills it for the token's user).
-    #[serde(default)]
-    pub permissions: Option<super::review_model::Permission>,
-}
-
-impl Repository {
-    /// Whether the wiki API can be used: wiki unit on, not external, writable.
-    pub fn wiki_usable(&self) -> bool {
-        self.has_wiki && self.external_wiki.is_none() && !self.archived
-    }
-}
-
-/// Gitea's error body (`APIError`, plus `errors` on some 404s).
-#[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct ApiErrorBody {
-    #[serde(default)]
-    pub message: Option<String>,
 }
 
 #[cfg(test)]
