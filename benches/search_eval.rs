@@ -376,7 +376,7 @@ fn eval(dir: &Path, queries_path: &Path, misses: bool) {
     let queries = read_queries(queries_path);
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
-    let learnings: Vec<Learning> = learnsync::view::load(&ld, &config)
+    let learnings: Vec<Learning> = learnsync::view::load(&ld, config.hub_name())
         .learnings
         .into_iter()
         .map(|l| l.learning)
@@ -387,7 +387,7 @@ fn eval(dir: &Path, queries_path: &Path, misses: bool) {
         queries.len()
     );
     let a = learnsync_answers(&ld, &config, &queries);
-    let docs = on_disk::documents(&ld, &config);
+    let docs = on_disk::documents(&ld, config.hub_name());
     let index = Index::build(&docs, on_disk::load_graph(dir), IndexParams::default());
     let mem = memory_answers(&index, &queries, &Tuning::default());
     let agree = a.iter().zip(&mem).filter(|(x, y)| x == y).count();
@@ -486,7 +486,7 @@ fn report_tuned(dir: &Path, queries_path: &Path, t: &Tuning, params: IndexParams
     let queries = read_queries(queries_path);
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
-    let docs = on_disk::documents(&ld, &config);
+    let docs = on_disk::documents(&ld, config.hub_name());
     let graph = on_disk::load_graph(dir);
     let tuned = memory_answers(&Index::build(&docs, graph.clone(), params), &queries, t);
     let defaults = memory_answers(
@@ -494,7 +494,7 @@ fn report_tuned(dir: &Path, queries_path: &Path, t: &Tuning, params: IndexParams
         &queries,
         &Tuning::default(),
     );
-    let learnings: Vec<Learning> = learnsync::view::load(&ld, &config)
+    let learnings: Vec<Learning> = learnsync::view::load(&ld, config.hub_name())
         .learnings
         .into_iter()
         .map(|l| l.learning)
@@ -527,7 +527,7 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
     let queries = read_queries(queries_path);
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
-    let docs = on_disk::documents(&ld, &config);
+    let docs = on_disk::documents(&ld, config.hub_name());
     let graph = on_disk::load_graph(dir);
     let index = Index::build(&docs, graph.clone(), IndexParams::default());
     let base = Tuning::default();
@@ -633,7 +633,7 @@ fn margins(dir: &Path, queries_path: &Path) {
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
     let index = Index::build(
-        &on_disk::documents(&ld, &config),
+        &on_disk::documents(&ld, config.hub_name()),
         on_disk::load_graph(dir),
         IndexParams::default(),
     );
@@ -690,7 +690,7 @@ fn dump(dir: &Path, queries_path: &Path) {
     let config = config_for(dir);
     let ld = LearningsDir::new(dir);
     let index = Index::build(
-        &on_disk::documents(&ld, &config),
+        &on_disk::documents(&ld, config.hub_name()),
         on_disk::load_graph(dir),
         IndexParams::default(),
     );
@@ -922,7 +922,7 @@ fn main() {
             let config = config_for(&dir);
             let ld = LearningsDir::new(&dir);
             let index = Index::build(
-                &on_disk::documents(&ld, &config),
+                &on_disk::documents(&ld, config.hub_name()),
                 on_disk::load_graph(&dir),
                 IndexParams::default(),
             );

@@ -109,7 +109,7 @@ pub fn trust_notes(view: &crate::view::View) -> Vec<Note> {
 /// The dir's status, read without changing anything.
 pub fn status(dir: &LearningsDir, config: &Config) -> Result<Status, crate::repo::GitError> {
     let repo = Repo::open(&dir.root)?;
-    let view = crate::view::load(dir, config);
+    let view = crate::view::load(dir, config.hub_name());
     let mut by_trust: std::collections::BTreeMap<String, usize> =
         <crate::learning::TrustLevel as crate::names::Named>::ALL
             .iter()
@@ -165,7 +165,7 @@ pub fn check_with_notes(
     // What a sync leaves out of the work tree, said in its own words, not
     // also as a learning that does not parse.
     let left_out = crate::sync::left_out(&repo)?;
-    let view = crate::view::load(dir, config);
+    let view = crate::view::load(dir, config.hub_name());
     let notes = trust_notes(&view);
     let hosted = crate::sync::owners::hosted(&dir.state());
     let signing = crate::signing::problems(config, &view.policy, &hosted);

@@ -294,7 +294,8 @@ pub fn read(
     hub: Option<&str>,
     only: Option<&BTreeSet<String>>,
 ) -> Result<HubMain> {
-    read_from(repo, hub, only, &recorded(state))
+    let recorded = recorded(state);
+    read_from(repo, hub, only, &recorded)
 }
 
 /// Every decision that bears on learnings: approvals (and rejections) on

@@ -42,21 +42,22 @@ pub enum FirstBuild {
 
 /// The hook a sync keeps the indexes with.
 pub fn keeper(config: &Config, first: FirstBuild) -> OnHead {
-    let config = config.clone();
+    let dir = LearningsDir::new(config.dir.value.clone());
+    let hub = config.hub_name().map(str::to_owned);
     OnHead(Arc::new(move |moved: &HeadMoved<'_>| {
-        keep(moved, &config, &first)
+        keep(moved, &dir, hub.as_deref(), &first)
     }))
 }
 
 /// Brings the capture index and the search index from the tree of
 /// `moved.from` to that of `moved.to`. Both are caches: a failure is logged
 /// by them, never returned.
-fn keep(moved: &HeadMoved<'_>, config: &Config, first: &FirstBuild) {
-    let dir = LearningsDir::new(config.dir.value.clone());
+/// The view's review records come from `hub`'s `main`.
+fn keep(moved: &HeadMoved<'_>, dir: &LearningsDir, hub: Option<&str>, first: &FirstBuild) {
     let repo = moved.repo;
     let mut lap = Lap::start();
-    let capture_missing = !crate::capture::index::exists(&dir) || moved.changed.is_none();
-    if capture_missing && !crate::search::on_disk::exists(&dir) {
+    let capture_missing = !crate::capture::index::exists(dir) || moved.changed.is_none();
+    if capture_missing && !crate::search::on_disk::exists(dir) {
         // A build this cycle already started (its push was rejected and it
         // merged again) waits for our lock: it will read the final tree.
         if crate::store::index_build_running(&dir.state()) {
@@ -67,34 +68,34 @@ fn keep(moved: &HeadMoved<'_>, config: &Config, first: &FirstBuild) {
                 .to
                 .is_some_and(|to| learnings_at(repo, to) >= DETACH_FROM)
         {
-            spawn(exe, &dir);
+            spawn(exe, dir);
             lap.done("indexes: a detached first build started");
             return;
         }
-        build_both(&dir, config, Some(repo));
+        build_both(dir, hub, Some(repo));
         lap.done("capture and search indexes");
         return;
     }
     match &moved.changed {
         Some(paths) if !capture_missing => {
             if !paths.is_empty() {
-                crate::capture::index::update(config, paths);
+                crate::capture::index::update(dir, hub, paths);
             }
         }
-        _ => crate::capture::index::refresh(config),
+        _ => crate::capture::index::refresh(dir, hub),
     }
     lap.done("capture index");
-    if moved.from != moved.to || !crate::search::on_disk::exists(&dir) {
-        crate::search::update(config, &[], repo);
+    if moved.from != moved.to || !crate::search::on_disk::exists(dir) {
+        crate::search::update(dir, hub, &[], repo);
         lap.done("search index");
     }
 }
 
 /// Both indexes built whole from one read of HEAD's tree (through `repo`
 /// when given, so a sync's mapped packs are not mapped twice).
-fn build_both(dir: &LearningsDir, config: &Config, repo: Option<&Repo>) -> Option<usize> {
-    let mut capture = crate::capture::index::Rebuild::start(config);
-    let built = crate::search::on_disk::rebuild_seeing(dir, config, &mut |l| capture.add(l), repo);
+fn build_both(dir: &LearningsDir, hub: Option<&str>, repo: Option<&Repo>) -> Option<usize> {
+    let mut capture = crate::capture::index::Rebuild::start(dir);
+    let built = crate::search::on_disk::rebuild_seeing(dir, hub, &mut |l| capture.add(l), repo);
     if let Some(repo) = repo {
         repo.release_caches();
     }
@@ -114,7 +115,7 @@ fn build_both(dir: &LearningsDir, config: &Config, repo: Option<&Repo>) -> Optio
                 }
             };
             drop(capture);
-            crate::capture::index::refresh(config);
+            crate::capture::index::refresh(dir, hub);
             learnings
         }
     }
@@ -207,7 +208,7 @@ pub fn build(config: &Config, wait: Duration) -> Result<Built, IndexError> {
         return Err(IndexError::NotInitialised(dir.root.display().to_string()));
     }
     let _lock = SyncLock::acquire(&dir.state().sync_lock(), wait, crate::store::INDEX_BUILD)?;
-    let learnings = build_both(&dir, config, None);
+    let learnings = build_both(&dir, config.hub_name(), None);
     let _ = std::fs::remove_file(dir.state().index_build_pending());
     let learnings = learnings.ok_or(IndexError::NotBuilt)?;
     Ok(Built {

@@ -152,7 +152,8 @@ pub fn init(
     } else {
         "learnsync: init"
     };
-    let adopted = crate::sync::commit_as_is(&repo, &dir, message, &config)?;
+    let settings = crate::sync::Settings::of(&repo, &config);
+    let adopted = crate::sync::commit_as_is(&repo, &dir, message, &settings)?;
     let scan = dir.scan();
     let terraphim_elsewhere = if had_files {
         Vec::new()

@@ -3,7 +3,6 @@
 //! hand-edited or stale `trust_level` is never shown or acted on. And, for
 //! the lookup indexes, the learnings of a commit as its files record them.
 
-use crate::config::Config;
 use crate::event::Event;
 use crate::policy::POLICY_PATH;
 use crate::repo::Repo;
@@ -91,8 +90,9 @@ impl View {
     }
 }
 
-/// Reads the dir, folds in the inbox, and recomputes derived state.
-pub fn load(dir: &LearningsDir, config: &Config) -> View {
+/// Reads the dir, folds in the inbox, and recomputes derived state; the
+/// review records and the policy in force come from `hub`'s `main`.
+pub fn load(dir: &LearningsDir, hub: Option<&str>) -> View {
     let scan = dir.scan();
     let mut problems = scan.problems;
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -130,7 +130,6 @@ pub fn load(dir: &LearningsDir, config: &Config) -> View {
             Err(message) => problems.push(Problem { path, message }),
         }
     }
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
     let repo = Repo::open(&dir.root).ok();
     let (policy, policy_problem, _) = crate::hub::policy_in_force(repo.as_ref(), hub, || {
         std::fs::read_to_string(dir.root.join(POLICY_PATH)).ok()

@@ -27,7 +27,7 @@ const TITLE_WIDTH: usize = 40;
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let dir = ctx.initialised_dir()?;
-    let view = crate::view::load(&dir, &ctx.config);
+    let view = crate::view::load(&dir, ctx.config.hub_name());
     // An events line that does not parse is not counted: say which.
     for p in &view.problems {
         eprintln!("learnsync: skipped {}", problem_line(&p.path, &p.message));

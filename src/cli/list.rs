@@ -19,7 +19,7 @@ pub struct Args {
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let trust = args.trust;
     let dir = ctx.initialised_dir()?;
-    let view = crate::view::load(&dir, &ctx.config);
+    let view = crate::view::load(&dir, ctx.config.hub_name());
     for p in &view.problems {
         eprintln!("learnsync: skipped {}", problem_line(&p.path, &p.message));
     }

@@ -14,7 +14,7 @@ pub struct Args {
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     crate::paths::validate_id(&args.id).map_err(|e| CliError::usage(e.to_string()))?;
     let dir = ctx.initialised_dir()?;
-    let view = crate::view::load(&dir, &ctx.config);
+    let view = crate::view::load(&dir, ctx.config.hub_name());
     let Some(found) = view.find(&args.id) else {
         let unreadable = view.problems.iter().find(|p| p.path.contains(&args.id));
         return Err(CliError::failure(match unreadable {

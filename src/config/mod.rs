@@ -716,6 +716,12 @@ impl Resolver<'_> {
 }
 
 impl Config {
+    /// The hub remote's name, when one is configured (its `main` holds the
+    /// review records and the policy in force).
+    pub fn hub_name(&self) -> Option<&str> {
+        self.hub.as_ref().map(|h| h.value.as_str())
+    }
+
     /// The learnings dir alone (needed before the repo config can be read).
     pub fn resolve_dir(flags: &Flags, env: &Env, user: &FileConfig) -> Sourced<PathBuf> {
         let _ = user;

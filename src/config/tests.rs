@@ -31,7 +31,7 @@ fn precedence_is_flag_env_repo_user_default() {
     };
     let c = Config::resolve(&Flags::default(), &env, dir(), &repo, &user).expect("ok");
     assert_eq!(c.home_agent.value, "from-env");
-    assert_eq!(c.hub.as_ref().map(|h| h.value.as_str()), Some("origin"));
+    assert_eq!(c.hub_name(), Some("origin"));
     assert_eq!(
         c.gitea_url.as_ref().map(|h| h.source.clone()),
         Some(Source::UserFile)

@@ -364,7 +364,7 @@ fn summarise_sync(report: &SyncReport) -> RunResult {
 /// Learnings by trust level (every level present, zero or not), the inbox
 /// size and what the learnings did, from one view.
 pub fn count_learnings(dir: &LearningsDir, config: &Config) -> super::metrics::DirCounts {
-    let view = crate::view::load(dir, config);
+    let view = crate::view::load(dir, config.hub_name());
     let mut by_trust: BTreeMap<String, u64> =
         <crate::learning::TrustLevel as crate::names::Named>::ALL
             .iter()

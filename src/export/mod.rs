@@ -126,7 +126,7 @@ pub fn export(
     if options.min_trust < TrustLevel::L2 {
         return Err(ExportError::Trust(options.min_trust));
     }
-    let view = crate::view::load(dir, config);
+    let view = crate::view::load(dir, config.hub_name());
     let policy = view.policy.clone();
     let rules = select::Rules {
         min_trust: options.min_trust,

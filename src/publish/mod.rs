@@ -189,7 +189,7 @@ pub fn render_dir(
     config: &Config,
     published: &state::TargetState,
 ) -> Result<Site, PublishError> {
-    let view = crate::view::load(dir, config);
+    let view = crate::view::load(dir, config.hub_name());
     for p in &view.problems {
         tracing::warn!(path = %p.path, problem = %p.message, "left out of publishing");
     }

@@ -133,7 +133,7 @@ pub fn run(
     // The hub's main as it is now: a merge a person just made must not look
     // like a learning without a review.
     let repo = crate::repo::Repo::open(&dir.root)?.with_identity(&config.identity())?;
-    if let Some(hub) = config.hub.as_ref().map(|h| h.value.as_str())
+    if let Some(hub) = config.hub_name()
         && repo.remote_names().iter().any(|r| r == hub)
         && let Err(e) = repo.fetch(
             hub,

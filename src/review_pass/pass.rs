@@ -76,7 +76,7 @@ impl Pass<'_> {
         wrote |= self.verify_rejections(cache, &bot, report).await;
 
         // 5. Plan against the learnings as they now are, and act on it.
-        let view = crate::view::load(self.dir, self.config);
+        let view = crate::view::load(self.dir, self.config.hub_name());
         let learnings: HashMap<&str, &Learning> = view
             .learnings
             .iter()

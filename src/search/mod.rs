@@ -24,7 +24,7 @@ pub mod signature;
 pub mod tokenize;
 pub mod tuning;
 
-pub use on_disk::{BuildReport, Freshness};
+pub use on_disk::{BuildReport, Freshness, HubName};
 pub use rank::{Hit, Request, Signals, Tuning};
 
 use crate::config::Config;
@@ -35,7 +35,7 @@ use crate::store::LearningsDir;
 pub fn search(dir: &LearningsDir, config: &Config, req: &Request<'_>) -> Result<Vec<Hit>, String> {
     search_with(
         dir,
-        Some(config),
+        HubName::Known(config.hub_name()),
         req,
         &Tuning::default(),
         Freshness::CatchUp,
@@ -66,7 +66,7 @@ pub fn pulled_ids(dir: &LearningsDir) -> std::collections::HashSet<String> {
 
 fn search_with(
     dir: &LearningsDir,
-    config: Option<&Config>,
+    hub: HubName<'_>,
     req: &Request<'_>,
     tuning: &Tuning,
     freshness: Freshness,
@@ -83,29 +83,16 @@ fn search_with(
             &with_pulled
         }
     };
-    let opened = on_disk::open_fresh(dir, config, freshness)?;
+    let opened = on_disk::open_fresh(dir, hub, freshness)?;
     match on_disk::with_source(dir, &opened, |s| rank::rank(s, req, tuning)) {
         Ok(hits) => Ok(hits),
         Err(e) => {
             tracing::warn!("{e}; rebuilding the search index");
             drop(opened);
-            let owned;
-            let config = match config {
-                Some(c) => c,
-                None => {
-                    owned = Config::load(
-                        &crate::config::Flags {
-                            dir: Some(dir.root.clone()),
-                            agent: None,
-                        },
-                        &crate::config::Env::from_process(),
-                    )
-                    .map_err(|e| e.to_string())?;
-                    &owned
-                }
-            };
-            on_disk::rebuild(dir, config)?;
-            let opened = on_disk::open_fresh(dir, Some(config), Freshness::AsItIs)?;
+            let hub = hub.read(dir)?;
+            on_disk::rebuild(dir, hub.as_deref())?;
+            let hub = HubName::Known(hub.as_deref());
+            let opened = on_disk::open_fresh(dir, hub, Freshness::AsItIs)?;
             on_disk::with_source(dir, &opened, |s| rank::rank(s, req, tuning))
         }
     }
@@ -130,7 +117,7 @@ pub fn suggest_for_hook(
         limit: 1,
         ..Request::default()
     };
-    let hit = search_with(dir, None, &req, &tuning, Freshness::AsItIs)
+    let hit = search_with(dir, HubName::Unread, &req, &tuning, Freshness::AsItIs)
         .ok()?
         .into_iter()
         .next()
@@ -173,7 +160,11 @@ pub fn context_block(
     freshness: Freshness,
 ) -> Result<context::Block, String> {
     let pulled = pulled_ids(dir);
-    let opened = on_disk::open_fresh(dir, config, freshness)?;
+    let hub = match config {
+        Some(c) => HubName::Known(c.hub_name()),
+        None => HubName::Unread,
+    };
+    let opened = on_disk::open_fresh(dir, hub, freshness)?;
     let (stale_days, now) = (
         stale_after_days(dir),
         crate::timestamp::Timestamp::now().unix(),
@@ -200,8 +191,8 @@ pub fn context_block(
 
 /// Brings the index up to date after a sync (see [`on_disk::update_with`]),
 /// reading through the sync's repository.
-pub fn update(config: &Config, changed: &[String], repo: &crate::repo::Repo) {
-    on_disk::update_with(config, changed, Some(repo))
+pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: &crate::repo::Repo) {
+    on_disk::update_with(dir, hub, changed, Some(repo))
 }
 
 /// The problems of the dir's KG files (`learnsync kg check`).

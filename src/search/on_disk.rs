@@ -150,11 +150,11 @@ fn open(dir: &LearningsDir) -> Result<Opened, String> {
 }
 
 /// Opens the index, bringing it to HEAD first as `freshness` says; builds it
-/// when it is missing or unreadable. `config` is needed to build (review
-/// records come from the configured hub); `None` loads the dir's own.
+/// when it is missing or unreadable. A build reads the review records from
+/// `hub`'s `main`.
 pub fn open_fresh(
     dir: &LearningsDir,
-    config: Option<&Config>,
+    hub: HubName<'_>,
     freshness: Freshness,
 ) -> Result<Opened, String> {
     let head = head_commit(&dir.root);
@@ -162,12 +162,12 @@ pub fn open_fresh(
         Ok(o) if o.head() == head.as_deref() => return Ok(o),
         Ok(o) if freshness == Freshness::AsItIs => return Ok(o),
         Ok(o) => {
-            let config = owned_config(dir, config)?;
-            match catch_up(dir, &config, o, head.as_deref()) {
+            let hub = hub.read(dir)?;
+            match catch_up(dir, hub.as_deref(), o, head.as_deref()) {
                 Ok(()) => {}
                 Err(e) => {
                     tracing::debug!("search index: catching up failed ({e}); rebuilding");
-                    rebuild(dir, &config)?;
+                    rebuild(dir, hub.as_deref())?;
                 }
             }
         }
@@ -178,11 +178,11 @@ pub fn open_fresh(
                 return Err("the search index is being built (learnsync index)".into());
             }
             if crate::store::wait_for_index_build(&dir.state(), BUILD_WAIT) {
-                return open_fresh(dir, config, freshness);
+                return open_fresh(dir, hub, freshness);
             }
             tracing::warn!("the search index build is taking long; building one for this query");
-            let config = owned_config(dir, config)?;
-            rebuild(dir, &config)?;
+            let hub = hub.read(dir)?;
+            rebuild(dir, hub.as_deref())?;
         }
         Err(e) => {
             if e.contains("damaged") {
@@ -190,8 +190,8 @@ pub fn open_fresh(
             } else {
                 tracing::debug!("{e}; rebuilding it");
             }
-            let config = owned_config(dir, config)?;
-            rebuild(dir, &config)?;
+            let hub = hub.read(dir)?;
+            rebuild(dir, hub.as_deref())?;
         }
     }
     open(dir)
@@ -201,15 +201,28 @@ pub fn open_fresh(
 /// building one (a first sync's, detached) before building its own.
 const BUILD_WAIT: Duration = Duration::from_secs(60);
 
-fn owned_config(dir: &LearningsDir, config: Option<&Config>) -> Result<Config, String> {
-    match config {
-        Some(c) => Ok(c.clone()),
-        None => {
-            let flags = crate::config::Flags {
-                dir: Some(dir.root.clone()),
-                agent: None,
-            };
-            Config::load(&flags, &crate::config::Env::from_process()).map_err(|e| e.to_string())
+/// The hub whose `main` holds the review records a build reads: known
+/// to the caller, or read from the dir's configuration only when a build
+/// needs it (a hook answers from the index without loading it).
+#[derive(Debug, Clone, Copy)]
+pub enum HubName<'a> {
+    Known(Option<&'a str>),
+    Unread,
+}
+
+impl HubName<'_> {
+    pub(crate) fn read(self, dir: &LearningsDir) -> Result<Option<String>, String> {
+        match self {
+            HubName::Known(hub) => Ok(hub.map(str::to_owned)),
+            HubName::Unread => {
+                let flags = crate::config::Flags {
+                    dir: Some(dir.root.clone()),
+                    agent: None,
+                };
+                let config = Config::load(&flags, &crate::config::Env::from_process())
+                    .map_err(|e| e.to_string())?;
+                Ok(config.hub_name().map(str::to_owned))
+            }
         }
     }
 }
@@ -252,8 +265,8 @@ pub fn load_graph(root: &Path) -> Graph {
 }
 
 /// The retrievable learnings of the dir as documents, in id order.
-pub fn documents(dir: &LearningsDir, config: &Config) -> Vec<Doc> {
-    let view = crate::view::load(dir, config);
+pub fn documents(dir: &LearningsDir, hub: Option<&str>) -> Vec<Doc> {
+    let view = crate::view::load(dir, hub);
     let (events, _) = dir.read_events();
     let mut tallies: HashMap<&str, Tally> = HashMap::new();
     let mut seen = HashSet::new();
@@ -385,8 +398,8 @@ fn laps() -> impl FnMut(&str) {
 
 /// Builds the whole index from HEAD's tree (the dir's view when there is
 /// no commit yet, or the tree cannot be read) and writes it.
-pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, String> {
-    rebuild_seeing(dir, config, &mut |_| {}, None).map(|(report, _)| report)
+pub fn rebuild(dir: &LearningsDir, hub: Option<&str>) -> Result<BuildReport, String> {
+    rebuild_seeing(dir, hub, &mut |_| {}, None).map(|(report, _)| report)
 }
 
 /// [`rebuild`], handing `see` every learning of HEAD's tree as it is read
@@ -396,7 +409,7 @@ pub fn rebuild(dir: &LearningsDir, config: &Config) -> Result<BuildReport, Strin
 /// mapped again), or a repository of its own when `None`.
 pub fn rebuild_seeing(
     dir: &LearningsDir,
-    config: &Config,
+    hub: Option<&str>,
     see: &mut dyn FnMut(&crate::learning::Learning),
     repo: Option<&Repo>,
 ) -> Result<(BuildReport, bool), String> {
@@ -419,7 +432,7 @@ pub fn rebuild_seeing(
             tracing::debug!("search index: cannot read HEAD's tree ({e}); reading the view");
         }
         builder = Builder::new(graph, IndexParams::default());
-        for d in documents(dir, config) {
+        for d in documents(dir, hub) {
             builder.add(&d);
         }
     }
@@ -446,39 +459,38 @@ pub fn rebuild_seeing(
 /// paths; the tree the index reflects is diffed against HEAD as well, so a
 /// commit made outside a sync is not missed). Best effort, like the capture
 /// index: a failure leaves the index to be rebuilt by the next query.
-pub fn update(config: &Config, changed: &[String]) {
-    update_with(config, changed, None);
+pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String]) {
+    update_with(dir, hub, changed, None);
 }
 
 /// [`update`] reading through `repo` (a sync's repository: the packs it
 /// mapped are not mapped a second time), or one of its own when `None`.
-pub fn update_with(config: &Config, changed: &[String], repo: Option<&Repo>) {
-    let dir = LearningsDir::new(config.dir.value.clone());
+pub fn update_with(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: Option<&Repo>) {
     let head = head_commit(&dir.root);
-    let result = match open(&dir) {
+    let result = match open(dir) {
         Ok(o) if o.head() == head.as_deref() && changed.is_empty() => Ok(()),
         Ok(o) => match repo {
-            Some(repo) => catch_up_with(&dir, config, o, head.as_deref(), changed, repo),
+            Some(repo) => catch_up_with(dir, hub, o, head.as_deref(), changed, repo),
             None => Repo::open(&dir.root)
                 .map_err(|e| e.to_string())
-                .and_then(|repo| catch_up_with(&dir, config, o, head.as_deref(), changed, &repo)),
+                .and_then(|repo| catch_up_with(dir, hub, o, head.as_deref(), changed, &repo)),
         },
-        Err(_) => rebuild(&dir, config).map(|_| ()),
+        Err(_) => rebuild(dir, hub).map(|_| ()),
     };
     if let Err(e) = result {
         tracing::warn!("search index not updated ({e}); the next query rebuilds it");
-        let _ = std::fs::remove_file(folder(&dir).join(SEGMENT_FILE));
+        let _ = std::fs::remove_file(folder(dir).join(SEGMENT_FILE));
     }
 }
 
 fn catch_up(
     dir: &LearningsDir,
-    config: &Config,
+    hub: Option<&str>,
     opened: Opened,
     head: Option<&str>,
 ) -> Result<(), String> {
     let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
-    catch_up_with(dir, config, opened, head, &[], &repo)
+    catch_up_with(dir, hub, opened, head, &[], &repo)
 }
 
 /// Paths whose blobs differ between two trees (both sides' files).
@@ -534,41 +546,21 @@ fn diff(
 /// Applies what changed between the commit the index reflects and `head`.
 fn catch_up_with(
     dir: &LearningsDir,
-    config: &Config,
+    hub: Option<&str>,
     opened: Opened,
     head: Option<&str>,
     hinted: &[String],
     repo: &Repo,
 ) -> Result<(), String> {
     let Some(head) = head else {
-        rebuild(dir, config)?;
+        rebuild(dir, hub)?;
         return Ok(());
     };
     let mut lap = laps();
-    let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
-    let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
-    let old_tree = match opened.head() {
-        Some(h) => match oid(h).and_then(|c| repo.commit_tree(c).map_err(|e| e.to_string())) {
-            Ok(t) => t,
-            Err(_) => {
-                rebuild(dir, config)?;
-                return Ok(());
-            }
-        },
-        None => repo.empty_tree(),
-    };
-    let mut changed = Vec::new();
-    diff(repo, old_tree, new_tree, "", &mut changed)?;
-    changed.extend(hinted.iter().cloned());
-    changed.sort();
-    changed.dedup();
-    if changed
-        .iter()
-        .any(|p| p.starts_with("kg/") || p == crate::policy::POLICY_PATH)
-    {
-        rebuild(dir, config)?;
+    let Some(diff) = changes_since(repo, &opened, head, hinted)? else {
+        rebuild(dir, hub)?;
         return Ok(());
-    }
+    };
     let mut delta = match opened.delta() {
         Some(_) => opened.delta,
         None => Delta {
@@ -578,43 +570,130 @@ fn catch_up_with(
         },
     };
     let segment = &opened.segment;
-    let base = SegmentSource::new(segment);
-    let base_doc = |id: &str| base.postings(&format!("{ID}{id}")).first().map(|&(d, _)| d);
-
     lap("diff");
-    // The changed learnings, parsed: from the work tree when a file there
-    // is the committed blob (every file a sync just wrote), else read once
-    // in pack order (in any other order each inflates its delta chain).
-    let learning_files: BTreeMap<String, gix::ObjectId> = changed
+    let mut parsed = read_changed(repo, &diff)?;
+    lap("read the changed learnings and events");
+    // Events first: their new lines tally ineffective and recurred outcomes.
+    let increments = new_outcomes(repo, &diff);
+    lap("events");
+    let base = SegmentSource::new(segment);
+    let mut edit = DeltaEdit::open(&base, &mut delta);
+    let graph = &segment.info.graph;
+    let matcher = kg::Matcher::new(graph);
+    let mut touched = HashSet::new();
+    for rel in &diff.changed {
+        let RepoPath::Learning { id, .. } = paths::classify(rel) else {
+            continue;
+        };
+        touched.insert(id.to_string());
+        let learning = parsed.remove(rel.as_str()).filter(retrievable);
+        let inc = increments.get(id).copied().unwrap_or_default();
+        edit.replace(id, rel, inc, learning.as_ref(), &matcher);
+    }
+    // Learnings whose events alone changed.
+    for (id, inc) in increments
         .iter()
-        .filter(|rel| matches!(paths::classify(rel), RepoPath::Learning { .. }))
-        .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(new_tree, rel).ok()??)))
+        .filter(|(id, _)| !touched.contains(id.as_str()))
+    {
+        edit.add_outcomes(id, *inc);
+    }
+    if let Some(e) = base.error.borrow().as_ref() {
+        return Err(e.clone());
+    }
+    edit.close(&mut delta);
+    lap("documents");
+    delta.head = Some(head.to_string());
+    store_delta(dir, hub, segment, &delta, head)
+}
+
+/// What changed between the index's commit and `head`: the two trees and
+/// the paths (with the ones the caller says changed), sorted. `None` when
+/// only a rebuild will do: the index's commit is unreadable, or the KG or
+/// the policy changed (every learning's weights may move).
+fn changes_since(
+    repo: &Repo,
+    opened: &Opened,
+    head: &str,
+    hinted: &[String],
+) -> Result<Option<TreeChanges>, String> {
+    let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
+    let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
+    let old_tree = match opened.head() {
+        Some(h) => match oid(h).and_then(|c| repo.commit_tree(c).map_err(|e| e.to_string())) {
+            Ok(t) => t,
+            Err(_) => return Ok(None),
+        },
+        None => repo.empty_tree(),
+    };
+    let mut changed = Vec::new();
+    diff(repo, old_tree, new_tree, "", &mut changed)?;
+    changed.extend(hinted.iter().cloned());
+    changed.sort();
+    changed.dedup();
+    let global = changed
+        .iter()
+        .any(|p| p.starts_with("kg/") || p == crate::policy::POLICY_PATH);
+    Ok((!global).then_some(TreeChanges {
+        old_tree,
+        new_tree,
+        changed,
+    }))
+}
+
+/// The paths that changed between two trees.
+struct TreeChanges {
+    old_tree: gix::ObjectId,
+    new_tree: gix::ObjectId,
+    changed: Vec<String>,
+}
+
+impl TreeChanges {
+    fn of_kind(&self, events: bool) -> impl Iterator<Item = &String> {
+        self.changed
+            .iter()
+            .filter(move |rel| match paths::classify(rel) {
+                RepoPath::Events { .. } => events,
+                RepoPath::Learning { .. } => !events,
+                _ => false,
+            })
+    }
+}
+
+/// The changed learnings, parsed, by path: from the work tree when a file
+/// there is the committed blob (every file a sync just wrote), else read
+/// once in pack order (in any other order each inflates its delta chain).
+/// The changed event files' blobs are read ahead into the cache as well.
+fn read_changed(
+    repo: &Repo,
+    diff: &TreeChanges,
+) -> Result<HashMap<String, crate::learning::Learning>, String> {
+    let learning_files: BTreeMap<String, gix::ObjectId> = diff
+        .of_kind(false)
+        .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(diff.new_tree, rel).ok()??)))
         .collect();
     let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
     crate::view::each_learning_in(repo, &learning_files, |rel, l| {
         parsed.insert(rel.to_string(), l);
     })?;
     drop(learning_files);
-    lap("read the changed learnings");
     repo.prefetch_blobs(
-        changed
-            .iter()
-            .filter(|rel| matches!(paths::classify(rel), RepoPath::Events { .. }))
+        diff.of_kind(true)
             .flat_map(|rel| {
                 [
-                    repo.blob_id_at(new_tree, rel).ok().flatten(),
-                    repo.blob_id_at(old_tree, rel).ok().flatten(),
+                    repo.blob_id_at(diff.new_tree, rel).ok().flatten(),
+                    repo.blob_id_at(diff.old_tree, rel).ok().flatten(),
                 ]
             })
             .flatten(),
     );
-    lap("read the changed events");
-    // Events first: their new lines tally ineffective and recurred outcomes.
+    Ok(parsed)
+}
+
+/// The ineffective and recurred outcomes in the event lines the change
+/// added, by learning.
+fn new_outcomes(repo: &Repo, diff: &TreeChanges) -> HashMap<String, Tally> {
     let mut increments: HashMap<String, Tally> = HashMap::new();
-    for rel in changed
-        .iter()
-        .filter(|p| matches!(paths::classify(p), RepoPath::Events { .. }))
-    {
+    for rel in diff.of_kind(true) {
         let read = |tree| -> String {
             repo.blob_at(tree, rel)
                 .ok()
@@ -622,7 +701,7 @@ fn catch_up_with(
                 .map(|b| crate::event::decode(&b).into_owned())
                 .unwrap_or_default()
         };
-        let (old, new) = (read(old_tree), read(new_tree));
+        let (old, new) = (read(diff.old_tree), read(diff.new_tree));
         let before: HashSet<&str> = old.lines().collect();
         for line in new.lines().filter(|l| !before.contains(l)) {
             if let Ok(e) = Event::parse_line(line) {
@@ -630,114 +709,151 @@ fn catch_up_with(
             }
         }
     }
-    lap("events");
-    // The delta as maps while it changes (thousands of learnings in a sync).
-    let mut docs: BTreeMap<String, WeighedDoc> = std::mem::take(&mut delta.docs)
-        .into_iter()
-        .map(|d| (d.meta.id.clone(), d))
-        .collect();
-    let mut removed: HashSet<u32> = delta.removed.drain(..).collect();
-    let mut evidence = std::mem::take(&mut delta.evidence);
-    // The evidence a learning had in the index, to carry over.
-    let previous = |id: &str,
-                    docs: &BTreeMap<String, WeighedDoc>,
-                    removed: &HashSet<u32>,
-                    evidence: &BTreeMap<u32, Evidence>| {
-        if let Some(d) = docs.get(id) {
+    increments
+}
+
+/// The delta as maps while it changes (thousands of learnings in a sync),
+/// over the segment it amends.
+struct DeltaEdit<'a> {
+    base: &'a SegmentSource<'a>,
+    docs: BTreeMap<String, WeighedDoc>,
+    removed: HashSet<u32>,
+    evidence: BTreeMap<u32, Evidence>,
+}
+
+impl<'a> DeltaEdit<'a> {
+    fn open(base: &'a SegmentSource<'a>, delta: &mut Delta) -> Self {
+        DeltaEdit {
+            base,
+            docs: std::mem::take(&mut delta.docs)
+                .into_iter()
+                .map(|d| (d.meta.id.clone(), d))
+                .collect(),
+            removed: delta.removed.drain(..).collect(),
+            evidence: std::mem::take(&mut delta.evidence),
+        }
+    }
+
+    /// The segment's document for a learning.
+    fn base_doc(&self, id: &str) -> Option<u32> {
+        self.base
+            .postings(&format!("{ID}{id}"))
+            .first()
+            .map(|&(d, _)| d)
+    }
+
+    /// The evidence a learning had in the index, to carry over.
+    fn previous(&self, id: &str) -> Option<Evidence> {
+        if let Some(d) = self.docs.get(id) {
             return Some(d.meta.evidence);
         }
-        let doc = base_doc(id)?;
-        if removed.contains(&doc) {
+        let doc = self.base_doc(id)?;
+        if self.removed.contains(&doc) {
             return None;
         }
-        evidence
+        self.evidence
             .get(&doc)
             .copied()
-            .or_else(|| segment.read_meta(doc).ok().map(|m| m.evidence))
-    };
-    let graph = &segment.info.graph;
-    let matcher = kg::Matcher::new(graph);
-    let mut touched = HashSet::new();
-    for rel in &changed {
-        let RepoPath::Learning { id, .. } = paths::classify(rel) else {
-            continue;
-        };
-        touched.insert(id.to_string());
-        let before = previous(id, &docs, &removed, &evidence).unwrap_or_default();
-        let inc = increments.get(id).copied().unwrap_or_default();
+            .or_else(|| self.base.segment.read_meta(doc).ok().map(|m| m.evidence))
+    }
+
+    /// A changed learning file at `rel`: its old document leaves, and its
+    /// new one (`learning`, when it is still retrievable) comes in weighed,
+    /// with the outcomes it had plus those the change added (`inc`).
+    fn replace(
+        &mut self,
+        id: &str,
+        rel: &str,
+        inc: Tally,
+        learning: Option<&crate::learning::Learning>,
+        matcher: &kg::Matcher,
+    ) {
+        let before = self.previous(id).unwrap_or_default();
         let tally = Tally {
             ineffective: before.ineffective + inc.ineffective,
             recurred: before.recurred + inc.recurred,
         };
-        docs.remove(id);
-        if let Some(doc) = base_doc(id)
-            && removed.insert(doc)
+        self.docs.remove(id);
+        if let Some(doc) = self.base_doc(id)
+            && self.removed.insert(doc)
         {
-            evidence.remove(&doc);
+            self.evidence.remove(&doc);
         }
-        let learning = parsed.remove(rel.as_str()).filter(retrievable);
-        if let Some(l) = learning {
-            let doc = Doc::new(&l, rel, tally);
-            let terms = super::postings::weigh(
-                &doc,
-                &matcher,
-                graph,
-                &segment.info.params,
-                &segment.info.stats,
-            );
-            docs.insert(
-                doc.meta.id.clone(),
-                WeighedDoc {
-                    meta: doc.meta,
-                    terms,
-                },
-            );
-        }
+        let Some(l) = learning else {
+            return;
+        };
+        let doc = Doc::new(l, rel, tally);
+        let info = &self.base.segment.info;
+        let terms = super::postings::weigh(&doc, matcher, &info.graph, &info.params, &info.stats);
+        self.docs.insert(
+            doc.meta.id.clone(),
+            WeighedDoc {
+                meta: doc.meta,
+                terms,
+            },
+        );
     }
-    // Learnings whose events alone changed.
-    for (id, inc) in &increments {
-        if touched.contains(id.as_str()) {
-            continue;
-        }
-        if let Some(d) = docs.get_mut(id) {
+
+    /// A learning whose events alone changed: its outcomes grow by `inc`.
+    fn add_outcomes(&mut self, id: &str, inc: Tally) {
+        if let Some(d) = self.docs.get_mut(id) {
             d.meta.evidence.ineffective += inc.ineffective;
             d.meta.evidence.recurred += inc.recurred;
-            continue;
+            return;
         }
-        let Some(doc) = base_doc(id) else { continue };
-        if removed.contains(&doc) {
-            continue;
+        let Some(doc) = self.base_doc(id) else { return };
+        if self.removed.contains(&doc) {
+            return;
         }
-        let mut e = previous(id, &docs, &removed, &evidence).unwrap_or_default();
+        let mut e = self.previous(id).unwrap_or_default();
         e.ineffective += inc.ineffective;
         e.recurred += inc.recurred;
-        evidence.insert(doc, e);
+        self.evidence.insert(doc, e);
     }
-    if let Some(e) = base.error.borrow().as_ref() {
-        return Err(e.clone());
+
+    /// Puts the edited maps back into `delta`.
+    fn close(self, delta: &mut Delta) {
+        delta.docs = self.docs.into_values().collect();
+        delta.removed = self.removed.into_iter().collect();
+        delta.removed.sort_unstable();
+        delta.evidence = self.evidence;
     }
-    lap("documents");
-    delta.head = Some(head.to_string());
-    delta.docs = docs.into_values().collect();
-    delta.removed = removed.into_iter().collect();
-    delta.removed.sort_unstable();
-    delta.evidence = evidence;
+}
+
+impl Delta {
+    /// What the delta changes in its segment, as a fold reads it.
+    fn changes(&self) -> super::fold::Changes<'_> {
+        super::fold::Changes {
+            removed: &self.removed,
+            evidence: &self.evidence,
+            added: &self.docs,
+        }
+    }
+}
+
+/// Writes the delta beside the segment; folds it into a new segment once
+/// it is large, and rebuilds when its changes move the field lengths'
+/// averages too far (see [`fold`](super::fold)).
+fn store_delta(
+    dir: &LearningsDir,
+    hub: Option<&str>,
+    segment: &Segment,
+    delta: &Delta,
+    head: &str,
+) -> Result<(), String> {
+    let mut lap = laps();
     if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
         // A fold runs the drift test itself, and rebuilds when it fails.
-        return fold_delta(dir, config, segment, &delta, head);
+        return fold_delta(dir, hub, segment, delta, head);
     }
-    let changes = super::fold::Changes {
-        removed: &delta.removed,
-        evidence: &delta.evidence,
-        added: &delta.docs,
-    };
+    let changes = delta.changes();
     let drifted = super::fold::drifted(segment, &changes).map_err(|e| e.to_string())?;
     lap("drift");
     if drifted {
         tracing::debug!("search index: the changes move the field lengths' averages; rebuilding");
-        return rebuild(dir, config).map(|_| ());
+        return rebuild(dir, hub).map(|_| ());
     }
-    let bytes = serde_json::to_vec(&delta).map_err(|e| e.to_string())?;
+    let bytes = serde_json::to_vec(delta).map_err(|e| e.to_string())?;
     crate::store::atomic_write(&folder(dir).join(DELTA_FILE), &bytes)
         .map_err(|e| format!("cannot write the search index delta: {e}"))
 }
@@ -746,17 +862,13 @@ fn catch_up_with(
 /// delta), or rebuilds when a fold declines (see [`fold`](super::fold)).
 fn fold_delta(
     dir: &LearningsDir,
-    config: &Config,
+    hub: Option<&str>,
     segment: &Segment,
     delta: &Delta,
     head: &str,
 ) -> Result<(), String> {
     let mut lap = laps();
-    let changes = super::fold::Changes {
-        removed: &delta.removed,
-        evidence: &delta.evidence,
-        added: &delta.docs,
-    };
+    let changes = delta.changes();
     let build = uuid::Uuid::new_v4().simple().to_string();
     let folded = write_segment(&folder(dir), |out| {
         super::fold::fold_to(segment, &changes, Some(head), &build, out)
@@ -765,7 +877,7 @@ fn fold_delta(
     })?;
     if !folded {
         tracing::debug!("search index: the field lengths drifted; rebuilding");
-        return rebuild(dir, config).map(|_| ());
+        return rebuild(dir, hub).map(|_| ());
     }
     lap("fold");
     Ok(())

@@ -2,8 +2,7 @@
 //! on `agents/<home>`: validate, redact, normalise, recompute derived state.
 
 use super::derive::{self, EventIndex};
-use super::{LevelChange, SyncReport, recover};
-use crate::config::Config;
+use super::{LevelChange, Settings, SyncReport, recover};
 use crate::event::{self, Event};
 use crate::learning::{Learning, TrustLevel};
 use crate::paths::{self, RepoPath};
@@ -95,7 +94,7 @@ impl Staged {
 pub fn commit_local(
     repo: &Repo,
     dir: &LearningsDir,
-    config: &Config,
+    settings: &Settings,
     only: Option<&[String]>,
     batch: Option<super::EvidenceBatch>,
 ) -> Result<CommitOutcome> {
@@ -122,7 +121,7 @@ pub fn commit_local(
     others_hands_off(
         repo,
         dir,
-        config,
+        settings,
         head_tree,
         &mut status,
         &mut staged,
@@ -150,7 +149,7 @@ pub fn commit_local(
     take_inbox_events(&mut staged, &mut out, batch);
     stage_inbox_events(repo, head_tree, &mut staged)?;
     lap.done("  read edits and the inbox");
-    recompute_touched(repo, dir, config, head_tree, &mut staged, &mut out)?;
+    recompute_touched(repo, dir, settings, head_tree, &mut staged, &mut out)?;
     lap.done("  recompute");
     let changes = changes_against(repo, head_tree, &staged)?;
     if changes.is_empty() {
@@ -163,7 +162,7 @@ pub fn commit_local(
         return Ok(out);
     }
     let commit = write_commit(
-        repo, dir, config, head, head_tree, &changes, &staged, &out, &mut lap,
+        repo, dir, settings, head, head_tree, &changes, &staged, &out, &mut lap,
     )?;
     remove_consumed(&staged.consumed);
     crate::fault::point("commit:after-inbox");
@@ -260,13 +259,13 @@ fn stage_worktree_edits(
 fn others_hands_off(
     repo: &Repo,
     dir: &LearningsDir,
-    config: &Config,
+    settings: &Settings,
     head_tree: ObjectId,
     status: &mut WorktreeStatus,
     staged: &mut Staged,
     out: &mut CommitOutcome,
 ) -> Result<()> {
-    let home = config.home_agent.value.as_str();
+    let home = settings.home.as_str();
     let hosted = super::owners::hosted(&dir.state());
     let foreign = |rel: &str| -> Option<String> {
         crate::merge::owner_of(rel)
@@ -530,7 +529,7 @@ fn stage_inbox_events(repo: &Repo, head_tree: ObjectId, staged: &mut Staged) -> 
 fn recompute_touched(
     repo: &Repo,
     dir: &LearningsDir,
-    config: &Config,
+    settings: &Settings,
     head_tree: ObjectId,
     staged: &mut Staged,
     out: &mut CommitOutcome,
@@ -538,7 +537,7 @@ fn recompute_touched(
     if staged.touched.is_empty() {
         return Ok(());
     }
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let hub = settings.hub.as_deref();
     let policy = match staged.pending.get(POLICY_PATH) {
         // A local edit of the policy counts at once only without a hub (§5.2).
         Some(p) if hub.is_none() => Policy::read(Some(&String::from_utf8_lossy(&p.bytes))).0,
@@ -553,7 +552,7 @@ fn recompute_touched(
     }
     let events = index.for_ids(&staged.touched)?;
     index.persist();
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let hub = settings.hub.as_deref();
     let main = crate::hub::read(repo, &dir.state(), hub, Some(&staged.touched))?;
     let overrides: BTreeMap<String, Option<String>> = staged
         .pending
@@ -661,7 +660,7 @@ fn changes_against(repo: &Repo, head_tree: ObjectId, staged: &Staged) -> Result<
 fn write_commit(
     repo: &Repo,
     dir: &LearningsDir,
-    config: &Config,
+    settings: &Settings,
     head: Option<ObjectId>,
     head_tree: ObjectId,
     changes: &[Change],
@@ -679,9 +678,9 @@ fn write_commit(
         },
     )?;
     let parents: Vec<ObjectId> = head.into_iter().collect();
-    let message = commit_message(config, out, changes);
+    let message = commit_message(settings, out, changes);
     crate::fault::point("commit:before-ref");
-    let commit = repo.commit(tree, &parents, &message, &config.identity())?;
+    let commit = repo.commit(tree, &parents, &message, &settings.identity)?;
     crate::fault::point("commit:after-ref");
     lap.done("  commit");
     finish_worktree(repo, tree, &staged.pending)?;
@@ -702,7 +701,7 @@ pub fn commit_as_is(
     repo: &Repo,
     dir: &LearningsDir,
     message: &str,
-    config: &Config,
+    settings: &Settings,
 ) -> Result<Adopted> {
     let head = repo.head_commit()?;
     let head_tree = repo.head_tree()?;
@@ -752,7 +751,7 @@ pub fn commit_as_is(
     changes.extend(deletes.iter().cloned());
     deletions_first(&mut changes);
     let adopted = repo.write_tree(head_tree, &changes)?;
-    for (rel, bytes) in derived_fixes(repo, dir, config, adopted)? {
+    for (rel, bytes) in derived_fixes(repo, dir, settings, adopted)? {
         pending.insert(
             rel,
             Pending {
@@ -775,7 +774,7 @@ pub fn commit_as_is(
     }
     let tree = repo.write_tree(head_tree, &changes)?;
     let parents: Vec<ObjectId> = head.into_iter().collect();
-    adopted.commit = Some(repo.commit(tree, &parents, message, &config.identity())?);
+    adopted.commit = Some(repo.commit(tree, &parents, message, &settings.identity)?);
     finish_worktree(repo, tree, &pending)?;
     Ok(adopted)
 }
@@ -797,7 +796,7 @@ pub struct Adopted {
 fn derived_fixes(
     repo: &Repo,
     dir: &LearningsDir,
-    config: &Config,
+    settings: &Settings,
     tree: ObjectId,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let mut files: Vec<(String, Learning, Vec<u8>)> = Vec::new();
@@ -817,7 +816,7 @@ fn derived_fixes(
         return Ok(Vec::new());
     }
     let ids: BTreeSet<String> = files.iter().map(|(_, l, _)| l.id.clone()).collect();
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
+    let hub = settings.hub.as_deref();
     let policy = derive::policy_in(repo, hub, tree)?;
     let mut index = EventIndex::kept(dir);
     index.ensure(repo, tree)?;
@@ -889,11 +888,11 @@ fn quarantine(dir: &LearningsDir, path: &std::path::Path) -> PathBuf {
     }
 }
 
-fn commit_message(config: &Config, out: &CommitOutcome, changes: &[Change]) -> String {
+fn commit_message(settings: &Settings, out: &CommitOutcome, changes: &[Change]) -> String {
     let mut msg = format!(
         "learnsync: {} file(s) from {}\n\n",
         changes.len(),
-        config.home_agent.value
+        settings.home
     );
     if out.inbox_learnings + out.inbox_events > 0 {
         msg.push_str(&format!(

@@ -269,6 +269,37 @@ impl From<LockError> for SyncError {
     }
 }
 
+/// What a cycle's steps read of the configuration, taken from it once at
+/// the start of [`run`]: the steps below it read these, not the whole
+/// configuration.
+pub struct Settings {
+    /// This machine's agent: its branch, and the author of what it commits.
+    pub home: String,
+    /// The hub remote, whose `main` holds the policy in force and the
+    /// review records.
+    pub hub: Option<String>,
+    /// Who commits, and the key that signs (§5.2).
+    pub identity: crate::repo::Identity,
+    /// The remotes synced with: the configured list, else every git remote.
+    pub remotes: Vec<crate::config::RemoteConfig>,
+    /// The Gitea token, for the remotes on the Gitea host only.
+    pub auths: std::collections::HashMap<String, crate::repo::HttpAuth>,
+}
+
+impl Settings {
+    pub fn of(repo: &Repo, config: &Config) -> Settings {
+        let remotes = remotes::configured(repo, config);
+        let names: Vec<&str> = remotes.iter().map(|r| r.name.as_str()).collect();
+        Settings {
+            home: config.home_agent.value.clone(),
+            hub: config.hub_name().map(str::to_owned),
+            identity: config.identity(),
+            auths: remotes::http_auths(repo, config, &names),
+            remotes,
+        }
+    }
+}
+
 /// One sync cycle on the configured dir.
 pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncError> {
     let mut lap = Lap::start();
@@ -292,7 +323,8 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             writer_wait.as_secs()
         );
     }
-    let home = &config.home_agent.value;
+    let settings = Settings::of(&repo, config);
+    let home = &settings.home;
     match repo.head_branch()? {
         Some(b) if b == crate::paths::agent_branch(home) => {}
         found => {
@@ -303,7 +335,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         }
     }
     // Push needs the git binary: say so before anything moves.
-    if options.push && remotes::configured(&repo, config).iter().any(|r| r.push) {
+    if options.push && settings.remotes.iter().any(|r| r.push) {
         crate::repo::check_git_binary().map_err(SyncError::GitBinary)?;
     }
     let start = repo.head_commit()?;
@@ -329,7 +361,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     lap.done("open, recover, ask the watcher");
     owners::record_hosted(&dir, home);
     options.step("committing local work");
-    let outcome = commit_local(&repo, &dir, config, only, options.batch)?;
+    let outcome = commit_local(&repo, &dir, &settings, only, options.batch)?;
     lap.done("commit local work");
     let scanned_all = only.is_none().then_some(outcome.scanned);
     report.watched = only.is_some();
@@ -352,38 +384,25 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
                 indexed = Some(end);
             }
         };
-        remotes::exchange(&repo, &dir, config, options, &mut report, &mut before_push)?;
+        remotes::exchange(
+            &repo,
+            &dir,
+            &settings,
+            options,
+            &mut report,
+            &mut before_push,
+        )?;
     }
     repo.release_caches();
     lap.done("fetch, merge, recompute, push (all remotes)");
-    // What the cycle computed with and could not use, said once.
-    if let Some(head) = repo.head_commit()? {
-        let tree = repo.commit_tree(head)?;
-        let hub = config.hub.as_ref().map(|h| h.value.as_str());
-        let local = || {
-            repo.blob_at(tree, crate::policy::POLICY_PATH)
-                .ok()
-                .flatten()
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-        };
-        let (policy, problem, _) = crate::hub::policy_in_force(Some(&repo), hub, local);
-        // The hooks act on the policy this cycle computed with (§5.1, §4.1).
-        crate::store::hook_policy::save(&dir.state(), &policy);
-        report.problems.extend(problem);
-    }
-    let hub = config.hub.as_ref().map(|h| h.value.as_str());
-    report
-        .problems
-        .extend(crate::hub::read(&repo, &dir.state(), hub, None)?.problems);
     let end = repo.head_commit()?;
-    if let (Some(changed), Some(head)) = (changed_since(&repo, start, end), end) {
-        report.problems.extend(derive::bad_event_lines(
-            &repo,
-            repo.commit_tree(head)?,
-            &changed,
-        )?);
-    }
-    report.problems.extend(duplicate_ids(&repo, start, end)?);
+    report.problems.extend(closing_problems(
+        &repo,
+        &dir,
+        config.hub_name(),
+        start,
+        end,
+    )?);
     options.step("updating the search indexes");
     match indexed {
         Some(at) if at == end => {}
@@ -397,8 +416,61 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
         derive::keep_events_index(&repo, &dir, head);
         lap.done("events index");
     }
-    // The cycle is complete: the next one asks for changes since the token
-    // this one started from (so what changed while it ran is seen again).
+    save_last(&dir, &report);
+    hand_over_to_watcher(&dir, watched, mode, scanned_all, options);
+    Ok(report)
+}
+
+/// What the cycle computed with and could not use, said once: the
+/// policy's problem, then the hub's, bad event lines and duplicate ids in
+/// what the cycle brought (`start` to `end`). Saves the policy in force
+/// for the hooks (§5.1, §4.1) on the way.
+fn closing_problems(
+    repo: &Repo,
+    dir: &LearningsDir,
+    hub: Option<&str>,
+    start: Option<gix::ObjectId>,
+    end: Option<gix::ObjectId>,
+) -> Result<Vec<Problem>, SyncError> {
+    let mut problems = Vec::new();
+    let hub_problems = crate::hub::read(repo, &dir.state(), hub, None)?.problems;
+    if let Some(head) = end {
+        let tree = repo.commit_tree(head)?;
+        let local = || {
+            repo.blob_at(tree, crate::policy::POLICY_PATH)
+                .ok()
+                .flatten()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        let (policy, problem, _) = crate::hub::policy_in_force(Some(repo), hub, local);
+        // The hooks act on the policy this cycle computed with.
+        crate::store::hook_policy::save(&dir.state(), &policy);
+        problems.extend(problem);
+    }
+    problems.extend(hub_problems);
+    if let (Some(changed), Some(head)) = (changed_since(repo, start, end), end) {
+        problems.extend(derive::bad_event_lines(
+            repo,
+            repo.commit_tree(head)?,
+            &changed,
+        )?);
+    }
+    problems.extend(duplicate_ids(repo, start, end)?);
+    Ok(problems)
+}
+
+/// The cycle is complete: the next one asks the watcher for changes since
+/// the token this one started from (so what changed while it ran is seen
+/// again). Without one, a watcher is started when the mode wants one
+/// (`auto`: the cycle scanned `scanned_all` files, at least
+/// [`WATCH_AUTO_FILES`]).
+fn hand_over_to_watcher(
+    dir: &LearningsDir,
+    watched: Option<crate::watch::Answer>,
+    mode: WatchMode,
+    scanned_all: Option<usize>,
+    options: &SyncOptions,
+) {
     match watched {
         Some(answer) => crate::watch::save_token(&dir.root, &answer.token),
         None => {
@@ -413,8 +485,6 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
             }
         }
     }
-    save_last(&dir, &report);
-    Ok(report)
 }
 
 /// Learning files this cycle brought whose id another folder also holds

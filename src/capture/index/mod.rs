@@ -533,12 +533,11 @@ fn snapshot_version(path: &Path) -> Option<u32> {
 
 /// Rebuilds the index from the dir's current view: what `sync` calls when
 /// there is no snapshot yet. Best effort: a failure only leaves the old
-/// index in place.
-pub fn refresh(config: &crate::config::Config) {
-    let dir = crate::store::LearningsDir::new(config.dir.value.clone());
+/// index in place. The view's review records come from `hub`'s `main`.
+pub fn refresh(dir: &crate::store::LearningsDir, hub: Option<&str>) {
     let state = dir.state();
     let folding = start_folding(&state);
-    let view = crate::view::load(&dir, config);
+    let view = crate::view::load(dir, hub);
     let index = CaptureIndex::build(view.learnings.iter().map(|l| &l.learning));
     finish_folding(&state, &folding, &index);
 }
@@ -553,8 +552,8 @@ pub struct Rebuild {
 }
 
 impl Rebuild {
-    pub fn start(config: &crate::config::Config) -> Rebuild {
-        let state = crate::store::LearningsDir::new(config.dir.value.clone()).state();
+    pub fn start(dir: &crate::store::LearningsDir) -> Rebuild {
+        let state = dir.state();
         let folding = start_folding(&state);
         Rebuild {
             state,
@@ -583,8 +582,7 @@ impl Rebuild {
 /// what changed (a 100,000-learning snapshot is ~35 MB of JSON to rewrite)
 /// and a hook never reads much more than the snapshot. Falls back to
 /// [`refresh`] when there is no readable snapshot.
-pub fn update(config: &crate::config::Config, changed: &[String]) {
-    let dir = crate::store::LearningsDir::new(config.dir.value.clone());
+pub fn update(dir: &crate::store::LearningsDir, hub: Option<&str>, changed: &[String]) {
     let state = dir.state();
     let mut forget = std::collections::BTreeSet::new();
     for rel in changed {
@@ -614,7 +612,7 @@ pub fn update(config: &crate::config::Config, changed: &[String]) {
         }
     }
     let Some(mut index) = read_snapshot(&state) else {
-        refresh(config);
+        refresh(dir, hub);
         return;
     };
     let folding = start_folding(&state);
