@@ -168,7 +168,12 @@ pub fn check_with_notes(
     let view = crate::view::load(dir, config.hub_name());
     let notes = trust_notes(&view);
     let hosted = crate::sync::owners::hosted(&dir.state());
-    let signing = crate::signing::problems(config, &view.policy, &hosted);
+    let signing = crate::signing::problems(
+        &config.home_agent.value,
+        config.signing_key.as_ref().map(|k| k.value.as_path()),
+        &view.policy,
+        &hosted,
+    );
     let policy_keys: std::collections::BTreeSet<String> = crate::signing::roster_keys(&view.policy)
         .into_keys()
         .chain(hosted)
@@ -236,29 +241,37 @@ pub fn check_with_notes(
         });
     }
     problems.extend(cycle_and_locks(dir, &repo));
-    problems.extend(templates(config));
+    problems.extend(templates(
+        config.wiki_template_dir.as_ref().map(|d| d.value.as_path()),
+    ));
     problems.extend(crate::review_pass::protection_problems(
         config,
-        &unguarded_agents(&repo, config, &policy_keys),
+        &unguarded_agents(
+            &repo,
+            config.hub_name(),
+            &config.home_agent.value,
+            &policy_keys,
+        ),
     ));
     Ok((problems, notes))
 }
 
 /// The hub's agent branches, as last fetched, whose ownership rests on
-/// Gitea alone: not this clone's own, hosted or signed ones (`skip`).
+/// Gitea alone: not this clone's own (`home`), hosted or signed ones (`skip`).
 fn unguarded_agents(
     repo: &Repo,
-    config: &Config,
+    hub: Option<&str>,
+    home: &str,
     skip: &std::collections::BTreeSet<String>,
 ) -> Vec<String> {
-    let Some(hub) = config.hub.as_ref() else {
+    let Some(hub) = hub else {
         return Vec::new();
     };
-    repo.tracking_refs(&hub.value)
+    repo.tracking_refs(hub)
         .unwrap_or_default()
         .into_iter()
         .filter_map(|(label, _)| crate::sync::owners::head_agent(&label).map(str::to_string))
-        .filter(|a| *a != config.home_agent.value && !skip.contains(a))
+        .filter(|a| a != home && !skip.contains(a))
         .collect()
 }
 
@@ -309,12 +322,12 @@ fn cycle_and_locks(dir: &LearningsDir, repo: &Repo) -> Vec<Problem> {
 }
 
 /// A user template dir whose pages would not render as meant.
-fn templates(config: &Config) -> Vec<Problem> {
-    let Some(template_dir) = &config.wiki_template_dir else {
+fn templates(template_dir: Option<&std::path::Path>) -> Vec<Problem> {
+    let Some(template_dir) = template_dir else {
         return Vec::new();
     };
-    let dir_shown = template_dir.value.display().to_string();
-    let loaded = crate::render::Templates::load(Some(&template_dir.value))
+    let dir_shown = template_dir.display().to_string();
+    let loaded = crate::render::Templates::load(Some(template_dir))
         .and_then(|t| crate::publish::check::template_problems(&t));
     match loaded {
         Err(e) => vec![Problem {
@@ -324,7 +337,7 @@ fn templates(config: &Config) -> Vec<Problem> {
         Ok(found) => found
             .into_iter()
             .map(|p| Problem {
-                path: template_dir.value.join(p.template).display().to_string(),
+                path: template_dir.join(p.template).display().to_string(),
                 message: format!("on the page {:?}, {}", p.page, p.message),
             })
             .collect(),

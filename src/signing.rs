@@ -4,7 +4,6 @@
 //! is not the roster's, a key the roster gives that cannot be checked, and
 //! a hosted agent whose roster key this clone cannot sign with.
 
-use crate::config::Config;
 use crate::policy::Policy;
 use crate::problem::Problem;
 use crate::repo::sshsig::PublicKey;
@@ -27,8 +26,13 @@ pub fn roster_keys(policy: &Policy) -> BTreeMap<String, Result<PublicKey, String
 }
 
 /// What is wrong with signing here, each with what to do.
-pub fn problems(config: &Config, policy: &Policy, hosted: &BTreeSet<String>) -> Vec<Problem> {
-    let home = config.home_agent.value.as_str();
+/// `home` is this clone's agent, `configured` its `signing.key`.
+pub fn problems(
+    home: &str,
+    configured: Option<&std::path::Path>,
+    policy: &Policy,
+    hosted: &BTreeSet<String>,
+) -> Vec<Problem> {
     let keys = roster_keys(policy);
     let mut out = Vec::new();
     for (agent, key) in &keys {
@@ -39,7 +43,6 @@ pub fn problems(config: &Config, policy: &Policy, hosted: &BTreeSet<String>) -> 
             ));
         }
     }
-    let configured = config.signing_key.as_ref().map(|k| k.value.as_path());
     match (keys.get(home), configured) {
         (Some(_), None) => out.push(Problem::new(
             "signing.key",

@@ -116,16 +116,18 @@ fn local(t: DateTime<Utc>) -> String {
         .to_rfc3339_opts(SecondsFormat::Secs, false)
 }
 
-fn backoff_policy(config: &Config) -> RetryPolicy {
+/// The backoff after failed runs: as `daemon` says, with a jitter seeded by
+/// the agent (`home`), so a team's daemons do not retry in step.
+fn backoff_policy(home: &str, daemon: &crate::config::DaemonConfig) -> RetryPolicy {
     use sha2::Digest;
-    let digest = sha2::Sha256::digest(config.home_agent.value.as_bytes());
+    let digest = sha2::Sha256::digest(home.as_bytes());
     let mut seed = [0u8; 8];
     seed.copy_from_slice(&digest[..8]);
-    let base = Duration::from_secs(config.daemon.backoff_base_secs.max(1));
+    let base = Duration::from_secs(daemon.backoff_base_secs.max(1));
     RetryPolicy {
         max_attempts: u32::MAX,
         base_delay: base,
-        max_delay: Duration::from_secs(config.daemon.backoff_max_secs).max(base),
+        max_delay: Duration::from_secs(daemon.backoff_max_secs).max(base),
         max_retry_after: Duration::ZERO,
         jitter: Jitter::Equal,
         jitter_seed: u64::from_be_bytes(seed),
@@ -187,7 +189,7 @@ async fn serve(
             None => None,
         };
     let mut daemon = Daemon {
-        backoff: backoff_policy(&config),
+        backoff: backoff_policy(&config.home_agent.value, &config.daemon),
         config: Arc::new(config),
         options,
         timetable,
@@ -471,7 +473,7 @@ impl Daemon {
                     );
                 }
                 self.timetable.reschedule(plans, now);
-                self.backoff = backoff_policy(&config);
+                self.backoff = backoff_policy(&config.home_agent.value, &config.daemon);
                 self.config = Arc::new(config);
                 if let Ok(mut s) = self.snapshot.lock() {
                     s.reloads_ok += 1;

@@ -218,7 +218,11 @@ pub fn render_dir(
         .cloned()
         .collect();
     let mut site = render::render_site_with(&shown, month.as_ref(), &policy.wiki, &templates)?;
-    cap_pages(&mut site, &shown, config);
+    let hub = config
+        .gitea_settings(GiteaUse::Publish)
+        .ok()
+        .map(|(url, repo)| (url, repo.to_string()));
+    cap_pages(&mut site, &shown, hub);
     render::add_retractions(
         &mut site,
         &learnings,
@@ -230,12 +234,12 @@ pub fn render_dir(
 }
 
 /// Cuts a learning page past [`limit::MAX_TEXT_BYTES`], linking the whole
-/// learning on the hub.
-fn cap_pages(site: &mut Site, learnings: &[crate::learning::Learning], config: &Config) {
-    let hub = config
-        .gitea_settings(GiteaUse::Publish)
-        .ok()
-        .map(|(url, repo)| (url, repo.to_string()));
+/// learning on the hub (`hub`: the Gitea server and repository, when set).
+fn cap_pages(
+    site: &mut Site,
+    learnings: &[crate::learning::Learning],
+    hub: Option<(String, String)>,
+) {
     for page in &mut site.pages {
         if page.kind != PageKind::Learning || page.content.len() <= limit::MAX_TEXT_BYTES {
             continue;
