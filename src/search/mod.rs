@@ -14,6 +14,7 @@ pub mod context;
 pub mod doc;
 pub mod fold;
 pub mod frame;
+pub mod fresh;
 pub mod kg;
 pub mod logtext;
 pub mod on_disk;
@@ -83,7 +84,7 @@ fn search_with(
             &with_pulled
         }
     };
-    let opened = on_disk::open_fresh(dir, hub, freshness)?;
+    let opened = fresh::open_fresh(dir, hub, freshness)?;
     match on_disk::with_source(dir, &opened, |s| rank::rank(s, req, tuning)) {
         Ok(hits) => Ok(hits),
         Err(e) => {
@@ -92,7 +93,7 @@ fn search_with(
             let hub = hub.read(dir)?;
             on_disk::rebuild(dir, hub.as_deref())?;
             let hub = HubName::Known(hub.as_deref());
-            let opened = on_disk::open_fresh(dir, hub, Freshness::AsItIs)?;
+            let opened = fresh::open_fresh(dir, hub, Freshness::AsItIs)?;
             on_disk::with_source(dir, &opened, |s| rank::rank(s, req, tuning))
         }
     }
@@ -164,7 +165,7 @@ pub fn context_block(
         Some(c) => HubName::Known(c.hub_name()),
         None => HubName::Unread,
     };
-    let opened = on_disk::open_fresh(dir, hub, freshness)?;
+    let opened = fresh::open_fresh(dir, hub, freshness)?;
     let (stale_days, now) = (
         stale_after_days(dir),
         crate::timestamp::Timestamp::now().unix(),
@@ -189,10 +190,10 @@ pub fn context_block(
     })
 }
 
-/// Brings the index up to date after a sync (see [`on_disk::update_with`]),
+/// Brings the index up to date after a sync (see [`fresh::update_with`]),
 /// reading through the sync's repository.
 pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: &crate::repo::Repo) {
-    on_disk::update_with(dir, hub, changed, Some(repo))
+    fresh::update_with(dir, hub, changed, Some(repo))
 }
 
 /// The problems of the dir's KG files (`learnsync kg check`).

@@ -5,8 +5,9 @@
 //! The inbox is laid over both at query time, so a capture is findable at
 //! once and never makes the index stale.
 //!
-//! Freshness is the commit: the index records the HEAD it reflects. A sync
-//! calls [`update`] with what it changed; a query that finds another HEAD
+//! Freshness is the commit: the index records the HEAD it reflects
+//! ([`fresh`](super::fresh) brings it there). A sync calls
+//! [`update`](super::fresh::update) with what it changed; a query that finds another HEAD
 //! (a commit made by hand, a sync of an older learnsync) diffs the two
 //! trees and applies that, so neither reads the whole dir unless the index
 //! is missing, damaged, built by another version or the KG changed — then
@@ -28,14 +29,14 @@ use crate::store::{InboxPayload, LearningsDir};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const SEGMENT_FILE: &str = "segment.bin";
-const DELTA_FILE: &str = "delta.json";
+pub(super) const SEGMENT_FILE: &str = "segment.bin";
+pub(super) const DELTA_FILE: &str = "delta.json";
 /// 2: evidence carries the agent count. 3: error signatures.
-const DELTA_VERSION: u32 = 3;
+pub(super) const DELTA_VERSION: u32 = 3;
 /// A delta this large is folded into a new segment.
-const DELTA_MIN_FOLD: usize = 500;
+pub(super) const DELTA_MIN_FOLD: usize = 500;
 
 pub fn folder(dir: &LearningsDir) -> PathBuf {
     dir.state().search_index()
@@ -48,23 +49,23 @@ pub fn exists(dir: &LearningsDir) -> bool {
 
 /// The learnings changed since the segment was written.
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Delta {
-    version: u32,
+pub(super) struct Delta {
+    pub(super) version: u32,
     /// The segment this applies to (its build id).
-    base: String,
+    pub(super) base: String,
     /// The commit segment + delta reflect.
-    head: Option<String>,
-    docs: Vec<WeighedDoc>,
+    pub(super) head: Option<String>,
+    pub(super) docs: Vec<WeighedDoc>,
     /// Segment learnings replaced or deleted.
-    removed: Vec<u32>,
+    pub(super) removed: Vec<u32>,
     /// Newer evidence of segment learnings whose events alone changed.
-    evidence: BTreeMap<u32, Evidence>,
+    pub(super) evidence: BTreeMap<u32, Evidence>,
 }
 
 /// An open index: the segment and its delta.
 pub struct Opened {
     pub segment: Segment,
-    delta: Delta,
+    pub(super) delta: Delta,
 }
 
 impl Opened {
@@ -80,7 +81,7 @@ impl Opened {
         }
     }
 
-    fn delta(&self) -> Option<&Delta> {
+    pub(super) fn delta(&self) -> Option<&Delta> {
         (self.delta.base == self.segment.info.build).then_some(&self.delta)
     }
 
@@ -129,7 +130,7 @@ pub fn head_commit(root: &Path) -> Option<String> {
         .and_then(|(id, _)| hex(id))
 }
 
-fn open(dir: &LearningsDir) -> Result<Opened, String> {
+pub(super) fn open(dir: &LearningsDir) -> Result<Opened, String> {
     let folder = folder(dir);
     let segment = Segment::open(&folder.join(SEGMENT_FILE)).map_err(|e| e.to_string())?;
     if segment.info.params != IndexParams::default() {
@@ -148,58 +149,6 @@ fn open(dir: &LearningsDir) -> Result<Opened, String> {
     };
     Ok(Opened { segment, delta })
 }
-
-/// Opens the index, bringing it to HEAD first as `freshness` says; builds it
-/// when it is missing or unreadable. A build reads the review records from
-/// `hub`'s `main`.
-pub fn open_fresh(
-    dir: &LearningsDir,
-    hub: HubName<'_>,
-    freshness: Freshness,
-) -> Result<Opened, String> {
-    let head = head_commit(&dir.root);
-    match open(dir) {
-        Ok(o) if o.head() == head.as_deref() => return Ok(o),
-        Ok(o) if freshness == Freshness::AsItIs => return Ok(o),
-        Ok(o) => {
-            let hub = hub.read(dir)?;
-            match catch_up(dir, hub.as_deref(), o, head.as_deref()) {
-                Ok(()) => {}
-                Err(e) => {
-                    tracing::debug!("search index: catching up failed ({e}); rebuilding");
-                    rebuild(dir, hub.as_deref())?;
-                }
-            }
-        }
-        Err(_) if crate::store::index_build_running(&dir.state()) => {
-            // A hook does not wait: it says nothing while the build runs,
-            // rather than build a second index at the agent's expense.
-            if freshness != Freshness::CatchUp {
-                return Err("the search index is being built (learnsync index)".into());
-            }
-            if crate::store::wait_for_index_build(&dir.state(), BUILD_WAIT) {
-                return open_fresh(dir, hub, freshness);
-            }
-            tracing::warn!("the search index build is taking long; building one for this query");
-            let hub = hub.read(dir)?;
-            rebuild(dir, hub.as_deref())?;
-        }
-        Err(e) => {
-            if e.contains("damaged") {
-                tracing::warn!("{e}; rebuilding it");
-            } else {
-                tracing::debug!("{e}; rebuilding it");
-            }
-            let hub = hub.read(dir)?;
-            rebuild(dir, hub.as_deref())?;
-        }
-    }
-    open(dir)
-}
-
-/// How long a query with no index waits for a `learnsync index` that is
-/// building one (a first sync's, detached) before building its own.
-const BUILD_WAIT: Duration = Duration::from_secs(60);
 
 /// The hub whose `main` holds the review records a build reads: known
 /// to the caller, or read from the dir's configuration only when a build
@@ -387,7 +336,7 @@ fn documents_at(
 
 /// Logs each part's time for operators, like a sync's steps (under
 /// `learnsync::timing`), from the previous call's end.
-fn laps() -> impl FnMut(&str) {
+pub(super) fn laps() -> impl FnMut(&str) {
     let mut at = Instant::now();
     move |step: &str| {
         let now = Instant::now();
@@ -455,439 +404,11 @@ pub fn rebuild_seeing(
     Ok((report, seen))
 }
 
-/// Brings the index to HEAD after a sync changed `changed` (repository
-/// paths; the tree the index reflects is diffed against HEAD as well, so a
-/// commit made outside a sync is not missed). Best effort, like the capture
-/// index: a failure leaves the index to be rebuilt by the next query.
-pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String]) {
-    update_with(dir, hub, changed, None);
-}
-
-/// [`update`] reading through `repo` (a sync's repository: the packs it
-/// mapped are not mapped a second time), or one of its own when `None`.
-pub fn update_with(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: Option<&Repo>) {
-    let head = head_commit(&dir.root);
-    let result = match open(dir) {
-        Ok(o) if o.head() == head.as_deref() && changed.is_empty() => Ok(()),
-        Ok(o) => match repo {
-            Some(repo) => catch_up_with(dir, hub, o, head.as_deref(), changed, repo),
-            None => Repo::open(&dir.root)
-                .map_err(|e| e.to_string())
-                .and_then(|repo| catch_up_with(dir, hub, o, head.as_deref(), changed, &repo)),
-        },
-        Err(_) => rebuild(dir, hub).map(|_| ()),
-    };
-    if let Err(e) = result {
-        tracing::warn!("search index not updated ({e}); the next query rebuilds it");
-        let _ = std::fs::remove_file(folder(dir).join(SEGMENT_FILE));
-    }
-}
-
-fn catch_up(
-    dir: &LearningsDir,
-    hub: Option<&str>,
-    opened: Opened,
-    head: Option<&str>,
-) -> Result<(), String> {
-    let repo = Repo::open(&dir.root).map_err(|e| e.to_string())?;
-    catch_up_with(dir, hub, opened, head, &[], &repo)
-}
-
-/// Paths whose blobs differ between two trees (both sides' files).
-fn diff(
-    repo: &Repo,
-    from: gix::ObjectId,
-    to: gix::ObjectId,
-    prefix: &str,
-    out: &mut Vec<String>,
-) -> Result<(), String> {
-    if from == to {
-        return Ok(());
-    }
-    let empty = repo.empty_tree();
-    let a = if from == empty {
-        None
-    } else {
-        Some(repo.tree(from).map_err(|e| e.to_string())?)
-    };
-    let b = if to == empty {
-        None
-    } else {
-        Some(repo.tree(to).map_err(|e| e.to_string())?)
-    };
-    let mut names: BTreeMap<
-        &str,
-        (
-            Option<&crate::repo::TreeEntry>,
-            Option<&crate::repo::TreeEntry>,
-        ),
-    > = BTreeMap::new();
-    for e in a.iter().flat_map(|t| t.entries.iter()) {
-        names.entry(e.name.as_str()).or_default().0 = Some(e);
-    }
-    for e in b.iter().flat_map(|t| t.entries.iter()) {
-        names.entry(e.name.as_str()).or_default().1 = Some(e);
-    }
-    for (name, (x, y)) in names {
-        let path = format!("{prefix}{name}");
-        let tree_id =
-            |e: Option<&crate::repo::TreeEntry>| e.filter(|e| e.is_tree).map_or(empty, |e| e.id);
-        let blob_id = |e: Option<&crate::repo::TreeEntry>| e.filter(|e| e.is_blob).map(|e| e.id);
-        if x.is_some_and(|e| e.is_tree) || y.is_some_and(|e| e.is_tree) {
-            diff(repo, tree_id(x), tree_id(y), &format!("{path}/"), out)?;
-        }
-        if blob_id(x) != blob_id(y) {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// Applies what changed between the commit the index reflects and `head`.
-fn catch_up_with(
-    dir: &LearningsDir,
-    hub: Option<&str>,
-    opened: Opened,
-    head: Option<&str>,
-    hinted: &[String],
-    repo: &Repo,
-) -> Result<(), String> {
-    let Some(head) = head else {
-        rebuild(dir, hub)?;
-        return Ok(());
-    };
-    let mut lap = laps();
-    let Some(diff) = changes_since(repo, &opened, head, hinted)? else {
-        rebuild(dir, hub)?;
-        return Ok(());
-    };
-    let mut delta = match opened.delta() {
-        Some(_) => opened.delta,
-        None => Delta {
-            version: DELTA_VERSION,
-            base: opened.segment.info.build.clone(),
-            ..Delta::default()
-        },
-    };
-    let segment = &opened.segment;
-    lap("diff");
-    let mut parsed = read_changed(repo, &diff)?;
-    lap("read the changed learnings and events");
-    // Events first: their new lines tally ineffective and recurred outcomes.
-    let increments = new_outcomes(repo, &diff);
-    lap("events");
-    let base = SegmentSource::new(segment);
-    let mut edit = DeltaEdit::open(&base, &mut delta);
-    let graph = &segment.info.graph;
-    let matcher = kg::Matcher::new(graph);
-    let mut touched = HashSet::new();
-    for rel in &diff.changed {
-        let RepoPath::Learning { id, .. } = paths::classify(rel) else {
-            continue;
-        };
-        touched.insert(id.to_string());
-        let learning = parsed.remove(rel.as_str()).filter(retrievable);
-        let inc = increments.get(id).copied().unwrap_or_default();
-        edit.replace(id, rel, inc, learning.as_ref(), &matcher);
-    }
-    // Learnings whose events alone changed.
-    for (id, inc) in increments
-        .iter()
-        .filter(|(id, _)| !touched.contains(id.as_str()))
-    {
-        edit.add_outcomes(id, *inc);
-    }
-    if let Some(e) = base.error.borrow().as_ref() {
-        return Err(e.clone());
-    }
-    edit.close(&mut delta);
-    lap("documents");
-    delta.head = Some(head.to_string());
-    store_delta(dir, hub, segment, &delta, head)
-}
-
-/// What changed between the index's commit and `head`: the two trees and
-/// the paths (with the ones the caller says changed), sorted. `None` when
-/// only a rebuild will do: the index's commit is unreadable, or the KG or
-/// the policy changed (every learning's weights may move).
-fn changes_since(
-    repo: &Repo,
-    opened: &Opened,
-    head: &str,
-    hinted: &[String],
-) -> Result<Option<TreeChanges>, String> {
-    let oid = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| e.to_string());
-    let new_tree = repo.commit_tree(oid(head)?).map_err(|e| e.to_string())?;
-    let old_tree = match opened.head() {
-        Some(h) => match oid(h).and_then(|c| repo.commit_tree(c).map_err(|e| e.to_string())) {
-            Ok(t) => t,
-            Err(_) => return Ok(None),
-        },
-        None => repo.empty_tree(),
-    };
-    let mut changed = Vec::new();
-    diff(repo, old_tree, new_tree, "", &mut changed)?;
-    changed.extend(hinted.iter().cloned());
-    changed.sort();
-    changed.dedup();
-    let global = changed
-        .iter()
-        .any(|p| p.starts_with("kg/") || p == crate::policy::POLICY_PATH);
-    Ok((!global).then_some(TreeChanges {
-        old_tree,
-        new_tree,
-        changed,
-    }))
-}
-
-/// The paths that changed between two trees.
-struct TreeChanges {
-    old_tree: gix::ObjectId,
-    new_tree: gix::ObjectId,
-    changed: Vec<String>,
-}
-
-impl TreeChanges {
-    fn of_kind(&self, events: bool) -> impl Iterator<Item = &String> {
-        self.changed
-            .iter()
-            .filter(move |rel| match paths::classify(rel) {
-                RepoPath::Events { .. } => events,
-                RepoPath::Learning { .. } => !events,
-                _ => false,
-            })
-    }
-}
-
-/// The changed learnings, parsed, by path: from the work tree when a file
-/// there is the committed blob (every file a sync just wrote), else read
-/// once in pack order (in any other order each inflates its delta chain).
-/// The changed event files' blobs are read ahead into the cache as well.
-fn read_changed(
-    repo: &Repo,
-    diff: &TreeChanges,
-) -> Result<HashMap<String, crate::learning::Learning>, String> {
-    let learning_files: BTreeMap<String, gix::ObjectId> = diff
-        .of_kind(false)
-        .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(diff.new_tree, rel).ok()??)))
-        .collect();
-    let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
-    crate::view::each_learning_in(repo, &learning_files, |rel, l| {
-        parsed.insert(rel.to_string(), l);
-    })?;
-    drop(learning_files);
-    repo.prefetch_blobs(
-        diff.of_kind(true)
-            .flat_map(|rel| {
-                [
-                    repo.blob_id_at(diff.new_tree, rel).ok().flatten(),
-                    repo.blob_id_at(diff.old_tree, rel).ok().flatten(),
-                ]
-            })
-            .flatten(),
-    );
-    Ok(parsed)
-}
-
-/// The ineffective and recurred outcomes in the event lines the change
-/// added, by learning.
-fn new_outcomes(repo: &Repo, diff: &TreeChanges) -> HashMap<String, Tally> {
-    let mut increments: HashMap<String, Tally> = HashMap::new();
-    for rel in diff.of_kind(true) {
-        let read = |tree| -> String {
-            repo.blob_at(tree, rel)
-                .ok()
-                .flatten()
-                .map(|b| crate::event::decode(&b).into_owned())
-                .unwrap_or_default()
-        };
-        let (old, new) = (read(diff.old_tree), read(diff.new_tree));
-        let before: HashSet<&str> = old.lines().collect();
-        for line in new.lines().filter(|l| !before.contains(l)) {
-            if let Ok(e) = Event::parse_line(line) {
-                increments.entry(e.learning).or_default().add(e.outcome);
-            }
-        }
-    }
-    increments
-}
-
-/// The delta as maps while it changes (thousands of learnings in a sync),
-/// over the segment it amends.
-struct DeltaEdit<'a> {
-    base: &'a SegmentSource<'a>,
-    docs: BTreeMap<String, WeighedDoc>,
-    removed: HashSet<u32>,
-    evidence: BTreeMap<u32, Evidence>,
-}
-
-impl<'a> DeltaEdit<'a> {
-    fn open(base: &'a SegmentSource<'a>, delta: &mut Delta) -> Self {
-        DeltaEdit {
-            base,
-            docs: std::mem::take(&mut delta.docs)
-                .into_iter()
-                .map(|d| (d.meta.id.clone(), d))
-                .collect(),
-            removed: delta.removed.drain(..).collect(),
-            evidence: std::mem::take(&mut delta.evidence),
-        }
-    }
-
-    /// The segment's document for a learning.
-    fn base_doc(&self, id: &str) -> Option<u32> {
-        self.base
-            .postings(&format!("{ID}{id}"))
-            .first()
-            .map(|&(d, _)| d)
-    }
-
-    /// The evidence a learning had in the index, to carry over.
-    fn previous(&self, id: &str) -> Option<Evidence> {
-        if let Some(d) = self.docs.get(id) {
-            return Some(d.meta.evidence);
-        }
-        let doc = self.base_doc(id)?;
-        if self.removed.contains(&doc) {
-            return None;
-        }
-        self.evidence
-            .get(&doc)
-            .copied()
-            .or_else(|| self.base.segment.read_meta(doc).ok().map(|m| m.evidence))
-    }
-
-    /// A changed learning file at `rel`: its old document leaves, and its
-    /// new one (`learning`, when it is still retrievable) comes in weighed,
-    /// with the outcomes it had plus those the change added (`inc`).
-    fn replace(
-        &mut self,
-        id: &str,
-        rel: &str,
-        inc: Tally,
-        learning: Option<&crate::learning::Learning>,
-        matcher: &kg::Matcher,
-    ) {
-        let before = self.previous(id).unwrap_or_default();
-        let tally = Tally {
-            ineffective: before.ineffective + inc.ineffective,
-            recurred: before.recurred + inc.recurred,
-        };
-        self.docs.remove(id);
-        if let Some(doc) = self.base_doc(id)
-            && self.removed.insert(doc)
-        {
-            self.evidence.remove(&doc);
-        }
-        let Some(l) = learning else {
-            return;
-        };
-        let doc = Doc::new(l, rel, tally);
-        let info = &self.base.segment.info;
-        let terms = super::postings::weigh(&doc, matcher, &info.graph, &info.params, &info.stats);
-        self.docs.insert(
-            doc.meta.id.clone(),
-            WeighedDoc {
-                meta: doc.meta,
-                terms,
-            },
-        );
-    }
-
-    /// A learning whose events alone changed: its outcomes grow by `inc`.
-    fn add_outcomes(&mut self, id: &str, inc: Tally) {
-        if let Some(d) = self.docs.get_mut(id) {
-            d.meta.evidence.ineffective += inc.ineffective;
-            d.meta.evidence.recurred += inc.recurred;
-            return;
-        }
-        let Some(doc) = self.base_doc(id) else { return };
-        if self.removed.contains(&doc) {
-            return;
-        }
-        let mut e = self.previous(id).unwrap_or_default();
-        e.ineffective += inc.ineffective;
-        e.recurred += inc.recurred;
-        self.evidence.insert(doc, e);
-    }
-
-    /// Puts the edited maps back into `delta`.
-    fn close(self, delta: &mut Delta) {
-        delta.docs = self.docs.into_values().collect();
-        delta.removed = self.removed.into_iter().collect();
-        delta.removed.sort_unstable();
-        delta.evidence = self.evidence;
-    }
-}
-
-impl Delta {
-    /// What the delta changes in its segment, as a fold reads it.
-    fn changes(&self) -> super::fold::Changes<'_> {
-        super::fold::Changes {
-            removed: &self.removed,
-            evidence: &self.evidence,
-            added: &self.docs,
-        }
-    }
-}
-
-/// Writes the delta beside the segment; folds it into a new segment once
-/// it is large, and rebuilds when its changes move the field lengths'
-/// averages too far (see [`fold`](super::fold)).
-fn store_delta(
-    dir: &LearningsDir,
-    hub: Option<&str>,
-    segment: &Segment,
-    delta: &Delta,
-    head: &str,
-) -> Result<(), String> {
-    let mut lap = laps();
-    if delta.docs.len() + delta.removed.len() > DELTA_MIN_FOLD.max(segment.len() as usize / 10) {
-        // A fold runs the drift test itself, and rebuilds when it fails.
-        return fold_delta(dir, hub, segment, delta, head);
-    }
-    let changes = delta.changes();
-    let drifted = super::fold::drifted(segment, &changes).map_err(|e| e.to_string())?;
-    lap("drift");
-    if drifted {
-        tracing::debug!("search index: the changes move the field lengths' averages; rebuilding");
-        return rebuild(dir, hub).map(|_| ());
-    }
-    let bytes = serde_json::to_vec(delta).map_err(|e| e.to_string())?;
-    crate::store::atomic_write(&folder(dir).join(DELTA_FILE), &bytes)
-        .map_err(|e| format!("cannot write the search index delta: {e}"))
-}
-
-/// Writes `segment` with `delta` folded in as the new segment (and no
-/// delta), or rebuilds when a fold declines (see [`fold`](super::fold)).
-fn fold_delta(
-    dir: &LearningsDir,
-    hub: Option<&str>,
-    segment: &Segment,
-    delta: &Delta,
-    head: &str,
-) -> Result<(), String> {
-    let mut lap = laps();
-    let changes = delta.changes();
-    let build = uuid::Uuid::new_v4().simple().to_string();
-    let folded = write_segment(&folder(dir), |out| {
-        super::fold::fold_to(segment, &changes, Some(head), &build, out)
-            .map(|written| written.is_some())
-            .map_err(std::io::Error::from)
-    })?;
-    if !folded {
-        tracing::debug!("search index: the field lengths drifted; rebuilding");
-        return rebuild(dir, hub).map(|_| ());
-    }
-    lap("fold");
-    Ok(())
-}
-
 /// Writes a new segment through `write` (which streams it, seeking back
 /// for its header) and, when `write` says so, puts it in place
 /// ([`crate::store::atomic_write_with`]) and drops the delta that applied
 /// to the old one. Returns what `write` said.
-fn write_segment(
+pub(super) fn write_segment(
     folder: &Path,
     write: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> std::io::Result<bool>,
 ) -> Result<bool, String> {
