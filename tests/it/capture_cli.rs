@@ -4,43 +4,18 @@
 
 use crate::common;
 
+use common::capture::{capture_raw, claude_bash};
+use common::fixtures;
+use common::learnings::events_text;
 use common::{Sandbox, json};
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
-
-fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/payloads")
-        .join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Runs `learnsync capture [args]` with `stdin` piped in.
-fn capture_with(sb: &Sandbox, args: &[&str], stdin: &[u8]) -> Output {
-    let mut all = vec!["capture"];
-    all.extend_from_slice(args);
-    let mut child = sb
-        .cmd(&all)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn learnsync capture");
-    let mut input = child.stdin.take().expect("stdin");
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
+use std::process::Output;
 
 /// A capture that must succeed silently: exit 0, nothing on stdout or stderr.
 fn capture_quiet(sb: &Sandbox, stdin: &[u8]) {
-    let out = capture_with(sb, &[], stdin);
+    let out = capture_raw(sb, &[], &[], stdin);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "stderr");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "", "stdout");
@@ -48,17 +23,6 @@ fn capture_quiet(sb: &Sandbox, stdin: &[u8]) {
 
 fn init(sb: &Sandbox) {
     sb.ok(&["init", "--agent", "laptop"]);
-}
-
-fn sync(sb: &Sandbox) {
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
-}
-
-fn learnings(sb: &Sandbox) -> Vec<Value> {
-    match json(&sb.ok(&["list", "--json"])) {
-        Value::Array(items) => items,
-        other => panic!("list --json is not an array: {other}"),
-    }
 }
 
 fn by_command<'a>(items: &'a [Value], command: &str) -> &'a Value {
@@ -77,31 +41,9 @@ fn inbox_files(sb: &Sandbox) -> Vec<PathBuf> {
     files
 }
 
-fn events_text(sb: &Sandbox) -> String {
-    let mut text = String::new();
-    if let Ok(agents) = std::fs::read_dir(sb.dir().join("events")) {
-        for agent in agents.flatten() {
-            for month in std::fs::read_dir(agent.path())
-                .expect("events dir")
-                .flatten()
-            {
-                text.push_str(&std::fs::read_to_string(month.path()).expect("events file"));
-            }
-        }
-    }
-    text
-}
-
 /// A Claude Code payload for a Bash call.
 fn claude(session: &str, event: &str, command: &str, extra: Value) -> Vec<u8> {
-    let mut v = serde_json::json!({
-        "session_id": session,
-        "transcript_path": "/home/dev/.claude/projects/x.jsonl",
-        "cwd": "/home/dev/shop",
-        "hook_event_name": event,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-    });
+    let mut v = claude_bash(session, event, command);
     if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
         m.extend(e);
     }
@@ -118,11 +60,11 @@ fn failures_from_every_agent_become_l0_learnings_with_their_context() {
         "terraphim_tool_result_failure.json",
         "codex_post_tool_use_exit_header.json",
     ] {
-        capture_quiet(&sb, &fixture(name));
+        capture_quiet(&sb, &fixtures::payload(name));
     }
     assert_eq!(inbox_files(&sb).len(), 4);
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 4, "{items:#?}");
     for l in &items {
         assert_eq!(l["trust_level"], "L0");
@@ -161,7 +103,7 @@ fn failures_from_every_agent_become_l0_learnings_with_their_context() {
     );
     let cargo = by_command(&items, "cargo build --locked");
     assert_eq!(cargo["capture_agent"], "codex");
-    common::assert_clean_and_sound(&sb.dir(), &sb.home());
+    common::git::assert_clean_and_sound(sb.dir(), sb.home());
 }
 
 #[test]
@@ -175,8 +117,8 @@ fn a_failing_chain_names_the_part_that_failed() {
         serde_json::json!({"error": "Exit code 1\nnpm ERR! Missing script: \"biuld\""}),
     );
     capture_quiet(&sb, &payload);
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     let l = by_command(&items, "cd web && npm run biuld");
     assert_eq!(l["failing_subcommand"], "npm run biuld");
 }
@@ -195,7 +137,7 @@ fn successes_ignored_test_runners_and_other_tools_write_nothing() {
         "claude_pre_tool_use.json",
         "codex_pre_tool_use.json",
     ] {
-        capture_quiet(&sb, &fixture(name));
+        capture_quiet(&sb, &fixtures::payload(name));
     }
     for runner in [
         "pytest -x tests/",
@@ -257,7 +199,7 @@ const GITEA_TOKEN: &str = "3f9a1c0e5b7d2f4a6c8e0b1d3f5a7c9e1b2d4f6a";
 fn secrets_in_command_and_output_never_reach_the_inbox_the_commit_or_the_log() {
     let sb = Sandbox::new();
     init(&sb);
-    capture_quiet(&sb, &fixture("claude_failure_secrets.json"));
+    capture_quiet(&sb, &fixtures::payload("claude_failure_secrets.json"));
     let command = format!(
         "git clone https://deploy:{GITHUB_TOKEN}@github.com/team/shop.git && AWS_SECRET_ACCESS_KEY={AWS_SECRET} make deploy"
     );
@@ -292,7 +234,7 @@ fn secrets_in_command_and_output_never_reach_the_inbox_the_commit_or_the_log() {
             }
         }
     }
-    sync(&sb);
+    sb.sync_offline();
     let log = sb.git(&["log", "-p", "--all"]);
     let list = sb.ok(&["list", "--json"]);
     for s in secrets {
@@ -306,7 +248,7 @@ fn secrets_in_command_and_output_never_reach_the_inbox_the_commit_or_the_log() {
 fn a_fix_in_the_same_session_makes_the_failure_an_l1_learning() {
     let sb = Sandbox::new();
     init(&sb);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_failure.json"));
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_failure.json"));
     // An unrelated success in between changes nothing.
     capture_quiet(
         &sb,
@@ -317,11 +259,11 @@ fn a_fix_in_the_same_session_makes_the_failure_an_l1_learning() {
             serde_json::json!({"tool_response": {"stdout": "", "stderr": ""}}),
         ),
     );
-    capture_quiet(&sb, &fixture("claude_post_tool_use_success.json"));
-    capture_quiet(&sb, &fixture("opencode_failure.json"));
-    capture_quiet(&sb, &fixture("opencode_success.json"));
-    sync(&sb);
-    let items = learnings(&sb);
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_success.json"));
+    capture_quiet(&sb, &fixtures::payload("opencode_failure.json"));
+    capture_quiet(&sb, &fixtures::payload("opencode_success.json"));
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 2, "{items:#?}");
     let push = by_command(&items, "git push -f origin main");
     assert_eq!(push["trust_level"], "L1");
@@ -343,11 +285,11 @@ fn a_fix_in_the_same_session_makes_the_failure_an_l1_learning() {
 fn a_fix_after_a_sync_still_finds_its_failure() {
     let sb = Sandbox::new();
     init(&sb);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_failure.json"));
-    sync(&sb);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_success.json"));
-    sync(&sb);
-    let items = learnings(&sb);
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_failure.json"));
+    sb.sync_offline();
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_success.json"));
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["trust_level"], "L1");
     assert_eq!(
@@ -360,7 +302,7 @@ fn a_fix_after_a_sync_still_finds_its_failure() {
 fn the_same_command_succeeding_on_a_retry_is_no_correction() {
     let sb = Sandbox::new();
     init(&sb);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_failure.json"));
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_failure.json"));
     capture_quiet(
         &sb,
         &claude(
@@ -370,8 +312,8 @@ fn the_same_command_succeeding_on_a_retry_is_no_correction() {
             serde_json::json!({"tool_response": {"stdout": "", "stderr": ""}}),
         ),
     );
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items[0]["trust_level"], "L0");
 }
 
@@ -379,21 +321,21 @@ fn the_same_command_succeeding_on_a_retry_is_no_correction() {
 fn a_repeated_failure_records_recurred_instead_of_a_duplicate() {
     let sb = Sandbox::new();
     init(&sb);
-    let first = fixture("claude_post_tool_use_failure.json");
+    let first = fixtures::payload("claude_post_tool_use_failure.json");
     capture_quiet(&sb, &first);
     // Before a sync: the index capture keeps finds it.
     capture_quiet(&sb, &first);
-    sync(&sb);
+    sb.sync_offline();
     // After a sync, from another session: the index sync rebuilt finds it.
     let again = String::from_utf8(first)
         .expect("utf-8")
         .replace("9f2c1a4e-5b6d-4c3e-8f7a-1b2c3d4e5f60", "another-session");
     capture_quiet(&sb, again.as_bytes());
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1, "{items:#?}");
     let id = items[0]["id"].as_str().expect("id");
-    let events = events_text(&sb);
+    let events = events_text(sb.dir());
     let recurred: Vec<&str> = events
         .lines()
         .filter(|l| l.contains(id) && l.contains("\"outcome\":\"recurred\""))
@@ -405,7 +347,7 @@ fn a_repeated_failure_records_recurred_instead_of_a_duplicate() {
 fn a_recurrence_in_another_session_is_fixed_there_before_any_sync() {
     let sb = Sandbox::new();
     init(&sb);
-    let first = fixture("claude_post_tool_use_failure.json");
+    let first = fixtures::payload("claude_post_tool_use_failure.json");
     capture_quiet(&sb, &first);
     let state = sb.dir().join(".git/learnsync");
     let log = state.join("capture-log.jsonl");
@@ -436,10 +378,10 @@ fn a_recurrence_in_another_session_is_fixed_there_before_any_sync() {
     // ...and still finds it waiting in the inbox when the fix comes.
     capture_quiet(
         &sb,
-        other(&fixture("claude_post_tool_use_success.json")).as_bytes(),
+        other(&fixtures::payload("claude_post_tool_use_success.json")).as_bytes(),
     );
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1, "{items:#?}");
     assert_eq!(items[0]["trust_level"], "L1");
     assert_eq!(
@@ -456,10 +398,10 @@ fn a_recurrence_in_another_session_is_fixed_there_before_any_sync() {
 fn a_prompt_correction_attaches_to_the_failure_it_names() {
     let sb = Sandbox::new();
     init(&sb);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_failure.json"));
-    capture_quiet(&sb, &fixture("claude_user_prompt_submit.json"));
-    sync(&sb);
-    let items = learnings(&sb);
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_failure.json"));
+    capture_quiet(&sb, &fixtures::payload("claude_user_prompt_submit.json"));
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1, "{items:#?}");
     assert_eq!(items[0]["trust_level"], "L1");
     assert_eq!(items[0]["source"], "auto_extract");
@@ -471,15 +413,15 @@ fn a_prompt_correction_without_a_failure_becomes_its_own_learning() {
     let sb = Sandbox::new();
     init(&sb);
     // Codex's native PostToolUse cannot show a failure, so only the prompt says it.
-    capture_quiet(&sb, &fixture("codex_post_tool_use.json"));
-    capture_quiet(&sb, &fixture("codex_user_prompt_submit.json"));
+    capture_quiet(&sb, &fixtures::payload("codex_post_tool_use.json"));
+    capture_quiet(&sb, &fixtures::payload("codex_user_prompt_submit.json"));
     // A style preference is not a command.
     capture_quiet(
         &sb,
         br#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"use tabs instead of spaces"}"#,
     );
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1, "{items:#?}");
     let l = by_command(&items, "pnpm run lint");
     assert_eq!(l["trust_level"], "L1");
@@ -515,16 +457,16 @@ fn pre_tool_use_warns_about_a_known_l1_command_and_records_it_applied() {
         "git push -f origin main",
         serde_json::json!({}),
     );
-    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_failure.json"));
+    assert_eq!(warning(&capture_raw(&sb, &[], &[], &pre)), None);
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_failure.json"));
     // An L0 failure has no advice to give.
-    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
-    capture_quiet(&sb, &fixture("claude_post_tool_use_success.json"));
-    sync(&sb);
-    let items = learnings(&sb);
+    assert_eq!(warning(&capture_raw(&sb, &[], &[], &pre)), None);
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_success.json"));
+    sb.sync_offline();
+    let items = sb.list();
     let id = items[0]["id"].as_str().expect("id").to_string();
 
-    let message = warning(&capture_with(&sb, &[], &pre)).expect("a warning");
+    let message = warning(&capture_raw(&sb, &[], &[], &pre)).expect("a warning");
     assert!(
         message.starts_with("This command failed before (learnsync)")
             && message.contains("Title: `git push -f origin main` failed"),
@@ -541,19 +483,23 @@ fn pre_tool_use_warns_about_a_known_l1_command_and_records_it_applied() {
         "tool_name": "Bash", "tool_input": {"command": "cd shop && git push -f origin main"}
     });
     let codex = serde_json::to_vec(&codex).expect("json");
-    assert!(warning(&capture_with(&sb, &[], &codex)).is_some());
+    assert!(warning(&capture_raw(&sb, &[], &[], &codex)).is_some());
     // The fix itself and unrelated commands: nothing.
     for command in ["git push --force-with-lease origin main", "ls -la"] {
         let other = claude("s2", "PreToolUse", command, serde_json::json!({}));
-        assert_eq!(warning(&capture_with(&sb, &[], &other)), None, "{command}");
+        assert_eq!(
+            warning(&capture_raw(&sb, &[], &[], &other)),
+            None,
+            "{command}"
+        );
     }
-    sync(&sb);
-    let applied = events_text(&sb)
+    sb.sync_offline();
+    let applied = events_text(sb.dir())
         .lines()
         .filter(|l| l.contains(&id) && l.contains("\"outcome\":\"applied\""))
         .count();
     assert_eq!(applied, 2);
-    let items = learnings(&sb);
+    let items = sb.list();
     assert_eq!(items[0]["quality"]["applied_count"], 2);
 }
 
@@ -572,13 +518,13 @@ fn broken_input_exits_zero_with_one_line_on_stderr() {
     let sb = Sandbox::new();
     init(&sb);
     assert_one_line(
-        &capture_with(&sb, &[], &fixture("broken.json")),
+        &capture_raw(&sb, &[], &[], &fixtures::payload("broken.json")),
         "not valid JSON",
     );
-    assert_one_line(&capture_with(&sb, &[], b""), "empty payload");
-    assert_one_line(&capture_with(&sb, &[], b"  \n"), "empty payload");
+    assert_one_line(&capture_raw(&sb, &[], &[], b""), "empty payload");
+    assert_one_line(&capture_raw(&sb, &[], &[], b"  \n"), "empty payload");
     assert_one_line(
-        &capture_with(&sb, &[], b"\xff\xfe{\"a\":1}"),
+        &capture_raw(&sb, &[], &[], b"\xff\xfe{\"a\":1}"),
         "not valid JSON",
     );
     let mut non_utf8 = claude(
@@ -589,16 +535,25 @@ fn broken_input_exits_zero_with_one_line_on_stderr() {
     );
     let at = non_utf8.iter().position(|&b| b == b'X').expect("X");
     non_utf8[at] = 0xff;
-    assert_one_line(&capture_with(&sb, &[], &non_utf8), "not valid JSON");
+    assert_one_line(&capture_raw(&sb, &[], &[], &non_utf8), "not valid JSON");
     let huge = vec![b' '; 20 * 1024 * 1024];
-    assert_one_line(&capture_with(&sb, &[], &huge), "16 MiB");
-    assert_one_line(&capture_with(&sb, &["--format", "yaml"], b"{}"), "--format");
-    assert_one_line(&capture_with(&sb, &["--event", "Stop"], b"{}"), "--event");
+    assert_one_line(&capture_raw(&sb, &[], &[], &huge), "16 MiB");
     assert_one_line(
-        &capture_with(&sb, &["--no-such-flag"], b"{}"),
+        &capture_raw(&sb, &[], &["--format", "yaml"], b"{}"),
+        "--format",
+    );
+    assert_one_line(
+        &capture_raw(&sb, &[], &["--event", "Stop"], b"{}"),
+        "--event",
+    );
+    assert_one_line(
+        &capture_raw(&sb, &[], &["--no-such-flag"], b"{}"),
         "no-such-flag",
     );
-    assert_one_line(&capture_with(&sb, &["--agent", "../x"], b"{}"), "--agent");
+    assert_one_line(
+        &capture_raw(&sb, &[], &["--agent", "../x"], b"{}"),
+        "--agent",
+    );
     assert_eq!(inbox_files(&sb), Vec::<PathBuf>::new());
 }
 
@@ -606,7 +561,12 @@ fn broken_input_exits_zero_with_one_line_on_stderr() {
 fn a_missing_learnings_dir_or_a_broken_config_costs_one_line_not_the_agent() {
     let sb = Sandbox::new();
     // No init: the dir does not exist.
-    let out = capture_with(&sb, &[], &fixture("claude_post_tool_use_failure.json"));
+    let out = capture_raw(
+        &sb,
+        &[],
+        &[],
+        &fixtures::payload("claude_post_tool_use_failure.json"),
+    );
     assert_one_line(&out, "learnsync init");
     init(&sb);
     std::fs::write(
@@ -614,10 +574,15 @@ fn a_missing_learnings_dir_or_a_broken_config_costs_one_line_not_the_agent() {
         "agent: [not, a, name]\n",
     )
     .expect("break the config");
-    let out = capture_with(&sb, &[], &fixture("claude_post_tool_use_failure.json"));
+    let out = capture_raw(
+        &sb,
+        &[],
+        &[],
+        &fixtures::payload("claude_post_tool_use_failure.json"),
+    );
     assert_one_line(&out, "config");
     // A success needs no config at all.
-    capture_quiet(&sb, &fixture("claude_post_tool_use_success.json"));
+    capture_quiet(&sb, &fixtures::payload("claude_post_tool_use_success.json"));
 }
 
 #[test]
@@ -640,8 +605,8 @@ fn a_few_mib_payload_is_captured_with_truncation_markers() {
     );
     assert!(payload.len() > 3 * 1024 * 1024);
     capture_quiet(&sb, &payload);
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1);
     let err = items[0]["error_context"].as_str().expect("error_context");
     assert!(err.len() < 5 * 1024, "{} bytes kept", err.len());
@@ -659,15 +624,15 @@ fn a_few_mib_payload_is_captured_with_truncation_markers() {
 fn codex_notify_passes_its_payload_as_the_last_argument() {
     let sb = Sandbox::new();
     init(&sb);
-    let notify =
-        String::from_utf8(fixture("codex_notify_agent_turn_complete.json")).expect("utf-8");
+    let notify = String::from_utf8(fixtures::payload("codex_notify_agent_turn_complete.json"))
+        .expect("utf-8");
     let out = sb.run(&["capture", "--format", "codex", notify.trim()]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
     // A hook payload given the same way is handled like stdin.
-    let failure =
-        String::from_utf8(fixture("codex_post_tool_use_exit_header.json")).expect("utf-8");
+    let failure = String::from_utf8(fixtures::payload("codex_post_tool_use_exit_header.json"))
+        .expect("utf-8");
     let out = sb.run(&["capture", "--format", "codex", &failure]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(inbox_files(&sb).len(), 1);
@@ -679,7 +644,7 @@ fn the_event_flag_overrides_what_the_payload_says() {
     init(&sb);
     // A terraphim-style payload without hook_event_name, told it is a failure event.
     let payload = br#"{"session_id":"t","cwd":"/w/app","tool_name":"Bash","tool_input":{"command":"make deploy"},"tool_result":{"exit_code":2,"stdout":"","stderr":"make: *** No rule to make target 'deploy'.  Stop."}}"#;
-    let out = capture_with(&sb, &["--event", "post-tool-use-failure"], payload);
+    let out = capture_raw(&sb, &[], &["--event", "post-tool-use-failure"], payload);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(inbox_files(&sb).len(), 1);
@@ -707,31 +672,31 @@ fn add_npm_publish(sb: &Sandbox) -> String {
 fn the_warnings_follow_what_each_sync_changed() {
     let sb = Sandbox::new();
     init(&sb);
-    sync(&sb); // the first sync writes the capture index snapshot
+    sb.sync_offline(); // the first sync writes the capture index snapshot
     let pre = claude("s3", "PreToolUse", "npm publish", serde_json::json!({}));
-    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+    assert_eq!(warning(&capture_raw(&sb, &[], &[], &pre)), None);
     let id = add_npm_publish(&sb);
     // The sync after the add updates the snapshot from the paths it changed.
-    sync(&sb);
-    let message = warning(&capture_with(&sb, &[], &pre)).expect("a warning after the sync");
+    sb.sync_offline();
+    let message = warning(&capture_raw(&sb, &[], &[], &pre)).expect("a warning after the sync");
     assert!(message.contains("npm publish --otp"), "{message}");
     // A learning deleted by hand: the next sync takes its advice away.
     let file = sb.dir().join("laptop").join(format!("{id}.md"));
     std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    sync(&sb);
-    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+    sb.sync_offline();
+    assert_eq!(warning(&capture_raw(&sb, &[], &[], &pre)), None);
 }
 
 #[test]
 fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot() {
     let sb = Sandbox::new();
     init(&sb);
-    sync(&sb);
+    sb.sync_offline();
     let state = sb.dir().join(".git/learnsync");
     let log = state.join("capture-log.jsonl");
     let snapshot = std::fs::read(state.join("capture-index.json")).expect("snapshot");
     let id = add_npm_publish(&sb);
-    sync(&sb);
+    sb.sync_offline();
     // A small change is one log line; the snapshot is not rewritten.
     assert_eq!(
         std::fs::read(state.join("capture-index.json")).expect("snapshot"),
@@ -743,7 +708,7 @@ fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot(
         "{logged}"
     );
     let pre = claude("s4", "PreToolUse", "npm publish", serde_json::json!({}));
-    let message = warning(&capture_with(&sb, &[], &pre)).expect("warned");
+    let message = warning(&capture_raw(&sb, &[], &[], &pre)).expect("warned");
     assert!(message.contains("npm publish --otp $CODE"), "{message}");
 
     // Captures fill the log past 256 KiB (what a busy day of hooks writes).
@@ -763,13 +728,13 @@ fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot(
     let file = sb.dir().join("laptop").join(format!("{id}.md"));
     let text = std::fs::read_to_string(&file).expect("learning");
     std::fs::write(&file, text.replace("--otp $CODE", "--otp $OTP")).expect("edit");
-    sync(&sb);
+    sb.sync_offline();
     assert!(!log.exists() || std::fs::metadata(&log).expect("log").len() < 1024);
     assert_ne!(
         std::fs::read(state.join("capture-advice.json")).expect("advice"),
         snapshot
     );
-    let message = warning(&capture_with(&sb, &[], &pre)).expect("still warned");
+    let message = warning(&capture_raw(&sb, &[], &[], &pre)).expect("still warned");
     assert!(message.contains("npm publish --otp $OTP"), "{message}");
     assert!(
         !message.contains("$CODE"),
@@ -777,14 +742,14 @@ fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot(
     );
     let padded = claude("s4", "PreToolUse", "make pad2999", serde_json::json!({}));
     assert!(
-        warning(&capture_with(&sb, &[], &padded)).is_some(),
+        warning(&capture_raw(&sb, &[], &[], &padded)).is_some(),
         "folded in"
     );
 
     // And after the fold, a deletion is a log line again.
     std::fs::remove_file(&file).expect("delete");
-    sync(&sb);
-    assert_eq!(warning(&capture_with(&sb, &[], &pre)), None);
+    sb.sync_offline();
+    assert_eq!(warning(&capture_raw(&sb, &[], &[], &pre)), None);
 }
 
 #[test]
@@ -793,10 +758,18 @@ fn opencode_payloads_spread_into_one_object_are_captured_like_our_plugins() {
     // put opencode's two hook arguments side by side in one object.
     let sb = Sandbox::new();
     init(&sb);
-    capture_quiet(&sb, &fixture("opencode_spread_failure.json"));
-    capture_quiet(&sb, &fixture("opencode_spread_metadata_only.json"));
+    capture_quiet(&sb, &fixtures::payload("opencode_spread_failure.json"));
+    capture_quiet(
+        &sb,
+        &fixtures::payload("opencode_spread_metadata_only.json"),
+    );
     for format in [&["--format", "opencode"][..], &[]] {
-        let out = capture_with(&sb, format, &fixture("opencode_spread_before.json"));
+        let out = capture_raw(
+            &sb,
+            &[],
+            format,
+            &fixtures::payload("opencode_spread_before.json"),
+        );
         assert!(out.status.success());
         assert!(
             out.stderr.is_empty(),
@@ -804,8 +777,8 @@ fn opencode_payloads_spread_into_one_object_are_captured_like_our_plugins() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    sync(&sb);
-    let items = learnings(&sb);
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 2, "{items:#?}");
     let docker = by_command(&items, "docker compose up -d db");
     assert_eq!(docker["capture_agent"], "opencode");

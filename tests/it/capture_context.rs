@@ -5,53 +5,11 @@
 
 use crate::common;
 
-use common::{Sandbox, copy_tree};
+use common::Sandbox;
+use common::capture::{added_context, capture, claude_bash};
+use common::fixtures::search_corpus;
 use serde_json::{Value, json};
-use std::io::Write;
-use std::path::Path;
-use std::process::{Output, Stdio};
-
-/// Runs `learnsync [pre…] capture [args…]` with `payload` on stdin.
-pub(crate) fn capture(sb: &Sandbox, pre: &[&str], args: &[&str], payload: &Value) -> Output {
-    let mut all: Vec<&str> = pre.to_vec();
-    all.push("capture");
-    all.extend_from_slice(args);
-    let mut child = sb
-        .cmd(&all)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn learnsync capture");
-    let bytes = serde_json::to_vec(payload).expect("json");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(&bytes)
-        .expect("write payload");
-    child.wait_with_output().expect("wait")
-}
-
-/// The added context a Claude/Codex hook printed for `event`, or `None`
-/// when it printed nothing; insists on exit 0 and a quiet stderr.
-pub(crate) fn added_context(out: &Output, event: &str) -> Option<String> {
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "stderr");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    if stdout.is_empty() {
-        return None;
-    }
-    assert_eq!(stdout.lines().count(), 1, "one JSON line: {stdout}");
-    let v: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
-    assert_eq!(v["hookSpecificOutput"]["hookEventName"], event, "{v}");
-    Some(
-        v["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .expect("additionalContext")
-            .to_string(),
-    )
-}
+use std::process::Output;
 
 fn session_start(cwd: &str) -> Value {
     json!({
@@ -88,10 +46,7 @@ fn codex_prompt(text: &str) -> Value {
 }
 
 fn pre_tool(command: &str) -> Value {
-    json!({
-        "session_id": "s", "cwd": "/home/dev/shop", "hook_event_name": "PreToolUse",
-        "tool_name": "Bash", "tool_input": {"command": command},
-    })
+    claude_bash("s", "PreToolUse", command)
 }
 
 fn codex_pre_tool(command: &str) -> Value {
@@ -183,23 +138,7 @@ fn shop() -> Sandbox {
     ] {
         write_learning(&sb, &l);
     }
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
-    sb
-}
-
-/// The retrieval corpus of tests/fixtures/search, synced once.
-fn corpus() -> Sandbox {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
-    let sb = Sandbox::new();
-    sb.ok(&["init", "--agent", "laptop"]);
-    crate::common::never_stale(&sb);
-    for entry in std::fs::read_dir(fixture.join("learnings")).expect("fixture") {
-        let entry = entry.expect("entry");
-        copy_tree(&entry.path(), &sb.dir().join(entry.file_name()));
-    }
-    copy_tree(&fixture.join("kg"), &sb.dir().join("kg"));
-    copy_tree(&fixture.join("events"), &sb.dir().join("events"));
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     sb
 }
 
@@ -258,7 +197,7 @@ fn session_start_gives_each_agent_the_learnings_that_apply_to_it() {
 fn session_start_says_nothing_when_nothing_is_worth_saying() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "laptop"]);
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let empty = capture(
         &sb,
         &[],
@@ -271,7 +210,7 @@ fn session_start_says_nothing_when_nothing_is_worth_saying() {
     for id in [FOR_ALL, FOR_CODEX] {
         std::fs::remove_file(sb.dir().join("laptop").join(format!("{id}.md"))).expect("rm");
     }
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let out = capture(
         &sb,
         &[],
@@ -293,7 +232,7 @@ fn session_start_says_nothing_when_nothing_is_worth_saying() {
 
 #[test]
 fn a_prompt_gets_a_confident_suggestion_and_an_unrelated_one_nothing() {
-    let sb = corpus();
+    let sb = search_corpus("laptop");
     let out = capture(
         &sb,
         &[],
@@ -331,7 +270,7 @@ fn a_prompt_gets_a_confident_suggestion_and_an_unrelated_one_nothing() {
 
 #[test]
 fn a_prompt_suggestion_is_only_for_the_agents_its_learning_names() {
-    let sb = corpus();
+    let sb = search_corpus("laptop");
     let text = "no network inside the Codex sandbox: vendor dependencies first";
     let codex = capture(&sb, &[], &["--format", "codex"], &codex_prompt(text));
     let said = added_context(&codex, "UserPromptSubmit").expect("codex is told");
@@ -345,7 +284,7 @@ fn a_prompt_suggestion_is_only_for_the_agents_its_learning_names() {
 
 #[test]
 fn a_prompt_that_gives_a_correction_is_recorded_and_still_told_what_is_known() {
-    let sb = corpus();
+    let sb = search_corpus("laptop");
     let out = capture(
         &sb,
         &[],
@@ -356,7 +295,7 @@ fn a_prompt_that_gives_a_correction_is_recorded_and_still_told_what_is_known() {
     );
     let said = added_context(&out, "UserPromptSubmit").expect("a known learning");
     assert!(said.contains("force-with-lease"), "{said}");
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let new: Vec<Value> = match common::json(&sb.ok(&["list", "--from", "laptop", "--json"])) {
         Value::Array(items) => items,
         other => panic!("{other}"),
@@ -451,7 +390,7 @@ fn a_capture_index_from_before_applicability_is_rebuilt_by_the_next_sync() {
         "the old snapshot is not read"
     );
     // A sync with nothing to commit still rebuilds it.
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let advice = std::fs::read_to_string(state.join("capture-advice.json")).expect("advice");
     assert!(advice.starts_with("{\"version\":5"), "{advice}");
     assert_eq!(

@@ -2,7 +2,8 @@
 //! way `learnsync capture` sees them on stdin.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
+
+use crate::common::fixtures;
 
 use learnsync::capture::payload::{
     AgentKind, CommandResult, Format, HookEvent, PayloadError, ToolEvent, additional_context,
@@ -10,13 +11,6 @@ use learnsync::capture::payload::{
 };
 use learnsync::shell;
 use proptest::prelude::*;
-
-fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/payloads")
-        .join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-}
 
 fn parsed(bytes: &[u8]) -> ToolEvent<'_> {
     parse(bytes, Format::Auto, None)
@@ -30,7 +24,7 @@ fn s<'a>(v: &'a Option<Cow<'a, str>>) -> Option<&'a str> {
 
 #[test]
 fn claude_failed_bash_gives_exit_code_and_error_without_its_first_line() {
-    let bytes = fixture("claude_post_tool_use_failure.json");
+    let bytes = fixtures::payload("claude_post_tool_use_failure.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::Claude);
     assert_eq!(ev.event, HookEvent::PostToolUseFailure);
@@ -64,7 +58,7 @@ fn claude_failed_bash_gives_exit_code_and_error_without_its_first_line() {
 
 #[test]
 fn claude_successful_bash_is_a_success_with_its_output() {
-    let bytes = fixture("claude_post_tool_use_success.json");
+    let bytes = fixtures::payload("claude_post_tool_use_success.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::PostToolUse);
     assert_eq!(ev.outcome, CommandResult::Success);
@@ -79,7 +73,7 @@ fn claude_successful_bash_is_a_success_with_its_output() {
 
 #[test]
 fn claude_pre_tool_use_has_the_command_and_no_outcome() {
-    let bytes = fixture("claude_pre_tool_use.json");
+    let bytes = fixtures::payload("claude_pre_tool_use.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::PreToolUse);
     assert_eq!(ev.outcome, CommandResult::Unknown);
@@ -88,7 +82,7 @@ fn claude_pre_tool_use_has_the_command_and_no_outcome() {
 
 #[test]
 fn claude_user_prompt_carries_a_correction() {
-    let bytes = fixture("claude_user_prompt_submit.json");
+    let bytes = fixtures::payload("claude_user_prompt_submit.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::UserPromptSubmit);
     assert_eq!(ev.command, None);
@@ -101,7 +95,7 @@ fn claude_user_prompt_carries_a_correction() {
 
 #[test]
 fn failing_test_runner_parses_but_matches_the_default_ignore_list() {
-    let bytes = fixture("claude_failure_ignored_test.json");
+    let bytes = fixtures::payload("claude_failure_ignored_test.json");
     let ev = parsed(&bytes);
     assert_eq!(
         ev.outcome,
@@ -120,7 +114,7 @@ fn failing_test_runner_parses_but_matches_the_default_ignore_list() {
 fn secrets_come_through_verbatim_for_the_redactor() {
     // Parsing does not redact (one redactor, at the store); it must not lose
     // or mangle the text the redactor has to find.
-    let bytes = fixture("claude_failure_secrets.json");
+    let bytes = fixtures::payload("claude_failure_secrets.json");
     let ev = parsed(&bytes);
     assert_eq!(
         ev.outcome,
@@ -141,14 +135,14 @@ fn secrets_come_through_verbatim_for_the_redactor() {
 #[test]
 fn non_shell_tools_are_ignored() {
     for name in ["claude_non_bash_tool.json", "opencode_non_bash.json"] {
-        let bytes = fixture(name);
+        let bytes = fixtures::payload(name);
         assert_eq!(parse(&bytes, Format::Auto, None), Ok(None), "{name}");
     }
 }
 
 #[test]
 fn terraphim_wrapper_payload_reads_exit_code_from_tool_result() {
-    let bytes = fixture("terraphim_tool_result_failure.json");
+    let bytes = fixtures::payload("terraphim_tool_result_failure.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::TerraphimWrapper);
     assert_eq!(ev.event, HookEvent::PostToolUse);
@@ -162,7 +156,7 @@ fn terraphim_wrapper_payload_reads_exit_code_from_tool_result() {
 
 #[test]
 fn opencode_plugin_payloads_read_metadata_exit() {
-    let bytes = fixture("opencode_failure.json");
+    let bytes = fixtures::payload("opencode_failure.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::Opencode);
     assert_eq!(ev.event, HookEvent::PostToolUse);
@@ -176,7 +170,7 @@ fn opencode_plugin_payloads_read_metadata_exit() {
         "Error response from daemon: driver failed programming external connectivity on endpoint shop-db-<n> (<hex>): Bind for <n>:<n> failed: port is already allocated"
     );
 
-    let bytes = fixture("opencode_success.json");
+    let bytes = fixtures::payload("opencode_success.json");
     let ev = parse(&bytes, Format::Opencode, None)
         .ok()
         .flatten()
@@ -193,7 +187,7 @@ fn opencode_hook_arguments_spread_into_one_object_are_read_too() {
     // The shape terraphim's opencode integration (and others) send: the
     // `input` keys beside `title`, `output` as text and `metadata.exit`.
     for format in [Format::Auto, Format::Opencode] {
-        let bytes = fixture("opencode_spread_failure.json");
+        let bytes = fixtures::payload("opencode_spread_failure.json");
         let ev = parse(&bytes, format, None).ok().flatten().expect("event");
         assert_eq!(ev.agent, AgentKind::Opencode);
         assert_eq!(ev.event, HookEvent::PostToolUse);
@@ -203,16 +197,16 @@ fn opencode_hook_arguments_spread_into_one_object_are_read_too() {
         assert_eq!(s(&ev.tool_use_id), Some("call_01K2M3N4P5Q6R7S8T9U0V1W2"));
         assert!(ev.output_text().contains("port is already allocated"));
     }
-    let ok_bytes = fixture("opencode_spread_success.json");
+    let ok_bytes = fixtures::payload("opencode_spread_success.json");
     let ok = parsed(&ok_bytes);
     assert_eq!(ok.outcome, CommandResult::Success);
     // Only `metadata` (opencode's bash tool reports exit and output there).
-    let meta_bytes = fixture("opencode_spread_metadata_only.json");
+    let meta_bytes = fixtures::payload("opencode_spread_metadata_only.json");
     let meta = parsed(&meta_bytes);
     assert_eq!(meta.outcome, CommandResult::Failure { exit_code: Some(2) });
     assert!(meta.output_text().contains("No rule to make target"));
     // The spread `tool.execute.before` hook: the call and its args only.
-    let before_bytes = fixture("opencode_spread_before.json");
+    let before_bytes = fixtures::payload("opencode_spread_before.json");
     let before = parsed(&before_bytes);
     assert_eq!(before.event, HookEvent::PreToolUse);
     assert_eq!(s(&before.command), Some("git push -f origin main"));
@@ -221,14 +215,14 @@ fn opencode_hook_arguments_spread_into_one_object_are_read_too() {
     let read = br#"{"tool":"read","sessionID":"s","callID":"c","args":{"filePath":"/x"},"output":"...","metadata":{}}"#;
     assert!(parse(read, Format::Auto, None).ok().flatten().is_none());
     // Claude's own shape is not mistaken for it.
-    let claude_bytes = fixture("claude_post_tool_use_failure.json");
+    let claude_bytes = fixtures::payload("claude_post_tool_use_failure.json");
     let claude = parsed(&claude_bytes);
     assert_eq!(claude.agent, AgentKind::Claude);
 }
 
 #[test]
 fn codex_post_tool_use_string_response_has_unknown_outcome() {
-    let bytes = fixture("codex_post_tool_use.json");
+    let bytes = fixtures::payload("codex_post_tool_use.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.agent, AgentKind::Codex);
     assert_eq!(ev.event, HookEvent::PostToolUse);
@@ -241,7 +235,7 @@ fn codex_post_tool_use_string_response_has_unknown_outcome() {
 
 #[test]
 fn codex_output_header_gives_the_exit_code_when_present() {
-    let bytes = fixture("codex_post_tool_use_exit_header.json");
+    let bytes = fixtures::payload("codex_post_tool_use_exit_header.json");
     let ev = parsed(&bytes);
     assert_eq!(
         ev.outcome,
@@ -254,7 +248,7 @@ fn codex_output_header_gives_the_exit_code_when_present() {
 
 #[test]
 fn codex_pre_tool_use_and_prompt() {
-    let bytes = fixture("codex_pre_tool_use.json");
+    let bytes = fixtures::payload("codex_pre_tool_use.json");
     let ev = parsed(&bytes);
     assert_eq!(
         (ev.agent, ev.event),
@@ -263,7 +257,7 @@ fn codex_pre_tool_use_and_prompt() {
     assert_eq!(s(&ev.command), Some("git push -f"));
     assert_eq!(s(&ev.turn_id), Some("9"));
 
-    let bytes = fixture("codex_user_prompt_submit.json");
+    let bytes = fixtures::payload("codex_user_prompt_submit.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::UserPromptSubmit);
     let prompt = s(&ev.prompt).expect("prompt");
@@ -275,14 +269,14 @@ fn codex_pre_tool_use_and_prompt() {
 
 #[test]
 fn codex_notify_turn_complete_is_ignored() {
-    let bytes = fixture("codex_notify_agent_turn_complete.json");
+    let bytes = fixtures::payload("codex_notify_agent_turn_complete.json");
     assert_eq!(parse(&bytes, Format::Auto, None), Ok(None));
     assert_eq!(parse(&bytes, Format::Codex, None), Ok(None));
 }
 
 #[test]
 fn broken_and_empty_json_are_short_errors() {
-    let bytes = fixture("broken.json");
+    let bytes = fixtures::payload("broken.json");
     let err = parse(&bytes, Format::Auto, None).expect_err("broken JSON");
     assert!(matches!(err, PayloadError::InvalidJson(_)));
     assert!(err.to_string().len() < 200, "{err}");
@@ -383,7 +377,7 @@ fn pretool_warning_is_additional_context_for_claude_and_codex() {
 #[test]
 fn into_owned_detaches_from_the_input() {
     let owned = {
-        let bytes = fixture("claude_post_tool_use_failure.json");
+        let bytes = fixtures::payload("claude_post_tool_use_failure.json");
         parsed(&bytes).into_owned()
     };
     assert_eq!(owned.command.as_deref(), Some("git push -f origin main"));
@@ -473,7 +467,7 @@ fn session_starts_from_claude_codex_and_our_opencode_plugin() {
             None,
         ),
     ] {
-        let bytes = fixture(name);
+        let bytes = fixtures::payload(name);
         // What the installed hooks pass: Claude's session start carries
         // `model`, which `auto` takes for Codex (the reply is the same JSON).
         let format = match agent {
@@ -494,7 +488,7 @@ fn session_starts_from_claude_codex_and_our_opencode_plugin() {
 
 #[test]
 fn an_opencode_chat_message_is_a_prompt() {
-    let bytes = fixture("opencode_chat_message.json");
+    let bytes = fixtures::payload("opencode_chat_message.json");
     let ev = parsed(&bytes);
     assert_eq!(ev.event, HookEvent::UserPromptSubmit);
     assert_eq!(ev.agent, AgentKind::Opencode);

@@ -4,14 +4,9 @@
 
 use crate::common;
 
-use common::{Sandbox, assert_clean_and_sound, copy_tree, json};
-use std::path::Path;
-
-fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use common::fixtures::{self, copy_tree};
+use common::git::assert_clean_and_sound;
+use common::{Sandbox, json};
 
 #[test]
 fn init_add_apply_sync_list_show_with_real_git() {
@@ -50,7 +45,7 @@ fn init_add_apply_sync_list_show_with_real_git() {
     assert_eq!(report["promoted"][0]["to"], "L2");
 
     // What git sees: a commit on agents/claude by the agent, clean and sound.
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
     assert_eq!(
         s.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
         "agents/claude"
@@ -97,10 +92,7 @@ fn init_add_apply_sync_list_show_with_real_git() {
 fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let id = s
-        .ok(&["add", "--title", "t", "--correction", "c"])
-        .trim()
-        .to_string();
+    let id = s.add_learning("t", "c");
     s.ok(&["sync"]);
     let path = s.dir().join("claude").join(format!("{id}.md"));
     let text = std::fs::read_to_string(&path).expect("read");
@@ -114,7 +106,7 @@ fn a_hand_edit_is_committed_and_a_forged_trust_level_recomputed_away() {
         );
     std::fs::write(&path, forged).expect("write");
     s.ok(&["sync"]);
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
     let committed = s.git(&["show", &format!("HEAD:claude/{id}.md")]);
     assert!(committed.contains("title: a better title"), "{committed}");
     assert!(committed.contains("trust_level: L1"), "{committed}");
@@ -130,7 +122,7 @@ fn a_large_directory_is_adopted_as_one_pack_not_a_loose_file_per_learning() {
     // One loose object (and one compressor) per blob made adopting 100,000
     // learnings take 24 GB of heap before the kernel killed it.
     let s = Sandbox::new();
-    copy_tree(&fixture("search/learnings"), &s.dir());
+    copy_tree(&fixtures::path("search/learnings"), s.dir());
     let files: usize = std::fs::read_dir(s.dir())
         .expect("dir")
         .flatten()
@@ -151,13 +143,13 @@ fn a_large_directory_is_adopted_as_one_pack_not_a_loose_file_per_learning() {
     assert!(field("in-pack") > files, "{counts}");
     let tracked = s.git(&["ls-files"]).lines().count();
     assert!(tracked > files, "every learning is committed: {tracked}");
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
 }
 
 #[test]
 fn terraphim_directory_is_adopted_and_listed_unchanged() {
     let s = Sandbox::new();
-    copy_tree(&fixture("terraphim"), &s.dir());
+    copy_tree(&fixtures::path("terraphim"), s.dir());
     let out = s.run(&["init", "--agent", "claude", "--json"]);
     assert!(
         out.status.success(),
@@ -179,7 +171,7 @@ fn terraphim_directory_is_adopted_and_listed_unchanged() {
         "shared/claude-learning-0a1b2c3d.md",
         "shared/codex-learning-shared-only.md",
     ] {
-        let original = std::fs::read(fixture("terraphim").join(rel)).expect("fixture");
+        let original = std::fs::read(fixtures::path("terraphim").join(rel)).expect("fixture");
         let on_disk = std::fs::read(s.dir().join(rel)).expect("adopted file");
         assert_eq!(on_disk, original, "{rel} rewritten");
         let committed = s.git(&["show", &format!("HEAD:{rel}")]);
@@ -189,7 +181,7 @@ fn terraphim_directory_is_adopted_and_listed_unchanged() {
             "{rel} committed differently"
         );
     }
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
 
     let listed = json(&s.ok(&["list", "--json"]));
     let ids: Vec<&str> = listed
@@ -376,10 +368,7 @@ fn config_shows_values_and_sources_and_names_bad_files() {
 fn an_interrupted_cycle_is_finished_by_the_next_one() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let id = s
-        .ok(&["add", "--title", "t", "--correction", "c"])
-        .trim()
-        .to_string();
+    let id = s.add_learning("t", "c");
     let out = s
         .cmd(&["sync"])
         .env("LEARNSYNC_FAULT", "commit:after-ref")
@@ -393,7 +382,7 @@ fn an_interrupted_cycle_is_finished_by_the_next_one() {
     assert!(s.git(&["ls-files"]).is_empty() || !s.dir().join(format!("claude/{id}.md")).exists());
     s.ok(&["sync"]);
     assert!(s.dir().join(format!("claude/{id}.md")).exists());
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
     assert_eq!(json(&s.ok(&["list", "--json"]))[0]["id"], id.as_str());
 }
 
@@ -482,19 +471,19 @@ fn claims_match_the_evidence(s: &Sandbox, rev: &str) {
 fn adopted_learnings_never_keep_a_trust_level_their_evidence_does_not_give() {
     for name in ["terraphim", "terraphim-claims"] {
         let s = Sandbox::new();
-        copy_tree(&fixture(name), &s.dir());
+        copy_tree(&fixtures::path(name), s.dir());
         s.ok(&["init", "--agent", "claude"]);
         // The first commit that holds the files already tells the truth.
         claims_match_the_evidence(&s, "HEAD");
         assert_eq!(s.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
         s.ok(&["sync"]);
         claims_match_the_evidence(&s, "HEAD");
-        assert_clean_and_sound(&s.dir(), &s.home());
+        assert_clean_and_sound(s.dir(), s.home());
     }
 
     let s = Sandbox::new();
-    let src = fixture("terraphim-claims");
-    copy_tree(&src, &s.dir());
+    let src = fixtures::path("terraphim-claims");
+    copy_tree(&src, s.dir());
     s.ok(&["init", "--agent", "claude"]);
     let committed = |rel: &str| s.git(&["show", &format!("HEAD:{rel}")]);
     let original = |rel: &str| std::fs::read_to_string(src.join(rel)).expect("fixture");
@@ -555,7 +544,7 @@ fn adopted_learnings_never_keep_a_trust_level_their_evidence_does_not_give() {
 fn doctor_checks_a_user_template_dir_renders_as_meant() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let templates = s.tmp.path().join("templates");
+    let templates = s.root().join("templates");
     std::fs::create_dir_all(&templates).expect("mkdir");
     let config = s.dir().join(".git/learnsync/config.yaml");
     let mut text = std::fs::read_to_string(&config).expect("config");

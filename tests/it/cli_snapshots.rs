@@ -21,8 +21,9 @@
 //! the project (the current directory's base name) and relative paths do
 //! not depend on where the checkout is.
 
+use super::common::Sandbox;
+use super::common::git::bare;
 use super::common::snapshot::{Filters, assert_snapshot, render};
-use super::common::{Sandbox, bare};
 
 /// A learnings dir about to be adopted: three learnings by hand, one with no
 /// correction yet (L0), two with one (L1, and one the evidence will raise).
@@ -66,36 +67,29 @@ fn seed(s: &Sandbox) {
 fn adopted() -> Sandbox {
     let s = Sandbox::new();
     seed(&s);
-    let hub = s.tmp.path().join("hub.git");
+    let hub = s.root().join("hub.git");
     bare(&hub);
-    let remote = format!("hub={}", hub.display());
-    s.ok(&["init", "--agent", "claude", "--remote", &remote]);
+    s.init_with_hub("claude", hub.display());
     s
 }
 
 /// Three `effective` from two agents: L1 → L2 at the next sync.
 fn evidence(s: &Sandbox) {
-    for agent in ["claude", "codex", "claude"] {
-        s.ok(&[
-            "--agent",
-            agent,
-            "apply",
-            "learning-git-force-with-lease",
-            "--outcome",
-            "effective",
-        ]);
-    }
+    s.effective_from(
+        "learning-git-force-with-lease",
+        &["claude", "codex", "claude"],
+    );
 }
 
 /// Runs `learnsync <args>` and compares the whole output with snapshot `name`.
 fn snapshot(s: &Sandbox, name: &str, args: &[&str]) {
-    snapshot_with(s, name, args, Filters::standard(s.tmp.path()));
+    snapshot_with(s, name, args, Filters::standard(s.root()));
 }
 
 /// The same with `filters` (the standard ones and a test's own), run from
 /// the sandbox's `shop/` with no terraphim store named by the environment.
 fn snapshot_with(s: &Sandbox, name: &str, args: &[&str], filters: Filters) {
-    let cwd = s.tmp.path().join("shop");
+    let cwd = s.root().join("shop");
     std::fs::create_dir_all(&cwd).expect("mkdir shop");
     let out = s
         .cmd(args)
@@ -194,7 +188,7 @@ fn config_shows_each_value_and_where_it_came_from() {
 fn init_adopts_a_dir_and_initialises_an_empty_one() {
     let s = Sandbox::new();
     seed(&s);
-    let hub = s.tmp.path().join("hub.git");
+    let hub = s.root().join("hub.git");
     bare(&hub);
     let remote = format!("hub={}", hub.display());
     snapshot(
@@ -315,14 +309,14 @@ fn index_builds_both_indexes() {
     let s = proven();
     // "in 4 ms": how long this build took.
     let filters =
-        Filters::standard(s.tmp.path()).pattern("INDEX-MILLIS", r"\bin \d+ ms\b", "in [DURATION]");
+        Filters::standard(s.root()).pattern("INDEX-MILLIS", r"\bin \d+ ms\b", "in [DURATION]");
     snapshot_with(&s, "index", &["index"], filters);
 }
 
 #[test]
 fn export_dry_run_names_what_it_would_write() {
     let s = proven();
-    let to = s.tmp.path().join("shop/CLAUDE.md");
+    let to = s.root().join("shop/CLAUDE.md");
     let to = to.to_str().expect("utf-8 path");
     snapshot(
         &s,
@@ -345,7 +339,7 @@ fn hooks_install_claude_dry_run_prints_the_diff() {
     let s = adopted();
     // The hook runs this binary, wherever cargo built it.
     let bin = super::common::bin();
-    let filters = Filters::standard(s.tmp.path()).literal("BIN", bin.display().to_string());
+    let filters = Filters::standard(s.root()).literal("BIN", bin.display().to_string());
     snapshot_with(
         &s,
         "hooks_install_claude_dry_run",
@@ -360,7 +354,7 @@ fn daemon_check_shows_each_schedule() {
     // The hints quote the config path for the shell when the temp dir
     // needs it (a TMPDIR with a space): the same line either way.
     let filters =
-        Filters::standard(s.tmp.path()).pattern("QUOTED-TMP", r">> '\[TMP\]([^']*)'", ">> [TMP]$1");
+        Filters::standard(s.root()).pattern("QUOTED-TMP", r">> '\[TMP\]([^']*)'", ">> [TMP]$1");
     snapshot_with(&s, "daemon_check", &["daemon", "--check"], filters);
 }
 
@@ -373,7 +367,7 @@ fn watch_stop_with_no_watcher_running() {
 #[test]
 fn publish_dry_run_to_a_git_wiki_plans_the_pages() {
     let s = proven();
-    let wiki = s.tmp.path().join("wiki.git");
+    let wiki = s.root().join("wiki.git");
     bare(&wiki);
     let config = s.dir().join(".git/learnsync/config.yaml");
     let mut text = std::fs::read_to_string(&config).expect("read config");

@@ -2,8 +2,9 @@
 //! a file arriving in machine A's inbox makes A's daemon sync after the
 //! debounce, and machine B's daemon, on its own schedule, merges it.
 
-use crate::common::{Machine, bare};
-use crate::daemon_support::{Daemon, wait_runs, write_config};
+use crate::common::Sandbox;
+use crate::common::daemon::{Daemon, wait_runs, write_config};
+use crate::common::git::bare;
 use learnsync::daemon::{Job, RunOutcome, Trigger, parse_stamp};
 use std::time::{Duration, Instant};
 
@@ -12,39 +13,27 @@ fn a_capture_triggers_a_sync_after_the_debounce_and_reaches_a_second_machine() {
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let remote = format!("hub={}", hub.display());
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&["init", "--agent", "a", "--remote", &remote]);
-    b.ok(&["init", "--agent", "b", "--remote", &remote]);
+    let a = Sandbox::machine_on_hub(tmp.path(), "a", "a", hub.display());
+    let b = Sandbox::machine_on_hub(tmp.path(), "b", "b", hub.display());
     // A syncs only when a capture arrives (its schedule is once a year);
     // B every two seconds.
     write_config(
-        &a.dir,
+        a.dir(),
         "agent: a\nhub: hub\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"off\"\ndaemon:\n  debounce_secs: 2\n  spread_secs: 0\n",
     );
     write_config(
-        &b.dir,
+        b.dir(),
         "agent: b\nhub: hub\nschedule:\n  sync: \"*/2 * * * * *\"\n  publish: \"off\"\n  review: \"off\"\ndaemon:\n  spread_secs: 0\n",
     );
     let mut da = Daemon::start(a.cmd(&["daemon"]));
     let mut db = Daemon::start(b.cmd(&["daemon"]));
-    wait_runs(&a.dir, Duration::from_secs(30), "A's start-up sync", |r| {
+    wait_runs(a.dir(), Duration::from_secs(30), "A's start-up sync", |r| {
         r.iter().any(|r| r.job == Job::Sync)
     });
     let added = Instant::now();
     let added_at = chrono::Utc::now();
-    let id = a
-        .ok(&[
-            "add",
-            "--title",
-            "Quote globs in find",
-            "--correction",
-            "find . -name '*.rs'",
-        ])
-        .trim()
-        .to_string();
-    let runs = wait_runs(&a.dir, Duration::from_secs(30), "A's capture sync", |r| {
+    let id = a.add_learning("Quote globs in find", "find . -name '*.rs'");
+    let runs = wait_runs(a.dir(), Duration::from_secs(30), "A's capture sync", |r| {
         r.iter()
             .any(|r| r.trigger == Trigger::Capture && r.outcome == RunOutcome::Ok)
     });
@@ -59,7 +48,7 @@ fn a_capture_triggers_a_sync_after_the_debounce_and_reaches_a_second_machine() {
         "synced before the debounce: {capture:?}"
     );
     // On B, as a file of A's folder, once B's next sync merged it.
-    let on_b = b.dir.join("a").join(format!("{id}.md"));
+    let on_b = b.dir().join("a").join(format!("{id}.md"));
     while !on_b.exists() {
         assert!(
             added.elapsed() < Duration::from_secs(60),
@@ -74,8 +63,8 @@ fn a_capture_triggers_a_sync_after_the_debounce_and_reaches_a_second_machine() {
     db.signal("TERM");
     assert!(da.wait_exit(Duration::from_secs(30)).success());
     assert!(db.wait_exit(Duration::from_secs(30)).success());
-    crate::common::assert_clean_and_sound(&a.dir, &a.home);
-    crate::common::assert_clean_and_sound(&b.dir, &b.home);
+    crate::common::git::assert_clean_and_sound(a.dir(), a.home());
+    crate::common::git::assert_clean_and_sound(b.dir(), b.home());
 }
 
 /// Issue 32: the daemon's syncs hold outcome events for a batch. An event
@@ -87,33 +76,22 @@ fn the_daemon_sends_outcome_events_in_batches() {
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let remote = format!("hub={}", hub.display());
-    let a = Machine::new(tmp.path(), "a");
-    a.ok(&["init", "--agent", "a", "--remote", &remote]);
-    let id = a
-        .ok(&[
-            "add",
-            "--title",
-            "Quote globs",
-            "--correction",
-            "quote them",
-        ])
-        .trim()
-        .to_string();
+    let a = Sandbox::machine_on_hub(tmp.path(), "a", "a", hub.display());
+    let id = a.add_learning("Quote globs", "quote them");
     a.ok(&["sync"]);
     write_config(
-        &a.dir,
+        a.dir(),
         "agent: a\nhub: hub\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"off\"\ndaemon:\n  debounce_secs: 1\n  spread_secs: 0\n  evidence_batch_events: 2\n  evidence_batch_secs: 3600\n",
     );
     let commits = || a.git(&["rev-list", "--count", "HEAD"]).trim().to_string();
     let before = commits();
     let base = a.git(&["rev-parse", "HEAD"]).trim().to_string();
     let mut da = Daemon::start(a.cmd(&["daemon"]));
-    wait_runs(&a.dir, Duration::from_secs(30), "the start-up sync", |r| {
+    wait_runs(a.dir(), Duration::from_secs(30), "the start-up sync", |r| {
         r.iter().any(|r| r.job == Job::Sync)
     });
     a.ok(&["apply", &id, "--outcome", "applied"]);
-    let runs = wait_runs(&a.dir, Duration::from_secs(30), "the held sync", |r| {
+    let runs = wait_runs(a.dir(), Duration::from_secs(30), "the held sync", |r| {
         r.iter().any(|r| r.trigger == Trigger::Capture)
     });
     let held = runs
@@ -128,13 +106,12 @@ fn the_daemon_sends_outcome_events_in_batches() {
     );
     assert_eq!(commits(), before, "nothing committed yet");
     a.ok(&["apply", &id, "--outcome", "effective"]);
-    wait_runs(&a.dir, Duration::from_secs(30), "the batch", |r| {
+    wait_runs(a.dir(), Duration::from_secs(30), "the batch", |r| {
         r.iter()
             .filter(|r| r.trigger == Trigger::Capture)
             .any(|r| r.summary.contains("2 event(s) from the inbox"))
     });
-    da.signal("TERM");
-    assert!(da.wait_exit(Duration::from_secs(30)).success());
+    da.stop();
     let events = a.git(&[
         "log",
         "--format=%H",
@@ -143,5 +120,5 @@ fn the_daemon_sends_outcome_events_in_batches() {
         "events/",
     ]);
     assert_eq!(events.lines().count(), 1, "one commit for both events");
-    crate::common::assert_clean_and_sound(&a.dir, &a.home);
+    crate::common::git::assert_clean_and_sound(a.dir(), a.home());
 }

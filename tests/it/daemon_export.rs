@@ -7,9 +7,10 @@
 //! cannot hook to `export`.
 
 use crate::common::Sandbox;
-use crate::daemon_support::{
-    Daemon, free_port, metric, parse_prometheus, wait_runs, wait_status, write_config,
-};
+use crate::common::daemon::{Daemon, wait_runs, write_config};
+use crate::common::learnings::add_l2_lesson;
+use crate::common::net::{free_port, wait_status};
+use crate::common::prometheus::{metric, parse_prometheus};
 use learnsync::daemon::{ErrorClass, Job, RunOutcome, RunRecord};
 use std::time::Duration;
 
@@ -19,24 +20,13 @@ fn with_l2(s: &Sandbox, n: usize) -> Vec<String> {
     s.ok(&["init", "--agent", "claude"]);
     (0..n)
         .map(|i| {
-            let id = s
-                .ok(&[
-                    "add",
-                    "--title",
-                    &format!("Lesson {i}: push without losing work"),
-                    "--command",
-                    "git push -f",
-                    "--correction",
-                    "use git push --force-with-lease",
-                    "--keyword",
-                    "git",
-                ])
-                .trim()
-                .to_string();
-            for agent in ["claude", "codex", "claude"] {
-                s.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-            }
-            id
+            add_l2_lesson(
+                s,
+                i,
+                "git push -f",
+                "use git push --force-with-lease",
+                "git",
+            )
         })
         .collect()
 }
@@ -57,12 +47,6 @@ fn exports(runs: &[RunRecord]) -> Vec<&RunRecord> {
         .collect()
 }
 
-/// SIGTERM, and a clean exit.
-fn stop(mut d: Daemon) {
-    d.signal("TERM");
-    assert!(d.wait_exit(Duration::from_secs(30)).success());
-}
-
 #[test]
 fn a_daemon_with_an_export_target_writes_the_agents_md_block_after_its_sync_and_says_so() {
     let s = Sandbox::new();
@@ -76,7 +60,7 @@ fn a_daemon_with_an_export_target_writes_the_agents_md_block_after_its_sync_and_
     .expect("write");
     let port = free_port();
     write_config(
-        &s.dir(),
+        s.dir(),
         &config(&format!(
             "  listen: \"127.0.0.1:{port}\"\nexport:\n  targets:\n    - format: agents-md\n      to: ~/src/shop/AGENTS.md\n      min_trust: L2\n"
         )),
@@ -93,8 +77,8 @@ fn a_daemon_with_an_export_target_writes_the_agents_md_block_after_its_sync_and_
         "{row}"
     );
 
-    let d = Daemon::start(s.cmd(&["daemon"]));
-    let runs = wait_runs(&s.dir(), Duration::from_secs(60), "an export run", |runs| {
+    let mut d = Daemon::start(s.cmd(&["daemon"]));
+    let runs = wait_runs(s.dir(), Duration::from_secs(60), "an export run", |runs| {
         !exports(runs).is_empty()
     });
     let export = exports(&runs)[0].clone();
@@ -127,7 +111,7 @@ fn a_daemon_with_an_export_target_writes_the_agents_md_block_after_its_sync_and_
 
     // The next run finds nothing new and says so.
     let runs = wait_runs(
-        &s.dir(),
+        s.dir(),
         Duration::from_secs(60),
         "a second export",
         |runs| exports(runs).len() >= 2,
@@ -192,20 +176,20 @@ fn a_daemon_with_an_export_target_writes_the_agents_md_block_after_its_sync_and_
         last.contains(" ok ") && last.contains("2 learning(s) shown"),
         "{last}"
     );
-    stop(d);
+    d.stop();
 }
 
 #[test]
 fn a_target_with_broken_markers_is_named_and_the_others_are_still_written() {
     let s = Sandbox::new();
     let ids = with_l2(&s, 1);
-    let broken = s.tmp.path().join("broken/CLAUDE.md");
+    let broken = s.root().join("broken/CLAUDE.md");
     std::fs::create_dir_all(broken.parent().expect("parent")).expect("mkdir");
     let mine = "# Mine\n\n<!-- learnsync:begin: generated\nno end marker\n";
     std::fs::write(&broken, mine).expect("write");
-    let good = s.tmp.path().join("good/AGENTS.md");
+    let good = s.root().join("good/AGENTS.md");
     write_config(
-        &s.dir(),
+        s.dir(),
         &config(&format!(
             "export:\n  targets:\n    - {{format: claude-md, to: {}, min_trust: L2}}\n    - {{format: agents-md, to: {}, min_trust: L2}}\n",
             broken.display(),
@@ -213,7 +197,7 @@ fn a_target_with_broken_markers_is_named_and_the_others_are_still_written() {
         )),
     );
     let mut d = Daemon::start(s.cmd(&["daemon"]));
-    let runs = wait_runs(&s.dir(), Duration::from_secs(60), "an export run", |runs| {
+    let runs = wait_runs(s.dir(), Duration::from_secs(60), "an export run", |runs| {
         !exports(runs).is_empty()
     });
     let export = exports(&runs)[0].clone();
@@ -242,7 +226,7 @@ fn a_target_with_broken_markers_is_named_and_the_others_are_still_written() {
         status.contains("partial [config]") && status.contains("export.targets[0]"),
         "{status}"
     );
-    stop(d);
+    d.stop();
 }
 
 #[test]
@@ -250,7 +234,7 @@ fn a_relative_target_is_refused_naming_the_entry_and_no_target_says_how_to_add_o
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
     write_config(
-        &s.dir(),
+        s.dir(),
         "agent: claude\nexport:\n  targets:\n    - {format: agents-md, to: /abs/AGENTS.md}\n    - {format: agents-md, to: AGENTS.md}\n",
     );
     for args in [&["daemon", "--check"][..], &["config"][..]] {
@@ -264,7 +248,7 @@ fn a_relative_target_is_refused_naming_the_entry_and_no_target_says_how_to_add_o
         );
     }
     write_config(
-        &s.dir(),
+        s.dir(),
         "agent: claude\nexport:\n  targets:\n    - {format: agents.md, to: /abs/AGENTS.md}\n",
     );
     let err = String::from_utf8_lossy(&s.run(&["daemon", "--check"]).stderr).into_owned();
@@ -273,7 +257,7 @@ fn a_relative_target_is_refused_naming_the_entry_and_no_target_says_how_to_add_o
         "{err}"
     );
 
-    write_config(&s.dir(), "agent: claude\n");
+    write_config(s.dir(), "agent: claude\n");
     let out = s.ok(&["daemon", "--check"]);
     let export = out
         .lines()

@@ -3,30 +3,25 @@
 //! `/metrics` (read with a strict parser) — turn `/readyz` unready, and it
 //! turns ready again by itself once the faults go; the daemon never stops.
 
+use crate::common::daemon::{Daemon, write_config};
+use crate::common::git::bare;
 use crate::common::gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};
-use crate::common::{Sandbox, bare, json};
-use crate::daemon_support::{
-    Daemon, free_port, get, metric, parse_prometheus, wait_status, write_config,
-};
+use crate::common::net::{free_port, get, wait_status};
+use crate::common::prometheus::{metric, parse_prometheus};
+use crate::common::{Sandbox, json};
 use std::time::Duration;
 
 #[test]
 fn an_unreachable_remote_and_a_failing_gitea_back_off_and_readyz_recovers_when_they_come_back() {
     let s = Sandbox::new();
-    let hub = s.tmp.path().join("hub.git");
+    let hub = s.root().join("hub.git");
     // The remote does not exist yet: every fetch fails.
-    s.ok(&[
-        "init",
-        "--agent",
-        "a",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    s.init_with_hub("a", hub.display());
     let server = GiteaServer::start();
     server.inject(FaultRule::random(1.0, 7, Fault::status(503)));
     let port = free_port();
     write_config(
-        &s.dir(),
+        s.dir(),
         &format!(
             "agent: a\nhub: hub\ngitea:\n  url: {}\n  repo: {}\nschedule:\n  sync: \"* * * * * *\"\n  publish: \"* * * * * *\"\n  review: \"off\"\n\
              daemon:\n  spread_secs: 0\n  backoff_base_secs: 1\n  backoff_max_secs: 2\n  ready_failures: 2\n  listen: \"127.0.0.1:{port}\"\n",
@@ -161,10 +156,5 @@ fn an_unreachable_remote_and_a_failing_gitea_back_off_and_readyz_recovers_when_t
         "{text}"
     );
     assert!(d.is_running());
-    d.signal("TERM");
-    assert!(
-        d.wait_exit(Duration::from_secs(30)).success(),
-        "{}",
-        d.log()
-    );
+    d.stop();
 }

@@ -36,7 +36,7 @@ fn the_unit_file_passes_systemd_analyze_verify() {
         );
         return;
     }
-    let path = s.tmp.path().join("learnsync.service");
+    let path = s.root().join("learnsync.service");
     std::fs::write(&path, &unit).expect("unit");
     let out = Command::new(SYSTEMD_ANALYZE)
         .arg("verify")

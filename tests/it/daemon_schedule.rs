@@ -5,9 +5,9 @@
 //! makes the next ticks skip, and says so; the first run on a fresh
 //! machine creates the dir and says what it skipped and how to configure it.
 
+use crate::common::daemon::{Daemon, wait_runs, write_config};
 use crate::common::gitea_server::{BOT_TOKEN, Fault, FaultRule, GiteaServer};
 use crate::common::{Sandbox, json};
-use crate::daemon_support::{Daemon, wait_runs, write_config};
 use learnsync::daemon::{ErrorClass, Job, RunOutcome, RunRecord, Trigger, parse_stamp};
 use std::time::Duration;
 
@@ -16,7 +16,7 @@ fn check_lists_each_jobs_next_times_and_a_bad_schedule_is_explained_in_words() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "a"]);
     write_config(
-        &s.dir(),
+        s.dir(),
         "agent: a\nschedule:\n  sync: \"*/10 * * * * *\"\n  review: \"0 9 * * mon-fri\"\n  publish: \"off\"\ndaemon:\n  spread_secs: 0\n",
     );
     let out = s.ok(&["daemon", "--check"]);
@@ -51,10 +51,7 @@ fn check_lists_each_jobs_next_times_and_a_bad_schedule_is_explained_in_words() {
     }
     assert_eq!(plans[2]["off"], true);
 
-    write_config(
-        &s.dir(),
-        "agent: a\nschedule:\n  publish: \"0 9 * * fun\"\n",
-    );
+    write_config(s.dir(), "agent: a\nschedule:\n  publish: \"0 9 * * fun\"\n");
     let out = s.run(&["daemon", "--check"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -88,7 +85,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
             .on_path("/wiki/"),
     );
     write_config(
-        &s.dir(),
+        s.dir(),
         &format!(
             "agent: a\ngitea:\n  url: {}\n  repo: {}\nschedule:\n  sync: \"*/2 * * * * *\"\n  review: \"*/4 * * * * *\"\n  publish: \"*/4 * * * * *\"\ndaemon:\n  spread_secs: 0\n",
             server.url(),
@@ -105,7 +102,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
             .collect()
     };
     let runs = wait_runs(
-        &s.dir(),
+        s.dir(),
         Duration::from_secs(60),
         "two publishes and a skip",
         |runs| {
@@ -119,12 +116,7 @@ fn jobs_run_at_their_times_one_at_a_time_in_order_and_a_slow_publish_skips_its_n
                     .any(|r| r.job == Job::Publish && r.error_class == Some(ErrorClass::Overlap))
         },
     );
-    d.signal("TERM");
-    assert!(
-        d.wait_exit(Duration::from_secs(30)).success(),
-        "{}",
-        d.log()
-    );
+    d.stop();
     let ran = executed(&runs);
     // Never two at once.
     for (i, a) in ran.iter().enumerate() {
@@ -204,12 +196,7 @@ fn the_first_run_on_a_fresh_machine_creates_the_dir_and_says_what_it_skipped() {
     assert!(!s.dir().exists());
     let mut d = Daemon::start(s.cmd(&["daemon"]));
     d.wait_for("sync ok", Duration::from_secs(30));
-    d.signal("TERM");
-    assert!(
-        d.wait_exit(Duration::from_secs(30)).success(),
-        "{}",
-        d.log()
-    );
+    d.stop();
     let log = d.log();
     assert!(s.dir().join(".git").is_dir());
     for want in [

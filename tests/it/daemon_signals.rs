@@ -5,11 +5,15 @@
 //! dir is refused, naming the first one's pid; systemd hears READY=1 and
 //! STOPPING=1 through `$NOTIFY_SOCKET`.
 
+use crate::common::daemon::{Daemon, runs, wait_runs, write_config};
+use crate::common::git::{GitDaemon, assert_clean_and_sound, bare, git_in};
+use crate::common::gitea_client::{self, block};
 use crate::common::gitea_server::{
     BOT_TOKEN, Fault, FaultRule, GiteaServer, MAINTAINER, Protection, WRITE_TOKEN,
 };
-use crate::common::{GitDaemon, Machine, Sandbox, assert_clean_and_sound, bare, git_in, json};
-use crate::daemon_support::{Daemon, SlowProxy, runs, wait_runs, write_config};
+use crate::common::learnings::l2_files;
+use crate::common::net::SlowProxy;
+use crate::common::{Sandbox, json};
 use learnsync::daemon::{ErrorClass, Job, RunOutcome};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -26,19 +30,9 @@ fn sigterm_during_a_sync_stops_at_a_safe_point_exits_0_and_the_next_sync_complet
     // Every answer of the hub comes 3 s late: the fetch is slow.
     let proxy = SlowProxy::start(git.port, Duration::from_secs(3));
     let url = format!("git://127.0.0.1:{}/hub.git", proxy.port);
-    let m = Machine::new(tmp.path(), "m");
-    m.ok(&["init", "--agent", "m", "--remote", &format!("hub={url}")]);
-    write_config(&m.dir, &format!("agent: m\nhub: hub\n{QUIET_SCHEDULES}"));
-    let id = m
-        .ok(&[
-            "add",
-            "--title",
-            "Kill the right pid",
-            "--correction",
-            "pgrep -f exact",
-        ])
-        .trim()
-        .to_string();
+    let m = Sandbox::machine_on_hub(tmp.path(), "m", "m", &url);
+    write_config(m.dir(), &format!("agent: m\nhub: hub\n{QUIET_SCHEDULES}"));
+    let id = m.add_learning("Kill the right pid", "pgrep -f exact");
     let mut d = Daemon::start(m.cmd(&["daemon"]));
     // The start-up sync committed the inbox and is now fetching.
     let start = Instant::now();
@@ -55,7 +49,7 @@ fn sigterm_during_a_sync_stops_at_a_safe_point_exits_0_and_the_next_sync_complet
         "{:?}",
         stopping.elapsed()
     );
-    let sync = runs(&m.dir)
+    let sync = runs(m.dir())
         .into_iter()
         .find(|r| r.job == Job::Sync)
         .expect("the sync is recorded");
@@ -66,7 +60,7 @@ fn sigterm_during_a_sync_stops_at_a_safe_point_exits_0_and_the_next_sync_complet
         d.log()
     );
     assert!(sync.summary.contains("committed"), "{sync:?}");
-    assert_clean_and_sound(&m.dir, &m.home);
+    assert_clean_and_sound(m.dir(), m.home());
     // Nothing lost: the capture is committed, not pushed yet.
     let tree = m.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
     assert!(tree.contains(&format!("m/{id}.md")), "{tree}");
@@ -76,11 +70,11 @@ fn sigterm_during_a_sync_stops_at_a_safe_point_exits_0_and_the_next_sync_complet
     m.ok(&["sync"]);
     let pushed = git_in(
         &base.join("hub.git"),
-        &m.home,
+        m.home(),
         &["ls-tree", "-r", "--name-only", "agents/m"],
     );
     assert!(pushed.contains(&format!("m/{id}.md")), "{pushed}");
-    assert_clean_and_sound(&m.dir, &m.home);
+    assert_clean_and_sound(m.dir(), m.home());
 }
 
 #[test]
@@ -90,7 +84,7 @@ fn sigterm_during_a_publish_stops_between_pages_and_the_next_publish_sends_the_r
     let server = GiteaServer::start();
     server.inject(FaultRule::next(1, Fault::Delay(Duration::from_secs(3))).on_method("POST"));
     write_config(
-        &s.dir(),
+        s.dir(),
         &format!(
             "agent: a\ngitea:\n  url: {}\n  repo: {}\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"* * * * * *\"\n  review: \"off\"\ndaemon:\n  spread_secs: 0\n",
             server.url(),
@@ -104,13 +98,8 @@ fn sigterm_during_a_publish_stops_between_pages_and_the_next_publish_sends_the_r
     d.wait_for("publish started", Duration::from_secs(30));
     // Inside the slow first write.
     std::thread::sleep(Duration::from_millis(1000));
-    d.signal("TERM");
-    assert!(
-        d.wait_exit(Duration::from_secs(30)).success(),
-        "{}",
-        d.log()
-    );
-    let publish = runs(&s.dir())
+    d.stop();
+    let publish = runs(s.dir())
         .into_iter()
         .find(|r| r.job == Job::Publish && r.error_class != Some(ErrorClass::Overlap))
         .expect("the publish is recorded");
@@ -121,7 +110,7 @@ fn sigterm_during_a_publish_stops_between_pages_and_the_next_publish_sends_the_r
     );
     let landed = server.wiki_files().len();
     assert_eq!(landed, 1, "the write in flight landed, no other was sent");
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
     // The next publish sends the rest and leaves the landed page alone.
     let out = s
         .cmd(&["--json", "publish"])
@@ -144,38 +133,35 @@ fn sigterm_during_a_publish_stops_between_pages_and_the_next_publish_sends_the_r
 fn sighup_picks_up_a_new_schedule_and_a_broken_config_keeps_the_old_one() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "a"]);
-    write_config(&s.dir(), &format!("agent: a\n{QUIET_SCHEDULES}"));
+    write_config(s.dir(), &format!("agent: a\n{QUIET_SCHEDULES}"));
     let mut d = Daemon::start(s.cmd(&["daemon"]));
     d.wait_for("sync ok", Duration::from_secs(30));
-    assert!(runs(&s.dir()).iter().all(|r| r.job != Job::Review));
+    assert!(runs(s.dir()).iter().all(|r| r.job != Job::Review));
     write_config(
-        &s.dir(),
+        s.dir(),
         "agent: a\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"* * * * * *\"\ndaemon:\n  spread_secs: 0\n",
     );
     d.signal("HUP");
     d.wait_for("configuration reloaded", Duration::from_secs(10));
     wait_runs(
-        &s.dir(),
+        s.dir(),
         Duration::from_secs(10),
         "review on its new schedule",
         |r| r.iter().filter(|r| r.job == Job::Review).count() >= 2,
     );
-    write_config(
-        &s.dir(),
-        "agent: a\nschedule:\n  review: \"every second\"\n",
-    );
+    write_config(s.dir(), "agent: a\nschedule:\n  review: \"every second\"\n");
     d.signal("HUP");
     let refused = d.wait_for(
         "did not load, so the previous one stays",
         Duration::from_secs(10),
     );
     assert!(refused.contains("schedule.review"), "{refused}");
-    let before = runs(&s.dir())
+    let before = runs(s.dir())
         .iter()
         .filter(|r| r.job == Job::Review)
         .count();
     wait_runs(
-        &s.dir(),
+        s.dir(),
         Duration::from_secs(10),
         "review still on the old schedule",
         |r| r.iter().filter(|r| r.job == Job::Review).count() >= before + 2,
@@ -193,8 +179,8 @@ fn sighup_picks_up_a_new_schedule_and_a_broken_config_keeps_the_old_one() {
 fn a_second_daemon_is_refused_naming_the_first_and_systemd_hears_ready_and_stopping() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "a"]);
-    write_config(&s.dir(), &format!("agent: a\n{QUIET_SCHEDULES}"));
-    let socket_path = s.tmp.path().join("notify.sock");
+    write_config(s.dir(), &format!("agent: a\n{QUIET_SCHEDULES}"));
+    let socket_path = s.root().join("notify.sock");
     let socket = std::os::unix::net::UnixDatagram::bind(&socket_path).expect("bind");
     socket
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -214,24 +200,21 @@ fn a_second_daemon_is_refused_naming_the_first_and_systemd_hears_ready_and_stopp
     assert!(err.contains(&format!("pid {}", first.pid)), "{err}");
     assert!(first.is_running());
 
-    first.signal("TERM");
-    assert!(first.wait_exit(Duration::from_secs(30)).success());
+    first.stop();
     let n = socket.recv(&mut buf).expect("stopping");
     assert!(String::from_utf8_lossy(&buf[..n]).contains("STOPPING=1"));
     // Gone: a new daemon may start.
     let mut again = Daemon::start(s.cmd(&["daemon"]));
     again.wait_for("sync ok", Duration::from_secs(30));
-    again.signal("TERM");
-    assert!(again.wait_exit(Duration::from_secs(30)).success());
+    again.stop();
 }
 
 #[test]
 fn sigterm_during_a_review_stops_between_proposals_and_the_next_pass_proposes_the_rest() {
     let s = Sandbox::new();
     let server = GiteaServer::start();
-    let hub = format!("hub={}", server.repo_git_path().display());
-    s.ok(&["init", "--agent", "a", "--remote", &hub]);
-    let ids = crate::common::l2_files(&s.dir(), "a", 4);
+    s.init_with_hub("a", server.repo_git_path().display());
+    let ids = l2_files(s.dir(), "a", 4);
     s.ok(&["sync"]);
     let sha = server.branch_sha("agents/a").expect("pushed");
     server.hub_git(&["update-ref", "refs/heads/main", &sha]);
@@ -243,7 +226,7 @@ fn sigterm_during_a_review_stops_between_proposals_and_the_next_pass_proposes_th
             .on_path("/contents/"),
     );
     write_config(
-        &s.dir(),
+        s.dir(),
         &format!(
             "agent: a\ngitea:\n  url: {}\n  repo: {}\nschedule:\n  sync: \"0 0 1 1 *\"\n  publish: \"off\"\n  review: \"* * * * * *\"\nreview:\n  max_new_per_run: 10\ndaemon:\n  spread_secs: 0\n",
             server.url(),
@@ -257,18 +240,13 @@ fn sigterm_during_a_review_stops_between_proposals_and_the_next_pass_proposes_th
     d.wait_for("review started", Duration::from_secs(30));
     std::thread::sleep(Duration::from_millis(1500));
     let asked = Instant::now();
-    d.signal("TERM");
-    assert!(
-        d.wait_exit(Duration::from_secs(30)).success(),
-        "{}",
-        d.log()
-    );
+    d.stop();
     assert!(
         asked.elapsed() < Duration::from_secs(10),
         "the daemon waited for the whole pass: {:?}",
         asked.elapsed()
     );
-    let review = runs(&s.dir())
+    let review = runs(s.dir())
         .into_iter()
         .find(|r| r.job == Job::Review && r.error_class != Some(ErrorClass::Overlap))
         .expect("the review is recorded");
@@ -278,23 +256,17 @@ fn sigterm_during_a_review_stops_between_proposals_and_the_next_pass_proposes_th
         "{review:?}"
     );
     let open = |server: &GiteaServer| {
-        let client = learnsync::gitea::GiteaClient::new(
-            server.url(),
-            learnsync::gitea::RepoRef::parse(&server.repo_ref()).expect("repo"),
-            Some(secrecy::SecretString::from(BOT_TOKEN.to_string())),
+        let client = gitea_client::client_with(
+            server,
+            Some(BOT_TOKEN),
             learnsync::gitea::ClientOptions::default(),
-        )
-        .expect("client");
-        let pulls = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime")
-            .block_on(client.list_pulls(&learnsync::gitea::PullFilter {
-                state: learnsync::gitea::StateFilter::Open,
-                labels: Vec::new(),
-                base: None,
-            }))
-            .expect("pulls");
+        );
+        let pulls = block(client.list_pulls(&learnsync::gitea::PullFilter {
+            state: learnsync::gitea::StateFilter::Open,
+            labels: Vec::new(),
+            base: None,
+        }))
+        .expect("pulls");
         pulls
             .iter()
             .filter(|p| p.head_ref().starts_with("review/"))
@@ -305,7 +277,7 @@ fn sigterm_during_a_review_stops_between_proposals_and_the_next_pass_proposes_th
         1,
         "the proposal in flight is whole, no other was made"
     );
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
     // The next pass proposes the rest, and the first one is not proposed twice.
     let out = s
         .cmd(&["--json", "review"])

@@ -4,13 +4,10 @@
 //! bodies from a file, and `review` on a machine with no git identity.
 
 use crate::common::gitea_server::{BOT_TOKEN, GiteaServer, MAINTAINER, Protection};
-use crate::common::{Sandbox, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use crate::common::learnings::{l2_files, never_stale};
+use crate::common::{Sandbox, json, scrub, stderr, with_stdin};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Output, Stdio};
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 // Item 2: writing to a closed or full stdout.
 
@@ -46,10 +43,10 @@ fn run_into_closed_pipe(s: &Sandbox, args: &[&str], keep: usize) -> (Vec<u8>, Ou
 fn a_reader_that_goes_away_ends_the_output_quietly_with_exit_0() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    crate::common::never_stale(&s);
+    never_stale(&s);
     // Far more than a pipe holds (64 KiB), so the writes outlive the reader.
-    crate::common::l2_files(&s.dir(), "claude", 1500);
-    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    l2_files(s.dir(), "claude", 1500);
+    s.sync_offline();
 
     // `learnsync list | head -1`
     let mut child = s
@@ -122,39 +119,21 @@ fn a_full_stdout_fails_with_exit_1_and_names_the_learning_that_was_recorded() {
 
 // Item 3: flags after free text.
 
-/// Adds a learning; its id.
-fn add(s: &Sandbox, title: &str, correction: &str) -> String {
-    s.ok(&["add", "--title", title, "--correction", correction])
-        .trim()
-        .to_string()
-}
-
 #[test]
 fn flags_after_the_text_of_query_and_suggest_are_flags() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let unverified = add(
-        &s,
+    let unverified = s.add_learning(
         "raft snapshot install fails on a large state machine",
         "raise the snapshot chunk size",
     );
-    let trusted = add(
-        &s,
+    let trusted = s.add_learning(
         "raft snapshot install fails after a leader change",
         "retry the snapshot install from the new leader",
     );
-    add(&s, "docker volume permission denied", "chown the volume");
-    for agent in ["a", "b", "a"] {
-        s.ok(&[
-            "--agent",
-            agent,
-            "apply",
-            &trusted,
-            "--outcome",
-            "effective",
-        ]);
-    }
-    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    s.add_learning("docker volume permission denied", "chown the volume");
+    s.effective_from(&trusted, &["a", "b", "a"]);
+    s.sync_offline();
     let ids = |v: serde_json::Value| -> Vec<String> {
         v.as_array()
             .expect("array")
@@ -245,7 +224,7 @@ fn a_blank_title_or_correction_is_refused_with_exit_2_naming_the_flag() {
 #[test]
 fn a_dir_that_is_a_file_is_a_usage_error_naming_it() {
     let s = Sandbox::new();
-    let file = s.tmp.path().join("notes.md");
+    let file = s.root().join("notes.md");
     std::fs::write(&file, "not a dir\n").expect("write");
     let shown = file.display().to_string();
     for args in [
@@ -309,7 +288,7 @@ fn config_shows_the_defaults_in_force_and_null_only_for_what_is_unset() {
     assert!(line("gitea.url").ends_with("(unset)"), "{text}");
     // The identity shown is the one commits carry.
     s.ok(&["add", "--title", "t", "--correction", "c"]);
-    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    s.sync_offline();
     assert_eq!(
         s.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
         "claude <claude@learnsync.invalid>"
@@ -334,7 +313,7 @@ fn add_reads_a_long_body_from_a_file_or_stdin_and_redacts_it() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
     let (body, token) = long_body();
-    let file = s.tmp.path().join("body.md");
+    let file = s.root().join("body.md");
     std::fs::write(&file, &body).expect("write");
     let from_file = s.ok(&[
         "add",
@@ -345,8 +324,8 @@ fn add_reads_a_long_body_from_a_file_or_stdin_and_redacts_it() {
         "--body-file",
         &file.display().to_string(),
     ]);
-    let mut child = s
-        .cmd(&[
+    let from_stdin = with_stdin(
+        s.cmd(&[
             "add",
             "--title",
             "Batch big migrations (stdin)",
@@ -354,19 +333,9 @@ fn add_reads_a_long_body_from_a_file_or_stdin_and_redacts_it() {
             "migrate in batches",
             "--body-file",
             "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(body.as_bytes())
-        .expect("write stdin");
-    let from_stdin = child.wait_with_output().expect("wait");
+        ]),
+        body.as_bytes(),
+    );
     assert!(from_stdin.status.success());
     for id in [
         from_file.trim().to_string(),
@@ -389,11 +358,11 @@ fn add_reads_a_long_body_from_a_file_or_stdin_and_redacts_it() {
 fn a_body_file_that_cannot_be_used_is_a_clear_error_and_nothing_is_written() {
     let s = Sandbox::new();
     s.ok(&["init", "--agent", "claude"]);
-    let missing = s.tmp.path().join("no-such-body.md");
-    let huge = s.tmp.path().join("huge.md");
+    let missing = s.root().join("no-such-body.md");
+    let huge = s.root().join("huge.md");
     std::fs::write(&huge, "x".repeat(1024 * 1024 + 10)).expect("write");
     // Under the file limit alone, over it with the frontmatter.
-    let nearly = s.tmp.path().join("nearly.md");
+    let nearly = s.root().join("nearly.md");
     std::fs::write(&nearly, "y".repeat(1024 * 1024 - 20)).expect("write");
     let add_with = |path: &std::path::Path| {
         s.run(&[
@@ -451,9 +420,8 @@ fn a_body_file_that_cannot_be_used_is_a_clear_error_and_nothing_is_written() {
 fn review_without_a_git_identity_fetches_the_hub_as_sync_does() {
     let s = Sandbox::new();
     let server = GiteaServer::start();
-    let hub = format!("hub={}", server.repo_git_path().display());
-    s.ok(&["init", "--agent", "a", "--remote", &hub]);
-    crate::common::l2_files(&s.dir(), "a", 1);
+    s.init_with_hub("a", server.repo_git_path().display());
+    l2_files(s.dir(), "a", 1);
     s.ok(&["sync"]);
     let sha = server.branch_sha("agents/a").expect("pushed");
     server.hub_git(&["update-ref", "refs/heads/main", &sha]);
@@ -469,7 +437,7 @@ fn review_without_a_git_identity_fetches_the_hub_as_sync_does() {
     // The Sandbox has no git identity (GIT_CONFIG_GLOBAL names no file).
     let mut git = std::process::Command::new("git");
     git.current_dir(s.dir()).args(["config", "user.email"]);
-    crate::common::scrub(&mut git, &s.home());
+    scrub(&mut git, s.home());
     assert!(!git.output().expect("git").status.success());
     let out = s
         .cmd(&["review"])

@@ -8,16 +8,9 @@
 
 use crate::common;
 
-use common::{Machine, Sandbox, assert_clean_and_sound, bare};
-use std::process::Output;
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use common::git::{assert_clean_and_sound, bare, commit_all_as};
+use common::watcher::{StopOnDrop, wait_for_watcher};
+use common::{Sandbox, stderr, stdout};
 
 /// A dir initialised as `claude` with one synced learning; its path.
 fn synced_learning(s: &Sandbox) -> String {
@@ -35,15 +28,10 @@ fn synced_learning(s: &Sandbox) -> String {
 
 /// The paths HEAD's tree holds.
 fn head_paths(dir: &std::path::Path, home: &std::path::Path) -> Vec<String> {
-    common::git_in(dir, home, &["ls-tree", "-r", "--name-only", "HEAD"])
+    common::git::git_in(dir, home, &["ls-tree", "-r", "--name-only", "HEAD"])
         .lines()
         .map(str::to_string)
         .collect()
-}
-
-/// The bytes of `rel` in HEAD, as text.
-fn committed(s: &Sandbox, rel: &str) -> String {
-    s.git(&["show", &format!("HEAD:{rel}")])
 }
 
 fn write(s: &Sandbox, rel: &str, bytes: impl AsRef<[u8]>) {
@@ -70,10 +58,10 @@ fn a_learning_removed_with_git_rm_leaves_the_commit() {
     s.git(&["rm", "-q", "kg/git.md"]);
     let out = s.ok(&["sync"]);
     assert!(out.starts_with("Committed 2 file(s)"), "{out}");
-    let head = head_paths(&s.dir(), &s.home());
+    let head = head_paths(s.dir(), s.home());
     assert!(!head.contains(&learning), "{head:?}");
     assert!(!head.iter().any(|p| p == "kg/git.md"), "{head:?}");
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
     assert_eq!(s.ok(&["sync"]), "Nothing new to commit.\n");
 }
 
@@ -89,9 +77,15 @@ fn what_git_add_staged_is_committed_like_an_unstaged_edit() {
     s.git(&["add", "kg/git.md", "kg/rust.md"]);
     let out = s.ok(&["sync"]);
     assert!(out.starts_with("Committed 2 file(s)"), "{out}");
-    assert_eq!(committed(&s, "kg/git.md"), "synonyms:: push, force push\n");
-    assert_eq!(committed(&s, "kg/rust.md"), "synonyms:: cargo, rustc\n");
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_eq!(
+        s.committed("kg/git.md").as_deref(),
+        Some("synonyms:: push, force push\n")
+    );
+    assert_eq!(
+        s.committed("kg/rust.md").as_deref(),
+        Some("synonyms:: cargo, rustc\n")
+    );
+    assert_clean_and_sound(s.dir(), s.home());
 }
 
 #[test]
@@ -106,7 +100,7 @@ fn a_file_removed_from_the_index_only_is_kept_unless_ignored() {
     s.git(&["rm", "-q", "--cached", "kg/git.md", "kg/old.md"]);
     write(&s, ".gitignore", "kg/old.md\n");
     s.ok(&["sync"]);
-    let head = head_paths(&s.dir(), &s.home());
+    let head = head_paths(s.dir(), s.home());
     assert!(head.iter().any(|p| p == "kg/git.md"), "{head:?}");
     assert!(!head.iter().any(|p| p == "kg/old.md"), "{head:?}");
     assert!(s.dir().join("kg/old.md").exists(), "the file itself stays");
@@ -127,24 +121,18 @@ fn an_unparseable_learning_is_said_to_be_committed_as_it_is() {
     );
     assert!(!err.contains("skipped"), "{err}");
     assert_eq!(
-        committed(&s, "claude/learning-broken.md"),
-        "no frontmatter here\n"
+        s.committed("claude/learning-broken.md").as_deref(),
+        Some("no frontmatter here\n")
     );
-    assert_clean_and_sound(&s.dir(), &s.home());
+    assert_clean_and_sound(s.dir(), s.home());
 }
 
 #[test]
 fn a_file_over_the_size_limit_is_never_committed_or_pushed_and_said_once() {
     let s = Sandbox::new();
-    let hub = s.tmp.path().join("hub.git");
+    let hub = s.root().join("hub.git");
     bare(&hub);
-    s.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    s.init_with_hub("claude", hub.display());
     let id = "learning-huge";
     let len = 1024 * 1024 + 10;
     write(
@@ -167,14 +155,14 @@ fn a_file_over_the_size_limit_is_never_committed_or_pushed_and_said_once() {
         "{err}"
     );
     assert!(stdout(&out).contains("Pushed agents/claude to hub"));
-    let head = head_paths(&s.dir(), &s.home());
+    let head = head_paths(s.dir(), s.home());
     assert!(
         !head.iter().any(|p| p.ends_with("huge.md")),
         "committed: {head:?}"
     );
-    let pushed = common::git_in(
+    let pushed = common::git::git_in(
         &hub,
-        &s.home(),
+        s.home(),
         &["ls-tree", "-r", "--name-only", "agents/claude"],
     );
     assert!(!pushed.contains("huge"), "pushed: {pushed}");
@@ -211,7 +199,10 @@ fn a_file_over_the_size_limit_is_never_committed_or_pushed_and_said_once() {
     let grown = s.run(&["sync"]);
     assert_eq!(grown.status.code(), Some(0));
     assert!(stderr(&grown).contains("kg/small.md: 1048577 bytes"));
-    assert_eq!(committed(&s, "kg/small.md"), "synonyms:: deploy\n");
+    assert_eq!(
+        s.committed("kg/small.md").as_deref(),
+        Some("synonyms:: deploy\n")
+    );
 }
 
 #[test]
@@ -219,32 +210,20 @@ fn a_peers_file_over_the_size_limit_does_not_break_the_sync() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let remote = format!("hub={}", hub.display());
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&["init", "--agent", "alice", "--remote", &remote]);
-    b.ok(&["init", "--agent", "bob", "--remote", &remote]);
+    let a = Sandbox::machine_on_hub(tmp.path(), "a", "alice", hub.display());
+    let b = Sandbox::machine_on_hub(tmp.path(), "b", "bob", hub.display());
     b.ok(&["sync"]);
     // Bob's branch gets, by some other tool, files no sync would commit.
     let len = 1024 * 1024 + 100;
-    std::fs::create_dir_all(b.dir.join("bob")).expect("mkdir");
+    std::fs::create_dir_all(b.dir().join("bob")).expect("mkdir");
     std::fs::write(
-        b.dir.join("bob/learning-huge.md"),
+        b.dir().join("bob/learning-huge.md"),
         huge_learning("learning-huge", "bob", len),
     )
     .expect("write");
-    std::fs::create_dir_all(b.dir.join("kg")).expect("mkdir");
-    std::fs::write(b.dir.join("kg/huge.md"), "k".repeat(len)).expect("write");
-    b.git(&["add", "-A"]);
-    b.git(&[
-        "-c",
-        "user.name=bob",
-        "-c",
-        "user.email=bob@example.org",
-        "commit",
-        "-qm",
-        "huge files",
-    ]);
+    std::fs::create_dir_all(b.dir().join("kg")).expect("mkdir");
+    std::fs::write(b.dir().join("kg/huge.md"), "k".repeat(len)).expect("write");
+    commit_all_as(b.dir(), b.home(), "bob", "bob@example.org", "huge files");
     b.git(&["push", "-q", "hub", "agents/bob"]);
     a.ok(&["add", "--title", "Alice's", "--correction", "fine"]);
     let out = a.run(&["sync"]);
@@ -255,11 +234,11 @@ fn a_peers_file_over_the_size_limit_does_not_break_the_sync() {
         stdout(&out),
         stderr(&out)
     );
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
     let again = a.run(&["sync"]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert!(stdout(&again).contains("Nothing new to commit."));
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
     // The learning that cannot be read is no learning, and says so.
     let listed = a.ok(&["list"]);
     assert!(!listed.contains("learning-huge"), "{listed}");
@@ -297,7 +276,7 @@ fn gitignore_exclude_and_editor_droppings_are_neither_committed_nor_reported() {
     let out = s.run(&["sync"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stderr(&out), "", "nothing ignored is reported");
-    let mut head = head_paths(&s.dir(), &s.home());
+    let mut head = head_paths(s.dir(), s.home());
     head.retain(|p| !p.starts_with("claude/learning-") || p.contains("draft"));
     assert_eq!(
         head,
@@ -330,7 +309,7 @@ fn a_secret_in_a_work_tree_file_is_said_once_until_the_file_changes() {
     );
     let first = s.ok(&["sync"]);
     assert!(first.contains("Redacted secrets in kg/terms.md"), "{first}");
-    let text = committed(&s, "kg/terms.md");
+    let text = s.committed("kg/terms.md").expect("kg/terms.md in HEAD");
     assert!(!text.contains(&token), "{text}");
     for later in [5, 10] {
         // The file is touched (an editor, a backup tool; git smudges a
@@ -377,7 +356,7 @@ fn nested_repo(s: &Sandbox, rel: &str) {
             "kg",
         ],
     ] {
-        common::git_in(&dir, &s.home(), args);
+        common::git::git_in(&dir, s.home(), args);
     }
 }
 
@@ -396,7 +375,7 @@ fn a_nested_repository_is_left_out_said_once_and_listed_by_doctor() {
         err.contains("kg/: holds a git repository of its own"),
         "{err}"
     );
-    let head = head_paths(&s.dir(), &s.home());
+    let head = head_paths(s.dir(), s.home());
     assert!(!head.iter().any(|p| p.starts_with("kg/")), "{head:?}");
     let again = s.run(&["sync"]);
     assert_eq!(again.status.code(), Some(0));
@@ -416,10 +395,13 @@ fn a_committed_folder_that_becomes_a_repository_is_not_deleted() {
     synced_learning(&s);
     write(&s, "kg/git.md", "synonyms:: push\n");
     s.ok(&["sync"]);
-    common::git_in(&s.dir().join("kg"), &s.home(), &["init", "-q"]);
+    common::git::git_in(&s.dir().join("kg"), s.home(), &["init", "-q"]);
     let out = s.run(&["sync"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(committed(&s, "kg/git.md"), "synonyms:: push\n");
+    assert_eq!(
+        s.committed("kg/git.md").as_deref(),
+        Some("synonyms:: push\n")
+    );
 }
 
 #[test]
@@ -434,7 +416,7 @@ fn init_adopts_a_dir_that_holds_a_nested_repository() {
         "{}",
         stderr(&out)
     );
-    let head = head_paths(&s.dir(), &s.home());
+    let head = head_paths(s.dir(), s.home());
     assert!(head.iter().any(|p| p == "claude/notes.md"), "{head:?}");
     assert!(!head.iter().any(|p| p.starts_with("kg/")), "{head:?}");
     let sync = s.run(&["sync"]);
@@ -451,20 +433,10 @@ fn under_a_watcher_staged_changes_ignored_files_and_nested_repositories_are_the_
         "agent: claude\nwatch: on\n",
     )
     .expect("config");
-    struct Stop<'a>(&'a Sandbox);
-    impl Drop for Stop<'_> {
-        fn drop(&mut self) {
-            let _ = self.0.run(&["watch", "--stop"]);
-        }
-    }
-    let _stop = Stop(&s);
+    let _stop = StopOnDrop(&s);
     write(&s, "kg/git.md", "synonyms:: push\n");
     s.ok(&["sync"]);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while learnsync::watch::query(&s.dir(), None).is_none() {
-        assert!(std::time::Instant::now() < deadline, "no watcher came up");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_watcher(s.dir());
     s.ok(&["sync"]);
     s.git(&["rm", "-q", &learning]);
     write(&s, "kg/git.md", "synonyms:: push, force push\n");
@@ -475,7 +447,7 @@ fn under_a_watcher_staged_changes_ignored_files_and_nested_repositories_are_the_
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = common::json(&stdout(&out));
     assert_eq!(report["watched"], true, "{report}");
-    let head = head_paths(&s.dir(), &s.home());
+    let head = head_paths(s.dir(), s.home());
     assert!(!head.contains(&learning), "{head:?}");
     assert!(
         !head
@@ -483,7 +455,10 @@ fn under_a_watcher_staged_changes_ignored_files_and_nested_repositories_are_the_
             .any(|p| p.contains(".swp") || p.starts_with("vendor/")),
         "{head:?}"
     );
-    assert_eq!(committed(&s, "kg/git.md"), "synonyms:: push, force push\n");
+    assert_eq!(
+        s.committed("kg/git.md").as_deref(),
+        Some("synonyms:: push, force push\n")
+    );
     assert!(stderr(&out).contains("vendor/kg/: holds a git repository of its own"));
 }
 

@@ -6,71 +6,27 @@
 
 use crate::common;
 
+use common::capture::{capture_raw, claude_bash};
+use common::fixtures;
+use common::learnings::events_text;
 use common::{Sandbox, json};
-use serde_json::Value;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Output, Stdio};
-
-fn fixture(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/payloads")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use std::process::Output;
 
 /// Runs `learnsync capture` with `stdin` piped in, as a hook does.
-fn capture(sb: &Sandbox, stdin: &str) -> Output {
-    let mut child = sb
-        .cmd(&["capture"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn learnsync capture");
-    let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.as_bytes()).expect("write payload");
-    drop(input);
-    let out = child.wait_with_output().expect("wait");
+fn capture(sb: &Sandbox, stdin: impl AsRef<[u8]>) -> Output {
+    let out = capture_raw(sb, &[], &[], stdin.as_ref());
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     out
-}
-
-fn sync(sb: &Sandbox) {
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
-}
-
-fn learnings(sb: &Sandbox) -> Vec<Value> {
-    match json(&sb.ok(&["list", "--json"])) {
-        Value::Array(items) => items,
-        other => panic!("list --json is not an array: {other}"),
-    }
-}
-
-fn events_text(sb: &Sandbox) -> String {
-    let mut text = String::new();
-    for agent in std::fs::read_dir(sb.dir().join("events"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        for month in std::fs::read_dir(agent.path())
-            .expect("events dir")
-            .flatten()
-        {
-            text.push_str(&std::fs::read_to_string(month.path()).expect("events file"));
-        }
-    }
-    text
 }
 
 #[test]
 fn a_repeated_codex_failure_is_recognised_as_the_same_one() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "laptop"]);
-    let first = fixture("codex_post_tool_use_unified_exec.json");
+    let first = String::from_utf8(fixtures::payload("codex_post_tool_use_unified_exec.json"))
+        .expect("UTF-8 payload");
     capture(&sb, &first);
-    sync(&sb);
+    sb.sync_offline();
     // The same failure a turn later: Codex gives it another chunk id and
     // wall time.
     let again = first
@@ -79,9 +35,9 @@ fn a_repeated_codex_failure_is_recognised_as_the_same_one() {
         .replace("\"turn_id\": \"12\"", "\"turn_id\": \"13\"");
     assert_ne!(again, first);
     capture(&sb, &again);
-    sync(&sb);
+    sb.sync_offline();
 
-    let items = learnings(&sb);
+    let items = sb.list();
     assert_eq!(items.len(), 1, "a repeat is not a new learning: {items:#?}");
     let l = &items[0];
     assert_eq!(
@@ -101,7 +57,7 @@ fn a_repeated_codex_failure_is_recognised_as_the_same_one() {
     }
     assert_eq!(l["exit_code"], 1);
     let id = l["id"].as_str().expect("id");
-    let events = events_text(&sb);
+    let events = events_text(sb.dir());
     assert!(
         events.contains(id) && events.contains("\"outcome\":\"recurred\""),
         "the repeat is recorded as a recurrence: {events}"
@@ -112,9 +68,12 @@ fn a_repeated_codex_failure_is_recognised_as_the_same_one() {
 fn codex_exec_tool_failures_lose_their_header_too() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "laptop"]);
-    capture(&sb, &fixture("codex_post_tool_use_exit_header.json"));
-    sync(&sb);
-    let items = learnings(&sb);
+    capture(
+        &sb,
+        fixtures::payload("codex_post_tool_use_exit_header.json"),
+    );
+    sb.sync_offline();
+    let items = sb.list();
     assert_eq!(items.len(), 1, "{items:#?}");
     let error = items[0]["error_context"].as_str().expect("error_context");
     assert!(error.starts_with("error: the lock file"), "{error}");
@@ -123,14 +82,7 @@ fn codex_exec_tool_failures_lose_their_header_too() {
 
 /// A Claude Code PreToolUse payload for a Bash command.
 fn pre_tool_use(command: &str) -> String {
-    serde_json::json!({
-        "session_id": "s-verify",
-        "cwd": "/home/dev/shop",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-    })
-    .to_string()
+    claude_bash("s-verify", "PreToolUse", command).to_string()
 }
 
 /// The warning a PreToolUse capture printed, if any.
@@ -180,25 +132,22 @@ fn a_terraphim_verify_pattern_is_read_as_a_regex_and_a_bad_one_is_reported() {
         ),
     )
     .expect("write");
-    sync(&sb);
+    sb.sync_offline();
 
     // Not its original command, but what its regex describes.
-    let out = capture(&sb, &pre_tool_use("git push --force origin main"));
+    let out = capture(&sb, pre_tool_use("git push --force origin main"));
     let said = warning(&out).expect("a warning from the regex");
     assert!(said.contains("git push --force-with-lease"), "{said}");
     assert!(said.contains(regex_id), "{said}");
     // The correction itself is not warned about, nor an unrelated command.
-    let out = capture(
-        &sb,
-        &pre_tool_use("git push --force-with-lease origin main"),
-    );
+    let out = capture(&sb, pre_tool_use("git push --force-with-lease origin main"));
     assert_eq!(warning(&out), None);
-    let out = capture(&sb, &pre_tool_use("echo git push -f x"));
+    let out = capture(&sb, pre_tool_use("echo git push -f x"));
     assert_eq!(warning(&out), None, "the regex is anchored");
 
     // A pattern that is not a regex: the learning still warns on its own
     // command, and doctor names the file and the pattern.
-    let out = capture(&sb, &pre_tool_use("npm publish"));
+    let out = capture(&sb, pre_tool_use("npm publish"));
     let said = warning(&out).expect("a warning from the command");
     assert!(said.contains(broken_id), "{said}");
     let doctor = sb.run(&["doctor"]);
@@ -220,11 +169,11 @@ fn a_terraphim_verify_pattern_is_read_as_a_regex_and_a_bad_one_is_reported() {
 fn a_learning_names_its_wiki_page_while_it_is_published() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "a"]);
-    let wiki = sb.tmp.path().join("docs.wiki.git");
+    let wiki = sb.root().join("docs.wiki.git");
     std::fs::create_dir_all(&wiki).expect("mkdir");
-    common::git_in(
+    common::git::git_in(
         &wiki,
-        &sb.home(),
+        sb.home(),
         &["init", "--quiet", "--bare", "--initial-branch=main"],
     );
     std::fs::write(
@@ -232,24 +181,13 @@ fn a_learning_names_its_wiki_page_while_it_is_published() {
         format!("agent: a\nwiki:\n  git_url: {}\n", wiki.display()),
     )
     .expect("config");
-    let id = sb
-        .ok(&[
-            "add",
-            "--title",
-            "Use --force-with-lease",
-            "--correction",
-            "git push --force-with-lease",
-        ])
-        .trim()
-        .to_string();
-    sync(&sb);
+    let id = sb.add_learning("Use --force-with-lease", "git push --force-with-lease");
+    sb.sync_offline();
     let file = || std::fs::read_to_string(sb.dir().join(format!("a/{id}.md"))).expect("file");
     assert!(file().contains("\nwiki_page_name: null\n"), "{}", file());
 
-    for agent in ["a", "b", "a"] {
-        sb.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-    }
-    sync(&sb);
+    sb.effective_from(&id, &["a", "b", "a"]);
+    sb.sync_offline();
     let name = "Learning%3A+Use+--force-with-lease.-";
     assert!(
         file().contains(&format!("\nwiki_page_name: \"{name}\"\n")),
@@ -275,10 +213,10 @@ fn a_learning_names_its_wiki_page_while_it_is_published() {
     for _ in 0..8 {
         sb.ok(&["--agent", "b", "apply", &id, "--outcome", "ineffective"]);
     }
-    sync(&sb);
+    sb.sync_offline();
     assert!(file().contains("\ntrust_level: L1\n"), "{}", file());
     assert!(file().contains("\nwiki_page_name: null\n"), "{}", file());
-    common::assert_clean_and_sound(&sb.dir(), &sb.home());
+    common::git::assert_clean_and_sound(sb.dir(), sb.home());
 }
 
 /// A concept file as terraphim documents them.
@@ -292,7 +230,7 @@ fn terraphim_kg_metadata_passes_kg_check_and_doctor_reports_what_kg_check_does()
     std::fs::create_dir_all(&kg).expect("mkdir");
     std::fs::write(kg.join("consensus.md"), CONSENSUS).expect("write");
     std::fs::write(kg.join("raft.md"), "synonyms:: raft log\n").expect("write");
-    sync(&sb);
+    sb.sync_offline();
     let out = sb.ok(&["kg", "check"]);
     assert_eq!(out, "2 concept(s), 0 problem(s)\n");
     let checked = json(&sb.ok(&["--json", "kg", "check"]));
@@ -336,7 +274,7 @@ fn terraphim_store(dir: &std::path::Path) {
 #[test]
 fn init_names_an_existing_terraphim_store_and_how_to_adopt_it() {
     let sb = Sandbox::new();
-    let data = sb.tmp.path().join("xdg-data");
+    let data = sb.root().join("xdg-data");
     terraphim_store(&data.join("terraphim/learnings"));
     let out = sb
         .cmd(&["init", "--agent", "laptop"])
@@ -375,9 +313,9 @@ fn init_names_an_existing_terraphim_store_and_how_to_adopt_it() {
     // project's `.terraphim/learnings` too.
     for case in ["home", "env", "project"] {
         let other = Sandbox::new();
-        let project = other.tmp.path().join("project");
+        let project = other.root().join("project");
         std::fs::create_dir_all(&project).expect("mkdir");
-        let data_path = other.tmp.path().join("terraphim-data");
+        let data_path = other.root().join("terraphim-data");
         let store = match case {
             "home" => other.home().join(".local/share/terraphim/learnings"),
             "env" => data_path.join("learnings"),

@@ -4,7 +4,8 @@
 //! left out, a learning demoted or rejected between two exports, and
 //! skills whose folder names cannot leave the target dir.
 
-use crate::common::{Machine, json};
+use crate::common::learnings::add_l2_lesson;
+use crate::common::{Sandbox, json};
 use learnsync::event::{Event, Outcome};
 use learnsync::learning::Learning;
 use learnsync::timestamp::Timestamp;
@@ -12,45 +13,32 @@ use std::path::Path;
 
 /// A learnings dir with `n` L2 learnings (three effective events from two
 /// agents each, a day ago), keywords `git` or `docker`.
-fn with_l2(tmp: &Path, n: usize) -> (Machine, Vec<String>) {
-    let m = Machine::new(tmp, "m");
+fn with_l2(tmp: &Path, n: usize) -> (Sandbox, Vec<String>) {
+    let m = Sandbox::machine(tmp, "m");
     m.ok(&["init", "--agent", "claude"]);
     let ids = (0..n)
-        .map(|i| add_l2(&m, i, "git push -f", "use git push --force-with-lease"))
+        .map(|i| {
+            let keyword = if i.is_multiple_of(2) { "git" } else { "docker" };
+            add_l2_lesson(
+                &m,
+                i,
+                "git push -f",
+                "use git push --force-with-lease",
+                keyword,
+            )
+        })
         .collect();
     m.ok(&["sync"]);
     (m, ids)
 }
 
-fn add_l2(m: &Machine, i: usize, command: &str, correction: &str) -> String {
-    let keyword = if i.is_multiple_of(2) { "git" } else { "docker" };
-    let id = m
-        .ok(&[
-            "add",
-            "--title",
-            &format!("Lesson {i}: push without losing work"),
-            "--command",
-            command,
-            "--correction",
-            correction,
-            "--keyword",
-            keyword,
-        ])
-        .trim()
-        .to_string();
-    for agent in ["claude", "codex", "claude"] {
-        m.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-    }
-    id
-}
-
-fn export(m: &Machine, cwd: &Path, args: &[&str]) -> std::process::Output {
+fn export(m: &Sandbox, cwd: &Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["export"];
     all.extend_from_slice(args);
     m.cmd(&all).current_dir(cwd).output().expect("export")
 }
 
-fn export_ok(m: &Machine, cwd: &Path, args: &[&str]) -> String {
+fn export_ok(m: &Sandbox, cwd: &Path, args: &[&str]) -> String {
     let out = export(m, cwd, args);
     assert!(
         out.status.success(),
@@ -185,9 +173,9 @@ fn a_learning_demoted_or_rejected_between_two_exports_disappears_from_the_next()
         ]);
     }
     // ids[1]: a rejection recorded by review.
-    let path = m
-        .dir
-        .join(learnsync::review_rules::rejection_path(&ids[1], &hash_of(&m, &ids[1])).expect("path"));
+    let path = m.dir().join(
+        learnsync::review_rules::rejection_path(&ids[1], &hash_of(&m, &ids[1])).expect("path"),
+    );
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     let record = learnsync::review_rules::Rejection {
         learning: ids[1].clone(),
@@ -206,9 +194,9 @@ fn a_learning_demoted_or_rejected_between_two_exports_disappears_from_the_next()
     assert!(second.contains(ids[2].as_str()));
 }
 
-fn hash_of(m: &Machine, id: &str) -> String {
+fn hash_of(m: &Sandbox, id: &str) -> String {
     let rel = m.learning_rel(id);
-    let bytes = std::fs::read(m.dir.join(&rel)).expect("learning");
+    let bytes = std::fs::read(m.dir().join(&rel)).expect("learning");
     Learning::parse_at(&rel, &bytes)
         .expect("parse")
         .content_hash()
@@ -218,7 +206,7 @@ fn hash_of(m: &Machine, id: &str) -> String {
 fn the_size_cap_keeps_whole_learnings_and_says_how_many_were_left_out() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (m, _) = with_l2(tmp.path(), 12);
-    let policy = m.dir.join(".learnsync/policy.yaml");
+    let policy = m.dir().join(".learnsync/policy.yaml");
     let text = std::fs::read_to_string(&policy).expect("policy");
     std::fs::write(&policy, text.replace("max_chars: 6000", "max_chars: 1500")).expect("write");
     m.ok(&["sync"]);
@@ -256,13 +244,13 @@ fn secrets_are_redacted_again_and_risky_learnings_are_left_out() {
     ] {
         let mut l = Learning::new(id.into(), "claude".into(), format!("direct {id}"), now);
         l.correction = Some(correction);
-        std::fs::write(m.dir.join(format!("claude/{id}.md")), l.to_markdown()).expect("write");
+        std::fs::write(m.dir().join(format!("claude/{id}.md")), l.to_markdown()).expect("write");
         for by in ["claude", "codex", "claude"] {
             lines.push_str(&Event::new(id, by, Outcome::Effective, now).to_line());
             lines.push('\n');
         }
     }
-    let events = m.dir.join(format!("events/claude/{}.jsonl", now.month()));
+    let events = m.dir().join(format!("events/claude/{}.jsonl", now.month()));
     let mut all = std::fs::read_to_string(&events).unwrap_or_default();
     all.push_str(&lines);
     std::fs::write(&events, all).expect("events");
@@ -293,9 +281,7 @@ fn skills_are_one_folder_per_topic_inside_the_target_and_follow_the_learnings() 
         ])
         .trim()
         .to_string();
-    for agent in ["claude", "codex", "claude"] {
-        m.ok(&["--agent", agent, "apply", &odd, "--outcome", "effective"]);
-    }
+    m.effective_from(&odd, &["claude", "codex", "claude"]);
     m.ok(&["sync"]);
     let skills = tmp.path().join("checkout/.claude/skills");
     std::fs::create_dir_all(skills.join("my-own-skill")).expect("mkdir");

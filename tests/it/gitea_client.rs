@@ -1,61 +1,22 @@
 //! The Gitea client against the Gitea-compatible test server: CRUD checked in a
 //! real clone of the wiki, Gitea's quirks, retries and faults, auth, no leaks.
 
+use crate::common::git::as_person_ok;
+use crate::common::gitea_client::{client, client_with, options};
 use crate::common::gitea_server;
 
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gitea_server::{Fault, FaultRule, GiteaServer, READ_TOKEN, ServerConfig, WRITE_TOKEN};
 use learnsync::gitea::page_name::{title_to_git_path, title_to_sub_url};
-use learnsync::gitea::{ClientOptions, DeleteOutcome, GiteaClient, RepoRef, UpsertOutcome};
-use learnsync::retry::RetryPolicy;
+use learnsync::gitea::{DeleteOutcome, GiteaClient, RepoRef, UpsertOutcome};
 use secrecy::SecretString;
-
-fn options(max_attempts: u32) -> ClientOptions {
-    ClientOptions {
-        connect_timeout: Duration::from_secs(2),
-        timeout: Duration::from_secs(5),
-        retry: RetryPolicy::fast(max_attempts),
-        ..ClientOptions::default()
-    }
-}
-
-fn client_with(server: &GiteaServer, token: Option<&str>, options: ClientOptions) -> GiteaClient {
-    GiteaClient::new(
-        server.url(),
-        RepoRef::parse(&server.repo_ref()).expect("server repo"),
-        token.map(|t| SecretString::from(t.to_string())),
-        options,
-    )
-    .expect("client")
-}
-
-fn client(server: &GiteaServer) -> GiteaClient {
-    client_with(server, Some(WRITE_TOKEN), options(4))
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 #[tokio::test]
 async fn published_page_is_a_real_commit_a_person_can_clone() {
     let server = GiteaServer::start();
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     let page = gitea
         .create_wiki_page(
             "Getting Started",
@@ -77,20 +38,23 @@ async fn published_page_is_a_real_commit_a_person_can_clone() {
         b"# Hello\n"
     );
     assert_eq!(
-        git(&w, &["rev-parse", "HEAD"]),
+        as_person_ok(&w, &["rev-parse", "HEAD"]),
         page.last_commit_sha().unwrap_or_default()
     );
     assert_eq!(
-        git(&w, &["log", "-1", "--format=%an|%s"]),
+        as_person_ok(&w, &["log", "-1", "--format=%an|%s"]),
         "learnsync-bot|publish: Getting Started"
     );
-    assert_eq!(git(&w, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
+    assert_eq!(
+        as_person_ok(&w, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "main"
+    );
 }
 
 #[tokio::test]
 async fn pages_are_created_read_edited_listed_and_deleted() {
     let server = GiteaServer::start();
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     let title = "2024-05-01 Meeting";
     let created = gitea
         .create_wiki_page(title, b"v1", None)
@@ -173,7 +137,7 @@ async fn pages_are_created_read_edited_listed_and_deleted() {
     );
     let clone = tempfile::tempdir().expect("tempdir");
     server.clone_wiki(&clone.path().join("w"));
-    let log = git(&clone.path().join("w"), &["log", "--format=%s"]);
+    let log = as_person_ok(&clone.path().join("w"), &["log", "--format=%s"]);
     assert_eq!(
         log,
         "Delete page \"2024-05-01+Meeting.-\"\nsecond\nAdd \"2024-05-01 Meeting\""
@@ -183,7 +147,7 @@ async fn pages_are_created_read_edited_listed_and_deleted() {
 #[tokio::test]
 async fn creating_an_existing_page_falls_back_to_edit() {
     let server = GiteaServer::start();
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     let first = gitea
         .upsert_wiki_page("my-page", b"one", None)
         .await
@@ -209,7 +173,7 @@ async fn creating_an_existing_page_falls_back_to_edit() {
 #[tokio::test]
 async fn an_empty_wiki_lists_as_no_pages() {
     let server = GiteaServer::start();
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     assert!(gitea.list_wiki_pages().await.expect("list").is_empty());
     assert!(gitea.get_wiki_page("Home").await.expect("get").is_none());
     let list = &server.requests()[0];
@@ -234,7 +198,10 @@ async fn list_follows_x_total_count_across_short_pages() {
     }
     server.commit_as_person("image.png", Some(b"png"), "not a page");
     server.commit_as_person("sub/Nested.md", Some(b"x"), "subdirectory");
-    let pages = client(&server).list_wiki_pages().await.expect("list");
+    let pages = client(&server, WRITE_TOKEN)
+        .list_wiki_pages()
+        .await
+        .expect("list");
     assert_eq!(pages.len(), 57);
     let gets: Vec<_> = server.requests().into_iter().map(|r| r.target).collect();
     assert_eq!(gets.len(), 2, "{gets:?}");
@@ -244,7 +211,7 @@ async fn list_follows_x_total_count_across_short_pages() {
 #[tokio::test]
 async fn special_titles_round_trip_through_gitea_naming() {
     let server = GiteaServer::start();
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     let titles = [
         "C++ & Rust",
         "Café Menu",
@@ -290,7 +257,7 @@ async fn special_titles_round_trip_through_gitea_naming() {
 #[tokio::test]
 async fn a_person_edit_shows_up_as_a_new_last_commit() {
     let server = GiteaServer::start();
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     let published = gitea
         .upsert_wiki_page("Getting Started", b"bot", None)
         .await
@@ -322,7 +289,7 @@ async fn retries_503_and_honours_retry_after() {
     let server = GiteaServer::start();
     server.inject(FaultRule::next(1, Fault::status(503).retry_after("1")).on_method("POST"));
     let started = Instant::now();
-    let up = client(&server)
+    let up = client(&server, WRITE_TOKEN)
         .upsert_wiki_page("Home", b"hi", None)
         .await
         .expect("upsert");
@@ -347,7 +314,10 @@ async fn retries_429_and_http_date_retry_after() {
         )
         .on_method("GET"),
     );
-    let version = client(&server).server_version().await.expect("version");
+    let version = client(&server, WRITE_TOKEN)
+        .server_version()
+        .await
+        .expect("version");
     assert_eq!(version.version, "1.25.4");
     let statuses: Vec<_> = server.requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [Some(429), Some(429), Some(503), Some(200)]);
@@ -358,7 +328,7 @@ async fn retries_a_dropped_connection_and_a_slow_answer() {
     let server = GiteaServer::start();
     server.inject(FaultRule::next(1, Fault::DropConnection).on_path("/wiki/pages"));
     assert!(
-        client(&server)
+        client(&server, WRITE_TOKEN)
             .list_wiki_pages()
             .await
             .expect("list")
@@ -381,7 +351,7 @@ async fn retries_a_dropped_connection_and_a_slow_answer() {
 async fn a_create_that_landed_but_answered_500_becomes_an_edit() {
     let server = GiteaServer::start();
     server.inject(FaultRule::next(1, Fault::LandThenStatus(500)).on_method("POST"));
-    let up = client(&server)
+    let up = client(&server, WRITE_TOKEN)
         .upsert_wiki_page("Release Notes v1.2", b"notes", None)
         .await
         .expect("upsert");
@@ -409,7 +379,7 @@ async fn client_errors_are_not_retried() {
     for status in [400, 401, 403, 404, 409, 422, 423] {
         let server = GiteaServer::start();
         server.inject(FaultRule::next(5, Fault::status(status)));
-        let err = client(&server)
+        let err = client(&server, WRITE_TOKEN)
             .upsert_wiki_page("Home", b"x", None)
             .await
             .expect_err("fails");
@@ -422,7 +392,7 @@ async fn client_errors_are_not_retried() {
     }
     let server = GiteaServer::start();
     server.inject(FaultRule::next(10, Fault::status(500)));
-    let err = client(&server)
+    let err = client(&server, WRITE_TOKEN)
         .server_version()
         .await
         .expect_err("gives up");
@@ -523,7 +493,7 @@ async fn the_token_never_appears_in_logs_or_errors() {
 
     let server = GiteaServer::start();
     let bad_token = "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef";
-    let gitea = client(&server);
+    let gitea = client(&server, WRITE_TOKEN);
     let mut texts = vec![format!("{gitea:?}")];
     // A proxy error page that echoes the Authorization header back.
     server.inject(

@@ -4,6 +4,7 @@
 //! route of the review API; and every field the client's models name is a
 //! property of the swagger definition they stand for.
 
+use crate::common::gitea_client::client;
 use crate::common::gitea_server;
 
 use std::path::PathBuf;
@@ -446,20 +447,6 @@ fn the_checker_catches_wrong_types_and_unknown_properties() {
     assert_eq!(errors, ["pull.title: expected string, got null"]);
 }
 
-fn client_for(server: &GiteaServer, token: &str) -> GiteaClient {
-    GiteaClient::new(
-        server.url(),
-        RepoRef::parse(&server.repo_ref()).expect("repo"),
-        Some(SecretString::from(token.to_string())),
-        ClientOptions {
-            retry: RetryPolicy::fast(4),
-            timeout: Duration::from_secs(5),
-            ..ClientOptions::default()
-        },
-    )
-    .expect("client")
-}
-
 /// Every route of the review API the server answers, on its happy path and
 /// on the refusals the workflow meets, through the client where it has a
 /// call and raw HTTP for the rest.
@@ -471,9 +458,9 @@ async fn review_routes_follow_gitea_swagger() {
     };
     let server = GiteaServer::start();
     server.seed_branch("main", &[("README.md", b"hub\n")], "init");
-    let bot = client_for(&server, BOT_TOKEN);
-    let maintainer = client_for(&server, MAINTAINER_TOKEN);
-    let reader = client_for(&server, READER_TOKEN);
+    let bot = client(&server, BOT_TOKEN);
+    let maintainer = client(&server, MAINTAINER_TOKEN);
+    let reader = client(&server, READER_TOKEN);
     server.inject(FaultRule::next(1, Fault::LandThenStatus(500)).on_path("/contents/"));
 
     bot.get_repository().await.expect("repo");

@@ -6,39 +6,21 @@
 use crate::common::gitea_server;
 
 use crate::common;
-
-use std::process::Command;
-use std::time::Duration;
+use crate::common::git::{as_person, as_person_ok};
+use crate::common::gitea_client::client;
 
 use gitea_server::{
     Access, BOT_TOKEN, Fault, FaultRule, GiteaServer, MAINTAINER, MAINTAINER_TOKEN, PUSHER_ENV,
-    Protection, READER, READER_TOKEN, WRITE_TOKEN,
+    Protection, READER, READER_TOKEN, WRITE_TOKEN, now,
 };
 use learnsync::gitea::{
-    ClientOptions, CreateIssueOption, CreateLabelOption, CreatePullRequestOption, DeleteOutcome,
-    EditIssueOption, EditPullRequestOption, FileOptions, FileOutcome, GiteaClient, IssueFilter,
-    IssueKind, IssueLabels, MergeOutcome, MergePullRequestOption, PullFilter, PullOutcome, RepoRef,
-    State, StateFilter, TimelineEvent,
+    CreateIssueOption, CreateLabelOption, CreatePullRequestOption, DeleteOutcome, EditIssueOption,
+    EditPullRequestOption, FileOptions, FileOutcome, GiteaClient, IssueFilter, IssueKind,
+    IssueLabels, MergeOutcome, MergePullRequestOption, PullFilter, PullOutcome, State, StateFilter,
+    TimelineEvent,
 };
-use learnsync::retry::RetryPolicy;
-use secrecy::SecretString;
 
 const REVIEW: &[u8] = b"learning: learning-1\ndecision: approved\n";
-
-fn client(server: &GiteaServer, token: &str) -> GiteaClient {
-    GiteaClient::new(
-        server.url(),
-        RepoRef::parse(&server.repo_ref()).expect("server repo"),
-        Some(SecretString::from(token.to_string())),
-        ClientOptions {
-            connect_timeout: Duration::from_secs(2),
-            timeout: Duration::from_secs(5),
-            retry: RetryPolicy::fast(4),
-            ..ClientOptions::default()
-        },
-    )
-    .expect("client")
-}
 
 /// A hub with a `main` holding one file.
 fn hub() -> (GiteaServer, String) {
@@ -47,38 +29,13 @@ fn hub() -> (GiteaServer, String) {
     (server, main)
 }
 
+/// git as a person in `dir`; a push is made as the hub user `pusher`.
 fn git(dir: &std::path::Path, args: &[&str], pusher: Option<&str>) -> std::process::Output {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "A Person")
-        .env("GIT_AUTHOR_EMAIL", "person@example.com")
-        .env("GIT_COMMITTER_NAME", "A Person")
-        .env("GIT_COMMITTER_EMAIL", "person@example.com");
+    let mut cmd = as_person(dir, args);
     if let Some(pusher) = pusher {
         cmd.env(PUSHER_ENV, pusher);
     }
     cmd.output().expect("run git")
-}
-
-fn git_ok(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = git(dir, args, None);
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 /// The bot's review branch and pull for `id`, labelled `learnsync:review`.
@@ -842,8 +799,8 @@ async fn the_hub_enforces_protection_on_git_pushes_from_a_clone() {
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::write(clone.join("forged.yaml"), "decision: approved\n").expect("write");
-    git_ok(&clone, &["add", "."]);
-    git_ok(&clone, &["commit", "-q", "-m", "forge an approval"]);
+    as_person_ok(&clone, &["add", "."]);
+    as_person_ok(&clone, &["commit", "-q", "-m", "forge an approval"]);
 
     server.protect(Protection::new("main"));
     let out = git(
@@ -926,9 +883,9 @@ async fn a_push_to_a_review_branch_shows_as_pull_push_by_the_pusher() {
     assert!(out.status.success());
     let clone = tmp.path().join("c");
     std::fs::write(clone.join("note.md"), "by hand\n").expect("write");
-    git_ok(&clone, &["add", "."]);
-    git_ok(&clone, &["commit", "-q", "-m", "a hand edit"]);
-    let pushed = git_ok(&clone, &["rev-parse", "HEAD"]);
+    as_person_ok(&clone, &["add", "."]);
+    as_person_ok(&clone, &["commit", "-q", "-m", "a hand edit"]);
+    let pushed = as_person_ok(&clone, &["rev-parse", "HEAD"]);
     let out = git(&clone, &["push", "-q", "origin", "HEAD"], Some(MAINTAINER));
     assert!(
         out.status.success(),
@@ -1473,24 +1430,9 @@ async fn writes_that_may_have_landed_are_resent_only_when_the_retry_can_tell() {
 async fn the_hub_is_a_sync_remote_and_a_merged_review_reaches_the_learnings_dir() {
     let server = GiteaServer::start();
     let tmp = tempfile::tempdir().expect("tmp");
-    let machine = common::Machine::new(tmp.path(), "a");
-    machine.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", server.repo_git_path().display()),
-    ]);
-    let id = machine
-        .ok(&[
-            "add",
-            "--title",
-            "Use --force-with-lease",
-            "--correction",
-            "use it",
-        ])
-        .trim()
-        .to_string();
+    let machine = common::Sandbox::machine(tmp.path(), "a");
+    machine.init_with_hub("claude", server.repo_git_path().display());
+    let id = machine.add_learning("Use --force-with-lease", "use it");
     machine.ok(&["sync"]);
     let pushed = server
         .branch_sha("agents/claude")
@@ -1522,7 +1464,7 @@ async fn the_hub_is_a_sync_remote_and_a_merged_review_reaches_the_learnings_dir(
         .await
         .expect("merge");
     machine.ok(&["sync"]);
-    let synced = std::fs::read_to_string(machine.dir.join(&path)).expect("review file synced");
+    let synced = std::fs::read_to_string(machine.dir().join(&path)).expect("review file synced");
     assert_eq!(synced, review);
 }
 

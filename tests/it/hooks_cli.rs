@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use common::capture::{OpencodePlugin, node_runs};
 use common::{Sandbox, json};
 use serde_json::Value;
 use std::fs;
@@ -131,8 +132,8 @@ fn uninstall_gives_back_the_original_settings() {
 #[test]
 fn codex_and_opencode_install_where_their_environment_points() {
     let sb = Sandbox::new();
-    let codex_home = sb.tmp.path().join("codex-home");
-    let xdg = sb.tmp.path().join("xdg");
+    let codex_home = sb.root().join("codex-home");
+    let xdg = sb.root().join("xdg");
     let run = |args: &[&str]| {
         let out = sb
             .cmd(args)
@@ -162,7 +163,7 @@ fn codex_and_opencode_install_where_their_environment_points() {
 #[test]
 fn project_install_writes_the_project_settings() {
     let sb = Sandbox::new();
-    let project = sb.tmp.path().join("project");
+    let project = sb.root().join("project");
     fs::create_dir_all(&project).expect("project");
     let out = sb
         .cmd(&["hooks", "install", "claude", "--project"])
@@ -216,12 +217,7 @@ console.log(JSON.stringify(said));
 
 #[test]
 fn the_opencode_plugin_adds_the_session_context_and_a_confident_match_to_the_system_prompt() {
-    if std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("node is not installed; the opencode plugin is not run");
+    if !node_runs() {
         return;
     }
     let sb = Sandbox::new();
@@ -237,30 +233,9 @@ fn the_opencode_plugin_adds_the_session_context_and_a_confident_match_to_the_sys
         "--error",
         "Bind for 0.0.0.0:5432 failed: port is already allocated",
     ]);
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
-    sb.ok(&["hooks", "install", "opencode"]);
-    // opencode loads plugins as ES modules; plain node wants the extension.
-    let plugin = sb.tmp.path().join("learnsync.mjs");
-    fs::copy(
-        sb.home().join(".config/opencode/plugins/learnsync.js"),
-        &plugin,
-    )
-    .expect("copy plugin");
-    let host = sb.tmp.path().join("host.mjs");
-    fs::write(&host, OPENCODE_HOST).expect("host");
-    let mut node = std::process::Command::new("node");
-    node.arg(&host)
-        .arg(&plugin)
-        .arg(sb.dir().join(".git/learnsync/inbox"));
-    common::scrub(&mut node, &sb.home());
-    node.env("LEARNSYNC_DIR", sb.dir());
-    let out = node.output().expect("run node");
-    assert!(
-        out.status.success(),
-        "node: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = json(&String::from_utf8_lossy(&out.stdout));
+    sb.sync_offline();
+    let plugin = OpencodePlugin::install(&sb, OPENCODE_HOST);
+    let said = plugin.run(sb.dir().join(".git/learnsync/inbox"));
     let first: Vec<&str> = said[0]
         .as_array()
         .expect("system")

@@ -3,11 +3,11 @@
 //! lines, committed by `sync`), one event still in the inbox; the table,
 //! the keeps-failing list and `--json --since --agent`, figure by figure.
 
-use crate::common::{Machine, json};
+use crate::common::{Sandbox, json};
 use std::path::Path;
 
 struct Dir {
-    m: Machine,
+    m: Sandbox,
     force: String,
     docker: String,
 }
@@ -29,15 +29,10 @@ fn line(n: usize, learning: &str, agent: &str, at: &str, outcome: &str, via: &st
 /// working (two failures avoided, one effective by hand); "docker" shown
 /// three ways and failing after it (ineffective once, recurred twice).
 fn seeded(tmp: &Path) -> Dir {
-    let m = Machine::new(tmp, "m");
+    let m = Sandbox::machine(tmp, "m");
     m.ok(&["init", "--agent", "claude"]);
-    let add = |title: &str, correction: &str| {
-        m.ok(&["add", "--title", title, "--correction", correction])
-            .trim()
-            .to_string()
-    };
-    let force = add("Use --force-with-lease", "git push --force-with-lease");
-    let docker = add("Pin the docker tag", "docker pull image:1.2");
+    let force = m.add_learning("Use --force-with-lease", "git push --force-with-lease");
+    let docker = m.add_learning("Pin the docker tag", "docker pull image:1.2");
     m.ok(&["apply", &force, "--outcome", "effective"]);
     let (f, d) = (force.as_str(), docker.as_str());
     // Each agent's lines, by the events file `sync` puts them in.
@@ -86,13 +81,13 @@ fn seeded(tmp: &Path) -> Dir {
     ];
     // As a hook writes them: one inbox file a line, for `sync` to commit
     // into each agent's events file.
-    let inbox = m.dir.join(".git/learnsync/inbox");
+    let inbox = m.dir().join(".git/learnsync/inbox");
     std::fs::create_dir_all(&inbox).expect("inbox");
     for (n, text) in files.iter().flat_map(|(_, t)| t.lines()).enumerate() {
         let path = inbox.join(format!("{n:04}-hook.event.jsonl"));
         std::fs::write(path, format!("{text}\n")).expect("write event");
     }
-    m.ok(&["sync", "--no-fetch", "--no-push"]);
+    m.sync_offline();
     let committed = m.git(&["ls-files", "events"]);
     for (rel, _) in &files {
         assert!(committed.contains(rel), "{rel} not in\n{committed}");
@@ -228,7 +223,7 @@ fn impact_json_counts_one_agent_from_a_date_on() {
 #[test]
 fn impact_refuses_a_bad_since_and_skips_a_bad_events_line() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let m = Machine::new(tmp.path(), "m");
+    let m = Sandbox::machine(tmp.path(), "m");
     m.ok(&["init", "--agent", "claude"]);
     let out = m.run(&["impact", "--since", "last week"]);
     assert_eq!(out.status.code(), Some(2));
@@ -242,7 +237,7 @@ fn impact_refuses_a_bad_since_and_skips_a_bad_events_line() {
 
     // A line that does not parse is named on stderr and not counted; the
     // rest of its file is.
-    let events = m.dir.join("events/claude/2026-12.jsonl");
+    let events = m.dir().join("events/claude/2026-12.jsonl");
     std::fs::create_dir_all(events.parent().expect("parent")).expect("mkdir");
     let good = line(
         1,

@@ -1,8 +1,8 @@
 //! Every integration test, in one binary: one link of the crate instead of
 //! one per file (it was twenty), and one helper tree, `common/` (the
-//! `Sandbox` and `Machine` runners for the real binary, a `git daemon`, a
-//! smart-HTTP git server, and the Gitea-compatible server). One module per
-//! area: `<area>_<what>.rs`. Run one area with `cargo test --test it sync_`.
+//! `Sandbox` that runs the real binary as one machine, git, fixtures, a
+//! `git daemon`, a smart-HTTP git server, and the Gitea-compatible server).
+//! One module per area: `<area>_<what>.rs`. Run one area with `cargo test --test it sync_`.
 
 mod common;
 
@@ -19,7 +19,6 @@ mod daemon_install;
 mod daemon_lock;
 mod daemon_schedule;
 mod daemon_signals;
-mod daemon_support;
 mod defects_cli;
 mod defects_commit;
 mod defects_compat;

@@ -6,51 +6,17 @@
 
 use crate::common;
 
-use common::{Sandbox, json};
-use serde_json::{Value, json};
-use std::process::Output;
+use common::capture::{OpencodePlugin, capture_as_hook, claude_bash, node_runs};
+use common::learnings::events_text;
+use common::{Sandbox, json, stdout};
+use serde_json::json;
 
 const MISTAKE: &str = "git push -f origin main";
 const FIX: &str = "git push --force-with-lease origin main";
 
-fn capture(sb: &Sandbox, payload: &Value) -> Output {
-    capture_as(sb, None, payload)
-}
-
-/// `learnsync [--agent A] capture` with the payload on stdin: exit 0 and
-/// nothing on stderr, as a hook must.
-fn capture_as(sb: &Sandbox, agent: Option<&str>, payload: &Value) -> Output {
-    let mut args = Vec::new();
-    if let Some(a) = agent {
-        args.extend(["--agent", a]);
-    }
-    args.push("capture");
-    let bytes = serde_json::to_vec(payload).expect("json");
-    let out = common::with_stdin(sb.cmd(&args), &bytes);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "",
-        "stderr of {payload}"
-    );
-    out
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn claude(session: &str, event: &str, command: &str) -> Value {
-    json!({
-        "session_id": session, "transcript_path": "/home/dev/.claude/x.jsonl",
-        "cwd": "/home/dev/shop", "hook_event_name": event,
-        "tool_name": "Bash", "tool_input": {"command": command},
-    })
-}
-
 /// A Bash call that finished: success, or a failure with its error.
 fn ran(sb: &Sandbox, session: &str, command: &str, ok: bool) {
-    let mut p = claude(
+    let mut p = claude_bash(
         session,
         if ok {
             "PostToolUse"
@@ -64,11 +30,15 @@ fn ran(sb: &Sandbox, session: &str, command: &str, ok: bool) {
     } else {
         p["error"] = json!("Exit code 1\nerror: failed to push some refs");
     }
-    capture(sb, &p);
+    capture_as_hook(sb, &[], &p);
 }
 
 fn pre(sb: &Sandbox, session: &str, command: &str) -> String {
-    stdout(&capture(sb, &claude(session, "PreToolUse", command)))
+    stdout(&capture_as_hook(
+        sb,
+        &[],
+        &claude_bash(session, "PreToolUse", command),
+    ))
 }
 
 /// A dir with one L1 learning about the mistake, added by hand (by no
@@ -93,27 +63,19 @@ fn with_learning(policy: Option<&str>) -> (Sandbox, String) {
         ])
         .trim()
         .to_string();
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     (sb, id)
 }
 
 /// The events about `id` as (agent, outcome, via), in file order.
 fn events(sb: &Sandbox, id: &str) -> Vec<(String, String, String)> {
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let mut out = Vec::new();
-    for agent in std::fs::read_dir(sb.dir().join("events"))
-        .expect("events")
-        .flatten()
-    {
-        for month in std::fs::read_dir(agent.path()).expect("agent").flatten() {
-            let text = std::fs::read_to_string(month.path()).expect("events file");
-            for line in text.lines() {
-                let v = json(line);
-                if v["learning"] == id {
-                    let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
-                    out.push((s("agent"), s("outcome"), s("via")));
-                }
-            }
+    for line in events_text(sb.dir()).lines() {
+        let v = json(line);
+        if v["learning"] == id {
+            let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+            out.push((s("agent"), s("outcome"), s("via")));
         }
     }
     out.sort();
@@ -197,7 +159,7 @@ fn the_session_that_captured_a_learning_gives_it_no_evidence() {
     sb.ok(&["init", "--agent", "laptop"]);
     ran(&sb, "own", MISTAKE, false);
     ran(&sb, "own", FIX, true);
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let list = json(&sb.ok(&["--json", "list"]));
     let id = list[0]["id"].as_str().expect("id").to_string();
     assert_eq!(list[0]["trust_level"], "L1", "{list}");
@@ -223,7 +185,7 @@ fn a_session_block_entry_counts_as_applied_only_when_acted_on() {
     let start = |s: &str| {
         // No cwd: no project, so the block holds L1 learnings of any project.
         let p = json!({"session_id": s, "hook_event_name": "SessionStart", "source": "startup"});
-        stdout(&capture(&sb, &p))
+        stdout(&capture_as_hook(&sb, &[], &p))
     };
     assert!(start("quiet").contains(FIX));
     ran(&sb, "quiet", "make test", true);
@@ -246,13 +208,13 @@ fn codex_sessions_give_evidence_from_their_real_payloads() {
             "cwd": "/home/dev/shop", "hook_event_name": event, "model": "gpt-5-codex",
             "tool_name": "Bash", "tool_input": {"command": command}})
     };
-    let out = stdout(&capture(&sb, &codex("PreToolUse", MISTAKE)));
+    let out = stdout(&capture_as_hook(&sb, &[], &codex("PreToolUse", MISTAKE)));
     assert!(out.contains("additionalContext"), "{out}");
     // Codex's PostToolUse: the model-facing output string with its header.
     let mut post = codex("PostToolUse", FIX);
     post["tool_response"] =
         json!("Exit code: 0\nWall time: 0.9 seconds\nOutput:\nTo git.example.com:shop.git\n");
-    capture(&sb, &post);
+    capture_as_hook(&sb, &[], &post);
     assert_eq!(
         events(&sb, &id),
         [
@@ -268,12 +230,16 @@ fn l2_denied(policy: &str) -> (Sandbox, String) {
     let (sb, id) = with_learning(Some(policy));
     for (n, agent) in ["a1", "a2", "a1"].iter().enumerate() {
         let session = format!("s{n}");
-        capture_as(&sb, Some(agent), &claude(&session, "PreToolUse", MISTAKE));
-        let mut post = claude(&session, "PostToolUse", FIX);
+        capture_as_hook(
+            &sb,
+            &["--agent", agent],
+            &claude_bash(&session, "PreToolUse", MISTAKE),
+        );
+        let mut post = claude_bash(&session, "PostToolUse", FIX);
         post["tool_response"] = json!({"stdout": "", "stderr": "", "interrupted": false});
-        capture_as(&sb, Some(agent), &post);
+        capture_as_hook(&sb, &["--agent", agent], &post);
     }
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let shown = json(&sb.ok(&["--json", "show", &id]));
     assert_eq!(shown["trust_level"], "L2", "{shown}");
     (sb, id)
@@ -299,7 +265,7 @@ fn an_enforced_level_denies_the_command_with_what_to_do_instead() {
     let codex = json!({"session_id": "cx", "turn_id": "1", "hook_event_name": "PreToolUse",
         "model": "gpt-5-codex", "tool_name": "Bash", "tool_input": {"command": MISTAKE}});
     assert_eq!(
-        json(&stdout(&capture(&sb, &codex)))["hookSpecificOutput"]["permissionDecision"],
+        json(&stdout(&capture_as_hook(&sb, &[], &codex)))["hookSpecificOutput"]["permissionDecision"],
         "deny"
     );
     // The command with the correction in it is let through silently.
@@ -334,7 +300,7 @@ fn one_line_of_policy_switches_enforcement_off_and_l1_is_never_denied() {
         "enforce: {L2: warn}\n",
     )
     .expect("policy");
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let out = pre(&sb, "after", MISTAKE);
     assert!(
         out.contains("additionalContext") && !out.contains("deny"),
@@ -381,10 +347,8 @@ fn a_risky_learning_is_never_enforced_and_its_warning_says_so() {
         ])
         .trim()
         .to_string();
-    for agent in ["a1", "a2", "a1"] {
-        sb.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-    }
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.effective_from(&id, &["a1", "a2", "a1"]);
+    sb.sync_offline();
     assert_eq!(json(&sb.ok(&["--json", "show", &id]))["trust_level"], "L2");
     let out = pre(&sb, "r", "tool install");
     assert!(!out.contains("permissionDecision"), "{out}");
@@ -413,56 +377,30 @@ console.log(JSON.stringify(result));
 
 #[test]
 fn the_opencode_plugin_stops_a_denied_command_and_lets_others_run() {
-    if std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("node is not installed; the opencode plugin is not run");
+    if !node_runs() {
         return;
     }
     let (sb, id) = l2_denied("enforce: {L2: deny}\n");
-    sb.ok(&["hooks", "install", "opencode"]);
-    let plugin = sb.tmp.path().join("learnsync.mjs");
-    std::fs::copy(
-        sb.home().join(".config/opencode/plugins/learnsync.js"),
-        &plugin,
-    )
-    .expect("copy plugin");
-    let host = sb.tmp.path().join("host.mjs");
-    std::fs::write(&host, OPENCODE_HOST).expect("host");
-    let run = |command: &str| {
-        let mut node = std::process::Command::new("node");
-        node.arg(&host).arg(&plugin).arg(command);
-        common::scrub(&mut node, &sb.home());
-        node.env("LEARNSYNC_DIR", sb.dir());
-        let out = node.output().expect("node");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json(&String::from_utf8_lossy(&out.stdout))
-    };
-    let denied = run(MISTAKE);
+    let plugin = OpencodePlugin::install(&sb, OPENCODE_HOST);
+    let denied = plugin.run(MISTAKE);
     let reason = denied["denied"]
         .as_str()
         .unwrap_or_else(|| panic!("{denied}"));
     assert!(reason.contains(FIX) && reason.contains(&id), "{reason}");
-    assert_eq!(run("ls -la"), json!({"ran": true}));
-    assert_eq!(run(FIX), json!({"ran": true}));
+    assert_eq!(plugin.run("ls -la"), json!({"ran": true}));
+    assert_eq!(plugin.run(FIX), json!({"ran": true}));
 }
 
 #[test]
 fn a_stale_learning_leaves_the_session_block_and_prompts_but_still_warns() {
     let start = |sb: &Sandbox| {
         let p = json!({"session_id": "st", "hook_event_name": "SessionStart", "source": "startup"});
-        stdout(&capture(sb, &p))
+        stdout(&capture_as_hook(sb, &[], &p))
     };
     let prompt = |sb: &Sandbox| {
         let p = json!({"session_id": "st", "hook_event_name": "UserPromptSubmit",
             "prompt": "git push -f origin main was rejected: protected branch hook declined"});
-        stdout(&capture(sb, &p))
+        stdout(&capture_as_hook(sb, &[], &p))
     };
     let (fresh, _) = with_learning(None);
     assert!(start(&fresh).contains(FIX));

@@ -4,46 +4,29 @@
 
 use crate::common;
 
-use crate::capture_context::{added_context, capture};
-use common::{Machine, Sandbox, bare, json};
+use common::capture::{added_context, capture};
+use common::git::{bare, commit_all_as};
+use common::learnings::{l2_files, never_stale};
+use common::{Sandbox, json};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 
 /// A bare hub and one machine per agent, each with remote `hub`.
-fn clones(tmp: &Path, agents: &[&str]) -> (std::path::PathBuf, Vec<Machine>) {
+fn clones(tmp: &Path, agents: &[&str]) -> (std::path::PathBuf, Vec<Sandbox>) {
     let hub = tmp.join("hub.git");
     bare(&hub);
     let machines = agents
         .iter()
-        .map(|agent| {
-            let m = Machine::new(tmp, agent);
-            m.ok(&[
-                "init",
-                "--agent",
-                agent,
-                "--remote",
-                &format!("hub={}", hub.display()),
-            ]);
-            m
-        })
+        .map(|agent| Sandbox::machine_on_hub(tmp, agent, agent, hub.display()))
         .collect();
     (hub, machines)
 }
 
 /// Commits everything in `m`'s tree with plain git and pushes its branch:
 /// what an agent with push access can do, bypassing learnsync.
-fn commit_and_push_by_hand(m: &Machine, branch: &str) {
-    m.git(&["add", "-A"]);
-    m.git(&[
-        "-c",
-        "user.name=m",
-        "-c",
-        "user.email=m@x",
-        "commit",
-        "-qm",
-        "by hand",
-    ]);
+fn commit_and_push_by_hand(m: &Sandbox, branch: &str) {
+    commit_all_as(m.dir(), m.home(), "m", "m@x", "by hand");
     m.git(&["push", "-q", "hub", branch]);
 }
 
@@ -52,7 +35,7 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (_hub, m) = clones(tmp.path(), &["victim", "claude"]);
     let (victim, claude) = (&m[0], &m[1]);
-    let id = common::l2_files(&victim.dir, "victim", 1).remove(0);
+    let id = l2_files(victim.dir(), "victim", 1).remove(0);
     victim.ok(&["sync"]);
     claude.ok(&["sync"]);
     assert_eq!(
@@ -60,7 +43,7 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
         "L2"
     );
     // One invalid UTF-8 byte appended to the events file, pushed by hand.
-    let events = victim.dir.join("events/victim/2026-06.jsonl");
+    let events = victim.dir().join("events/victim/2026-06.jsonl");
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(&events)
@@ -88,7 +71,7 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
 }
 
 /// `show`, `list` and `suggest` say L2, and `doctor` names the bad line.
-fn assert_still_l2_and_named(clone: &Machine, id: &str) {
+fn assert_still_l2_and_named(clone: &Sandbox, id: &str) {
     assert_eq!(
         json(&clone.ok(&["show", id, "--json"]))["trust_level"],
         "L2"
@@ -129,14 +112,14 @@ fn peer_learning(title: &str, command: &str, correction: &str) -> String {
 fn with_peer_learning(title: &str, command: &str, correction: &str) -> Sandbox {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "mallory"]);
-    crate::common::never_stale(&sb);
+    never_stale(&sb);
     std::fs::create_dir_all(sb.dir().join("mallory")).expect("mkdir");
     std::fs::write(
         sb.dir().join(format!("mallory/{ID}.md")),
         peer_learning(title, command, correction),
     )
     .expect("write");
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     sb
 }
 
@@ -171,7 +154,7 @@ fn control_characters_from_a_peer_reach_no_terminal_raw() {
             "{args:?} shows the escapes: {stdout}"
         );
     }
-    // Machine output stays exact: serde escapes it.
+    // Sandbox output stays exact: serde escapes it.
     let shown = json(&sb.ok(&["--json", "show", ID]));
     assert_eq!(shown["title"], title);
 }
@@ -284,9 +267,9 @@ fn a_secret_in_a_peer_learning_is_redacted_before_our_tree_our_branch_or_a_termi
     let (hub, m) = clones(tmp.path(), &["victim", "mallory"]);
     let (victim, mallory) = (&m[0], &m[1]);
     victim.ok(&["sync"]);
-    std::fs::create_dir_all(mallory.dir.join("mallory")).expect("mkdir");
+    std::fs::create_dir_all(mallory.dir().join("mallory")).expect("mkdir");
     std::fs::write(
-        mallory.dir.join(format!("mallory/{ID}.md")),
+        mallory.dir().join(format!("mallory/{ID}.md")),
         peer_learning(
             "deploy needs the token",
             "make deploy",
@@ -297,12 +280,12 @@ fn a_secret_in_a_peer_learning_is_redacted_before_our_tree_our_branch_or_a_termi
     commit_and_push_by_hand(mallory, "agents/mallory");
     victim.ok(&["sync"]);
     assert_eq!(
-        grep(&victim.dir, secret, "HEAD"),
+        grep(victim.dir(), secret, "HEAD"),
         "",
         "the secret is in no file of our tree"
     );
-    let on_disk =
-        std::fs::read_to_string(victim.dir.join(format!("mallory/{ID}.md"))).expect("merged file");
+    let on_disk = std::fs::read_to_string(victim.dir().join(format!("mallory/{ID}.md")))
+        .expect("merged file");
     assert!(!on_disk.contains(secret), "{on_disk}");
     assert_eq!(
         grep(&hub, secret, "agents/victim"),
@@ -320,19 +303,12 @@ fn a_secret_in_a_peer_learning_is_redacted_before_our_tree_our_branch_or_a_termi
         "{suggested}"
     );
     // A second clone that merges the same heads writes the same bytes.
-    let other = Machine::new(tmp.path(), "other");
-    other.ok(&[
-        "init",
-        "--agent",
-        "other",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let other = Sandbox::machine_on_hub(tmp.path(), "other", "other", hub.display());
     other.ok(&["sync"]);
     victim.ok(&["sync"]);
     let rel = format!("mallory/{ID}.md");
     assert_eq!(
-        std::fs::read(victim.dir.join(&rel)).expect("victim's"),
-        std::fs::read(other.dir.join(&rel)).expect("other's"),
+        std::fs::read(victim.dir().join(&rel)).expect("victim's"),
+        std::fs::read(other.dir().join(&rel)).expect("other's"),
     );
 }

@@ -6,20 +6,18 @@
 use crate::common;
 // `common` loads the server's HTTP codec for its git smart-HTTP server; the
 // test server needs its own copy, so the module is loaded twice on purpose.
+use crate::common::gitea_client::{client_with, options};
 use crate::common::gitea_server;
 
 use gitea_server::{Fault, FaultRule, GiteaServer, WRITE_TOKEN};
-use learnsync::gitea::{ClientOptions, GiteaClient, RepoRef};
+use learnsync::gitea::GiteaClient;
 use learnsync::learning::{Learning, Quality, TrustLevel};
 use learnsync::policy::WikiPolicy;
 use learnsync::publish::gitea_target;
 use learnsync::publish::state::TargetState;
 use learnsync::render::{Site, Templates, render_site};
-use learnsync::retry::RetryPolicy;
 use learnsync::timestamp::Timestamp;
-use secrecy::SecretString;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 fn learning(n: u32, level: TrustLevel, revision: &str) -> Learning {
     let mut l = Learning::new(
@@ -52,21 +50,6 @@ fn site(learnings: &[Learning]) -> Site {
     render_site(learnings, &WikiPolicy::default(), &Templates::builtin()).expect("render")
 }
 
-fn client(server: &GiteaServer, attempts: u32) -> GiteaClient {
-    GiteaClient::new(
-        server.url(),
-        RepoRef::parse(&server.repo_ref()).expect("repo"),
-        Some(SecretString::from(WRITE_TOKEN.to_string())),
-        ClientOptions {
-            connect_timeout: Duration::from_secs(2),
-            timeout: Duration::from_secs(5),
-            retry: RetryPolicy::fast(attempts),
-            ..ClientOptions::default()
-        },
-    )
-    .expect("client")
-}
-
 /// One publish run; `Err` when the run could not even list the wiki.
 async fn run(
     client: &GiteaClient,
@@ -95,9 +78,13 @@ async fn run(
 async fn reference(site: &Site) -> BTreeMap<String, Vec<u8>> {
     let server = GiteaServer::start();
     let mut state = TargetState::default();
-    let (_, failed) = run(&client(&server, 1), site, &mut state)
-        .await
-        .expect("fault-free run");
+    let (_, failed) = run(
+        &client_with(&server, Some(WRITE_TOKEN), options(1)),
+        site,
+        &mut state,
+    )
+    .await
+    .expect("fault-free run");
     assert_eq!(failed, 0);
     server.wiki_files()
 }
@@ -156,7 +143,7 @@ async fn repeated_publishes_under_30_percent_faults_converge_to_the_fault_free_w
     second.extend((100..103).map(|n| learning(n, TrustLevel::L2, "v1")));
 
     let server = GiteaServer::start();
-    let flaky_client = client(&server, 2);
+    let flaky_client = client_with(&server, Some(WRITE_TOKEN), options(2));
     let mut state = TargetState::default();
     for (round, learnings) in [&first, &second].into_iter().enumerate() {
         let site = site(learnings);
@@ -215,11 +202,9 @@ fn the_token_never_appears_in_output_logs_or_files() {
             ])
             .trim()
             .to_string();
-        for agent in ["a", "b", "a"] {
-            s.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-        }
+        s.effective_from(&id, &["a", "b", "a"]);
     }
-    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    s.sync_offline();
     // A proxy that echoes the request headers back, and writes that land but fail.
     server.inject(
         FaultRule::next(
@@ -261,7 +246,7 @@ fn the_token_never_appears_in_output_logs_or_files() {
     );
     assert!(!server.wiki_files().is_empty());
     // No file anywhere in the learnings dir (state file included) holds it.
-    let mut stack = vec![s.dir()];
+    let mut stack = vec![s.dir().to_path_buf()];
     let mut files = 0;
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {

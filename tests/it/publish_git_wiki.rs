@@ -4,16 +4,17 @@
 
 use crate::common;
 
-use common::{Sandbox, git_in, json};
+use common::git::git_in;
+use common::{Sandbox, json};
 use learnsync::gitea::page_name::title_to_git_path;
 use std::path::Path;
 
 fn bare_wiki(s: &Sandbox) -> std::path::PathBuf {
-    let wiki = s.tmp.path().join("docs.wiki.git");
+    let wiki = s.root().join("docs.wiki.git");
     std::fs::create_dir_all(&wiki).expect("mkdir");
     git_in(
         &wiki,
-        &s.home(),
+        s.home(),
         &["init", "--quiet", "--bare", "--initial-branch=main"],
     );
     wiki
@@ -54,12 +55,10 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
             ])
             .trim()
             .to_string();
-        for agent in ["a", "b", "a"] {
-            s.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-        }
+        s.effective_from(&id, &["a", "b", "a"]);
         ids.push(id);
     }
-    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    s.sync_offline();
 
     let report = json(&s.ok(&["publish", "--target", "git-wiki", "--json"]));
     assert_eq!(report["counts"]["created"], 7, "{report:#}");
@@ -76,31 +75,27 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
     .map(|t| title_to_git_path(t))
     .collect();
     want.sort();
-    let mut got = files(&wiki, &s.home());
+    let mut got = files(&wiki, s.home());
     got.sort();
     assert_eq!(got, want);
     assert!(want.contains(&"Learning%3A Use --force-with-lease.-.md".to_string()));
-    let count = git_in(
-        &wiki,
-        &s.home(),
-        &["rev-list", "--count", "refs/heads/main"],
-    );
+    let count = git_in(&wiki, s.home(), &["rev-list", "--count", "refs/heads/main"]);
     assert_eq!(count.trim(), "1", "one commit for all pages");
 
     // Nothing changed: no new commit.
-    let before = tip(&wiki, &s.home());
+    let before = tip(&wiki, s.home());
     let out = s.ok(&["publish", "--target", "git-wiki"]);
     assert!(
         out.contains("0 created, 0 updated, 0 deleted, 7 unchanged"),
         "{out}"
     );
-    assert_eq!(tip(&wiki, &s.home()), before);
+    assert_eq!(tip(&wiki, s.home()), before);
 
     // Demote one: its page becomes a retraction notice, in one more commit.
     for _ in 0..8 {
         s.ok(&["--agent", "b", "apply", &ids[1], "--outcome", "ineffective"]);
     }
-    s.ok(&["sync", "--no-fetch", "--no-push"]);
+    s.sync_offline();
     let report = json(&s.ok(&["publish", "--target", "git-wiki", "--json"]));
     assert_eq!(report["counts"]["deleted"], 0, "{report:#}");
     let retracted = report["pages"]
@@ -112,7 +107,7 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
     assert_eq!(retracted["action"], "update", "{report:#}");
     let notice = git_in(
         &wiki,
-        &s.home(),
+        s.home(),
         &[
             "show",
             &format!(
@@ -126,10 +121,6 @@ fn git_wiki_pushes_one_commit_with_gitea_file_names_and_is_idempotent() {
         "{notice}"
     );
     assert!(!notice.contains("## Correction"), "{notice}");
-    let count = git_in(
-        &wiki,
-        &s.home(),
-        &["rev-list", "--count", "refs/heads/main"],
-    );
+    let count = git_in(&wiki, s.home(), &["rev-list", "--count", "refs/heads/main"]);
     assert_eq!(count.trim(), "2");
 }

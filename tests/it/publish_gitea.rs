@@ -53,18 +53,6 @@ impl World {
             .to_string()
     }
 
-    /// Three effective outcomes from two agents: L2 after the next sync.
-    fn validate(&self, id: &str) {
-        for agent in ["a", "b", "a"] {
-            self.s
-                .ok(&["--agent", agent, "apply", id, "--outcome", "effective"]);
-        }
-    }
-
-    fn sync(&self) {
-        self.s.ok(&["sync", "--no-fetch", "--no-push"]);
-    }
-
     fn publish(&self, args: &[&str]) -> Output {
         let mut all = vec!["publish"];
         all.extend_from_slice(args);
@@ -119,9 +107,9 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     let cache = w.add("Clear the cargo cache", "cargo");
     let _unverified = w.add("Only a hunch", "hunch");
     for id in [&rebase, &lease, &cache] {
-        w.validate(id);
+        w.s.effective_from(id, &["a", "b", "a"]);
     }
-    w.sync();
+    w.s.sync_offline();
 
     // First publish: every L2 page and the index pages, nothing for the L1.
     let report = json(&w.publish_ok(&["--json"]));
@@ -196,7 +184,7 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
     for _ in 0..8 {
         w.s.ok(&["--agent", "b", "apply", &cache, "--outcome", "ineffective"]);
     }
-    w.sync();
+    w.s.sync_offline();
     let dry = w.publish_ok(&["--dry-run"]);
     assert_eq!(w.server.writes().len(), writes, "dry run wrote");
     assert!(
@@ -260,8 +248,8 @@ fn publish_puts_exactly_the_trusted_learnings_on_the_wiki_and_keeps_it_in_step()
 fn dry_run_prints_the_plan_and_sends_no_write() {
     let w = World::new();
     let id = w.add("Pin the toolchain", "rust");
-    w.validate(&id);
-    w.sync();
+    w.s.effective_from(&id, &["a", "b", "a"]);
+    w.s.sync_offline();
     let out = w.publish_ok(&["--dry-run"]);
     assert!(
         out.contains("create    Learning: Pin the toolchain"),
@@ -307,9 +295,9 @@ fn some_pages_failing_gives_exit_3_and_the_next_run_finishes_the_job() {
     let w = World::new();
     for title in ["One", "Two"] {
         let id = w.add(title, "k");
-        w.validate(&id);
+        w.s.effective_from(&id, &["a", "b", "a"]);
     }
-    w.sync();
+    w.s.sync_offline();
     // Every create of page "Two" fails for good (400 is not retried).
     w.server.inject(
         FaultRule::next(

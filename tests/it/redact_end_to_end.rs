@@ -5,11 +5,11 @@
 
 use crate::common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Output, Stdio};
 
-use common::{Machine, bare, git_in};
+use common::Sandbox;
+use common::capture::capture_raw;
+use common::git::{bare, git_in};
 
 /// Fake, well-shaped secret bodies built from pieces, so no literal here looks like a key.
 fn body(n: usize, seed: usize) -> String {
@@ -97,24 +97,6 @@ fn failure_payload(command: &str, error: &str) -> Vec<u8> {
     .expect("json")
 }
 
-fn capture(m: &Machine, stdin: &[u8]) -> Output {
-    let mut child = m
-        .cmd(&["capture"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn learnsync capture");
-    let mut input = child.stdin.take().expect("stdin");
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
-
 /// Every file under `dir`, `.git` included (its loose state files; objects are
 /// compressed and read through `git log -p` instead).
 fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -143,7 +125,7 @@ fn secrets_in_a_failing_command_and_its_output_reach_no_file_commit_push_or_outp
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let m = Machine::new(tmp.path(), "laptop");
+    let m = Sandbox::machine(tmp.path(), "laptop");
     let init = m.ok(&[
         "init",
         "--agent",
@@ -176,13 +158,13 @@ fn secrets_in_a_failing_command_and_its_output_reach_no_file_commit_push_or_outp
         yaml = s.yaml_password,
         ckd = s.client_key_data,
     );
-    let out = capture(&m, &failure_payload(&command, &error));
+    let out = capture_raw(&m, &[], &[], &failure_payload(&command, &error));
     assert_eq!(out.status.code(), Some(0), "capture failed: {out:?}");
     let mut printed = String::from_utf8_lossy(&out.stdout).into_owned();
     printed.push_str(&String::from_utf8_lossy(&out.stderr));
 
     // The inbox holds the learning, redacted, before any sync.
-    let inbox = m.dir.join(".git/learnsync/inbox");
+    let inbox = m.dir().join(".git/learnsync/inbox");
     let mut inbox_files = Vec::new();
     files_under(&inbox, &mut inbox_files);
     assert_eq!(
@@ -223,7 +205,7 @@ fn secrets_in_a_failing_command_and_its_output_reach_no_file_commit_push_or_outp
 
     // The learnings dir, work tree and local state alike.
     let mut files = Vec::new();
-    files_under(&m.dir, &mut files);
+    files_under(m.dir(), &mut files);
     assert!(
         files
             .iter()
@@ -235,13 +217,13 @@ fn secrets_in_a_failing_command_and_its_output_reach_no_file_commit_push_or_outp
     }
 
     // History here and on the hub the sync pushed to.
-    let local = git_in(&m.dir, &m.home, &["log", "-p", "--all"]);
+    let local = git_in(m.dir(), m.home(), &["log", "-p", "--all"]);
     assert!(
         local.contains("[REDACTED:"),
         "the learning is committed:\n{local}"
     );
     assert_no_secret("git log -p --all", &local, &s);
-    let pushed = git_in(&hub, &m.home, &["log", "-p", "--all"]);
+    let pushed = git_in(&hub, m.home(), &["log", "-p", "--all"]);
     assert!(
         pushed.contains("[REDACTED:"),
         "the learning was pushed:\n{pushed}"

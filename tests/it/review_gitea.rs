@@ -3,17 +3,19 @@
 //! close, our own withdrawals, branch deletions by others, problem reports,
 //! forgeries from peers, faults, and the token kept out of everything.
 
+use crate::common::capture::{capture_as_hook, claude_bash};
+use crate::common::git::assert_clean_and_sound;
+use crate::common::gitea_client::{self, block};
 use crate::common::gitea_server::{
     BOT_TOKEN, Fault, FaultRule, GiteaServer, MAINTAINER, MAINTAINER_TOKEN, Protection,
     READER_TOKEN,
 };
-use crate::common::{Machine, assert_clean_and_sound, json};
+use crate::common::learnings::l2_files;
+use crate::common::{Sandbox, json, stdout};
 use learnsync::gitea::{
     ClientOptions, CreateIssueOption, EditIssueOption, GiteaClient, IssueLabels,
-    MergePullRequestOption, PullFilter, PullRequest, RepoRef, State, StateFilter,
+    MergePullRequestOption, PullFilter, PullRequest, State, StateFilter,
 };
-use learnsync::retry::RetryPolicy;
-use secrecy::SecretString;
 use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
@@ -23,40 +25,25 @@ use std::time::Duration;
 struct World {
     server: GiteaServer,
     tmp: tempfile::TempDir,
-    a: Machine,
+    a: Sandbox,
 }
 
+/// A client of the hub with `token`, 10 s a request.
 fn gitea(server: &GiteaServer, token: &str) -> GiteaClient {
-    GiteaClient::new(
-        server.url(),
-        RepoRef::parse(&server.repo_ref()).expect("repo"),
-        Some(SecretString::from(token.to_string())),
-        ClientOptions {
-            connect_timeout: Duration::from_secs(2),
-            timeout: Duration::from_secs(10),
-            retry: RetryPolicy::fast(4),
-            ..ClientOptions::default()
-        },
-    )
-    .expect("client")
-}
-
-fn block<T>(f: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-        .block_on(f)
+    let options = ClientOptions {
+        timeout: Duration::from_secs(10),
+        ..gitea_client::options(4)
+    };
+    gitea_client::client_with(server, Some(token), options)
 }
 
 impl World {
     fn new() -> World {
         let server = GiteaServer::start();
         let tmp = tempfile::tempdir().expect("tmp");
-        let a = Machine::new(tmp.path(), "a");
+        let a = Sandbox::machine_on_hub(tmp.path(), "a", "a", server.repo_git_path().display());
         let w = World { server, tmp, a };
-        w.join(&w.a, "a");
-        let config = w.a.dir.join(".git/learnsync/config.yaml");
+        let config = w.a.dir().join(".git/learnsync/config.yaml");
         let mut text = std::fs::read_to_string(&config).expect("config");
         text.push_str(&format!(
             "gitea:\n  url: {}\n  repo: {}\n",
@@ -73,43 +60,21 @@ impl World {
         w
     }
 
-    fn machine(&self, name: &str) -> Machine {
-        let m = Machine::new(self.tmp.path(), name);
-        self.join(&m, name);
-        m
-    }
-
-    fn join(&self, m: &Machine, agent: &str) {
-        m.ok(&[
-            "init",
-            "--agent",
-            agent,
-            "--remote",
-            &format!("hub={}", self.server.repo_git_path().display()),
-        ]);
+    /// Machine `name`, syncing through the hub as agent `name`.
+    fn machine(&self, name: &str) -> Sandbox {
+        let hub = self.server.repo_git_path();
+        Sandbox::machine_on_hub(self.tmp.path(), name, name, hub.display())
     }
 
     /// A learning with three effective outcomes from two agents: L2 at the next sync.
     fn l2(&self, title: &str) -> String {
         let id = self.learn(title);
-        for agent in ["a", "b", "a"] {
-            self.a
-                .ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-        }
+        self.a.effective_from(&id, &["a", "b", "a"]);
         id
     }
 
     fn learn(&self, title: &str) -> String {
-        self.a
-            .ok(&[
-                "add",
-                "--title",
-                title,
-                "--correction",
-                &format!("do {title} right"),
-            ])
-            .trim()
-            .to_string()
+        self.a.add_learning(title, &format!("do {title} right"))
     }
 
     fn review(&self, args: &[&str]) -> Output {
@@ -149,10 +114,6 @@ impl World {
             .into_iter()
             .find(|p| p.head_ref() == format!("review/{id}"))
             .unwrap_or_else(|| panic!("no open review of {id}"))
-    }
-
-    fn listed(m: &Machine, id: &str) -> serde_json::Value {
-        json(&m.ok(&["show", id, "--json"]))
     }
 }
 
@@ -196,7 +157,7 @@ fn two_l2_learnings_get_exactly_two_pull_requests_and_a_second_pass_writes_nothi
         let pull = w.open_review_of(id);
         assert!(pull.has_label("learnsync:review"));
         assert_eq!(pull.base_ref(), "main");
-        let shown = World::listed(&w.a, id);
+        let shown = w.a.show(id);
         let hash = shown["review"]["pull_request"].clone();
         assert_eq!(hash, serde_json::json!(pull.number), "{shown:#}");
         assert_eq!(shown["review"]["state"], "pending");
@@ -209,10 +170,7 @@ fn two_l2_learnings_get_exactly_two_pull_requests_and_a_second_pass_writes_nothi
         assert!(record.contains("decision: approved"), "{record}");
         assert!(record.contains(&format!("learning: {id}")), "{record}");
         assert!(record.contains("proposed_by: learnsync-bot"), "{record}");
-        let content = Machine::learning_file(&w.a, id);
-        let hash = learnsync::learning::Learning::parse(content.as_bytes())
-            .expect("learning")
-            .content_hash();
+        let hash = w.a.learning(id).content_hash();
         assert!(record.contains(&hash), "{record}");
         // The body: the learning as the wiki shows it, the evidence, the meaning of merge and close, the marker.
         assert!(
@@ -247,7 +205,7 @@ fn two_l2_learnings_get_exactly_two_pull_requests_and_a_second_pass_writes_nothi
     let after = w.server.requests();
     assert!(after.iter().all(|r| !r.is_write()), "{after:#?}");
     assert!(after.len() <= 3, "{} reads: {after:#?}", after.len());
-    assert_clean_and_sound(&w.a.dir, &w.a.home);
+    assert_clean_and_sound(w.a.dir(), w.a.home());
 }
 
 #[test]
@@ -259,7 +217,7 @@ fn a_merge_makes_l3_everywhere_a_close_rejects_everywhere_and_an_edit_goes_back_
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "proposed").len(), 2);
     // The wiki has both before anything is decided.
-    let publish = |m: &Machine| -> serde_json::Value {
+    let publish = |m: &Sandbox| -> serde_json::Value {
         let out = m
             .cmd(&["publish", "--json"])
             .env("GITEA_TOKEN", BOT_TOKEN)
@@ -320,21 +278,18 @@ fn a_merge_makes_l3_everywhere_a_close_rejects_everywhere_and_an_edit_goes_back_
     b.ok(&["sync"]);
     c.ok(&["sync"]);
     for m in [&b, &c] {
-        let l = World::listed(m, &approved);
+        let l = m.show(&approved);
         assert_eq!(l["trust_level"], "L3", "{l:#}");
         assert!(l["promoted_at"].is_string());
         assert_eq!(l["review"]["state"], "approved");
         assert_eq!(l["review"]["pull_request"], to_merge.number);
-        let r = World::listed(m, &rejected);
+        let r = m.show(&rejected);
         assert_eq!(r["suggestion_status"], "rejected", "{r:#}");
         assert_eq!(r["review"]["state"], "rejected");
         assert_eq!(r["review"]["pull_request"], to_close.number);
     }
-    assert_eq!(
-        Machine::learning_file(&b, &approved),
-        Machine::learning_file(&c, &approved)
-    );
-    assert!(Machine::learning_file(&b, &approved).contains("\ntrust_level: L3\n"));
+    assert_eq!(b.learning_file(&approved), c.learning_file(&approved));
+    assert!(b.learning_file(&approved).contains("\ntrust_level: L3\n"));
     // The wiki lists the approved one under L3 and retracts the rejected one.
     w.a.ok(&["sync"]);
     publish(&w.a);
@@ -362,7 +317,7 @@ fn a_merge_makes_l3_everywhere_a_close_rejects_everywhere_and_an_edit_goes_back_
     assert!(w.server.writes().is_empty(), "{:#?}", w.server.writes());
 
     // Editing the approved learning sends it back to L2, and to a new review.
-    let path = w.a.dir.join(Machine::learning_rel(&w.a, &approved));
+    let path = w.a.dir().join(w.a.learning_rel(&approved));
     let text = std::fs::read_to_string(&path).expect("file");
     std::fs::write(
         &path,
@@ -373,7 +328,7 @@ fn a_merge_makes_l3_everywhere_a_close_rejects_everywhere_and_an_edit_goes_back_
     )
     .expect("edit");
     w.a.ok(&["sync"]);
-    assert_eq!(World::listed(&w.a, &approved)["trust_level"], "L2");
+    assert_eq!(w.a.show(&approved)["trust_level"], "L2");
     let report = w.review_ok();
     assert_eq!(
         ids_of(&report, "proposed"),
@@ -404,7 +359,7 @@ fn our_own_withdrawal_and_a_branch_someone_else_deleted_are_not_rejections() {
         ]);
     }
     w.a.ok(&["sync"]);
-    assert_eq!(World::listed(&w.a, &demoted)["trust_level"], "L1");
+    assert_eq!(w.a.show(&demoted)["trust_level"], "L1");
     // A mirror deletes the other's branch (Gitea closes its pull).
     w.server
         .delete_branch_by_push(&format!("review/{pruned}"), "mirror")
@@ -434,7 +389,7 @@ fn our_own_withdrawal_and_a_branch_someone_else_deleted_are_not_rejections() {
     // And a later pass reads none of it as a person's "no".
     let report = w.review_ok();
     assert!(ids_of(&report, "rejected").is_empty(), "{report:#}");
-    assert!(!w.a.dir.join(".learnsync/rejections").exists());
+    assert!(!w.a.dir().join(".learnsync/rejections").exists());
 }
 
 #[test]
@@ -463,7 +418,7 @@ fn a_problem_report_pulls_a_learning_from_the_wiki_and_suggestions_until_it_is_c
         vec![id.clone()],
         "its review waits for the report"
     );
-    let shown = World::listed(&w.a, &id);
+    let shown = w.a.show(&id);
     assert_eq!(shown["review"]["state"], "pulled", "{shown:#}");
     assert_eq!(shown["review"]["issue"], issue.number);
     // Not suggested, not on the wiki.
@@ -484,14 +439,14 @@ fn a_problem_report_pulls_a_learning_from_the_wiki_and_suggestions_until_it_is_c
     // Another machine honours it after its sync.
     let b = w.machine("b");
     b.ok(&["sync"]);
-    assert_eq!(World::listed(&b, &id)["review"]["state"], "pulled");
+    assert_eq!(b.show(&id)["review"]["state"], "pulled");
     // Closing the issue restores it.
     block(maintainer.close_issue(issue.number)).expect("close");
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "restored"), vec![id.clone()], "{report:#}");
-    assert_ne!(World::listed(&w.a, &id)["review"]["state"], "pulled");
+    assert_ne!(w.a.show(&id)["review"]["state"], "pulled");
     b.ok(&["sync"]);
-    assert_ne!(World::listed(&b, &id)["review"]["state"], "pulled");
+    assert_ne!(b.show(&id)["review"]["state"], "pulled");
 }
 
 #[test]
@@ -503,14 +458,10 @@ fn forged_approvals_never_give_l3_and_a_forged_rejection_lasts_until_the_next_re
     let peer = w.machine("peer");
     peer.ok(&["sync"]);
     // The peer writes an approval onto its own branch, and a rejection.
-    let hash_of = |id: &str| {
-        learnsync::learning::Learning::parse(Machine::learning_file(&peer, id).as_bytes())
-            .expect("learning")
-            .content_hash()
-    };
-    std::fs::create_dir_all(peer.dir.join("reviews")).expect("mkdir");
+    let hash_of = |id: &str| peer.learning(id).content_hash();
+    std::fs::create_dir_all(peer.dir().join("reviews")).expect("mkdir");
     std::fs::write(
-        peer.dir.join(format!("reviews/{wanted}.yaml")),
+        peer.dir().join(format!("reviews/{wanted}.yaml")),
         format!(
             "learning: {wanted}\ndecision: approved\ncontent_hash: {}\n",
             hash_of(&wanted)
@@ -521,9 +472,9 @@ fn forged_approvals_never_give_l3_and_a_forged_rejection_lasts_until_the_next_re
         ".learnsync/rejections/{target}.{}.yaml",
         &hash_of(&target)[..16]
     );
-    std::fs::create_dir_all(peer.dir.join(".learnsync/rejections")).expect("mkdir");
+    std::fs::create_dir_all(peer.dir().join(".learnsync/rejections")).expect("mkdir");
     std::fs::write(
-        peer.dir.join(&rejection),
+        peer.dir().join(&rejection),
         format!(
             "learning: {target}\ncontent_hash: {}\npull_request: 999\nclosed_by: maintainer\nclosed_at: 2026-12-01T00:00:00Z\n",
             hash_of(&target)
@@ -533,32 +484,23 @@ fn forged_approvals_never_give_l3_and_a_forged_rejection_lasts_until_the_next_re
     peer.ok(&["sync"]);
     w.a.ok(&["sync"]);
     // The approval counts for nothing: it is not on the hub's main.
-    assert_eq!(World::listed(&w.a, &wanted)["trust_level"], "L2");
+    assert_eq!(w.a.show(&wanted)["trust_level"], "L2");
     // The rejection lowers what the learning shows, until a review pass
     // checks it against Gitea (no such closed pull) and removes it.
-    assert_eq!(
-        World::listed(&w.a, &target)["suggestion_status"],
-        "rejected"
-    );
+    assert_eq!(w.a.show(&target)["suggestion_status"], "rejected");
     let report = w.review_ok();
     assert_eq!(
         ids_of(&report, "unconfirmed"),
         vec![target.clone()],
         "{report:#}"
     );
-    assert_ne!(
-        World::listed(&w.a, &target)["suggestion_status"],
-        "rejected"
-    );
+    assert_ne!(w.a.show(&target)["suggestion_status"], "rejected");
     peer.ok(&["sync"]);
     assert!(
-        !peer.dir.join(&rejection).exists(),
+        !peer.dir().join(&rejection).exists(),
         "the removal reached the peer"
     );
-    assert_ne!(
-        World::listed(&peer, &target)["suggestion_status"],
-        "rejected"
-    );
+    assert_ne!(peer.show(&target)["suggestion_status"], "rejected");
 }
 
 #[test]
@@ -575,12 +517,12 @@ fn an_approval_a_peer_copied_first_still_makes_l3_once_it_reaches_main() {
         .hub_file(&format!("review/{id}"), &format!("reviews/{id}.yaml"))
         .expect("record");
     peer.ok(&["sync"]);
-    std::fs::create_dir_all(peer.dir.join("reviews")).expect("mkdir");
-    std::fs::write(peer.dir.join(format!("reviews/{id}.yaml")), &record).expect("copy");
+    std::fs::create_dir_all(peer.dir().join("reviews")).expect("mkdir");
+    std::fs::write(peer.dir().join(format!("reviews/{id}.yaml")), &record).expect("copy");
     peer.ok(&["sync"]);
     w.a.ok(&["sync"]);
     assert_eq!(
-        World::listed(&w.a, &id)["trust_level"],
+        w.a.show(&id)["trust_level"],
         "L2",
         "refused while only on a peer branch"
     );
@@ -591,11 +533,11 @@ fn an_approval_a_peer_copied_first_still_makes_l3_once_it_reaches_main() {
     )
     .expect("merge");
     w.a.ok(&["sync"]);
-    let file = Machine::learning_file(&w.a, &id);
+    let file = w.a.learning_file(&id);
     assert!(file.contains("\ntrust_level: L3\n"), "{file}");
-    assert_eq!(World::listed(&w.a, &id)["trust_level"], "L3");
+    assert_eq!(w.a.show(&id)["trust_level"], "L3");
     peer.ok(&["sync"]);
-    assert!(Machine::learning_file(&peer, &id).contains("\ntrust_level: L3\n"));
+    assert!(peer.learning_file(&id).contains("\ntrust_level: L3\n"));
 }
 
 #[test]
@@ -677,7 +619,7 @@ fn the_token_appears_in_no_output_file_or_pull_request() {
     }
     let grep = std::process::Command::new("grep")
         .args(["-r", "-l", BOT_TOKEN])
-        .arg(&w.a.dir)
+        .arg(w.a.dir())
         .output()
         .expect("grep");
     assert!(
@@ -697,7 +639,7 @@ fn an_edit_while_the_review_is_open_moves_the_review_to_the_new_version_once() {
     w.a.ok(&["sync"]);
     w.review_ok();
     let before = w.open_review_of(&id);
-    let path = w.a.dir.join(Machine::learning_rel(&w.a, &id));
+    let path = w.a.dir().join(w.a.learning_rel(&id));
     let text = std::fs::read_to_string(&path).expect("file");
     std::fs::write(
         &path,
@@ -705,9 +647,7 @@ fn an_edit_while_the_review_is_open_moves_the_review_to_the_new_version_once() {
     )
     .expect("edit");
     w.a.ok(&["sync"]);
-    let hash = learnsync::learning::Learning::parse(Machine::learning_file(&w.a, &id).as_bytes())
-        .expect("learning")
-        .content_hash();
+    let hash = w.a.learning(&id).content_hash();
     for _ in 0..2 {
         let report = w.review_ok();
         assert!(ids_of(&report, "proposed").is_empty(), "{report:#}");
@@ -738,13 +678,13 @@ fn an_edit_while_the_review_is_open_moves_the_review_to_the_new_version_once() {
     )
     .expect("merge");
     w.a.ok(&["sync"]);
-    assert_eq!(World::listed(&w.a, &id)["trust_level"], "L3");
+    assert_eq!(w.a.show(&id)["trust_level"], "L3");
 }
 
 #[test]
 fn the_limits_hold_proposals_back_in_the_queue_issue_never_silently() {
     let w = World::new();
-    let config = w.a.dir.join(".git/learnsync/config.yaml");
+    let config = w.a.dir().join(".git/learnsync/config.yaml");
     let mut text = std::fs::read_to_string(&config).expect("config");
     text.push_str("review:\n  max_open: 2\n  max_new_per_run: 1\n");
     std::fs::write(&config, text).expect("config");
@@ -836,11 +776,11 @@ fn review_and_doctor_warn_when_main_is_unprotected_naming_the_setting() {
 #[test]
 fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_still_seen() {
     let w = World::new();
-    let config = w.a.dir.join(".git/learnsync/config.yaml");
+    let config = w.a.dir().join(".git/learnsync/config.yaml");
     let mut text = std::fs::read_to_string(&config).expect("config");
     text.push_str("review:\n  max_open: 100\n  max_new_per_run: 100\n");
     std::fs::write(&config, text).expect("config");
-    let ids = crate::common::l2_files(&w.a.dir, "a", 60);
+    let ids = l2_files(w.a.dir(), "a", 60);
     w.a.ok(&["sync"]);
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "proposed").len(), 60, "{report:#}");
@@ -852,7 +792,7 @@ fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_st
     assert!(ids_of(&report, "proposed").is_empty(), "{report:#}");
     let quiet = w.server.requests();
     assert!(quiet.iter().all(|r| !r.is_write()), "{quiet:#?}");
-    let state = std::fs::read_to_string(w.a.dir.join(".git/learnsync/review-state.json"))
+    let state = std::fs::read_to_string(w.a.dir().join(".git/learnsync/review-state.json"))
         .unwrap_or_default();
     let targets: Vec<&str> = quiet.iter().map(|r| r.target.as_str()).collect();
     assert_eq!(quiet.len(), 1, "{targets:#?}\nthe review state: {state}");
@@ -885,7 +825,7 @@ fn with_more_reviews_open_than_a_page_a_quiet_pass_is_one_read_and_a_close_is_st
             .any(|r| r.method == "GET" && r.path().ends_with("/pulls")),
         "no full listing: {seen:#?}"
     );
-    let listed = World::listed(&w.a, &ids[17]);
+    let listed = w.a.show(&ids[17]);
     assert_eq!(listed["suggestion_status"], "rejected", "{listed:#}");
     assert_eq!(report["open_reviews"], 59, "{report:#}");
 
@@ -923,9 +863,7 @@ fn a_learning_longer_than_gitea_stores_is_cut_with_a_link_and_reviewed_once() {
         ])
         .trim()
         .to_string();
-    for agent in ["a", "b", "a"] {
-        w.a.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-    }
+    w.a.effective_from(&id, &["a", "b", "a"]);
     w.a.ok(&["sync"]);
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "proposed"), vec![id.clone()], "{report:#}");
@@ -1054,7 +992,7 @@ fn doctor_names_the_scopes_the_token_lacks_for_review_and_publish() {
 #[test]
 fn review_without_gitea_settings_names_review_and_its_scopes() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let a = Machine::new(tmp.path(), "a");
+    let a = Sandbox::machine(tmp.path(), "a");
     a.ok(&["init", "--agent", "a"]);
     let out = a.cmd(&["review"]).output().expect("review");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1091,14 +1029,14 @@ fn an_approval_its_outcomes_question_stops_being_l3_and_review_asks_people_once(
     let report = w.review_ok();
     assert_eq!(ids_of(&report, "approved"), vec![id.clone()], "{report:#}");
     w.a.ok(&["sync"]);
-    assert_eq!(World::listed(&w.a, &id)["trust_level"], "L3");
+    assert_eq!(w.a.show(&id)["trust_level"], "L3");
     // Agents follow it after the approval, and it keeps failing.
     std::thread::sleep(Duration::from_millis(1100));
     for agent in ["a", "b", "c", "a", "b"] {
         w.a.ok(&["--agent", agent, "apply", &id, "--outcome", "ineffective"]);
     }
     w.a.ok(&["sync"]);
-    let shown = World::listed(&w.a, &id);
+    let shown = w.a.show(&id);
     assert_ne!(shown["trust_level"], "L3", "{shown:#}");
     let out = w.a.run(&["--json", "doctor"]);
     let doctor = json(&String::from_utf8_lossy(&out.stdout));
@@ -1136,11 +1074,8 @@ fn an_approval_its_outcomes_question_stops_being_l3_and_review_asks_people_once(
 
 /// One Bash call of a Claude Code session on a machine, as its hook sends
 /// it: the stdout the agent reads.
-fn hook(m: &Machine, session: &str, event: &str, command: &str, ok: bool) -> String {
-    let mut p = serde_json::json!({
-        "session_id": session, "cwd": "/home/dev/shop", "hook_event_name": event,
-        "tool_name": "Bash", "tool_input": {"command": command},
-    });
+fn hook(m: &Sandbox, session: &str, event: &str, command: &str, ok: bool) -> String {
+    let mut p = claude_bash(session, event, command);
     match event {
         "PostToolUse" => {
             p["tool_response"] =
@@ -1155,10 +1090,7 @@ fn hook(m: &Machine, session: &str, event: &str, command: &str, ok: bool) -> Str
         }
         _ => {}
     }
-    let out = crate::common::with_stdin(m.cmd(&["capture"]), p.to_string().as_bytes());
-    assert!(out.status.success(), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{p}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    stdout(&capture_as_hook(m, &[], &p))
 }
 
 #[test]
@@ -1168,7 +1100,7 @@ fn a_team_earns_l2_publishes_and_opens_a_review_from_what_agents_do_nobody_typin
         "git push -f origin main",
         "git push --force-with-lease origin main",
     );
-    // Machine a's agent fails and fixes it: an L1 learning with its correction.
+    // Sandbox a's agent fails and fixes it: an L1 learning with its correction.
     hook(&w.a, "a-1", "PostToolUseFailure", mistake, false);
     hook(&w.a, "a-1", "PostToolUse", "ls", true);
     hook(&w.a, "a-1", "PostToolUse", fix, true);
@@ -1223,7 +1155,7 @@ fn a_team_earns_l2_publishes_and_opens_a_review_from_what_agents_do_nobody_typin
         m.ok(&["sync"]);
     }
     for m in [&w.a, &b, &c] {
-        let l = World::listed(m, &id);
+        let l = m.show(&id);
         assert_eq!(l["trust_level"], "L2", "{l:#}");
         assert_eq!(l["quality"]["effective_count"], 3, "{l:#}");
         assert_eq!(

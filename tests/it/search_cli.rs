@@ -4,29 +4,13 @@
 
 use crate::common;
 
-use common::{Sandbox, copy_tree, json};
+use common::fixtures::{copy_tree, search_corpus};
+use common::git::commit_all_as;
+use common::learnings::{ids, l2_files, learning_files, never_stale, review_on_hub};
+use common::{Sandbox, json};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search")
-}
-
-/// A dir holding the whole corpus: learnings, events and KG, synced once.
-fn corpus() -> Sandbox {
-    let sb = Sandbox::new();
-    sb.ok(&["init", "--agent", "claude"]);
-    crate::common::never_stale(&sb);
-    for entry in std::fs::read_dir(fixture().join("learnings")).expect("fixture") {
-        let entry = entry.expect("entry");
-        copy_tree(&entry.path(), &sb.dir().join(entry.file_name()));
-    }
-    copy_tree(&fixture().join("kg"), &sb.dir().join("kg"));
-    copy_tree(&fixture().join("events"), &sb.dir().join("events"));
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
-    sb
-}
+use std::path::Path;
 
 /// `add` of a learning nothing in the corpus is about.
 const FROBNICATOR: [&str; 7] = [
@@ -39,14 +23,6 @@ const FROBNICATOR: [&str; 7] = [
     "frobnicator",
 ];
 
-fn ids(v: &Value) -> Vec<String> {
-    v.as_array()
-        .expect("an array")
-        .iter()
-        .map(|h| h["id"].as_str().expect("id").to_string())
-        .collect()
-}
-
 fn ids_with_trust(sb: &Sandbox, level: &str) -> BTreeSet<String> {
     ids(&json(&sb.ok(&["list", "--trust", level, "--json"])))
         .into_iter()
@@ -54,15 +30,12 @@ fn ids_with_trust(sb: &Sandbox, level: &str) -> BTreeSet<String> {
 }
 
 fn title_of(sb: &Sandbox, id: &str) -> String {
-    json(&sb.ok(&["show", id, "--json"]))["title"]
-        .as_str()
-        .expect("title")
-        .to_string()
+    sb.show(id)["title"].as_str().expect("title").to_string()
 }
 
 #[test]
 fn suggest_finds_a_recurring_error_and_says_why_in_the_json_contract() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let out = json(&sb.ok(&[
         "suggest",
         "--json",
@@ -128,7 +101,7 @@ fn suggest_finds_a_recurring_error_and_says_why_in_the_json_contract() {
 
 #[test]
 fn a_text_nothing_fits_gets_an_empty_list_and_exit_0() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     for text in [
         "how do I bake sourdough bread",
         "what is the capital of australia",
@@ -151,7 +124,7 @@ fn a_text_nothing_fits_gets_an_empty_list_and_exit_0() {
 
 #[test]
 fn a_long_paraphrase_naming_a_rare_concept_is_answered_and_says_so() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     // Shares no word with the Storybook learning; "component explorer" is
     // a synonym of the `storybook` concept, which one learning holds.
     let text = "the component explorer our designers use shows a blank white page after I bumped every frontend package this morning";
@@ -170,7 +143,7 @@ fn a_long_paraphrase_naming_a_rare_concept_is_answered_and_says_so() {
 
 #[test]
 fn text_starting_with_a_dash_is_text() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     for args in [
         vec!["suggest", "--json", "--", "-bash: jq: command not found"],
         vec!["suggest", "--json", "-bash: jq: command not found"],
@@ -184,7 +157,7 @@ fn text_starting_with_a_dash_is_text() {
 
 #[test]
 fn l0_learnings_are_never_returned_even_on_their_exact_text() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let l0 = ids_with_trust(&sb, "L0");
     assert!(l0.len() >= 30, "the corpus holds raw failures");
     for text in [
@@ -202,7 +175,7 @@ fn l0_learnings_are_never_returned_even_on_their_exact_text() {
 
 #[test]
 fn query_filters_by_trust_source_agent_and_kind() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let l2 = ids_with_trust(&sb, "L2");
     assert!(!l2.is_empty(), "the corpus's proven learnings reach L2");
     let text = "permission denied while trying to connect to the Docker daemon socket";
@@ -249,7 +222,7 @@ fn query_filters_by_trust_source_agent_and_kind() {
 
 #[test]
 fn a_learning_for_another_agent_is_not_suggested_to_this_one() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let text = "no network inside the Codex sandbox: vendor dependencies first";
     let for_codex = ids(&json(
         &sb.ok(&["--agent", "codex", "suggest", "--json", text]),
@@ -266,7 +239,7 @@ fn a_learning_for_another_agent_is_not_suggested_to_this_one() {
 
 #[test]
 fn the_same_project_comes_first() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let text = "make: *** No rule to make target 'test'.  Stop.";
     for (project, fix) in [("shop", "test-unit"), ("billing-api", "make check")] {
         let hits = json(&sb.ok(&["suggest", "--json", "--project", project, text]));
@@ -279,7 +252,7 @@ fn the_same_project_comes_first() {
 
 #[test]
 fn context_respects_its_cap_and_cuts_between_learnings() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let block = json(&sb.ok(&[
         "context",
         "--json",
@@ -329,7 +302,7 @@ fn context_respects_its_cap_and_cuts_between_learnings() {
 
 #[test]
 fn kg_check_names_the_broken_file_and_line() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let out = sb.run(&["kg", "check"]);
     assert_eq!(
         out.status.code(),
@@ -359,7 +332,7 @@ fn kg_check_names_the_broken_file_and_line() {
 
 #[test]
 fn the_index_is_rebuilt_when_deleted_or_corrupted() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let folder = sb.dir().join(".git/learnsync/search");
     assert!(
         folder.join("segment.bin").is_file(),
@@ -390,7 +363,7 @@ fn the_index_is_rebuilt_when_deleted_or_corrupted() {
 
 #[test]
 fn a_learning_added_is_found_from_the_inbox_and_after_the_sync() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let text = "the frobnicator daemon refuses to start after the upgrade";
     assert_eq!(
         json(&sb.ok(&["suggest", "--json", text])),
@@ -402,7 +375,7 @@ fn a_learning_added_is_found_from_the_inbox_and_after_the_sync() {
 
     let segment = sb.dir().join(".git/learnsync/search/segment.bin");
     let bytes_before = std::fs::read(&segment).expect("segment");
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     assert_eq!(
         ids(&json(&sb.ok(&["suggest", "--json", text]))).first(),
         Some(&id)
@@ -417,7 +390,7 @@ fn a_learning_added_is_found_from_the_inbox_and_after_the_sync() {
 
 #[test]
 fn a_commit_made_by_hand_is_seen_by_the_next_query() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let list = json(&sb.ok(&["list", "--trust", "L1", "--json"]));
     let first = &list.as_array().expect("array")[0];
     let path = first["path"].as_str().expect("path");
@@ -448,74 +421,15 @@ fn a_commit_made_by_hand_is_seen_by_the_next_query() {
 
 /// Commits the whole work tree with git itself, as a person would.
 fn commit_by_hand(sb: &Sandbox, message: &str) {
-    sb.git(&["add", "-A"]);
-    sb.git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@x",
-        "commit",
-        "-qm",
-        message,
-    ]);
-}
-
-/// A hub whose `main` holds review records for `reviews` (id, decision).
-fn review_on_hub(sb: &Sandbox, hub: &Path, reviews: &[(&str, &str)]) {
-    let scratch = sb.tmp.path().join("scratch");
-    common::git_in(
-        sb.tmp.path(),
-        &sb.home(),
-        &["init", "-q", "-b", "main", &scratch.display().to_string()],
-    );
-    std::fs::create_dir_all(scratch.join("reviews")).expect("mkdir");
-    for (id, decision) in reviews {
-        let shown = json(&sb.ok(&["show", id, "--json"]));
-        let path = sb.dir().join(shown["path"].as_str().expect("path"));
-        let learning = learnsync::learning::Learning::parse(&std::fs::read(path).expect("read"))
-            .expect("parses");
-        std::fs::write(
-            scratch.join(format!("reviews/{id}.yaml")),
-            format!(
-                "learning: {id}\ndecision: {decision}\ncontent_hash: {}\nreviewer: maintainer\ndecided_at: 2026-09-01T00:00:00Z\n",
-                learning.content_hash()
-            ),
-        )
-        .expect("write");
-    }
-    common::git_in(&scratch, &sb.home(), &["add", "."]);
-    common::git_in(
-        &scratch,
-        &sb.home(),
-        &[
-            "-c",
-            "user.name=m",
-            "-c",
-            "user.email=m@x",
-            "commit",
-            "-qm",
-            "reviews",
-        ],
-    );
-    common::git_in(
-        &scratch,
-        &sb.home(),
-        &["push", "-q", &hub.display().to_string(), "main"],
-    );
+    commit_all_as(sb.dir(), sb.home(), "t", "t@x", message);
 }
 
 #[test]
 fn rejected_learnings_leave_suggestions_and_l3_leads_the_context() {
     let sb = Sandbox::new();
-    let hub = sb.tmp.path().join("hub.git");
-    common::bare(&hub);
-    sb.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let hub = sb.root().join("hub.git");
+    common::git::bare(&hub);
+    sb.init_with_hub("claude", hub.display());
     let add = |title: &str, correction: &str| {
         sb.ok(&[
             "add",
@@ -578,7 +492,7 @@ fn rejected_learnings_leave_suggestions_and_l3_leads_the_context() {
 
 #[test]
 fn the_hook_helpers_answer_confidently_or_not_at_all() {
-    let sb = corpus();
+    let sb = search_corpus("claude");
     let dir = learnsync::store::LearningsDir::new(sb.dir());
     let block = learnsync::search::suggest_for_hook(
         &dir,
@@ -618,7 +532,7 @@ fn a_rebuilt_index_is_heads_and_never_takes_an_uncommitted_claim_of_trust() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "claude"]);
     let id = sb.ok(&FROBNICATOR).trim().to_string();
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let text = "the frobnicator daemon refuses to start after the upgrade";
     let top = |sb: &Sandbox| json(&sb.ok(&["suggest", "--json", text]))[0].clone();
     let before = top(&sb);
@@ -648,7 +562,7 @@ fn a_rebuilt_index_is_heads_and_never_takes_an_uncommitted_claim_of_trust() {
     assert_eq!(rebuilt["correction"], before["correction"], "HEAD's text");
 
     // Committed by a sync, the edit counts; its trust is derived again.
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let synced = top(&sb);
     assert_eq!(synced["trust"], "L1", "{synced}");
     assert!(
@@ -661,11 +575,15 @@ fn a_rebuilt_index_is_heads_and_never_takes_an_uncommitted_claim_of_trust() {
 
 #[test]
 fn after_a_sync_that_pushed_the_index_already_holds_what_it_merged() {
-    use common::{Machine, bare};
+    use common::Sandbox;
+    use common::git::bare;
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let (a, b) = (Machine::new(tmp.path(), "a"), Machine::new(tmp.path(), "b"));
+    let (a, b) = (
+        Sandbox::machine(tmp.path(), "a"),
+        Sandbox::machine(tmp.path(), "b"),
+    );
     for (m, agent) in [(&a, "claude"), (&b, "codex")] {
         m.ok(&["init", "--agent", agent]);
         m.git(&["remote", "add", "origin", &hub.display().to_string()]);
@@ -674,7 +592,7 @@ fn after_a_sync_that_pushed_the_index_already_holds_what_it_merged() {
     let id = a.ok(&FROBNICATOR).trim().to_string();
     a.ok(&["sync"]);
     // `suggest` would catch the index up first; a hook never does.
-    let hook = |m: &Machine| {
+    let hook = |m: &Sandbox| {
         let mut child = m
             .cmd(&["capture", "--format", "claude"])
             .stdin(std::process::Stdio::piped())
@@ -700,7 +618,7 @@ fn after_a_sync_that_pushed_the_index_already_holds_what_it_merged() {
     b.ok(&["add", "--title", "b's own", "--correction", "b's fix"]);
     b.ok(&["sync"]);
     let head = b.git(&["rev-parse", "HEAD"]);
-    let pushed = common::git_in(&hub, &b.home, &["rev-parse", "agents/codex"]);
+    let pushed = common::git::git_in(&hub, b.home(), &["rev-parse", "agents/codex"]);
     assert_eq!(head, pushed, "b pushed its merge");
     let said = hook(&b);
     assert!(said.contains(&id), "the hook knows a's learning: {said}");
@@ -712,7 +630,7 @@ fn a_terraphim_shared_copy_is_found_as_the_view_derives_it() {
     sb.ok(&["init", "--agent", "claude"]);
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/terraphim/shared");
     copy_tree(&fixture, &sb.dir().join("shared"));
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let found = |sb: &Sandbox| {
         ids(&json(&sb.ok(&[
             "query",
@@ -732,31 +650,10 @@ fn a_terraphim_shared_copy_is_found_as_the_view_derives_it() {
     );
 }
 
-/// Every learning file of the dir, relative paths.
-fn learning_files(sb: &Sandbox) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for agent in std::fs::read_dir(sb.dir()).expect("dir").flatten() {
-        let name = agent.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.')
-            || !agent.path().is_dir()
-            || ["kg", "events"].contains(&name.as_str())
-        {
-            continue;
-        }
-        for f in std::fs::read_dir(agent.path()).expect("folder").flatten() {
-            if f.path().extension().is_some_and(|e| e == "md") {
-                out.push(f.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn a_commit_that_changes_most_learnings_is_folded_in_and_ranks_as_a_rebuild() {
-    let sb = corpus();
-    let files = learning_files(&sb);
+    let sb = search_corpus("claude");
+    let files = learning_files(sb.dir());
     assert!(files.len() > 300, "{} learnings", files.len());
     // Every learning touched (a new `updated_at`: the blob changes, the
     // text an index weighs does not) and one given a correction nothing
@@ -902,7 +799,7 @@ fn a_new_users_first_learnings_score_from_the_inbox_and_each_sync_as_a_rebuild_s
         Some(first.as_str())
     );
 
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let synced = top(&sb, again);
     assert_eq!(synced.as_ref().map(|t| t.0.as_str()), Some(first.as_str()));
 
@@ -920,7 +817,7 @@ fn a_new_users_first_learnings_score_from_the_inbox_and_each_sync_as_a_rebuild_s
     ] {
         sb.ok(&["add", "--title", title, "--correction", correction]);
     }
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let second = sb
         .ok(&[
             "add",
@@ -948,7 +845,7 @@ fn a_new_users_first_learnings_score_from_the_inbox_and_each_sync_as_a_rebuild_s
             .collect()
     };
     let inbox_answers = ask_all(&sb);
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     let synced_answers = ask_all(&sb);
     std::fs::remove_dir_all(sb.dir().join(".git/learnsync/search")).expect("drop the index");
     let rebuilt_answers = ask_all(&sb);
@@ -1002,7 +899,7 @@ fn a_new_users_first_learnings_score_from_the_inbox_and_each_sync_as_a_rebuild_s
 fn a_pasted_traceback_or_ci_log_finds_the_learning_its_error_is_about() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "claude"]);
-    crate::common::never_stale(&sb);
+    never_stale(&sb);
     let learnings: [[&str; 3]; 4] = [
         [
             "Google client libraries: default credentials not found",
@@ -1036,7 +933,7 @@ fn a_pasted_traceback_or_ci_log_finds_the_learning_its_error_is_about() {
             correction,
         ]);
     }
-    sb.ok(&["sync", "--no-fetch", "--no-push"]);
+    sb.sync_offline();
     // The error line is reworded (no signature), and the framing around
     // it (frames, runner lines, prefixes) is most of the text.
     let traceback = "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 137, in <module>\n    main()\n  File \"/srv/app/runner.py\", line 267, in run\n    result = step.execute(ctx)\ngoogle.auth.exceptions.DefaultCredentialsError: Could not automatically determine credentials. Please set GOOGLE_APPLICATION_CREDENTIALS or explicitly create credentials.";
@@ -1055,7 +952,7 @@ fn a_pasted_traceback_or_ci_log_finds_the_learning_its_error_is_about() {
 /// by `init`: no index of either kind yet.
 fn large_adopted(n: usize) -> (Sandbox, String) {
     let sb = Sandbox::new();
-    let ids = common::l2_files(&sb.dir(), "claude", n);
+    let ids = l2_files(sb.dir(), "claude", n);
     let id = ids[7].clone();
     let mut l = learnsync::learning::Learning::new(
         id.clone(),
@@ -1096,7 +993,7 @@ fn a_large_dirs_first_index_build_is_left_to_a_detached_learnsync_index() {
     );
     // A small dir's first sync builds both itself, as before.
     let small = Sandbox::new();
-    common::l2_files(&small.dir(), "claude", 20);
+    l2_files(small.dir(), "claude", 20);
     small.ok(&["init", "--agent", "claude"]);
     small.ok(&["sync"]);
     assert!(small.dir().join(".git/learnsync/search").is_dir());
@@ -1107,7 +1004,7 @@ fn a_large_dirs_first_index_build_is_left_to_a_detached_learnsync_index() {
 #[test]
 fn while_an_index_build_runs_a_hook_says_nothing_and_a_command_waits_for_it() {
     let (sb, id) = large_adopted(30);
-    common::never_stale(&sb);
+    never_stale(&sb);
     sb.ok(&["sync"]);
     let state = sb.dir().join(".git/learnsync");
     std::fs::remove_dir_all(state.join("search")).expect("no search index");

@@ -5,7 +5,8 @@
 //! Seeded: a failure prints the seed; `LEARNSYNC_SEED=<n>` replays one schedule,
 //! `LEARNSYNC_SCHEDULES=<n>` changes how many run (default 200).
 
-use crate::common;
+use crate::common::git::{assert_clean_and_sound, bare, git_in};
+use crate::common::learnings::learning_files;
 
 use learnsync::config::{Config, Env, Flags};
 use learnsync::event::{Event, Outcome};
@@ -75,31 +76,9 @@ impl Clone {
     /// or delete (§6.1; another agent's are changed by that agent only).
     fn own_files(&self) -> Vec<PathBuf> {
         let own = self.dir.join(&self.agent);
-        let mut files = self.learning_files();
+        let mut files = learning_files(&self.dir);
         files.retain(|f| f.parent() == Some(own.as_path()));
         files
-    }
-    fn learning_files(&self) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for agent in std::fs::read_dir(&self.dir).expect("dir").flatten() {
-            let name = agent.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.')
-                || ["events", "kg", "reviews", "shared"].contains(&name.as_str())
-                || !agent.path().is_dir()
-            {
-                continue;
-            }
-            for f in std::fs::read_dir(agent.path())
-                .expect("agent dir")
-                .flatten()
-            {
-                if f.path().extension().is_some_and(|e| e == "md") {
-                    out.push(f.path());
-                }
-            }
-        }
-        out.sort();
-        out
     }
 }
 
@@ -112,15 +91,11 @@ struct Ledger {
     forged: BTreeSet<String>,
 }
 
-fn git(dir: &Path, home: &Path, args: &[&str]) -> String {
-    common::git_in(dir, home, args)
-}
-
 fn schedule(seed: u64) {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
-    common::bare(&hub);
+    bare(&hub);
     let n = 3 + rng.below(2);
     let agents: Vec<String> = (0..n)
         .map(|i| {
@@ -185,7 +160,7 @@ fn schedule(seed: u64) {
                 ledger.learnings.insert(id);
             }
             2 | 3 => {
-                let known = c.learning_files();
+                let known = learning_files(&c.dir);
                 if let Some(file) = known.get(rng.below(known.len().max(1))) {
                     let id = file
                         .file_stem()
@@ -243,7 +218,7 @@ fn schedule(seed: u64) {
             }
             7 => {
                 // A forged promotion with inflated counters.
-                let known = c.learning_files();
+                let known = learning_files(&c.dir);
                 if let Some(file) = known.get(rng.below(known.len().max(1)))
                     && let Ok(mut l) = Learning::parse(&std::fs::read(file).expect("read"))
                 {
@@ -294,7 +269,7 @@ fn mallory(tmp: &Path, hub: &Path, victim: &Clone, rng: &mut Rng) {
     std::fs::create_dir_all(&home).expect("home");
     let dir = tmp.join(format!("mallory{}", rng.next()));
     let branch = format!("origin/agents/{}", victim.agent);
-    git(
+    git_in(
         tmp,
         &home,
         &[
@@ -313,7 +288,7 @@ fn mallory(tmp: &Path, hub: &Path, victim: &Clone, rng: &mut Rng) {
     if !has_branch {
         return;
     }
-    git(&dir, &home, &["checkout", "-q", &branch]);
+    git_in(&dir, &home, &["checkout", "-q", &branch]);
     let own = dir.join(&victim.agent);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&own)
         .map(|d| d.flatten().map(|e| e.path()).collect())
@@ -343,8 +318,8 @@ fn mallory(tmp: &Path, hub: &Path, victim: &Clone, rng: &mut Rng) {
     if let Some(file) = files.get(rng.below(files.len().max(1))) {
         let _ = std::fs::remove_file(file);
     }
-    git(&dir, &home, &["add", "-A"]);
-    git(
+    git_in(&dir, &home, &["add", "-A"]);
+    git_in(
         &dir,
         &home,
         &[
@@ -358,7 +333,7 @@ fn mallory(tmp: &Path, hub: &Path, victim: &Clone, rng: &mut Rng) {
             "--allow-empty",
         ],
     );
-    git(
+    git_in(
         &dir,
         &home,
         &["push", "-qf", "origin", "HEAD:refs/heads/agents/mallory"],
@@ -370,7 +345,7 @@ const FORGED_EVENT: &str = "forged-event-by-mallory";
 
 fn files(c: &Clone) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
-    for rel in git(&c.dir, &c.home, &["ls-files"]).lines() {
+    for rel in git_in(&c.dir, &c.home, &["ls-files"]).lines() {
         let learning =
             rel.ends_with(".md") && rel.matches('/').count() == 1 && !rel.starts_with('.');
         if learning || rel.starts_with("events/") {
@@ -441,12 +416,12 @@ fn check(clones: &[Clone], ledger: &Ledger, seed: u64) {
         );
     }
     for c in clones {
-        let history = git(&c.dir, &c.home, &["log", "--all", "-p", "--format=%H"]);
+        let history = git_in(&c.dir, &c.home, &["log", "--all", "-p", "--format=%H"]);
         assert!(
             !history.contains("\n+<<<<<<< ") && !history.contains("\n+>>>>>>> "),
             "seed {seed}: conflict markers in history"
         );
-        common::assert_clean_and_sound(&c.dir, &c.home);
+        assert_clean_and_sound(&c.dir, &c.home);
     }
 }
 

@@ -10,7 +10,9 @@
 
 use crate::common;
 
-use common::{Machine, bare, json};
+use common::capture::capture_raw;
+use common::git::{bare, commit_all_as};
+use common::{Sandbox, json};
 use learnsync::event::{Event, Outcome};
 use learnsync::learning::Learning;
 use learnsync::timestamp::Timestamp;
@@ -49,7 +51,7 @@ struct Ledger {
 /// tree as files (what its agents' captures become), most events about
 /// learnings that already exist.
 fn grow(
-    peer: &Machine,
+    peer: &Sandbox,
     rng: &mut Rng,
     n: &mut u64,
     count: u64,
@@ -64,12 +66,12 @@ fn grow(
         l.correction = Some(format!("do thing {n} instead"));
         l.original_command = Some(format!("tool --step {n}"));
         l.body = format!("Why step {n} fails.\n");
-        let path = peer.dir.join("b").join(format!("{id}.md"));
+        let path = peer.dir().join("b").join(format!("{id}.md"));
         std::fs::create_dir_all(path.parent().expect("folder")).expect("mkdir");
         std::fs::write(path, l.to_markdown()).expect("write learning");
         known.push(id);
     }
-    let file = peer.dir.join("events/b/2026-06.jsonl");
+    let file = peer.dir().join("events/b/2026-06.jsonl");
     std::fs::create_dir_all(file.parent().expect("folder")).expect("mkdir");
     let mut text = std::fs::read_to_string(&file).unwrap_or_default();
     for i in 0..events {
@@ -95,24 +97,14 @@ fn grow(
 
 /// The peer shares what it wrote the way any git user could: commit and
 /// push its branch (learnsync on the victim recomputes what it merges).
-fn peer_push(peer: &Machine) {
-    peer.git(&["add", "-A"]);
-    peer.git(&[
-        "-c",
-        "user.name=b",
-        "-c",
-        "user.email=b@example.com",
-        "commit",
-        "-q",
-        "-m",
-        "peer work",
-    ]);
+fn peer_push(peer: &Sandbox) {
+    commit_all_as(peer.dir(), peer.home(), "b", "b@example.com", "peer work");
     peer.git(&["push", "-q", "hub", "agents/b"]);
 }
 
 /// How long each step of an undisturbed cycle took, in the order the
 /// cycle logs them (`LEARNSYNC_LOG=learnsync::timing=debug`).
-fn step_times(victim: &Machine) -> Vec<Duration> {
+fn step_times(victim: &Sandbox) -> Vec<Duration> {
     let out = victim
         .cmd(&["sync", "--wait", "60"])
         .env("LEARNSYNC_LOG", "learnsync::timing=debug")
@@ -151,7 +143,7 @@ fn failure(n: u64) -> Vec<u8> {
 
 /// Writes to the victim's inbox until told to stop, as its agents would.
 fn writer(
-    victim: &Machine,
+    victim: &Sandbox,
     known: &[String],
     ledger: &Mutex<Ledger>,
     stop: &AtomicBool,
@@ -183,17 +175,8 @@ fn writer(
                 ledger.lock().expect("ledger").events.insert(event);
             }
             _ => {
-                let mut c = victim.cmd(&["capture"]);
-                c.stdin(std::process::Stdio::piped());
-                let mut child = c.spawn().expect("capture");
-                use std::io::Write;
-                child
-                    .stdin
-                    .take()
-                    .expect("stdin")
-                    .write_all(&failure(n))
-                    .expect("payload");
-                assert!(child.wait().expect("capture").success());
+                let out = capture_raw(victim, &[], &[], &failure(n));
+                assert!(out.status.success());
                 ledger
                     .lock()
                     .expect("ledger")
@@ -204,7 +187,7 @@ fn writer(
     }
 }
 
-fn sync_ok(m: &Machine, what: &str, seed: u64) -> serde_json::Value {
+fn sync_ok(m: &Sandbox, what: &str, seed: u64) -> serde_json::Value {
     let out = m.run(&["sync", "--json", "--wait", "60"]);
     assert!(
         out.status.success(),
@@ -220,11 +203,8 @@ fn run_with_seed(seed: u64, kills: u64) {
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let url = format!("hub={}", hub.display());
-    let victim = Machine::new(tmp.path(), "a");
-    let peer = Machine::new(tmp.path(), "b");
-    victim.ok(&["init", "--agent", "a", "--remote", &url]);
-    peer.ok(&["init", "--agent", "b", "--remote", &url]);
+    let victim = Sandbox::machine_on_hub(tmp.path(), "a", "a", hub.display());
+    let peer = Sandbox::machine_on_hub(tmp.path(), "b", "b", hub.display());
     let mut rng = Rng(seed);
     let mut n = 0;
     let mut known = Vec::new();
@@ -248,14 +228,12 @@ fn run_with_seed(seed: u64, kills: u64) {
         peer_push(&peer);
         let stop = Arc::new(AtomicBool::new(false));
         let handle = {
-            let (victim_dir, victim_home) = (victim.dir.clone(), victim.home.clone());
+            let root = victim.root().to_path_buf();
             let (known, ledger, stop) = (victim_has, ledger.clone(), stop.clone());
             let writer_seed = seed ^ (round + 1).wrapping_mul(0x5851_f42d_4c95_7f2d);
             std::thread::spawn(move || {
-                let m = Machine {
-                    dir: victim_dir,
-                    home: victim_home,
-                };
+                // The victim's dirs, seen from this thread.
+                let m = Sandbox::machine(&root, "a");
                 writer(&m, &known, &ledger, &stop, writer_seed)
             })
         };
@@ -321,12 +299,12 @@ fn run_with_seed(seed: u64, kills: u64) {
     check(&victim, &hub, &ledger.lock().expect("ledger"), &known, seed);
 }
 
-fn check(victim: &Machine, hub: &Path, ledger: &Ledger, known: &[String], seed: u64) {
+fn check(victim: &Sandbox, hub: &Path, ledger: &Ledger, known: &[String], seed: u64) {
     let say = |what: &str| format!("{what} (seed {seed}, replay with LEARNSYNC_KILL_SEED={seed})");
     let fsck = std::process::Command::new("git")
         .args(["fsck", "--strict", "--no-dangling"])
-        .current_dir(&victim.dir)
-        .env("HOME", &victim.home)
+        .current_dir(victim.dir())
+        .env("HOME", victim.home())
         .output()
         .expect("fsck");
     assert!(
@@ -341,7 +319,7 @@ fn check(victim: &Machine, hub: &Path, ledger: &Ledger, known: &[String], seed: 
         "{}: {status}",
         say("work tree not clean")
     );
-    let inbox: Vec<_> = std::fs::read_dir(victim.dir.join(".git/learnsync/inbox"))
+    let inbox: Vec<_> = std::fs::read_dir(victim.dir().join(".git/learnsync/inbox"))
         .expect("inbox")
         .flatten()
         .map(|e| e.file_name())
@@ -371,7 +349,7 @@ fn check(victim: &Machine, hub: &Path, ledger: &Ledger, known: &[String], seed: 
     }
     let mut events = String::new();
     for rel in victim.git(&["ls-files", "events"]).lines() {
-        events.push_str(&std::fs::read_to_string(victim.dir.join(rel)).expect("events"));
+        events.push_str(&std::fs::read_to_string(victim.dir().join(rel)).expect("events"));
     }
     for e in &ledger.events {
         assert!(
@@ -382,7 +360,7 @@ fn check(victim: &Machine, hub: &Path, ledger: &Ledger, known: &[String], seed: 
     }
     // The hub has everything: our branch as we have it.
     let ours = victim.git(&["rev-parse", "HEAD"]);
-    let theirs = common::git_in(hub, &victim.home, &["rev-parse", "refs/heads/agents/a"]);
+    let theirs = common::git::git_in(hub, victim.home(), &["rev-parse", "refs/heads/agents/a"]);
     assert_eq!(ours.trim(), theirs.trim(), "{}", say("the hub lags behind"));
     println!(
         "kill test: {} learnings, {} events, {} captures written during kills; all present",

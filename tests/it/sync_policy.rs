@@ -6,20 +6,21 @@
 
 use crate::common;
 
-use common::{Machine, bare, git_in, json};
+use common::git::{bare, clone_at, commit_all_as, git_in};
+use common::{Sandbox, json};
 use std::path::Path;
 
 /// A permissive policy: one effective outcome from one agent makes L2.
 const LAX: &str = "trust:\n  l2_min_effective: 1\n  l2_min_agents: 1\n  l2_min_success_rate: 0.0\n";
 
-fn trust_of(m: &Machine, id: &str) -> String {
-    json(&m.ok(&["show", id, "--json"]))["trust_level"]
+fn trust_of(m: &Sandbox, id: &str) -> String {
+    m.show(id)["trust_level"]
         .as_str()
         .unwrap_or_default()
         .to_string()
 }
 
-fn committed_trust(m: &Machine, id: &str) -> String {
+fn committed_trust(m: &Sandbox, id: &str) -> String {
     let text = m.git(&["show", &format!("HEAD:{}", m.learning_rel(id))]);
     text.lines()
         .find_map(|l| l.strip_prefix("trust_level: "))
@@ -31,37 +32,14 @@ fn committed_trust(m: &Machine, id: &str) -> String {
 /// made with plain git from `base`.
 fn push_policy(tmp: &Path, hub: &Path, home: &Path, base: &str, branch: &str, text: &str) {
     let work = tmp.join(format!("edit-{}", branch.replace('/', "-")));
-    let url = hub.display().to_string();
-    git_in(
-        tmp,
-        home,
-        &["clone", "--quiet", &url, &work.display().to_string()],
-    );
-    git_in(
-        &work,
-        home,
-        &[
-            "checkout",
-            "--quiet",
-            "-B",
-            "edit",
-            &format!("origin/{base}"),
-        ],
-    );
+    clone_at(hub, &work, home, &format!("origin/{base}"), "edit");
     std::fs::write(work.join(".learnsync/policy.yaml"), text).expect("policy");
-    git_in(
+    commit_all_as(
         &work,
         home,
-        &[
-            "-c",
-            "user.name=someone",
-            "-c",
-            "user.email=someone@example.invalid",
-            "commit",
-            "--quiet",
-            "-am",
-            "lower the thresholds",
-        ],
+        "someone",
+        "someone@example.invalid",
+        "lower the thresholds",
     );
     git_in(
         &work,
@@ -75,33 +53,17 @@ fn push_policy(tmp: &Path, hub: &Path, home: &Path, base: &str, branch: &str, te
     );
 }
 
-fn setup(tmp: &Path) -> (Machine, std::path::PathBuf, String) {
+fn setup(tmp: &Path) -> (Sandbox, std::path::PathBuf, String) {
     let hub = tmp.join("hub.git");
     bare(&hub);
-    let a = Machine::new(tmp, "a");
-    a.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
-    let id = a
-        .ok(&[
-            "add",
-            "--title",
-            "rebase before pushing",
-            "--correction",
-            "git pull --rebase",
-        ])
-        .trim()
-        .to_string();
+    let a = Sandbox::machine_on_hub(tmp, "a", "claude", hub.display());
+    let id = a.add_learning("rebase before pushing", "git pull --rebase");
     a.ok(&["sync"]);
     // The hub's main starts as claude's first commit.
-    let tip = git_in(&hub, &a.home, &["rev-parse", "agents/claude"]);
+    let tip = git_in(&hub, a.home(), &["rev-parse", "agents/claude"]);
     git_in(
         &hub,
-        &a.home,
+        a.home(),
         &["update-ref", "refs/heads/main", tip.trim()],
     );
     a.ok(&["sync"]);
@@ -115,7 +77,7 @@ fn a_policy_change_on_an_agent_branch_is_a_proposal_with_no_effect() {
     push_policy(
         tmp.path(),
         &hub,
-        &a.home,
+        a.home(),
         "agents/claude",
         "agents/mallory",
         LAX,
@@ -123,7 +85,7 @@ fn a_policy_change_on_an_agent_branch_is_a_proposal_with_no_effect() {
     a.ok(&["--agent", "codex", "apply", &id, "--outcome", "effective"]);
     a.ok(&["sync"]);
     // The proposal reached the work tree (a three-way merge of the file) …
-    let here = std::fs::read_to_string(a.dir.join(".learnsync/policy.yaml")).expect("policy");
+    let here = std::fs::read_to_string(a.dir().join(".learnsync/policy.yaml")).expect("policy");
     assert!(here.contains("l2_min_effective: 1"), "{here}");
     // … and changed nothing: one effective outcome from one agent is L1.
     assert_eq!(trust_of(&a, &id), "L1");
@@ -139,7 +101,7 @@ fn a_policy_change_on_main_takes_effect_on_every_learning() {
     assert_eq!(trust_of(&a, &id), "L1");
     // People merge the lower thresholds to main; the learning's evidence
     // does not move, yet the next sync recomputes it.
-    push_policy(tmp.path(), &hub, &a.home, "main", "main", LAX);
+    push_policy(tmp.path(), &hub, a.home(), "main", "main", LAX);
     let report = json(&a.ok(&["sync", "--json"]));
     assert_eq!(trust_of(&a, &id), "L2", "{report:#}");
     assert_eq!(committed_trust(&a, &id), "L2");
@@ -161,7 +123,7 @@ fn a_roster_on_main_counts_only_its_agents_evidence() {
     push_policy(
         tmp.path(),
         &hub,
-        &a.home,
+        a.home(),
         "main",
         "main",
         "agents:\n  - claude\n  - {name: codex, signing_key: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample codex\"}\n",
@@ -174,9 +136,7 @@ fn a_roster_on_main_counts_only_its_agents_evidence() {
     let shown = json(&a.ok(&["show", &id, "--json"]));
     assert_eq!(shown["trust_level"], "L1", "{shown:#}");
     assert_eq!(shown["quality"]["effective_count"], 0, "{shown:#}");
-    for agent in ["codex", "claude", "codex"] {
-        a.ok(&["--agent", agent, "apply", &id, "--outcome", "effective"]);
-    }
+    a.effective_from(&id, &["codex", "claude", "codex"]);
     a.ok(&["sync"]);
     assert_eq!(trust_of(&a, &id), "L2");
     assert_eq!(committed_trust(&a, &id), "L2");

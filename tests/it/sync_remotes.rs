@@ -4,33 +4,24 @@
 
 use crate::common;
 
-use common::{GitDaemon, Machine, assert_clean_and_sound, bare, json};
+use common::git::{GitDaemon, assert_clean_and_sound, bare};
+use common::learnings::review_on_hub;
+use common::{Sandbox, json};
 use std::path::Path;
 
-fn add(m: &Machine, title: &str) -> String {
-    m.ok(&[
-        "add",
-        "--title",
-        title,
-        "--correction",
-        &format!("fix for {title}"),
-    ])
-    .trim()
-    .to_string()
+fn add(m: &Sandbox, title: &str) -> String {
+    m.add_learning(title, &format!("fix for {title}"))
 }
 
-fn ids(m: &Machine) -> Vec<String> {
-    let listed = json(&m.ok(&["list", "--json"]));
-    listed
-        .as_array()
-        .expect("array")
+fn ids(m: &Sandbox) -> Vec<String> {
+    m.list()
         .iter()
         .filter_map(|l| l["id"].as_str().map(str::to_string))
         .collect()
 }
 
 /// A bare hub and two machines (agents `a` and `b`) that sync through it.
-fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Machine, Machine) {
+fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Sandbox, Sandbox) {
     let hub = tmp.join("hub.git");
     bare(&hub);
     let (a, b) = pair_at(tmp, &hub.display().to_string(), agent_a, agent_b);
@@ -38,27 +29,13 @@ fn pair(tmp: &Path, agent_a: &str, agent_b: &str) -> (std::path::PathBuf, Machin
 }
 
 /// Two machines whose remote `hub` is `url`.
-fn pair_at(tmp: &Path, url: &str, agent_a: &str, agent_b: &str) -> (Machine, Machine) {
-    let a = Machine::new(tmp, "a");
-    let b = Machine::new(tmp, "b");
-    a.ok(&[
-        "init",
-        "--agent",
-        agent_a,
-        "--remote",
-        &format!("hub={url}"),
-    ]);
-    b.ok(&[
-        "init",
-        "--agent",
-        agent_b,
-        "--remote",
-        &format!("hub={url}"),
-    ]);
+fn pair_at(tmp: &Path, url: &str, agent_a: &str, agent_b: &str) -> (Sandbox, Sandbox) {
+    let a = Sandbox::machine_on_hub(tmp, "a", agent_a, url);
+    let b = Sandbox::machine_on_hub(tmp, "b", agent_b, url);
     (a, b)
 }
 
-fn assert_converged(machines: &[&Machine]) {
+fn assert_converged(machines: &[&Sandbox]) {
     let first = machines[0].learning_and_event_files();
     assert!(!first.is_empty());
     for m in &machines[1..] {
@@ -67,18 +44,18 @@ fn assert_converged(machines: &[&Machine]) {
             first.keys().collect::<Vec<_>>(),
             other.keys().collect::<Vec<_>>(),
             "{} differs in files",
-            m.dir.display()
+            m.dir().display()
         );
         for (path, bytes) in &first {
             assert!(
                 other.get(path) == Some(bytes),
                 "{path} differs on {}",
-                m.dir.display()
+                m.dir().display()
             );
         }
     }
     for m in machines {
-        assert_clean_and_sound(&m.dir, &m.home);
+        assert_clean_and_sound(m.dir(), m.home());
     }
 }
 
@@ -87,15 +64,9 @@ fn sync_merges_two_agents_without_conflict_through_a_bare_hub() {
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let a = Machine::new(tmp.path(), "a");
-    let b = Machine::new(tmp.path(), "b");
-    a.ok(&[
-        "init",
-        "--agent",
-        "claude",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let a = Sandbox::machine(tmp.path(), "a");
+    let b = Sandbox::machine(tmp.path(), "b");
+    a.init_with_hub("claude", hub.display());
     b.ok(&[
         "init",
         "--agent",
@@ -131,7 +102,7 @@ fn sync_merges_two_agents_without_conflict_through_a_bare_hub() {
     assert!(!merges.trim().is_empty(), "a merge commit was made");
     let history = a.git(&["log", "-p", "--all"]);
     assert!(!history.contains("<<<<<<<") && !history.contains(">>>>>>>"));
-    let branches = common::git_in(&hub, &a.home, &["branch", "--format=%(refname:short)"]);
+    let branches = common::git::git_in(&hub, a.home(), &["branch", "--format=%(refname:short)"]);
     assert_eq!(
         branches.lines().collect::<Vec<_>>(),
         ["agents/claude", "agents/codex"]
@@ -144,8 +115,8 @@ fn three_and_five_clones_sharing_a_hub_and_fetching_from_each_other_converge() {
         let tmp = tempfile::tempdir().expect("tmp");
         let hub = tmp.path().join("hub.git");
         bare(&hub);
-        let machines: Vec<Machine> = (0..n)
-            .map(|i| Machine::new(tmp.path(), &format!("m{i}")))
+        let machines: Vec<Sandbox> = (0..n)
+            .map(|i| Sandbox::machine(tmp.path(), &format!("m{i}")))
             .collect();
         for (i, m) in machines.iter().enumerate() {
             let next = &machines[(i + 1) % n];
@@ -156,16 +127,16 @@ fn three_and_five_clones_sharing_a_hub_and_fetching_from_each_other_converge() {
                 "--remote",
                 &format!("hub={}", hub.display()),
                 "--remote",
-                &format!("peer={}", next.dir.display()),
+                &format!("peer={}", next.dir().display()),
             ]);
         }
         // Peers are reached directly and read-only: only the hub is pushed to.
         for m in &machines {
             std::fs::write(
-                m.dir.join(".git/learnsync/config.yaml"),
+                m.dir().join(".git/learnsync/config.yaml"),
                 format!(
                     "{}remotes:\n  - {{name: hub}}\n  - {{name: peer, push: false}}\n",
-                    std::fs::read_to_string(m.dir.join(".git/learnsync/config.yaml"))
+                    std::fs::read_to_string(m.dir().join(".git/learnsync/config.yaml"))
                         .expect("config")
                 ),
             )
@@ -187,7 +158,7 @@ fn three_and_five_clones_sharing_a_hub_and_fetching_from_each_other_converge() {
                 m.ok(&["sync"]);
             }
         }
-        let refs: Vec<&Machine> = machines.iter().collect();
+        let refs: Vec<&Sandbox> = machines.iter().collect();
         assert_converged(&refs);
         all.sort();
         assert_eq!(ids(&machines[0]), all, "n = {n}");
@@ -233,7 +204,7 @@ fn sync_over_git_daemon_on_localhost() {
             .expect("errors")
             .is_empty()
     );
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
 }
 
 #[test]
@@ -241,7 +212,7 @@ fn an_unreachable_remote_is_skipped_and_the_others_still_sync() {
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let a = Machine::new(tmp.path(), "a");
+    let a = Sandbox::machine(tmp.path(), "a");
     a.ok(&[
         "init",
         "--agent",
@@ -267,9 +238,9 @@ fn an_unreachable_remote_is_skipped_and_the_others_still_sync() {
         .cloned()
         .expect("hub");
     assert_eq!(hub_report["pushed"], true);
-    let pushed = common::git_in(
+    let pushed = common::git::git_in(
         &hub,
-        &a.home,
+        a.home(),
         &["ls-tree", "-r", "--name-only", "agents/claude"],
     );
     assert!(pushed.contains(&id));
@@ -281,16 +252,10 @@ fn a_rejected_push_fetches_merges_and_retries() {
     let hub = tmp.path().join("hub.git");
     bare(&hub);
     // Two machines of the same agent: both push agents/claude.
-    let laptop = Machine::new(tmp.path(), "laptop");
-    let desktop = Machine::new(tmp.path(), "desktop");
+    let laptop = Sandbox::machine(tmp.path(), "laptop");
+    let desktop = Sandbox::machine(tmp.path(), "desktop");
     for m in [&laptop, &desktop] {
-        m.ok(&[
-            "init",
-            "--agent",
-            "claude",
-            "--remote",
-            &format!("hub={}", hub.display()),
-        ]);
+        m.init_with_hub("claude", hub.display());
     }
     let l1 = add(&laptop, "from the laptop");
     laptop.ok(&["sync"]);
@@ -302,9 +267,9 @@ fn a_rejected_push_fetches_merges_and_retries() {
     let mut want = vec![l1, l2];
     want.sort();
     assert_eq!(ids(&laptop), want);
-    let on_hub = common::git_in(
+    let on_hub = common::git::git_in(
         &hub,
-        &laptop.home,
+        laptop.home(),
         &["ls-tree", "-r", "--name-only", "agents/claude"],
     );
     for id in &want {
@@ -335,10 +300,10 @@ fn a_rejected_push_fetches_merges_and_retries() {
 #[test]
 fn a_second_sync_waits_then_exits_4_naming_the_holder() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let a = Machine::new(tmp.path(), "a");
+    let a = Sandbox::machine(tmp.path(), "a");
     a.ok(&["init", "--agent", "claude"]);
     let lock = learnsync::store::SyncLock::acquire(
-        &a.dir.join(".git/learnsync/lock"),
+        &a.dir().join(".git/learnsync/lock"),
         std::time::Duration::from_secs(1),
         "the test",
     )
@@ -362,7 +327,7 @@ fn a_forged_promotion_from_a_peer_is_recomputed_away() {
     forger.ok(&["sync"]);
     // The forger edits the committed file by hand and pushes with plain git.
     let rel = format!("mallory/{id}.md");
-    let path = forger.dir.join(&rel);
+    let path = forger.dir().join(&rel);
     let text = std::fs::read_to_string(&path).expect("read");
     let forged = text
         .replace("trust_level: L1", "trust_level: L3")
@@ -389,7 +354,7 @@ fn a_forged_promotion_from_a_peer_is_recomputed_away() {
         json(&honest.ok(&["show", &id, "--json"]))["trust_level"],
         "L1"
     );
-    assert_clean_and_sound(&honest.dir, &honest.home);
+    assert_clean_and_sound(honest.dir(), honest.home());
 }
 
 #[test]
@@ -400,16 +365,16 @@ fn an_unparseable_version_from_a_peer_is_kept_under_conflicts() {
     a.ok(&["sync"]);
     b.ok(&["sync"]);
     let rel = format!("claude/{id}.md");
-    std::fs::write(b.dir.join(&rel), "---\ntitle: [broken by hand\n---\n").expect("write");
+    std::fs::write(b.dir().join(&rel), "---\ntitle: [broken by hand\n---\n").expect("write");
     b.ok(&["sync"]);
-    let good_edit = std::fs::read_to_string(a.dir.join(&rel))
+    let good_edit = std::fs::read_to_string(a.dir().join(&rel))
         .expect("read")
         .replace("title: good", "title: better")
         .replace(
             "updated_at: ",
             "updated_at: 2099-01-01T00:00:00Z\nold_updated_at: ",
         );
-    std::fs::write(a.dir.join(&rel), good_edit).expect("write");
+    std::fs::write(a.dir().join(&rel), good_edit).expect("write");
     a.ok(&["sync"]);
     let kept = a.git(&["ls-files", ".learnsync/conflicts"]);
     assert!(
@@ -417,14 +382,14 @@ fn an_unparseable_version_from_a_peer_is_kept_under_conflicts() {
         "the broken bytes are kept: {kept:?}"
     );
     let content =
-        std::fs::read_to_string(a.dir.join(kept.lines().next().expect("one"))).expect("read");
+        std::fs::read_to_string(a.dir().join(kept.lines().next().expect("one"))).expect("read");
     assert!(content.contains("broken by hand"));
     assert!(
-        std::fs::read_to_string(a.dir.join(&rel))
+        std::fs::read_to_string(a.dir().join(&rel))
             .expect("read")
             .contains("title: better")
     );
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
 }
 
 #[test]
@@ -462,7 +427,7 @@ fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() 
             "{point}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert_clean_and_sound(&a.dir, &a.home);
+        assert_clean_and_sound(a.dir(), a.home());
         let mut want = vec![from_a.clone(), from_b.clone()];
         want.sort();
         assert_eq!(ids(&a), want, "{point}: a learning was lost");
@@ -473,7 +438,7 @@ fn a_process_killed_at_every_step_leaves_a_repository_the_next_sync_completes() 
             .count();
         assert_eq!(events, 2, "{point}: events of both agents present");
         assert!(
-            std::fs::read_dir(a.dir.join(".git/learnsync/inbox"))
+            std::fs::read_dir(a.dir().join(".git/learnsync/inbox"))
                 .expect("inbox")
                 .next()
                 .is_none(),
@@ -495,17 +460,17 @@ fn temp_files_left_by_a_killed_work_tree_write_are_removed_not_committed() {
     let from_b = add(&b, "from b");
     b.ok(&["sync"]);
     a.ok(&["sync"]);
-    let theirs = a.dir.join("codex").join(format!("{from_b}.md"));
+    let theirs = a.dir().join("codex").join(format!("{from_b}.md"));
     let bytes = std::fs::read(&theirs).expect("b's learning on a");
     // What a killed write leaves: a whole copy, and a half-written one.
     let whole = format!(".tmp-{}-{from_b}.md", "0123456789abcdef".repeat(2));
     let half = format!(".tmp-{}-{from_b}.md", "fedcba9876543210".repeat(2));
-    std::fs::write(a.dir.join("codex").join(&whole), &bytes).expect("temp");
-    std::fs::write(a.dir.join("codex").join(&half), &bytes[..bytes.len() / 2]).expect("temp");
-    std::fs::write(a.dir.join(".tmp-notes.md"), "mine\n").expect("user file");
+    std::fs::write(a.dir().join("codex").join(&whole), &bytes).expect("temp");
+    std::fs::write(a.dir().join("codex").join(&half), &bytes[..bytes.len() / 2]).expect("temp");
+    std::fs::write(a.dir().join(".tmp-notes.md"), "mine\n").expect("user file");
     // In the inbox, which hooks write without the sync lock, only a temp
     // old enough to be a killed hook's goes.
-    let inbox = a.dir.join(".git/learnsync/inbox");
+    let inbox = a.dir().join(".git/learnsync/inbox");
     std::fs::create_dir_all(&inbox).expect("inbox");
     let old_temp = inbox.join(format!(".tmp-{}-0001-x.md", "ab".repeat(16)));
     let new_temp = inbox.join(format!(".tmp-{}-0002-x.md", "cd".repeat(16)));
@@ -534,18 +499,18 @@ fn temp_files_left_by_a_killed_work_tree_write_are_removed_not_committed() {
     assert_eq!(committed, [".tmp-notes.md"], "{report}");
     for name in [&whole, &half] {
         assert!(
-            !a.dir.join("codex").join(name).exists(),
+            !a.dir().join("codex").join(name).exists(),
             "{name} is still in the work tree"
         );
     }
-    let tree = common::git_in(&a.dir, &a.home, &["ls-tree", "-r", "--name-only", "HEAD"]);
+    let tree = common::git::git_in(a.dir(), a.home(), &["ls-tree", "-r", "--name-only", "HEAD"]);
     assert!(
         !tree.contains(".tmp-0") && !tree.contains(".tmp-f"),
         "{tree}"
     );
     assert!(tree.contains(".tmp-notes.md"), "{tree}");
     assert_eq!(std::fs::read(&theirs).expect("still there"), bytes);
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
 }
 
 /// A cycle that writes many objects writes them as one pack (index last);
@@ -566,7 +531,7 @@ fn a_sync_killed_between_a_new_pack_and_its_index_loses_nothing() {
             now,
         );
         l.correction = Some(format!("do thing {n} instead"));
-        let path = b.dir.join("codex").join(format!("{id}.md"));
+        let path = b.dir().join("codex").join(format!("{id}.md"));
         std::fs::create_dir_all(path.parent().expect("folder")).expect("mkdir");
         std::fs::write(path, l.to_markdown()).expect("write learning");
         made.push(id);
@@ -578,14 +543,14 @@ fn a_sync_killed_between_a_new_pack_and_its_index_loses_nothing() {
         .expect("run");
     assert!(!out.status.success(), "the fault must stop the process");
     assert!(String::from_utf8_lossy(&out.stderr).contains("objects:before-index"));
-    let packs = b.dir.join(".git/objects/pack");
+    let packs = b.dir().join(".git/objects/pack");
     let orphan = std::fs::read_dir(&packs)
         .expect("pack dir")
         .filter_map(|e| e.ok())
         .any(|e| e.file_name().to_string_lossy().ends_with(".pack"));
     assert!(orphan, "the kill came after the pack, before its index");
     b.ok(&["sync"]);
-    assert_clean_and_sound(&b.dir, &b.home);
+    assert_clean_and_sound(b.dir(), b.home());
     let indexed = std::fs::read_dir(&packs)
         .expect("pack dir")
         .filter_map(|e| e.ok())
@@ -604,14 +569,14 @@ fn plain_git_remote_add_works_too() {
     let tmp = tempfile::tempdir().expect("tmp");
     let hub = tmp.path().join("hub.git");
     bare(&hub);
-    let a = Machine::new(tmp.path(), "a");
+    let a = Sandbox::machine(tmp.path(), "a");
     a.ok(&["init", "--agent", "claude"]);
     a.git(&["remote", "add", "origin", &hub.display().to_string()]);
     let id = add(&a, "pushed via a plain git remote");
     a.ok(&["sync"]);
-    let pushed = common::git_in(
+    let pushed = common::git::git_in(
         Path::new(&hub),
-        &a.home,
+        a.home(),
         &["ls-tree", "-r", "--name-only", "agents/claude"],
     );
     assert!(pushed.contains(&id));
@@ -638,7 +603,7 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
     );
     // The token goes to the Gitea server only: here it is that server.
     let gitea = format!("http://127.0.0.1:{}", server.port);
-    let with_token = |m: &Machine, args: &[&str]| {
+    let with_token = |m: &Sandbox, args: &[&str]| {
         let out = m
             .cmd(args)
             .env("GITEA_TOKEN", token)
@@ -665,7 +630,7 @@ fn sync_over_http_with_a_token_that_never_reaches_disk() {
     for m in [&a, &b] {
         let grep = std::process::Command::new("grep")
             .args(["-r", "-l", token])
-            .arg(&m.dir)
+            .arg(m.dir())
             .output()
             .expect("grep");
         assert!(
@@ -688,7 +653,7 @@ fn the_gitea_token_reaches_only_the_gitea_host() {
     bare(&served.join("other.git"));
     let server = common::git_http::GitHttpServer::start(&served, None);
     let token = "tok_0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-    let a = Machine::new(tmp.path(), "a");
+    let a = Sandbox::machine(tmp.path(), "a");
     let gitea_remote = format!("gitea=http://127.0.0.1:{}/gitea.git", server.port);
     let other_remote = format!("other=http://localhost:{}/other.git", server.port);
     a.ok(&[
@@ -779,7 +744,7 @@ fn a_missing_git_binary_is_a_clear_error_before_anything_moves() {
     );
     // Nothing moved: the capture is still in the inbox, and the next sync does the whole cycle.
     assert!(
-        std::fs::read_dir(a.dir.join(".git/learnsync/inbox"))
+        std::fs::read_dir(a.dir().join(".git/learnsync/inbox"))
             .expect("inbox")
             .next()
             .is_some()
@@ -787,7 +752,7 @@ fn a_missing_git_binary_is_a_clear_error_before_anything_moves() {
     let report = json(&a.ok(&["sync", "--json"]));
     assert_eq!(report["inbox_learnings"], 1);
     assert_eq!(report["remotes"][0]["pushed"], true);
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
 }
 
 #[test]
@@ -797,44 +762,8 @@ fn an_approval_on_hub_main_makes_l3_and_an_edit_sends_it_back() {
     let id = add(&a, "approve me");
     a.ok(&["sync"]);
     let rel = format!("claude/{id}.md");
-    let learning =
-        learnsync::learning::Learning::parse(&std::fs::read(a.dir.join(&rel)).expect("read"))
-            .expect("parses");
     // A maintainer merges the review into the hub's main (here: plain git).
-    let scratch = tmp.path().join("scratch");
-    common::git_in(
-        tmp.path(),
-        &a.home,
-        &["init", "-q", "-b", "main", &scratch.display().to_string()],
-    );
-    std::fs::create_dir_all(scratch.join("reviews")).expect("mkdir");
-    std::fs::write(
-        scratch.join(format!("reviews/{id}.yaml")),
-        format!(
-            "learning: {id}\ndecision: approved\ncontent_hash: {}\nreviewer: maintainer\ndecided_at: 2026-09-01T00:00:00Z\n",
-            learning.content_hash()
-        ),
-    )
-    .expect("write");
-    common::git_in(&scratch, &a.home, &["add", "."]);
-    common::git_in(
-        &scratch,
-        &a.home,
-        &[
-            "-c",
-            "user.name=m",
-            "-c",
-            "user.email=m@x",
-            "commit",
-            "-qm",
-            "approve",
-        ],
-    );
-    common::git_in(
-        &scratch,
-        &a.home,
-        &["push", "-q", &hub.display().to_string(), "main"],
-    );
+    review_on_hub(&a, &hub, &[(&id, "approved")]);
 
     let report = json(&a.ok(&["sync", "--json"]));
     assert_eq!(report["promoted"][0]["to"], "L3", "{report}");
@@ -845,16 +774,16 @@ fn an_approval_on_hub_main_makes_l3_and_an_edit_sends_it_back() {
     );
 
     // Editing the learning voids the approval of the old content.
-    let edited = std::fs::read_to_string(a.dir.join(&rel))
+    let edited = std::fs::read_to_string(a.dir().join(&rel))
         .expect("read")
         .replace(
             "correction: fix for approve me",
             "correction: a different fix",
         );
-    std::fs::write(a.dir.join(&rel), edited).expect("write");
+    std::fs::write(a.dir().join(&rel), edited).expect("write");
     a.ok(&["sync"]);
     assert_eq!(json(&a.ok(&["show", &id, "--json"]))["trust_level"], "L1");
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
 }
 
 /// A sync that merges several peers adds one commit, whose parents are
@@ -864,14 +793,7 @@ fn an_approval_on_hub_main_makes_l3_and_an_edit_sends_it_back() {
 fn a_sync_merging_many_heads_adds_one_commit() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (hub, a, b) = pair(tmp.path(), "claude", "codex");
-    let c = Machine::new(tmp.path(), "c");
-    c.ok(&[
-        "init",
-        "--agent",
-        "opencode",
-        "--remote",
-        &format!("hub={}", hub.display()),
-    ]);
+    let c = Sandbox::machine_on_hub(tmp.path(), "c", "opencode", hub.display());
     let mine = add(&a, "a's own fix");
     a.ok(&["sync"]);
     let before = a.git(&["rev-parse", "HEAD"]);
@@ -912,7 +834,7 @@ fn a_cycle_is_one_commit_and_the_events_index_is_only_a_cache() {
     let id = add(&a, "shared fix");
     a.ok(&["sync"]);
     b.ok(&["sync"]);
-    let index = a.dir.join(".git/learnsync/events.redb");
+    let index = a.dir().join(".git/learnsync/events.redb");
     assert!(index.is_file(), "the first sync keeps the events index");
 
     // Evidence on both sides; a's index is then broken on disk.
@@ -925,7 +847,7 @@ fn a_cycle_is_one_commit_and_the_events_index_is_only_a_cache() {
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("events index"), "said: {stderr}");
-    let aside = a.dir.join(".git/learnsync/events.redb.unreadable");
+    let aside = a.dir().join(".git/learnsync/events.redb.unreadable");
     assert_eq!(
         std::fs::read(&aside).expect("the bad file is kept aside"),
         b"not a database"
@@ -1010,7 +932,7 @@ fn evidence_rewrites_a_learning_file_only_at_its_milestones() {
     a.ok(&["sync"]);
     b.ok(&["sync"]);
     let path = format!("claude/{id}.md");
-    let versions = |m: &Machine| {
+    let versions = |m: &Sandbox| {
         let log = m.git(&["log", "--format=%H", "--", &path]);
         let mut blobs: Vec<String> = log
             .lines()
@@ -1072,11 +994,11 @@ fn scheduled_cycles_send_evidence_in_batches() {
     let id = add(&a, "shared fix");
     a.ok(&["sync"]);
     b.ok(&["sync"]);
-    let config = b.dir.join(".git/learnsync/config.yaml");
+    let config = b.dir().join(".git/learnsync/config.yaml");
     let mut text = std::fs::read_to_string(&config).expect("config");
     text.push_str("daemon:\n  evidence_batch_events: 3\n  evidence_batch_secs: 3600\n");
     std::fs::write(&config, text).expect("write config");
-    let commits = |m: &Machine| m.git(&["rev-list", "--count", "HEAD"]).trim().to_string();
+    let commits = |m: &Sandbox| m.git(&["rev-list", "--count", "HEAD"]).trim().to_string();
     let events_on_hub = || {
         a.ok(&["sync"]);
         a.git(&[
@@ -1089,8 +1011,8 @@ fn scheduled_cycles_send_evidence_in_batches() {
         .lines()
         .count()
     };
-    let waiting = |m: &Machine| {
-        std::fs::read_dir(m.dir.join(".git/learnsync/inbox"))
+    let waiting = |m: &Sandbox| {
+        std::fs::read_dir(m.dir().join(".git/learnsync/inbox"))
             .map(|d| d.count())
             .unwrap_or(0)
     };
@@ -1153,14 +1075,14 @@ fn a_cycle_of_thousands_of_objects_reaches_the_hub_whole() {
     let (hub, a, b) = pair(tmp.path(), "claude", "codex");
     let first = add(&a, "template fix");
     a.ok(&["sync"]);
-    let template = std::fs::read_to_string(a.dir.join(format!("claude/{first}.md")))
+    let template = std::fs::read_to_string(a.dir().join(format!("claude/{first}.md")))
         .expect("the template learning");
     for k in 0..2_100u32 {
         let id = format!("learning-{k:032x}-1780000000000");
         let text = template
             .replace(&first, &id)
             .replace("template fix", &format!("imported fix {k}"));
-        std::fs::write(a.dir.join(format!("claude/{id}.md")), text).expect("write");
+        std::fs::write(a.dir().join(format!("claude/{id}.md")), text).expect("write");
     }
     let out = json(&a.ok(&["sync", "--json"]));
     assert_eq!(out["remotes"][0]["pushed"], true, "{:#}", out["remotes"]);
@@ -1177,27 +1099,15 @@ fn a_cycle_of_thousands_of_objects_reaches_the_hub_whole() {
     b.ok(&["sync"]);
     let listed = b.git(&["ls-tree", "--name-only", "HEAD", "claude/"]);
     assert_eq!(listed.lines().count(), 2_101, "b has every learning");
-    assert_clean_and_sound(&b.dir, &b.home);
+    assert_clean_and_sound(b.dir(), b.home());
 }
 
 /// Runs git in `m`'s dir with `input` on stdin; its trimmed stdout.
-fn git_with_input(m: &Machine, args: &[&str], input: &str) -> String {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut c = Command::new("git");
-    c.current_dir(&m.dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    common::scrub(&mut c, &m.home);
-    let mut child = c.spawn().expect("spawn git");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write to git");
-    let out = child.wait_with_output().expect("git");
+fn git_with_input(m: &Sandbox, args: &[&str], input: &str) -> String {
+    let mut c = std::process::Command::new("git");
+    c.current_dir(m.dir()).args(args);
+    common::scrub(&mut c, m.home());
+    let out = common::with_stdin(c, input.as_bytes());
     assert!(out.status.success(), "git {args:?} failed");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
@@ -1244,7 +1154,7 @@ fn a_peer_tree_holding_dot_git_or_dot_dot_never_reaches_our_tree_or_disk() {
         &format!("{commit}:refs/heads/agents/mallory"),
     ]);
 
-    let config_before = std::fs::read(honest.dir.join(".git/config")).expect("config");
+    let config_before = std::fs::read(honest.dir().join(".git/config")).expect("config");
     let out = honest.run(&["sync"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "sync failed: {stderr}");
@@ -1253,11 +1163,11 @@ fn a_peer_tree_holding_dot_git_or_dot_dot_never_reaches_our_tree_or_disk() {
         "{stderr}"
     );
     assert_eq!(
-        std::fs::read(honest.dir.join(".git/config")).expect("config"),
+        std::fs::read(honest.dir().join(".git/config")).expect("config"),
         config_before,
         "a peer's tree rewrote our git config"
     );
-    assert!(!honest.dir.join("pwned").exists());
+    assert!(!honest.dir().join("pwned").exists());
     // The learning came through; the refused entries did not, and HEAD is a
     // merge of mallory's head, not mallory's head itself.
     assert!(ids(&honest).contains(&id));
@@ -1285,7 +1195,7 @@ fn a_lock_file_a_killed_process_left_never_wedges_a_sync() {
     let first = add(&a, "before the crash");
     a.ok(&["sync"]);
     // What a `kill -9` in the middle of a write leaves: every kind of lock.
-    let git = a.dir.join(".git");
+    let git = a.dir().join(".git");
     std::fs::create_dir_all(git.join("refs/remotes/hub/agents")).expect("mkdir");
     for lock in [
         "index.lock",
@@ -1317,7 +1227,7 @@ fn a_lock_file_a_killed_process_left_never_wedges_a_sync() {
         "{report:#}"
     );
     assert_eq!(report["inbox_learnings"], 1);
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
     // Nothing deleted: the bytes are kept aside.
     let kept: Vec<String> = std::fs::read_dir(git.join("learnsync/stale-locks"))
         .expect("stale-locks")
@@ -1364,7 +1274,7 @@ fn a_lock_a_running_git_holds_is_waited_for_and_then_named() {
         loop {
             match std::process::Command::new(&fake)
                 .arg(secs.to_string())
-                .current_dir(&a.dir)
+                .current_dir(a.dir())
                 .spawn()
             {
                 Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
@@ -1376,7 +1286,7 @@ fn a_lock_a_running_git_holds_is_waited_for_and_then_named() {
         }
     };
     let mut person = editor(30);
-    let lock = a.dir.join(".git/index.lock");
+    let lock = a.dir().join(".git/index.lock");
     let t0 = std::time::Instant::now();
     while !lock.exists() && t0.elapsed() < std::time::Duration::from_secs(10) {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -1412,12 +1322,12 @@ fn a_lock_a_running_git_holds_is_waited_for_and_then_named() {
 fn behind_a_slow_link(
     tmp: &Path,
     delay: std::time::Duration,
-) -> (Machine, common::git_http::GitHttpServer) {
+) -> (Sandbox, common::git_http::GitHttpServer) {
     let served = tmp.join("served");
     std::fs::create_dir_all(&served).expect("mkdir");
     bare(&served.join("hub.git"));
     let server = common::git_http::GitHttpServer::start_slow(&served, None, delay);
-    let a = Machine::new(tmp, "a");
+    let a = Sandbox::machine(tmp, "a");
     a.ok(&[
         "init",
         "--agent",
@@ -1469,7 +1379,7 @@ fn ctrl_c_during_a_slow_fetch_stops_at_a_safe_point_and_the_next_sync_finishes()
         a.git(&["ls-tree", "-r", "--name-only", "HEAD"])
             .contains(&id)
     );
-    assert_clean_and_sound(&a.dir, &a.home);
+    assert_clean_and_sound(a.dir(), a.home());
     // The next sync finishes the cycle.
     let out = a.run(&["sync"]);
     assert_eq!(
@@ -1478,9 +1388,9 @@ fn ctrl_c_during_a_slow_fetch_stops_at_a_safe_point_and_the_next_sync_finishes()
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let pushed = common::git_in(
+    let pushed = common::git::git_in(
         &tmp.path().join("served/hub.git"),
-        &a.home,
+        a.home(),
         &["ls-tree", "-r", "--name-only", "agents/claude"],
     );
     assert!(pushed.contains(&id), "{pushed}");

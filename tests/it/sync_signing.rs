@@ -8,8 +8,9 @@
 
 use crate::common;
 
-use common::{Machine, bare, git_in, json};
-use learnsync::learning::Learning;
+use common::git::{bare, clone_at, commit_all_as, git_in};
+use common::learnings::read_learning;
+use common::{Sandbox, json};
 use learnsync::timestamp::Timestamp;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,8 +31,8 @@ fn key_pair(dir: &Path, name: &str) -> (PathBuf, String) {
 
 /// A clone of `agent`; with a key, set up by `init --signing-key` as a
 /// user would, which names the roster line to add.
-fn machine(tmp: &Path, name: &str, agent: &str, hub: &Path, key: Option<&Path>) -> Machine {
-    let m = Machine::new(tmp, name);
+fn machine(tmp: &Path, name: &str, agent: &str, hub: &Path, key: Option<&Path>) -> Sandbox {
+    let m = Sandbox::machine(tmp, name);
     let remote = format!("hub={}", hub.display());
     let mut args = vec!["init", "--agent", agent, "--remote", &remote];
     let key_arg = key.map(|k| k.display().to_string());
@@ -63,17 +64,7 @@ fn push_onto_victim(
     let home = tmp.join(format!("{name}-home"));
     std::fs::create_dir_all(&home).expect("home");
     let dir = tmp.join(name);
-    let url = hub.display().to_string();
-    git_in(
-        tmp,
-        &home,
-        &["clone", "-q", &url, &dir.display().to_string()],
-    );
-    git_in(
-        &dir,
-        &home,
-        &["checkout", "-q", "-B", "w", "origin/agents/victim"],
-    );
+    clone_at(hub, &dir, &home, "origin/agents/victim", "w");
     edit(&dir);
     git_in(&dir, &home, &["add", "-A"]);
     let mut args: Vec<String> = ["-c", "user.name=mallory", "-c", "user.email=m@example.com"]
@@ -103,57 +94,22 @@ fn push_onto_victim(
 /// Sets `main` on the hub to `agents/victim` plus a policy naming `roster`.
 fn roster_on_main(tmp: &Path, hub: &Path, home: &Path, roster: &str) {
     let work = tmp.join("people");
-    let url = hub.display().to_string();
-    git_in(
-        tmp,
-        home,
-        &["clone", "-q", &url, &work.display().to_string()],
-    );
-    git_in(
-        &work,
-        home,
-        &["checkout", "-q", "-B", "main", "origin/agents/victim"],
-    );
+    clone_at(hub, &work, home, "origin/agents/victim", "main");
     std::fs::create_dir_all(work.join(".learnsync")).expect("mkdir");
     std::fs::write(work.join(".learnsync/policy.yaml"), roster).expect("policy");
-    git_in(&work, home, &["add", "-A"]);
-    git_in(
-        &work,
-        home,
-        &[
-            "-c",
-            "user.name=people",
-            "-c",
-            "user.email=people@example.com",
-            "commit",
-            "-qm",
-            "the roster",
-        ],
-    );
+    commit_all_as(&work, home, "people", "people@example.com", "the roster");
     git_in(&work, home, &["push", "-q", "origin", "main"]);
 }
 
 /// The victim's learning, synced to the hub: its id.
-fn learn_and_sync(victim: &Machine) -> String {
-    let id = victim
-        .ok(&[
-            "add",
-            "--title",
-            "push rejected: fetch first",
-            "--correction",
-            "git pull --rebase",
-        ])
-        .trim()
-        .to_string();
+fn learn_and_sync(victim: &Sandbox) -> String {
+    let id = victim.add_learning("push rejected: fetch first", "git pull --rebase");
     victim.ok(&["sync"]);
     id
 }
 
-fn correction(m: &Machine, id: &str) -> String {
-    Learning::parse(m.learning_file(id).as_bytes())
-        .expect("parses")
-        .correction
-        .unwrap_or_default()
+fn correction(m: &Sandbox, id: &str) -> String {
+    m.learning(id).correction.unwrap_or_default()
 }
 
 fn said(out: &std::process::Output) -> String {
@@ -175,7 +131,7 @@ fn a_roster_key_takes_an_owners_folder_only_from_commits_signed_with_it() {
     let id = learn_and_sync(&victim);
     let roster =
         format!("agents:\n  - {{name: victim, signing_key: \"{victim_pub}\"}}\n  - third\n");
-    roster_on_main(t, &hub, &victim.home, &roster);
+    roster_on_main(t, &hub, victim.home(), &roster);
     victim.ok(&["sync"]);
     let third = machine(t, "third", "third", &hub, None);
     let first = third.run(&["sync"]);
@@ -208,7 +164,7 @@ fn a_roster_key_takes_an_owners_folder_only_from_commits_signed_with_it() {
         let rel = rel.clone();
         move |dir: &Path| {
             let path = dir.join(&rel);
-            let mut l = Learning::parse(&std::fs::read(&path).expect("read")).expect("parses");
+            let mut l = read_learning(&path);
             l.correction = Some(correction.into());
             l.updated_at = Timestamp::parse("2099-01-01T00:00:00Z").expect("timestamp");
             std::fs::write(&path, l.to_markdown()).expect("write");
@@ -230,19 +186,19 @@ fn a_roster_key_takes_an_owners_folder_only_from_commits_signed_with_it() {
     });
     let out = third.run(&["sync"]);
     assert!(out.status.success(), "{}", said(&out));
-    assert!(third.dir.join(&rel).is_file(), "the deletion was refused");
+    assert!(third.dir().join(&rel).is_file(), "the deletion was refused");
     assert_eq!(correction(&third, &id), "git pull --rebase");
     // The victim's own sync refuses it too, and pushes its signed state.
     let out = victim.run(&["sync"]);
     assert!(out.status.success(), "{}", said(&out));
-    assert!(victim.dir.join(&rel).is_file());
+    assert!(victim.dir().join(&rel).is_file());
     assert_eq!(correction(&victim, &id), "git pull --rebase");
 
     // The owner's second machine, with the owner's key, edits freely.
     let twin = machine(t, "twin", "victim", &hub, Some(&victim_key));
     twin.ok(&["sync"]);
-    let path = twin.dir.join(&rel);
-    let mut l = Learning::parse(&std::fs::read(&path).expect("read")).expect("parses");
+    let path = twin.dir().join(&rel);
+    let mut l = read_learning(&path);
     l.correction = Some("git pull --rebase && git push".into());
     l.updated_at = Timestamp::from_unix(l.updated_at.unix() + 60);
     std::fs::write(&path, l.to_markdown()).expect("write");
@@ -272,11 +228,11 @@ fn an_owner_with_a_roster_key_and_no_signed_commit_changes_nothing() {
     let id = learn_and_sync(&victim);
     let third = machine(t, "third", "third", &hub, None);
     third.ok(&["sync"]);
-    assert!(third.dir.join(format!("victim/{id}.md")).is_file());
+    assert!(third.dir().join(format!("victim/{id}.md")).is_file());
     roster_on_main(
         t,
         &hub,
-        &victim.home,
+        victim.home(),
         &format!("agents:\n  - {{name: victim, signing_key: \"{victim_pub}\"}}\n  - third\n"),
     );
     third.ok(&["sync"]);
@@ -298,7 +254,7 @@ fn an_owner_with_a_roster_key_and_no_signed_commit_changes_nothing() {
         "{report:#}"
     );
     assert!(
-        third.dir.join(format!("victim/{id}.md")).is_file(),
+        third.dir().join(format!("victim/{id}.md")).is_file(),
         "the deletion was refused"
     );
     // The victim's doctor says its commits go unsigned.
@@ -331,7 +287,7 @@ fn doctor_names_a_signing_key_that_is_not_the_rosters() {
     roster_on_main(
         t,
         &hub,
-        &victim.home,
+        victim.home(),
         &format!("agents:\n  - {{name: victim, signing_key: \"{victim_pub}\"}}\n"),
     );
     victim.ok(&["sync"]);

@@ -5,57 +5,13 @@
 
 use crate::common;
 
+use common::watcher::{StopOnDrop, wait_for_watcher};
 use common::{Sandbox, json};
 use std::io::Write;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn sync(sb: &Sandbox) -> serde_json::Value {
     json(&sb.ok(&["--json", "sync", "--no-fetch", "--no-push"]))
-}
-
-/// Waits until a watcher answers for the dir.
-fn wait_for_watcher(root: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while learnsync::watch::query(root, None).is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "no watcher came up for {}",
-            root.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Stops the watcher when the test ends, pass or fail.
-struct StopOnDrop<'a>(&'a Sandbox);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.run(&["watch", "--stop"]);
-    }
-}
-
-fn committed(sb: &Sandbox, rel: &str) -> Option<String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(sb.dir())
-        .args(["show", &format!("HEAD:{rel}")])
-        .output()
-        .expect("git show");
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn porcelain(sb: &Sandbox) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(sb.dir())
-        .args(["status", "--porcelain"])
-        .output()
-        .expect("git status");
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -84,7 +40,7 @@ fn a_watched_sync_scans_only_what_changed_and_misses_no_hand_edit() {
     assert_eq!(first["watched"], false);
     // The whole tree was looked at (only the policy file before this commit).
     assert!(first["scanned_files"].as_u64() >= Some(1), "{first}");
-    wait_for_watcher(&sb.dir());
+    wait_for_watcher(sb.dir());
     // The watcher has no token for us yet: one more full scan, token saved.
     assert_eq!(sync(&sb)["watched"], false);
     // Nothing new: nothing scanned.
@@ -111,7 +67,8 @@ fn a_watched_sync_scans_only_what_changed_and_misses_no_hand_edit() {
     assert_eq!(report["watched"], true);
     assert_eq!(report["scanned_files"], 1, "{report}");
     assert!(
-        committed(&sb, edited).is_some_and(|t| t.contains("A note added by hand.")),
+        sb.committed(edited)
+            .is_some_and(|t| t.contains("A note added by hand.")),
         "the in-place edit was not committed"
     );
 
@@ -122,15 +79,15 @@ fn a_watched_sync_scans_only_what_changed_and_misses_no_hand_edit() {
     let report = sync(&sb);
     assert_eq!(report["watched"], true);
     assert_eq!(
-        committed(&sb, &learnings[1]),
+        sb.committed(&learnings[1]),
         None,
         "the deletion was not committed"
     );
     assert_eq!(
-        committed(&sb, "kg/notes/terms.md").as_deref(),
+        sb.committed("kg/notes/terms.md").as_deref(),
         Some("# terms\n")
     );
-    assert_eq!(porcelain(&sb), "");
+    assert_eq!(sb.git(&["status", "--porcelain"]), "");
 
     // Edits while no watcher runs: the next sync scans everything again.
     sb.ok(&["watch", "--stop"]);
@@ -138,14 +95,14 @@ fn a_watched_sync_scans_only_what_changed_and_misses_no_hand_edit() {
     let report = sync(&sb);
     assert_eq!(report["watched"], false, "{report}");
     assert_eq!(
-        committed(&sb, "kg/notes/terms.md").as_deref(),
+        sb.committed("kg/notes/terms.md").as_deref(),
         Some("# terms, v2\n")
     );
     // A new watcher does not accept the old one's token: a full scan first.
-    wait_for_watcher(&sb.dir());
+    wait_for_watcher(sb.dir());
     assert_eq!(sync(&sb)["watched"], false);
     assert_eq!(sync(&sb)["watched"], true);
-    assert_eq!(porcelain(&sb), "");
+    assert_eq!(sb.git(&["status", "--porcelain"]), "");
 }
 
 #[test]
@@ -158,7 +115,7 @@ fn watch_off_never_starts_a_watcher_and_small_dirs_do_not_get_one() {
         sync(&sb);
         std::thread::sleep(Duration::from_millis(300));
         assert!(
-            learnsync::watch::query(&sb.dir(), None).is_none(),
+            learnsync::watch::query(sb.dir(), None).is_none(),
             "a watcher runs with {config:?}"
         );
         assert_eq!(sync(&sb)["watched"], false);
@@ -186,7 +143,7 @@ fn the_watcher_exits_when_its_dir_is_deleted() {
     )
     .expect("config");
     sync(&sb);
-    wait_for_watcher(&sb.dir());
+    wait_for_watcher(sb.dir());
     let pid: u32 = std::fs::read_to_string(sb.dir().join(".git/learnsync/watch.lock"))
         .expect("watch.lock")
         .trim()

@@ -97,13 +97,6 @@ impl Response {
         self.headers.push((name.into(), value.into()));
         self
     }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
 }
 
 const MAX_HEAD: usize = 64 * 1024;

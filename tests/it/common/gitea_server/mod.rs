@@ -348,7 +348,7 @@ impl State {
 }
 
 /// Seconds since the epoch, the resolution Gitea stores times in.
-fn now() -> i64 {
+pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
