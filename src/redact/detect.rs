@@ -247,41 +247,68 @@ struct Reach {
     assign: assign::Reach,
 }
 
+/// One scan of a text: what its detectors read, and what they gather as it goes.
+struct Scan<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    anchors: &'a Anchors,
+    reach: Reach,
+    /// Cookies and key material, added once every anchor has been seen.
+    cookie_hits: Vec<Hit>,
+    blobs: Vec<Hit>,
+    out: &'a mut Vec<Candidate>,
+    markers: &'a mut Vec<(usize, usize)>,
+}
+
 /// Finds every candidate secret and every redaction marker in `text`.
 pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usize, usize)>) {
-    let b = text.as_bytes();
     let anchors = &*ANCHORS;
-    let mut reach = Reach::default();
-    let mut cookie_hits = Vec::new();
-    let mut blobs = Vec::new();
+    let mut scan = Scan {
+        text,
+        b: text.as_bytes(),
+        anchors,
+        reach: Reach::default(),
+        cookie_hits: Vec::new(),
+        blobs: Vec::new(),
+        out,
+        markers,
+    };
     for m in anchors.automaton.find_overlapping_iter(text) {
         let Some(&(literal, anchor)) = anchors.table.get(m.pattern().as_usize()) else {
             continue;
         };
         let (s, e) = (m.start(), m.end());
         // A hit inside one of our markers (`[REDACTED:password]`) is our own word.
-        if markers.last().is_some_and(|&(ms, me)| ms < s && s < me) {
+        if scan
+            .markers
+            .last()
+            .is_some_and(|&(ms, me)| ms < s && s < me)
+        {
             continue;
         }
+        if let Some((h, priority)) = scan.validate(anchor, literal, s, e) {
+            push(scan.out, h, priority);
+        }
+    }
+    scan.finish();
+}
+
+impl Scan<'_> {
+    /// What the validator `anchor` names finds at `s..e`, with its priority; one that
+    /// finds several candidates, or marks, records them itself.
+    fn validate(
+        &mut self,
+        anchor: Anchor,
+        literal: &'static str,
+        s: usize,
+        e: usize,
+    ) -> Option<(Hit, u8)> {
+        let (b, text) = (self.b, self.text);
+        let reach = &mut self.reach;
         let specific = |h: Option<Hit>| h.map(|h| (h, SPECIFIC));
         let context = |h: Option<Hit>| h.map(|h| (h, CONTEXT));
-        let found: Option<(Hit, u8)> = match anchor {
-            Anchor::Vendor(v) => match vendor::prefixed(b, s, e, literal, v) {
-                Some(end)
-                    if v.kind == "google-api-key" && allow::firebase_web_config(b, s, end) =>
-                {
-                    None
-                }
-                Some(end) => {
-                    if v.aws_pair
-                        && let Some((ps, pe)) = vendor::aws_secret_near(b, end)
-                    {
-                        push(out, ("aws-secret-key", ps, pe), SPECIFIC);
-                    }
-                    Some(((v.kind, s, end), SPECIFIC))
-                }
-                None => None,
-            },
+        match anchor {
+            Anchor::Vendor(v) => vendor_token(b, s, e, literal, v, self.out),
             Anchor::SkDash if s >= reach.sk => specific(context::sk_dash(b, s, e, &mut reach.sk)),
             Anchor::OpenAiMarker => specific(context::openai_marker(b, s, e)),
             Anchor::Jwt => specific(context::jwt(b, s)),
@@ -294,23 +321,14 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Azure => specific(context::azure(b, s, e)),
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),
-            Anchor::Url => {
-                let mut hits = Vec::new();
-                structure::after_url_pair(b, s, e, &mut hits);
-                for h in hits {
-                    push(out, h, CONTEXT);
-                }
-                context(context::url_credentials(b, s, e))
-                    .or_else(|| specific(context::webhook_url(b, s, e)))
-                    .or_else(|| context(context::hook_host(b, e)))
-            }
+            Anchor::Url => url_credentials(b, s, e, self.out),
             Anchor::AuthHeader if s >= reach.header => {
                 context(context::auth_header(b, s, e, &mut reach.header))
             }
             Anchor::Bearer => context(context::bearer(b, s, e)),
             Anchor::Basic => context(context::basic(b, s, e)),
             Anchor::Cookie => {
-                context::cookies(b, s, e, &mut cookie_hits);
+                context::cookies(b, s, e, &mut self.cookie_hits);
                 None
             }
             Anchor::IdentifiedBy => context(context::identified_by(b, e)),
@@ -323,51 +341,28 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             Anchor::Positional => context(structure::positional(b, s, e, literal)),
             Anchor::StdinReader => context(stdin::credential(b, s, e, literal)),
             Anchor::FileReader => {
-                let mut hits = Vec::new();
-                dump::scan(b, s, &mut hits);
                 // Weaker than a key that names the value: `password: x` in the file
                 // keeps its own kind and its whole value.
-                for h in hits {
-                    push(out, h, NEAR);
-                }
+                push_all(self.out, NEAR, |hits| dump::scan(b, s, hits));
                 None
             }
             Anchor::AuthVerb if s >= reach.auth_verb => {
-                let mut hits = Vec::new();
-                reach.auth_verb = if command::verb_in_command(b, s) {
-                    command::verb_arguments(b, e, &mut hits)
-                } else if matches!(literal, "login " | "auth " | "authorize " | "unlock ") {
-                    // Login sub-commands anywhere on a line: machine-made arguments only.
-                    structure::auth_verb(b, s, e, &mut hits)
-                } else {
-                    e
-                };
-                for h in hits {
-                    push(out, h, CONTEXT);
-                }
+                reach.auth_verb = auth_verb_arguments(b, s, e, literal, self.out);
                 None
             }
             Anchor::Using => context(command::using_after_user(b, s, e)),
             Anchor::FtpUser => context(command::ftp_user(b, s, e)),
-            Anchor::At => context(
-                structure::go_mysql_dsn_at(b, s)
-                    .or_else(|| structure::ezconnect(b, s))
-                    .or_else(|| structure::bare_userinfo(b, s)),
-            ),
+            Anchor::At => context(userinfo_at(b, s)),
             Anchor::Bundler => context(structure::bundler_credentials(b, s, e)),
             Anchor::OauthCode => context(context::oauth_code(b, s, e)),
             Anchor::QuotedAuth => context(command::quoted_auth(b, e)),
             Anchor::Fernet => specific(keymaterial::fernet(b, e)),
             Anchor::Accounts => {
-                keymaterial::account_keys(b, e, &mut blobs);
+                keymaterial::account_keys(b, e, &mut self.blobs);
                 None
             }
             Anchor::KeyedMap => {
-                let mut hits = Vec::new();
-                assign::keyed_map(b, s, e, &mut hits);
-                for h in hits {
-                    push(out, h, CONTEXT);
-                }
+                push_all(self.out, CONTEXT, |hits| assign::keyed_map(b, s, e, hits));
                 None
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
@@ -379,74 +374,154 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             }
             Anchor::Printer => context(dump::printed(b, s, e)),
             Anchor::Generator => {
-                let mut hits = Vec::new();
-                dump::generated(b, s, e, literal, &mut hits);
-                for h in hits {
-                    push(out, h, NEAR);
-                }
+                push_all(self.out, NEAR, |hits| {
+                    dump::generated(b, s, e, literal, hits)
+                });
                 None
             }
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
             Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
             Anchor::Jwk => {
-                keymaterial::jwk(b, s, &mut blobs);
+                keymaterial::jwk(b, s, &mut self.blobs);
                 None
             }
             Anchor::Separator => {
-                separator(b, s, anchors, &mut reach.shape, out);
+                separator(b, s, self.anchors, &mut reach.shape, self.out);
                 None
             }
             Anchor::Dot => vendor::generic_dotted(b, s).map(|(a, z)| (("token", a, z), SHAPE)),
-            Anchor::Keyword => assign::assignment(b, s, e, &mut reach.assign)
-                .or_else(|| {
-                    // `echo '…' | gpg --passphrase-fd 0`: the word names the reader.
-                    command::echoed(b, s).map(|(kind, start, end)| Found {
-                        kind,
-                        start,
-                        end,
-                        direct: false,
-                    })
-                })
-                .map(
-                    |Found {
-                         kind,
-                         start,
-                         end,
-                         direct,
-                     }| {
-                        ((kind, start, end), if direct { ASSIGNMENT } else { NEAR })
-                    },
-                ),
+            Anchor::Keyword => keyword_value(b, s, e, &mut reach.assign),
             Anchor::Marker => {
                 if let Some(end) = marker_end(b, e) {
-                    markers.push((s, end));
+                    self.markers.push((s, end));
                 }
                 None
             }
             Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::AuthVerb | Anchor::Totp => {
                 None
             }
+        }
+    }
+
+    /// Adds what is known once every anchor has been seen: the cookies, a REPL prompt
+    /// on the text's first line, and key material (blobs and mnemonics).
+    fn finish(mut self) {
+        let b = self.b;
+        for h in self.cookie_hits {
+            push(self.out, h, CONTEXT);
+        }
+        // A REPL prompt on the text's first line has no line break for the anchor to see.
+        for prompt in ["> ", ">>> "] {
+            if b.starts_with(prompt.as_bytes())
+                && let Some(h) = dump::printed(b, 0, prompt.len())
+            {
+                push(self.out, h, CONTEXT);
+            }
+        }
+        keymaterial::scan(b, &mut self.blobs);
+        keymaterial::mnemonics(b, &mut self.blobs);
+        for h in self.blobs {
+            push(self.out, h, SPECIFIC);
+        }
+    }
+}
+
+/// A vendor's token after its prefix at `s..e`, unless it is a Firebase web config's
+/// public key; an AWS key id also brings the secret key beside it into `out`.
+fn vendor_token(
+    b: &[u8],
+    s: usize,
+    e: usize,
+    literal: &str,
+    v: Vendor,
+    out: &mut Vec<Candidate>,
+) -> Option<(Hit, u8)> {
+    let end = vendor::prefixed(b, s, e, literal, v)?;
+    if v.kind == "google-api-key" && allow::firebase_web_config(b, s, end) {
+        return None;
+    }
+    if v.aws_pair
+        && let Some((ps, pe)) = vendor::aws_secret_near(b, end)
+    {
+        push(out, ("aws-secret-key", ps, pe), SPECIFIC);
+    }
+    Some(((v.kind, s, end), SPECIFIC))
+}
+
+/// The credentials a URL at `s..e` carries (in its userinfo, as a webhook's path, or
+/// as a hook's host); a pair after it goes straight to `out`.
+fn url_credentials(b: &[u8], s: usize, e: usize, out: &mut Vec<Candidate>) -> Option<(Hit, u8)> {
+    push_all(out, CONTEXT, |hits| {
+        structure::after_url_pair(b, s, e, hits)
+    });
+    let context = |h: Option<Hit>| h.map(|h| (h, CONTEXT));
+    context(context::url_credentials(b, s, e))
+        .or_else(|| context::webhook_url(b, s, e).map(|h| (h, SPECIFIC)))
+        .or_else(|| context(context::hook_host(b, e)))
+}
+
+/// The arguments of a login verb at `s..e`, into `out`: all of them where a command
+/// stands, machine-made ones for a login sub-command anywhere on a line. Returns where
+/// the reading ended.
+fn auth_verb_arguments(
+    b: &[u8],
+    s: usize,
+    e: usize,
+    literal: &str,
+    out: &mut Vec<Candidate>,
+) -> usize {
+    let mut end = e;
+    push_all(out, CONTEXT, |hits| {
+        end = if command::verb_in_command(b, s) {
+            command::verb_arguments(b, e, hits)
+        } else if matches!(literal, "login " | "auth " | "authorize " | "unlock ") {
+            // Login sub-commands anywhere on a line: machine-made arguments only.
+            structure::auth_verb(b, s, e, hits)
+        } else {
+            e
         };
-        if let Some((h, priority)) = found {
-            push(out, h, priority);
-        }
-    }
-    for h in cookie_hits {
-        push(out, h, CONTEXT);
-    }
-    // A REPL prompt on the text's first line has no line break for the anchor to see.
-    for prompt in ["> ", ">>> "] {
-        if b.starts_with(prompt.as_bytes())
-            && let Some(h) = dump::printed(b, 0, prompt.len())
-        {
-            push(out, h, CONTEXT);
-        }
-    }
-    keymaterial::scan(b, &mut blobs);
-    keymaterial::mnemonics(b, &mut blobs);
-    for h in blobs {
-        push(out, h, SPECIFIC);
+    });
+    end
+}
+
+/// The credentials in the userinfo before an `@` at `s`: a Go MySQL DSN's, an Easy
+/// Connect string's, or a bare `user:password@`.
+fn userinfo_at(b: &[u8], s: usize) -> Option<Hit> {
+    structure::go_mysql_dsn_at(b, s)
+        .or_else(|| structure::ezconnect(b, s))
+        .or_else(|| structure::bare_userinfo(b, s))
+}
+
+/// The value of the assignment whose key holds the keyword at `s..e`, or what an
+/// `echo … |` feeds the reader the word names; a direct value outranks a near one.
+fn keyword_value(b: &[u8], s: usize, e: usize, reach: &mut assign::Reach) -> Option<(Hit, u8)> {
+    assign::assignment(b, s, e, reach)
+        .or_else(|| {
+            // `echo '…' | gpg --passphrase-fd 0`: the word names the reader.
+            command::echoed(b, s).map(|(kind, start, end)| Found {
+                kind,
+                start,
+                end,
+                direct: false,
+            })
+        })
+        .map(
+            |Found {
+                 kind,
+                 start,
+                 end,
+                 direct,
+             }| { ((kind, start, end), if direct { ASSIGNMENT } else { NEAR }) },
+        )
+}
+
+/// Pushes every hit `detect` finds, at `priority`.
+fn push_all(out: &mut Vec<Candidate>, priority: u8, detect: impl FnOnce(&mut Vec<Hit>)) {
+    let mut hits = Vec::new();
+    detect(&mut hits);
+    for h in hits {
+        push(out, h, priority);
     }
 }
 

@@ -217,6 +217,12 @@ pub fn render_site(
     render_site_with(learnings, None, policy, templates)
 }
 
+/// The trust levels that have an index page.
+const INDEXED_LEVELS: [TrustLevel; 2] = [TrustLevel::L2, TrustLevel::L3];
+
+/// Keywords that have a page, each with its learnings (places in the entries).
+type KeywordUsers = BTreeMap<String, Vec<usize>>;
+
 /// [`render_site`], with Home saying what the learnings did in a month.
 pub fn render_site_with(
     learnings: &[Learning],
@@ -227,8 +233,31 @@ pub fn render_site_with(
     let mut site = Site::default();
     let mut publishable: Vec<&Learning> = learnings.iter().filter(|l| is_publishable(l)).collect();
     publishable.sort_by(|a, b| a.id.cmp(&b.id));
-
     // A learning with a secret in any field is held back before anything links to it.
+    let clean = withhold_secret_learnings(publishable, &mut site.withheld);
+    let by_keyword = keywords_with_pages(&clean, policy.keyword_index_min);
+    let entries = titled_entries(&clean, &by_keyword, &policy.page_prefix);
+
+    let mut pages = Vec::new();
+    for e in &entries {
+        pages.push(learning_page(e, &by_keyword, templates)?);
+    }
+    let rows = IndexRows::of(&entries, &by_keyword);
+    pages.push(home_page(&entries, &rows, month, templates)?);
+    trust_pages(&entries, templates, &mut pages)?;
+    keyword_pages(&entries, &by_keyword, templates, &mut pages)?;
+    pages.push(sidebar_page(&rows, templates)?);
+
+    // Last word: whatever a template added, no raw HTML and no secret leaves.
+    publish_or_withhold(pages, &mut site);
+    Ok(site)
+}
+
+/// Which learnings are clean: one with a secret in any field is withheld instead.
+fn withhold_secret_learnings<'a>(
+    publishable: Vec<&'a Learning>,
+    withheld: &mut Vec<Withheld>,
+) -> Vec<&'a Learning> {
     let mut clean = Vec::new();
     for l in publishable {
         let mut texts = vec![
@@ -250,7 +279,7 @@ pub fn render_site_with(
         );
         texts.extend(l.keywords.iter().map(String::as_str));
         match secret_kinds(&texts) {
-            Some(reason) => site.withheld.push(Withheld {
+            Some(reason) => withheld.push(Withheld {
                 key: l.id.clone(),
                 title: clean_title_text(&l.title),
                 reason,
@@ -258,9 +287,12 @@ pub fn render_site_with(
             None => clean.push(l),
         }
     }
+    clean
+}
 
-    // Keyword pages, for keywords used by enough learnings.
-    let mut by_keyword: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+/// Which keywords get a page: those used by at least `min` (and one) learnings.
+fn keywords_with_pages(clean: &[&Learning], min: usize) -> KeywordUsers {
+    let mut by_keyword: KeywordUsers = BTreeMap::new();
     for (i, l) in clean.iter().enumerate() {
         let mut seen = HashSet::new();
         for k in &l.keywords {
@@ -270,16 +302,22 @@ pub fn render_site_with(
             }
         }
     }
-    let min = policy.keyword_index_min.max(1);
+    let min = min.max(1);
     by_keyword.retain(|_, users| users.len() >= min);
+    by_keyword
+}
 
-    let levels = [TrustLevel::L2, TrustLevel::L3];
+/// The page title of each clean learning, kept clear of the index pages' titles.
+fn titled_entries<'a>(
+    clean: &[&'a Learning],
+    by_keyword: &KeywordUsers,
+    prefix: &str,
+) -> Vec<Entry<'a>> {
     let mut reserved: Vec<String> = vec![HOME_TITLE.into(), SIDEBAR_TITLE.into()];
-    reserved.extend(levels.iter().map(|&l| trust_page_title(l)));
+    reserved.extend(INDEXED_LEVELS.iter().map(|&l| trust_page_title(l)));
     reserved.extend(by_keyword.keys().map(|k| keyword_page_title(k)));
-    let titles = assign_titles(&clean, &policy.page_prefix, &reserved);
-
-    let entries: Vec<Entry> = clean
+    let titles = assign_titles(clean, prefix, &reserved);
+    clean
         .iter()
         .zip(titles)
         .map(|(l, title)| Entry {
@@ -288,112 +326,146 @@ pub fn render_site_with(
             title,
             keywords: l.keywords.iter().map(|k| normalise_keyword(k)).collect(),
         })
-        .collect();
+        .collect()
+}
+
+/// The page of one learning; its keywords link to their pages, or Home without one.
+fn learning_page(
+    e: &Entry,
+    by_keyword: &KeywordUsers,
+    templates: &Templates,
+) -> Result<Page, TemplateError> {
     let keyword_link = |k: &str| {
         by_keyword
             .contains_key(k)
             .then(|| title_to_sub_url(&keyword_page_title(k)))
     };
+    let l = e.learning;
+    let q = &l.quality;
+    let context = json!({
+        "title": escape_inline(&e.title),
+        "learning_title": escape_inline(&l.title),
+        "id": l.id,
+        "trust": l.trust_level.as_str(),
+        "trust_name": trust_name(l.trust_level),
+        "kind": l.kind.as_deref().map(escape_inline),
+        "source_agent": escape_inline(&l.agent_id),
+        "quality": {
+            "applied_count": q.applied_count,
+            "effective_count": q.effective_count,
+            "agent_count": q.agent_count,
+            "agent_names": q.agent_names.iter().map(|a| escape_inline(a)).collect::<Vec<_>>(),
+            "success_rate": percent(q.success_rate),
+            "last_applied_at": q.last_applied_at.map_or_else(|| "—".to_string(), |t| t.to_string()),
+        },
+        "keywords": e.keywords.iter().filter(|k| !k.is_empty()).map(|k| json!({
+            "name": escape_inline(k),
+            "link": keyword_link(k).unwrap_or_else(|| title_to_sub_url(HOME_TITLE)),
+        })).collect::<Vec<_>>(),
+        "original_command": l.original_command.as_deref().filter(|s| !s.trim().is_empty()).map(|c| code_block(c, "sh")),
+        "error": l.error_context.as_deref().filter(|s| !s.trim().is_empty()).map(|c| code_block(c, "text")),
+        "correction": l.correction.as_deref().filter(|s| !s.trim().is_empty()).map(sanitize_markdown),
+        "body": Some(l.body.trim()).filter(|b| !b.is_empty()).map(sanitize_markdown),
+        "updated_at": l.updated_at.to_string(),
+        "captured_at": l.captured_at.to_string(),
+        "promoted_at": l.promoted_at.map(|t| t.to_string()),
+    });
+    let content = templates.render(templates::LEARNING, context)?;
+    Ok(Page::new(
+        l.id.clone(),
+        PageKind::Learning,
+        e.title.clone(),
+        content,
+    ))
+}
 
-    let mut pages = Vec::new();
-    for e in &entries {
-        let l = e.learning;
-        let q = &l.quality;
-        let context = json!({
-            "title": escape_inline(&e.title),
-            "learning_title": escape_inline(&l.title),
-            "id": l.id,
-            "trust": l.trust_level.as_str(),
-            "trust_name": trust_name(l.trust_level),
-            "kind": l.kind.as_deref().map(escape_inline),
-            "source_agent": escape_inline(&l.agent_id),
-            "quality": {
-                "applied_count": q.applied_count,
-                "effective_count": q.effective_count,
-                "agent_count": q.agent_count,
-                "agent_names": q.agent_names.iter().map(|a| escape_inline(a)).collect::<Vec<_>>(),
-                "success_rate": percent(q.success_rate),
-                "last_applied_at": q.last_applied_at.map_or_else(|| "—".to_string(), |t| t.to_string()),
-            },
-            "keywords": e.keywords.iter().filter(|k| !k.is_empty()).map(|k| json!({
-                "name": escape_inline(k),
-                "link": keyword_link(k).unwrap_or_else(|| title_to_sub_url(HOME_TITLE)),
-            })).collect::<Vec<_>>(),
-            "original_command": l.original_command.as_deref().filter(|s| !s.trim().is_empty()).map(|c| code_block(c, "sh")),
-            "error": l.error_context.as_deref().filter(|s| !s.trim().is_empty()).map(|c| code_block(c, "text")),
-            "correction": l.correction.as_deref().filter(|s| !s.trim().is_empty()).map(sanitize_markdown),
-            "body": Some(l.body.trim()).filter(|b| !b.is_empty()).map(sanitize_markdown),
-            "updated_at": l.updated_at.to_string(),
-            "captured_at": l.captured_at.to_string(),
-            "promoted_at": l.promoted_at.map(|t| t.to_string()),
-        });
-        let content = templates.render(templates::LEARNING, context)?;
-        pages.push(Page::new(
-            l.id.clone(),
-            PageKind::Learning,
-            e.title.clone(),
-            content,
-        ));
+/// One learning as an index page lists it.
+fn summary(e: &Entry) -> serde_json::Value {
+    json!({
+        "title": escape_inline(&e.title),
+        "link": e.sub_url,
+        "trust": e.learning.trust_level.as_str(),
+        "keywords": e.keywords.iter().map(|k| escape_inline(k)).collect::<Vec<_>>(),
+        "success_rate": percent(e.learning.quality.success_rate),
+        "agent_count": e.learning.quality.agent_count,
+        "updated_at": e.learning.updated_at.to_string(),
+    })
+}
+
+/// The trust levels and keywords with a page, as Home and the sidebar list them.
+struct IndexRows {
+    levels: Vec<serde_json::Value>,
+    keywords: Vec<serde_json::Value>,
+}
+
+impl IndexRows {
+    /// Each indexed level with its count of learnings, and each keyword page with its.
+    fn of(entries: &[Entry], by_keyword: &KeywordUsers) -> IndexRows {
+        let levels = INDEXED_LEVELS
+            .iter()
+            .map(|&level| {
+                json!({
+                    "name": escape_inline(&trust_page_title(level)),
+                    "level": level.as_str(),
+                    "link": title_to_sub_url(&trust_page_title(level)),
+                    "count": entries.iter().filter(|e| e.learning.trust_level == level).count(),
+                })
+            })
+            .collect();
+        let keywords = by_keyword
+            .iter()
+            .map(|(k, users)| {
+                json!({
+                    "name": escape_inline(k),
+                    "link": title_to_sub_url(&keyword_page_title(k)),
+                    "count": users.len(),
+                })
+            })
+            .collect();
+        IndexRows { levels, keywords }
     }
+}
 
-    let summary = |e: &Entry| {
-        json!({
-            "title": escape_inline(&e.title),
-            "link": e.sub_url,
-            "trust": e.learning.trust_level.as_str(),
-            "keywords": e.keywords.iter().map(|k| escape_inline(k)).collect::<Vec<_>>(),
-            "success_rate": percent(e.learning.quality.success_rate),
-            "agent_count": e.learning.quality.agent_count,
-            "updated_at": e.learning.updated_at.to_string(),
-        })
-    };
-    let mut sorted: Vec<&Entry> = entries.iter().collect();
-    sorted.sort_by(|a, b| (&a.title, &a.learning.id).cmp(&(&b.title, &b.learning.id)));
-    let level_rows: Vec<_> = levels
-        .iter()
-        .map(|&level| {
-            json!({
-                "name": escape_inline(&trust_page_title(level)),
-                "level": level.as_str(),
-                "link": title_to_sub_url(&trust_page_title(level)),
-                "count": entries.iter().filter(|e| e.learning.trust_level == level).count(),
-            })
-        })
-        .collect();
-    let keyword_rows: Vec<_> = by_keyword
-        .iter()
-        .map(|(k, users)| {
-            json!({
-                "name": escape_inline(k),
-                "link": title_to_sub_url(&keyword_page_title(k)),
-                "count": users.len(),
-            })
-        })
-        .collect();
+/// Home: the levels, the newest learnings, the keywords and the month's impact.
+fn home_page(
+    entries: &[Entry],
+    rows: &IndexRows,
+    month: Option<&MonthImpact>,
+    templates: &Templates,
+) -> Result<Page, TemplateError> {
     let mut newest: Vec<&Entry> = entries.iter().collect();
     newest.sort_by(|a, b| {
         (b.learning.updated_at, &a.learning.id).cmp(&(a.learning.updated_at, &b.learning.id))
     });
     newest.truncate(NEWEST_ON_HOME);
-
     let home = templates.render(
         templates::HOME,
         json!({
             "title": HOME_TITLE,
-            "levels": level_rows,
+            "levels": rows.levels,
             "total": entries.len(),
             "newest": newest.iter().map(|e| summary(e)).collect::<Vec<_>>(),
-            "keywords": keyword_rows,
-            "impact": month.and_then(|m| impact_on_home(m, &entries)),
+            "keywords": rows.keywords,
+            "impact": month.and_then(|m| impact_on_home(m, entries)),
         }),
     )?;
-    pages.push(Page::new(
+    Ok(Page::new(
         index_key(HOME_TITLE),
         PageKind::Index,
         HOME_TITLE.into(),
         home,
-    ));
-    for &level in &levels {
+    ))
+}
+
+/// The page of each indexed trust level, listing its learnings by title.
+fn trust_pages(
+    entries: &[Entry],
+    templates: &Templates,
+    pages: &mut Vec<Page>,
+) -> Result<(), TemplateError> {
+    let mut sorted: Vec<&Entry> = entries.iter().collect();
+    sorted.sort_by(|a, b| (&a.title, &a.learning.id).cmp(&(&b.title, &b.learning.id)));
+    for &level in &INDEXED_LEVELS {
         let title = trust_page_title(level);
         let description = match level {
             TrustLevel::L3 => "Learnings a maintainer approved through a review on the hub.",
@@ -415,7 +487,17 @@ pub fn render_site_with(
             content,
         ));
     }
-    for (k, users) in &by_keyword {
+    Ok(())
+}
+
+/// The page of each keyword that has one, listing its learnings by title.
+fn keyword_pages(
+    entries: &[Entry],
+    by_keyword: &KeywordUsers,
+    templates: &Templates,
+    pages: &mut Vec<Page>,
+) -> Result<(), TemplateError> {
+    for (k, users) in by_keyword {
         let title = keyword_page_title(k);
         let mut listed: Vec<&Entry> = users.iter().map(|&i| &entries[i]).collect();
         listed.sort_by(|a, b| (&a.title, &a.learning.id).cmp(&(&b.title, &b.learning.id)));
@@ -434,18 +516,25 @@ pub fn render_site_with(
             content,
         ));
     }
+    Ok(())
+}
+
+/// The sidebar: the same levels and keywords as Home.
+fn sidebar_page(rows: &IndexRows, templates: &Templates) -> Result<Page, TemplateError> {
     let sidebar = templates.render(
         templates::SIDEBAR,
-        json!({ "levels": level_rows, "keywords": keyword_rows }),
+        json!({ "levels": rows.levels, "keywords": rows.keywords }),
     )?;
-    pages.push(Page::new(
+    Ok(Page::new(
         index_key(SIDEBAR_TITLE),
         PageKind::Index,
         SIDEBAR_TITLE.into(),
         sidebar,
-    ));
+    ))
+}
 
-    // Last word: whatever a template added, no raw HTML and no secret leaves.
+/// Which pages are published: each sanitised once more, and withheld if a secret remains.
+fn publish_or_withhold(pages: Vec<Page>, site: &mut Site) {
     for page in pages {
         let safe = sanitize_markdown(&page.content);
         let page = if safe == page.content {
@@ -462,7 +551,6 @@ pub fn render_site_with(
             None => site.pages.push(page),
         }
     }
-    Ok(site)
 }
 
 /// Home's "What learnings did this month": the month's totals over every

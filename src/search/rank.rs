@@ -572,14 +572,47 @@ pub fn explain(source: &dyn Source, text: &str, t: &Tuning) -> (Vec<UnitInfo>, f
     (info, maximum)
 }
 
+/// What the steps of [`units`] read: the index, the tuning and how many
+/// learnings are live.
+struct Corpus<'a> {
+    source: &'a dyn Source,
+    t: &'a Tuning,
+    n: u32,
+}
+
+/// The KG concepts a text names: its phrase, the stretches of it that name
+/// a concept, and the word unit each of its terms became.
+struct Named<'a> {
+    phrase: &'a str,
+    cover: &'a [kg::Stretch],
+    word_unit: &'a HashMap<String, usize>,
+}
+
 /// The query's units and the most a learning could score.
 fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
-    let mut units = Vec::new();
-    let mut maximum = 0f32;
-    let mut unknown = Vec::new();
-    let unknown_idf = idf(n, 0);
-    // Each term once, at full weight unless every use of it is a
-    // directory of a path (which names the machine, not the failure).
+    let corpus = Corpus { source, t, n };
+    let mut q = Query {
+        units: Vec::new(),
+        maximum: 0.0,
+        unknown: Vec::new(),
+    };
+    // Which word unit each term became, for the synonyms that name concepts.
+    let word_unit = q.add_words(&corpus, weighed_terms(text, t));
+    let phrase = tokenize::phrase(text);
+    q.add_concepts(&corpus, &phrase, &word_unit);
+    // A text that reads as a command: its program and subcommand are the
+    // strongest key a learning's command offers.
+    q.add_programs(&corpus, text);
+    q.add_keyword_phrases(&corpus, &phrase);
+    // A bitmask of 64 units: keep the most telling ones.
+    q.keep_most_telling();
+    q
+}
+
+/// Each term of `text` once (term, word, weight), at full weight unless
+/// every use of it is a directory of a path (which names the machine, not
+/// the failure).
+fn weighed_terms(text: &str, t: &Tuning) -> Vec<(String, String, f32)> {
     let mut terms: Vec<(String, String, f32)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for q in tokenize::query_terms(text) {
@@ -592,121 +625,158 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
             }
         }
     }
-    // Which word unit each term became, for the synonyms that name concepts.
-    let mut word_unit: HashMap<String, usize> = HashMap::new();
-    for (term, word, weight) in terms {
-        if weight <= 0.0 {
-            continue;
-        }
-        let postings = source.postings(&term);
-        if postings.is_empty() {
-            // A word no learning holds makes the text less answerable; one
-            // with digits (a pod name, a size, a port) is the part of an
-            // error that changes every time, and says nothing.
-            if !term.bytes().any(|b| b.is_ascii_digit()) {
-                maximum += weight * t.unknown * unknown_idf;
-                unknown.push(Unknown {
-                    term,
-                    word,
-                    weight: weight * t.unknown * unknown_idf,
-                    concept: None,
-                });
+    terms
+}
+
+impl Query {
+    /// Adds a unit for each term some learning holds and that is not
+    /// common, counts the unknown ones against the maximum, and says which
+    /// unit each term became.
+    fn add_words(
+        &mut self,
+        c: &Corpus,
+        terms: Vec<(String, String, f32)>,
+    ) -> HashMap<String, usize> {
+        let (source, t, n) = (c.source, c.t, c.n);
+        let unknown_idf = idf(n, 0);
+        let mut word_unit: HashMap<String, usize> = HashMap::new();
+        for (term, word, weight) in terms {
+            if weight <= 0.0 {
+                continue;
             }
-            continue;
+            let postings = source.postings(&term);
+            if postings.is_empty() {
+                // A word no learning holds makes the text less answerable; one
+                // with digits (a pod name, a size, a port) is the part of an
+                // error that changes every time, and says nothing.
+                if !term.bytes().any(|b| b.is_ascii_digit()) {
+                    self.maximum += weight * t.unknown * unknown_idf;
+                    self.unknown.push(Unknown {
+                        term,
+                        word,
+                        weight: weight * t.unknown * unknown_idf,
+                        concept: None,
+                    });
+                }
+                continue;
+            }
+            if common(postings.len(), n, t) {
+                continue;
+            }
+            let w = idf(n, postings.len());
+            self.maximum += weight * w;
+            let program = !source
+                .postings(&format!("{}{term}", super::postings::PROGRAM))
+                .is_empty();
+            word_unit.insert(term, self.units.len());
+            self.units.push(Unit {
+                postings,
+                idf: w,
+                weight,
+                own: true,
+                counts: 1,
+                label: Label::Word(word),
+                words: Vec::new(),
+                names: Vec::new(),
+                distinct: !program,
+                telling: false,
+            });
         }
-        if common(postings.len(), n, t) {
-            continue;
-        }
-        let w = idf(n, postings.len());
-        maximum += weight * w;
-        let program = !source
-            .postings(&format!("{}{term}", super::postings::PROGRAM))
-            .is_empty();
-        word_unit.insert(term, units.len());
-        units.push(Unit {
-            postings,
-            idf: w,
-            weight,
-            own: true,
-            counts: 1,
-            label: Label::Word(word),
-            words: Vec::new(),
-            names: Vec::new(),
-            distinct: !program,
-            telling: false,
-        });
+        word_unit
     }
-    let graph = source.graph();
-    let phrase = tokenize::phrase(text);
-    if !graph.is_empty() {
-        let cover = Matcher::new(graph).cover(&phrase);
-        let mentions = kg::mentions_of(&phrase, &cover);
+
+    /// Adds a unit for each KG concept the text names, then for the
+    /// strongest neighbours of those concepts that it does not name.
+    fn add_concepts(&mut self, c: &Corpus, phrase: &str, word_unit: &HashMap<String, usize>) {
+        let graph = c.source.graph();
+        if graph.is_empty() {
+            return;
+        }
+        let cover = Matcher::new(graph).cover(phrase);
+        let mentions = kg::mentions_of(phrase, &cover);
         let named: HashSet<u32> = mentions.iter().map(|m| m.concept).collect();
+        let text = Named {
+            phrase,
+            cover: &cover,
+            word_unit,
+        };
         let mut neighbours: HashMap<u32, f32> = HashMap::new();
         for m in &mentions {
-            let Some(c) = graph.concepts.get(m.concept as usize) else {
+            let Some(concept) = graph.concepts.get(m.concept as usize) else {
                 continue;
             };
-            let postings = source.postings(&format!("{CONCEPT}{}", c.name));
-            if !postings.is_empty() {
-                let w = idf(n, postings.len());
-                maximum += t.concept * w;
-                // A rare concept named by one word is still telling.
-                let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
-                let telling = postings.len() as f32 <= (t.concept_df_share * n as f32).max(1.0);
-                units.push(Unit {
-                    postings,
-                    idf: w,
-                    weight: t.concept,
-                    own: true,
-                    counts: match (m.words >= 2, rare) {
-                        (true, _) => 2,
-                        (false, true) => 1,
-                        (false, false) => 0,
-                    },
-                    label: Label::Concept(c.name.clone()),
-                    words: if rare {
-                        synonym_words(&phrase, &cover, m.concept, &word_unit)
-                    } else {
-                        Vec::new()
-                    },
-                    names: synonym_words(&phrase, &cover, m.concept, &word_unit),
-                    distinct: false,
-                    telling,
-                });
-                let unit = units.len() - 1;
-                for s in cover.iter().filter(|s| s.concept == m.concept) {
-                    for w in phrase[s.start..s.end].split(' ') {
-                        for u in unknown.iter_mut().filter(|u| u.term == w) {
-                            u.concept = Some(unit);
-                        }
-                    }
-                }
-            }
-            for (other, strength) in graph.neighbours(m.concept, t.related_floor) {
-                if strength >= t.related_min && !named.contains(&other) {
+            self.add_named_concept(c, &text, m, &concept.name);
+            for (other, strength) in graph.neighbours(m.concept, c.t.related_floor) {
+                if strength >= c.t.related_min && !named.contains(&other) {
                     let e = neighbours.entry(other).or_default();
                     *e = e.max(strength);
                 }
             }
         }
+        self.add_neighbours(c, graph, neighbours);
+    }
+
+    /// Adds the unit of one concept the text names, if a learning holds it:
+    /// what it counts toward `min_units`, the words that named it, and the
+    /// unknown words it covers.
+    fn add_named_concept(&mut self, c: &Corpus, text: &Named, m: &kg::Mention, name: &str) {
+        let (t, n) = (c.t, c.n);
+        let postings = c.source.postings(&format!("{CONCEPT}{name}"));
+        if postings.is_empty() {
+            return;
+        }
+        let w = idf(n, postings.len());
+        self.maximum += t.concept * w;
+        // A rare concept named by one word is still telling.
+        let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
+        let telling = postings.len() as f32 <= (t.concept_df_share * n as f32).max(1.0);
+        let synonyms = || synonym_words(text.phrase, text.cover, m.concept, text.word_unit);
+        self.units.push(Unit {
+            postings,
+            idf: w,
+            weight: t.concept,
+            own: true,
+            counts: match (m.words >= 2, rare) {
+                (true, _) => 2,
+                (false, true) => 1,
+                (false, false) => 0,
+            },
+            label: Label::Concept(name.to_string()),
+            words: if rare { synonyms() } else { Vec::new() },
+            names: synonyms(),
+            distinct: false,
+            telling,
+        });
+        let unit = self.units.len() - 1;
+        for s in text.cover.iter().filter(|s| s.concept == m.concept) {
+            for w in text.phrase[s.start..s.end].split(' ') {
+                for u in self.unknown.iter_mut().filter(|u| u.term == w) {
+                    u.concept = Some(unit);
+                }
+            }
+        }
+    }
+
+    /// Adds the eight strongest neighbours some learning holds, as a bonus
+    /// weighed by how strongly they co-occur.
+    fn add_neighbours(&mut self, c: &Corpus, graph: &kg::Graph, neighbours: HashMap<u32, f32>) {
         let mut neighbours: Vec<(u32, f32)> = neighbours.into_iter().collect();
         neighbours.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         for (other, strength) in neighbours.into_iter().take(8) {
-            let Some(c) = graph.concepts.get(other as usize) else {
+            let Some(concept) = graph.concepts.get(other as usize) else {
                 continue;
             };
-            let postings = source.postings(&format!("{CONCEPT}{}", c.name));
+            let postings = c.source.postings(&format!("{CONCEPT}{}", concept.name));
             if postings.is_empty() {
                 continue;
             }
-            units.push(Unit {
-                idf: idf(n, postings.len()),
+            self.units.push(Unit {
+                idf: idf(c.n, postings.len()),
                 postings,
-                weight: t.related * strength,
+                weight: c.t.related * strength,
                 own: false,
                 counts: 0,
-                label: Label::Concept(c.name.clone()),
+                label: Label::Concept(concept.name.clone()),
                 words: Vec::new(),
                 names: Vec::new(),
                 distinct: false,
@@ -714,47 +784,24 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
             });
         }
     }
-    // A text that reads as a command: its program and subcommand are the
-    // strongest key a learning's command offers.
-    for p in program_terms(text) {
-        let postings = source.postings(&p);
-        if postings.is_empty() || common(postings.len(), n, t) {
-            continue;
-        }
-        let w = idf(n, postings.len());
-        maximum += t.program * w;
-        units.push(Unit {
-            postings,
-            idf: w,
-            weight: t.program,
-            own: true,
-            counts: 1,
-            label: Label::Word(p.trim_start_matches(super::postings::PROGRAM).to_string()),
-            words: Vec::new(),
-            names: Vec::new(),
-            distinct: false,
-            telling: false,
-        });
-    }
-    let words: Vec<&str> = phrase.split(' ').collect();
-    let mut phrases = HashSet::new();
-    for len in 2..=3 {
-        for w in words.windows(len) {
-            let p = w.join(" ");
-            if !phrases.insert(p.clone()) {
+
+    /// Adds a unit for the program and subcommand of a text that reads as a
+    /// command, unless no learning or most learnings hold them.
+    fn add_programs(&mut self, c: &Corpus, text: &str) {
+        for p in program_terms(text) {
+            let postings = c.source.postings(&p);
+            if postings.is_empty() || common(postings.len(), c.n, c.t) {
                 continue;
             }
-            let postings = source.postings(&format!("{KEYWORD}{p}"));
-            if postings.is_empty() {
-                continue;
-            }
-            units.push(Unit {
-                idf: idf(n, postings.len()),
+            let w = idf(c.n, postings.len());
+            self.maximum += c.t.program * w;
+            self.units.push(Unit {
                 postings,
-                weight: t.keyword,
-                own: false,
-                counts: 0,
-                label: Label::Concept(p),
+                idf: w,
+                weight: c.t.program,
+                own: true,
+                counts: 1,
+                label: Label::Word(p.trim_start_matches(super::postings::PROGRAM).to_string()),
                 words: Vec::new(),
                 names: Vec::new(),
                 distinct: false,
@@ -762,8 +809,45 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
             });
         }
     }
-    // A bitmask of 64 units: keep the most telling ones.
-    if units.len() > 64 {
+
+    /// Adds a bonus unit for each run of two or three words of the text that
+    /// is a learning's keyword phrase.
+    fn add_keyword_phrases(&mut self, c: &Corpus, phrase: &str) {
+        let words: Vec<&str> = phrase.split(' ').collect();
+        let mut phrases = HashSet::new();
+        for len in 2..=3 {
+            for w in words.windows(len) {
+                let p = w.join(" ");
+                if !phrases.insert(p.clone()) {
+                    continue;
+                }
+                let postings = c.source.postings(&format!("{KEYWORD}{p}"));
+                if postings.is_empty() {
+                    continue;
+                }
+                self.units.push(Unit {
+                    idf: idf(c.n, postings.len()),
+                    postings,
+                    weight: c.t.keyword,
+                    own: false,
+                    counts: 0,
+                    label: Label::Concept(p),
+                    words: Vec::new(),
+                    names: Vec::new(),
+                    distinct: false,
+                    telling: false,
+                });
+            }
+        }
+    }
+
+    /// Keeps the 64 most telling units (weight × idf) a bitmask can hold,
+    /// and moves the references to them to their new places.
+    fn keep_most_telling(&mut self) {
+        if self.units.len() <= 64 {
+            return;
+        }
+        let units = std::mem::take(&mut self.units);
         let mut order: Vec<usize> = (0..units.len()).collect();
         order.sort_by(|&a, &b| {
             let (a, b) = (&units[a], &units[b]);
@@ -775,25 +859,20 @@ fn units(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Query {
             place[old] = new;
         }
         let mut slots: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
-        units = order.iter().filter_map(|&old| slots[old].take()).collect();
+        self.units = order.iter().filter_map(|&old| slots[old].take()).collect();
         let moved = |v: &[usize]| -> Vec<usize> {
             v.iter()
                 .map(|&j| place[j])
                 .filter(|&j| j != usize::MAX)
                 .collect()
         };
-        for u in &mut units {
+        for u in &mut self.units {
             u.words = moved(&u.words);
             u.names = moved(&u.names);
         }
-        for u in &mut unknown {
+        for u in &mut self.unknown {
             u.concept = u.concept.map(|c| place[c]).filter(|&c| c != usize::MAX);
         }
-    }
-    Query {
-        units,
-        maximum,
-        unknown,
     }
 }
 

@@ -216,18 +216,35 @@ pub fn merge_head(
         );
     }
     let diffs = walk.diffs;
-    let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
-        id.map(|id| repo.read_blob(id)).transpose()
-    };
     let screens = screen_diffs(repo, &diffs, label, owners)?;
     // A head holding such a path, or changing a folder it does not own, is
     // merged, never taken as it is: our tree must not point at what it refused.
     let fast_forward = base == Some(ours)
         && walk.refused.is_empty()
         && screens.iter().all(|s| *s == Screen::Accept);
-    let mut affected: BTreeSet<String> = BTreeSet::new();
-    // Every blob the loop below reads, read once in pack order (see
-    // `Repo::prefetch_blobs`): the same reads, in a fraction of the time.
+    prefetch_merge_blobs(repo, &diffs, fast_forward);
+    if fast_forward {
+        return fast_forward_to(repo, theirs, diffs);
+    }
+
+    let at = MergeInto {
+        repo,
+        ours,
+        ours_tree,
+        theirs,
+        label,
+        who,
+    };
+    let mut merged = Merged::default();
+    for (d, screen) in diffs.iter().zip(screens) {
+        merged.merge_path(&at, d, screen)?;
+    }
+    merged.commit(&at, diffs)
+}
+
+/// Reads every blob the merge of `diffs` will read, once, in pack order (see
+/// `Repo::prefetch_blobs`): the same reads, in a fraction of the time.
+fn prefetch_merge_blobs(repo: &Repo, diffs: &[Diff], fast_forward: bool) {
     repo.prefetch_blobs(diffs.iter().flat_map(|d| {
         let kind = paths::classify(&d.path);
         let events = matches!(kind, RepoPath::Events { .. });
@@ -241,52 +258,75 @@ pub fn merge_head(
         .into_iter()
         .flatten()
     }));
-    if fast_forward {
-        for d in &diffs {
-            // Only an events file's lines are needed to know whom it is about.
-            let (o, t) = match paths::classify(&d.path) {
-                RepoPath::Events { .. } => (read(d.ours)?, read(d.theirs)?),
-                _ => (None, None),
-            };
-            note_affected(&d.path, o.as_deref(), t.as_deref(), &mut affected);
-        }
-        return Ok(HeadMerge {
-            head: Some(theirs),
-            fast_forward: true,
-            paths: diffs.into_iter().map(|d| d.path).collect(),
-            conflicts_kept: Vec::new(),
-            refused: Vec::new(),
-            affected,
-        });
-    }
+}
 
-    let mut changes: Vec<Change> = Vec::new();
-    let mut conflicts_kept = Vec::new();
-    let mut refused = Vec::new();
-    for (d, screen) in diffs.iter().zip(screens) {
-        let (o, mut t) = (read(d.ours)?, read(d.theirs)?);
+/// Takes `theirs` as it is: its paths, and the learnings they are about.
+fn fast_forward_to(repo: &Repo, theirs: ObjectId, diffs: Vec<Diff>) -> Result<HeadMerge> {
+    let mut affected: BTreeSet<String> = BTreeSet::new();
+    for d in &diffs {
+        // Only an events file's lines are needed to know whom it is about.
+        let (o, t) = match paths::classify(&d.path) {
+            RepoPath::Events { .. } => (blob(repo, d.ours)?, blob(repo, d.theirs)?),
+            _ => (None, None),
+        };
+        note_affected(&d.path, o.as_deref(), t.as_deref(), &mut affected);
+    }
+    Ok(HeadMerge {
+        head: Some(theirs),
+        fast_forward: true,
+        paths: diffs.into_iter().map(|d| d.path).collect(),
+        conflicts_kept: Vec::new(),
+        refused: Vec::new(),
+        affected,
+    })
+}
+
+/// The bytes of a blob, if there is one.
+fn blob(repo: &Repo, id: Option<ObjectId>) -> Result<Option<Vec<u8>>> {
+    id.map(|id| repo.read_blob(id)).transpose()
+}
+
+/// The two commits a merge joins, and what its steps read of them.
+struct MergeInto<'a> {
+    repo: &'a Repo,
+    ours: ObjectId,
+    ours_tree: ObjectId,
+    theirs: ObjectId,
+    /// The head's name in messages and refusals.
+    label: &'a str,
+    who: &'a Identity,
+}
+
+/// What merging the paths one by one has made so far.
+#[derive(Default)]
+struct Merged {
+    changes: Vec<Change>,
+    conflicts_kept: Vec<String>,
+    refused: Vec<Refused>,
+    affected: BTreeSet<String>,
+}
+
+impl Merged {
+    /// Merges one path as its screen allows: refused, filtered or merged,
+    /// with what a merge could not use kept under `.learnsync/conflicts/`.
+    fn merge_path(&mut self, at: &MergeInto, d: &Diff, screen: Screen) -> Result<()> {
+        let (o, mut t) = (blob(at.repo, d.ours)?, blob(at.repo, d.theirs)?);
         let kind = paths::classify(&d.path);
         let mut kept_refused = None;
         match screen {
             Screen::Accept => {}
-            Screen::Ignore => continue,
+            Screen::Ignore => return Ok(()),
             Screen::Refuse { why, kept } => {
-                refused.push(refusal(label, &d.path, why, kept.as_ref()));
+                self.refused
+                    .push(refusal(at.label, &d.path, why, kept.as_ref()));
                 if let Some((path, bytes)) = kept {
-                    keep(
-                        repo,
-                        ours_tree,
-                        path,
-                        bytes,
-                        &mut conflicts_kept,
-                        &mut changes,
-                    )?;
+                    self.keep(at, path, bytes)?;
                 }
-                continue;
+                return Ok(());
             }
             Screen::Filter { theirs, kept } => {
-                refused.push(refusal(
-                    label,
+                self.refused.push(refusal(
+                    at.label,
                     &d.path,
                     "adds event lines its owner's branch does not have",
                     Some(&kept),
@@ -296,7 +336,7 @@ pub fn merge_head(
             }
         }
         let b = if needs_base(&kind, o.is_some(), t.is_some()) {
-            read(d.base)?
+            blob(at.repo, d.base)?
         } else {
             None
         };
@@ -307,12 +347,12 @@ pub fn merge_head(
             &d.path,
             o.as_deref(),
             result.result.as_deref(),
-            &mut affected,
+            &mut self.affected,
         );
         if result.result != o {
             // Theirs taken as it is: its blob is already in the store.
             let same_as_theirs = result.result == t && !filtered;
-            changes.push(match (result.result, d.theirs) {
+            self.changes.push(match (result.result, d.theirs) {
                 (Some(_), Some(id)) if same_as_theirs => Change::Existing {
                     path: d.path.clone(),
                     id,
@@ -327,46 +367,61 @@ pub fn merge_head(
             });
         }
         for (path, bytes) in result.kept {
-            keep(
-                repo,
-                ours_tree,
-                path,
-                bytes,
-                &mut conflicts_kept,
-                &mut changes,
-            )?;
+            self.keep(at, path, bytes)?;
         }
+        Ok(())
     }
-    let tree = if changes.is_empty() {
-        ours_tree
-    } else {
-        repo.write_tree(ours_tree, &changes)?
-    };
-    let msg = format!(
-        "learnsync: merge {label}\n\n{} path(s) merged{}.\n",
-        diffs.len(),
-        if conflicts_kept.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", {} version(s) kept under .learnsync/conflicts/",
-                conflicts_kept.len()
-            )
+
+    /// Writes bytes a merge could not use under `.learnsync/conflicts/`, once.
+    fn keep(&mut self, at: &MergeInto, path: String, bytes: Vec<u8>) -> Result<()> {
+        if at.repo.blob_id_at(at.ours_tree, &path)?.is_none() {
+            self.conflicts_kept.push(path.clone());
+            self.changes.push(Change::Upsert { path, bytes });
         }
-    );
-    let head = repo.write_commit(tree, &[ours, theirs], &msg, who)?;
-    let mut paths: Vec<String> = diffs.into_iter().map(|d| d.path).collect();
-    paths.extend(conflicts_kept.iter().cloned());
-    paths.sort();
-    paths.dedup();
-    Ok(HeadMerge {
-        head: Some(head),
-        fast_forward: false,
-        paths,
-        conflicts_kept,
-        refused,
-        affected,
-    })
+        Ok(())
+    }
+
+    /// Writes our tree with the changes and the two-parent merge commit over
+    /// it, and says what the merge did.
+    fn commit(self, at: &MergeInto, diffs: Vec<Diff>) -> Result<HeadMerge> {
+        let Merged {
+            changes,
+            conflicts_kept,
+            refused,
+            affected,
+        } = self;
+        let (repo, label) = (at.repo, at.label);
+        let tree = if changes.is_empty() {
+            at.ours_tree
+        } else {
+            repo.write_tree(at.ours_tree, &changes)?
+        };
+        let msg = format!(
+            "learnsync: merge {label}\n\n{} path(s) merged{}.\n",
+            diffs.len(),
+            if conflicts_kept.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} version(s) kept under .learnsync/conflicts/",
+                    conflicts_kept.len()
+                )
+            }
+        );
+        let head = repo.write_commit(tree, &[at.ours, at.theirs], &msg, at.who)?;
+        let mut paths: Vec<String> = diffs.into_iter().map(|d| d.path).collect();
+        paths.extend(conflicts_kept.iter().cloned());
+        paths.sort();
+        paths.dedup();
+        Ok(HeadMerge {
+            head: Some(head),
+            fast_forward: false,
+            paths,
+            conflicts_kept,
+            refused,
+            affected,
+        })
+    }
 }
 
 /// Screens each diff against its owner's branch (§6.1): a path of a
@@ -406,8 +461,7 @@ fn screen_diffs(
             out.push(Screen::Accept);
             continue;
         }
-        let read = |id: Option<ObjectId>| id.map(|id| repo.read_blob(id)).transpose();
-        let (o, t, p) = (read(d.ours)?, read(d.theirs)?, read(tip)?);
+        let (o, t, p) = (blob(repo, d.ours)?, blob(repo, d.theirs)?, blob(repo, tip)?);
         out.push(crate::merge::screen(
             &d.path,
             o.as_deref(),
@@ -416,22 +470,6 @@ fn screen_diffs(
         ));
     }
     Ok(out)
-}
-
-/// Writes bytes a merge could not use under `.learnsync/conflicts/`, once.
-fn keep(
-    repo: &Repo,
-    ours_tree: ObjectId,
-    path: String,
-    bytes: Vec<u8>,
-    conflicts_kept: &mut Vec<String>,
-    changes: &mut Vec<Change>,
-) -> Result<()> {
-    if repo.blob_id_at(ours_tree, &path)?.is_none() {
-        conflicts_kept.push(path.clone());
-        changes.push(Change::Upsert { path, bytes });
-    }
-    Ok(())
 }
 
 fn refusal(label: &str, path: &str, why: &str, kept: Option<&(String, Vec<u8>)>) -> Refused {

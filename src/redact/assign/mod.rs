@@ -373,7 +373,15 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         }
         other => other,
     };
-    let found = direct_value(b, ks, ke, flag, key_quote, family, kind)
+    let key_at = Key {
+        start: ks,
+        end: ke,
+        flag,
+        quote: key_quote,
+        family,
+        kind,
+    };
+    let found = direct_value(b, &key_at)
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind));
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
@@ -382,20 +390,63 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     found
 }
 
-/// The value right after the key: `KEY=v`, `key: v`, `"key": "v"`, `['KEY'] = 'v'`,
-/// `key => v`, `<key>v</key>`, `define('KEY', 'v')`, `--key v`, `set key v`.
-#[allow(clippy::too_many_arguments)]
-fn direct_value(
-    b: &[u8],
-    ks: usize,
-    ke: usize,
+/// A key that names a secret, where it is and how it was written.
+#[derive(Clone, Copy)]
+struct Key {
+    /// `start..end`: the key without its quotes or a flag's dashes.
+    start: usize,
+    end: usize,
+    /// Written as a command-line flag (`--token`).
     flag: bool,
-    key_quote: Option<u8>,
+    /// The quote just before the key, if it is quoted.
+    quote: Option<u8>,
     family: Family,
     kind: &'static str,
-) -> Option<Found> {
+}
+
+/// What the separator after a key decided.
+enum AfterKey {
+    /// A value to read and check.
+    Value(ValueAt),
+    /// Its syntax read the value itself (an element, a prompt's answer, a default in the
+    /// mapping below) or ruled one out.
+    Decided(Option<Found>),
+}
+
+/// Where a value starts after its separator, and how it is judged.
+struct ValueAt {
+    /// Where it starts, with the blanks before it not yet skipped.
+    j: usize,
+    need: Need,
+    /// Only a quoted value counts (`define('KEY', 'v')`, `setPassword("v")`).
+    must_quote: bool,
+}
+
+/// The value right after the key: `KEY=v`, `key: v`, `"key": "v"`, `['KEY'] = 'v'`,
+/// `key => v`, `<key>v</key>`, `define('KEY', 'v')`, `--key v`, `set key v`.
+fn direct_value(b: &[u8], key: &Key) -> Option<Found> {
+    let (ks, ke) = (key.start, key.end);
+    let i = past_key_closing(b, ke);
+    let sp = skip_blanks(b, i);
+    let need = need_for(key.family);
+    if let Some(range) = element_value(b, ks, ke) {
+        return judged(b, range, need, key.kind);
+    }
+    // `${DB_PASSWORD:-changeme}`, Spring's `${DB_PASS:default}`: the key is a variable
+    // read, and what follows is a default (kept to the value test), an error message
+    // (`:?`) or an alternative (`:+`).
+    if ks >= 2 && &b[ks - 2..ks] == b"${" {
+        return shell_default(b, key, i, need);
+    }
+    match after_separator(b, key, i, sp, need) {
+        AfterKey::Value(value) => checked_value(b, key, sp, value),
+        AfterKey::Decided(found) => found,
+    }
+}
+
+/// Where the closing of a quoted or indexed key (`"`, `\"`, `]`) ends.
+fn past_key_closing(b: &[u8], ke: usize) -> usize {
     let mut i = ke;
-    // The closing of a quoted or indexed key.
     if at(b, i) == Some(b'\\') && at(b, i + 1).is_some_and(is_quote) {
         i += 2;
     } else if at(b, i).is_some_and(is_quote) {
@@ -404,27 +455,29 @@ fn direct_value(
     if at(b, i) == Some(b']') {
         i += 1;
     }
-    let sp = skip_blanks(b, i);
-    let mut need = need_for(family);
+    i
+}
+
+/// The default of a variable read at `i` (`:-v`, `:=v`, `:v`), held to the key's test;
+/// an error message (`:?`) or an alternative (`:+`) is none.
+fn shell_default(b: &[u8], key: &Key, i: usize, need: Need) -> Option<Found> {
+    if at(b, i) != Some(b':') || matches!(at(b, i + 1), Some(b'?' | b'+')) {
+        return None;
+    }
+    let skip = if matches!(at(b, i + 1), Some(b'-' | b'=')) {
+        2
+    } else {
+        1
+    };
+    judged(b, value_at(b, i + skip, key.start)?, need, key.kind)
+}
+
+/// What the separator at `sp` (the key's closing ends at `i`) makes of what follows:
+/// where the value starts and the test it needs, or the value its syntax reads.
+fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> AfterKey {
+    let (ks, ke) = (key.start, key.end);
+    let mut need = need;
     let mut must_quote = false;
-    if let Some(range) = element_value(b, ks, ke) {
-        return judged(b, range, need, kind);
-    }
-    // `${DB_PASSWORD:-changeme}`, Spring's `${DB_PASS:default}`: the key is a variable
-    // read, and what follows is a default (kept to the value test), an error message
-    // (`:?`) or an alternative (`:+`).
-    let shell_default = ks >= 2 && &b[ks - 2..ks] == b"${";
-    if shell_default {
-        if at(b, i) != Some(b':') || matches!(at(b, i + 1), Some(b'?' | b'+')) {
-            return None;
-        }
-        let skip = if matches!(at(b, i + 1), Some(b'-' | b'=')) {
-            2
-        } else {
-            1
-        };
-        return judged(b, value_at(b, i + skip, ks)?, need, kind);
-    }
     let j = match at(b, sp) {
         Some(b'=') if !matches!(at(b, sp + 1), Some(b'=' | b'~')) => {
             if at(b, sp + 1) == Some(b'>') {
@@ -437,21 +490,23 @@ fn direct_value(
         // `'Password: '`: the colon is inside the key's quotes, a prompt's text; its
         // answer is what a script sends next (`expect "password:"; send "x\r"`).
         Some(b':')
-            if key_quote.is_some() && i == ke && at(b, skip_blanks(b, sp + 1)) == key_quote =>
+            if key.quote.is_some() && i == ke && at(b, skip_blanks(b, sp + 1)) == key.quote =>
         {
-            return prompt_answer(b, skip_blanks(b, sp + 1) + 1, family, kind);
+            let answer = skip_blanks(b, sp + 1) + 1;
+            return AfterKey::Decided(prompt_answer(b, answer, key.family, key.kind));
         }
         Some(b':') if at(b, skip_blanks(b, sp + 1)).is_none_or(|c| c == b'\n' || c == b'\r') => {
             // CloudFormation's `DBPassword:` whose `Default:` (or an SSM-style
             // `Value:`) sits in the mapping below it.
-            return judged(b, child_default(b, ks, sp + 1)?, need, kind);
+            let below = child_default(b, ks, sp + 1);
+            return AfterKey::Decided(below.and_then(|range| judged(b, range, need, key.kind)));
         }
         Some(b':')
             if !matches!(at(b, sp + 1), Some(b':' | b'/' | b'\\'))
                 || at(b, sp + 1) == Some(b'\\') && at(b, sp + 2).is_some_and(is_quote) =>
         {
             // `PASS: test_name` is a test runner's verdict, not a password.
-            if family == Family::Password
+            if key.family == Family::Password
                 && key_is(b, ks, ke, b"pass")
                 && at(b, sp + 1) == Some(b' ')
             {
@@ -467,87 +522,124 @@ fn direct_value(
                 sp + 2
             }
         }
-        Some(b',') if key_quote.is_some() || before(b, ks) == Some(b'{') => {
+        Some(b',') if key.quote.is_some() || before(b, ks) == Some(b'{') => {
             must_quote = true;
             sp + 1
         }
         Some(b'>') if before(b, ks) == Some(b'<') => {
-            // `<password>v</password>`: up to the closing tag. Windows' unattend files
-            // wrap it once more: `<AdministratorPassword><Value>v</Value>`.
-            let start = sp + 1;
-            let inner = skip_ws(b, start, 64);
-            if b[inner..].starts_with(b"<Value>") {
-                let vs = inner + "<Value>".len();
-                let ve = run(&b[..(vs + MAX_VALUE).min(b.len())], vs, |c| {
-                    c != b'<' && c != b'\n'
-                });
-                let v = &b[vs..ve];
-                return (b[ve..].starts_with(b"</Value>") && plausible(v, need)).then_some(Found {
-                    kind,
-                    start: vs,
-                    end: ve,
-                    direct: true,
-                });
-            }
-            let end = run(&b[..(start + MAX_VALUE).min(b.len())], start, |c| {
-                c != b'<' && c != b'\n'
-            });
-            let v = b[start..end].trim_ascii();
-            let off = start + (b[start..end].len() - b[start..end].trim_ascii_start().len());
-            // Only a real element: `</key>` closes it (`<PASSWORD>  Password for…` is help text).
-            let closed = b[end..].starts_with(b"</") && b[end + 2..].starts_with(&b[ks..ke]);
-            return (closed && plausible(v, need)).then_some(Found {
-                kind,
-                start: off,
-                end: off + v.len(),
-                direct: true,
-            });
+            return AfterKey::Decided(tag_value(b, key, sp + 1, need));
         }
         Some(b'(') if at(b, skip_blanks(b, sp + 1)).is_some_and(is_quote) && setter(&b[ks..ke]) => {
             must_quote = true;
             sp + 1
         }
-        _ => {
-            // No separator: `--token abc`, `.netrc`'s `password abc`, `set key value`,
-            // `PASSWORD 'x'` in SQL, or a random value right after the word.
-            let blanks = sp - i;
-            if blanks == 0 || at(b, sp).is_none_or(|c| c == b'\n') {
-                return None;
+        _ => match unseparated_value(b, key, i, sp, need) {
+            Some((j, bare_need)) => {
+                need = bare_need;
+                j
             }
-            let sp = after_directive_words(b, ks, sp);
-            // The value first: when even the key's own test rejects it (prose: `token
-            // expired`), the line need not be read for a context.
-            let (vs, ve) = value_at(b, sp, ks)?;
-            if !plausible(&b[vs..ve], need) {
-                return None;
-            }
-            let line = &b[line_start(b, ks)..ks];
-            // `vault kv get`'s table: `password    hunter2` alone on its line; a
-            // directive (`requirepass …`) as `grep -n` prints it (`1036:requirepass …`).
-            let grep_n = line.ends_with(b":")
-                && line.len() > 1
-                && line[..line.len() - 1].iter().all(u8::is_ascii_digit);
-            let table = (grep_n || line.iter().all(|c| c.is_ascii_whitespace())) && {
-                let ve = run(b, sp, |c| !c.is_ascii_whitespace());
-                ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
-            };
-            if blanks > 4 && !table || b[sp] == b'-' && !table && !dash_random(b, sp) {
-                return None;
-            }
-            let netrc = family == Family::Password && contains_ci(line, b"login ");
-            let set = set_context(line);
-            let quoted = at(b, sp).is_some_and(is_quote);
-            need = if flag || set || netrc || table {
-                need
-            } else if quoted && family == Family::Password {
-                Need::Password
-            } else {
-                Need::Strong
-            };
-            sp
-        }
+            None => return AfterKey::Decided(None),
+        },
     };
-    let (start, end) = value_at(b, skip_blanks(b, j), ks)?;
+    AfterKey::Value(ValueAt {
+        j,
+        need,
+        must_quote,
+    })
+}
+
+/// `<password>v</password>`: the text from `start` up to the closing tag, only in a real
+/// element. Windows' unattend files wrap it once more: `<AdministratorPassword><Value>v</Value>`.
+fn tag_value(b: &[u8], key: &Key, start: usize, need: Need) -> Option<Found> {
+    let kind = key.kind;
+    let inner = skip_ws(b, start, 64);
+    if b[inner..].starts_with(b"<Value>") {
+        let vs = inner + "<Value>".len();
+        let ve = run(&b[..(vs + MAX_VALUE).min(b.len())], vs, |c| {
+            c != b'<' && c != b'\n'
+        });
+        let v = &b[vs..ve];
+        return (b[ve..].starts_with(b"</Value>") && plausible(v, need)).then_some(Found {
+            kind,
+            start: vs,
+            end: ve,
+            direct: true,
+        });
+    }
+    let end = run(&b[..(start + MAX_VALUE).min(b.len())], start, |c| {
+        c != b'<' && c != b'\n'
+    });
+    let v = b[start..end].trim_ascii();
+    let off = start + (b[start..end].len() - b[start..end].trim_ascii_start().len());
+    // Only a real element: `</key>` closes it (`<PASSWORD>  Password for…` is help text).
+    let closed = b[end..].starts_with(b"</") && b[end + 2..].starts_with(&b[key.start..key.end]);
+    (closed && plausible(v, need)).then_some(Found {
+        kind,
+        start: off,
+        end: off + v.len(),
+        direct: true,
+    })
+}
+
+/// No separator: `--token abc`, `.netrc`'s `password abc`, `set key value`, `PASSWORD 'x'`
+/// in SQL, or a random value right after the word. Where the value starts and the test it
+/// needs, which the line's context decides; `None` when what follows is not a value.
+fn unseparated_value(
+    b: &[u8],
+    key: &Key,
+    i: usize,
+    sp: usize,
+    need: Need,
+) -> Option<(usize, Need)> {
+    let ks = key.start;
+    let blanks = sp - i;
+    if blanks == 0 || at(b, sp).is_none_or(|c| c == b'\n') {
+        return None;
+    }
+    let sp = after_directive_words(b, ks, sp);
+    // The value first: when even the key's own test rejects it (prose: `token
+    // expired`), the line need not be read for a context.
+    let (vs, ve) = value_at(b, sp, ks)?;
+    if !plausible(&b[vs..ve], need) {
+        return None;
+    }
+    let line = &b[line_start(b, ks)..ks];
+    // `vault kv get`'s table: `password    hunter2` alone on its line; a
+    // directive (`requirepass …`) as `grep -n` prints it (`1036:requirepass …`).
+    let grep_n = line.ends_with(b":")
+        && line.len() > 1
+        && line[..line.len() - 1].iter().all(u8::is_ascii_digit);
+    let table = (grep_n || line.iter().all(|c| c.is_ascii_whitespace())) && {
+        let ve = run(b, sp, |c| !c.is_ascii_whitespace());
+        ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
+    };
+    if blanks > 4 && !table || b[sp] == b'-' && !table && !dash_random(b, sp) {
+        return None;
+    }
+    let netrc = key.family == Family::Password && contains_ci(line, b"login ");
+    let set = set_context(line);
+    let quoted = at(b, sp).is_some_and(is_quote);
+    let need = if key.flag || set || netrc || table {
+        need
+    } else if quoted && key.family == Family::Password {
+        Need::Password
+    } else {
+        Need::Strong
+    };
+    Some((sp, need))
+}
+
+/// The value from `value.j` as the key's own, unless it is not one: an unquoted value
+/// where a quoted one is needed, a type annotation, prose, a cmdlet, a key id, the name of
+/// a secret, or a value that fails the test. `sp` is where the separator stood.
+fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found> {
+    let ValueAt {
+        j,
+        need,
+        must_quote,
+    } = value;
+    let (family, kind) = (key.family, key.kind);
+    let (start, end) = value_at(b, skip_blanks(b, j), key.start)?;
     // `define('KEY', 'v')`, but not `{"name": "KEY", "valueFrom": …}`: a quoted string
     // before a colon is the next key of an object.
     if must_quote

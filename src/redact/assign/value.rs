@@ -187,12 +187,18 @@ pub(super) fn name_value_pair(
             let full = &b[dash_word..we];
             if one_of(word, VALUE_KEYS) || one_of(full, VALUE_KEYS) {
                 let flag = dash_word < k || word.starts_with(b"-");
-                return direct_value(b, k, we, flag, quote_before(b, dash_word), family, kind).map(
-                    |mut f| {
-                        f.direct = true;
-                        f
-                    },
-                );
+                let key = Key {
+                    start: k,
+                    end: we,
+                    flag,
+                    quote: quote_before(b, dash_word),
+                    family,
+                    kind,
+                };
+                return direct_value(b, &key).map(|mut f| {
+                    f.direct = true;
+                    f
+                });
             }
             if one_of(word, NAME_KEYS) && we > ke + 1 {
                 // The next pair started: this name had no value here.
