@@ -286,7 +286,7 @@ fn sync_job(input: &JobInput) -> RunResult {
         .and_then(|r| r.head_commit().ok().flatten());
     let mut result = summarise_sync(&report);
     if head_before != head_after || input.count_learnings {
-        result.learnings = Some(count_learnings(&dir, config));
+        result.learnings = Some(count_learnings(&dir, config.hub_name()));
     }
     result
 }
@@ -363,8 +363,8 @@ fn summarise_sync(report: &SyncReport) -> RunResult {
 
 /// Learnings by trust level (every level present, zero or not), the inbox
 /// size and what the learnings did, from one view.
-pub fn count_learnings(dir: &LearningsDir, config: &Config) -> super::metrics::DirCounts {
-    let view = crate::view::load(dir, config.hub_name());
+pub fn count_learnings(dir: &LearningsDir, hub: Option<&str>) -> super::metrics::DirCounts {
+    let view = crate::view::load(dir, hub);
     let mut by_trust: BTreeMap<String, u64> =
         <crate::learning::TrustLevel as crate::names::Named>::ALL
             .iter()

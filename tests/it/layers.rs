@@ -1,9 +1,10 @@
 //! The walls between learnsync's layers (docs/architecture.md), read from
 //! the imports: core modules use only core modules, edges use core and
-//! other edges, workflows use anything but the command line, and no two
-//! top-level modules import each other (directly or round a loop). A new
+//! other edges, workflows use anything but the command line (each only
+//! those on floors below its own), and no two modules — top-level ones, or
+//! files and folders at any depth — import each other round a loop. A new
 //! module must be given a layer here. The text is read, not compiled:
-//! `crate::x` paths (also inside `use crate::{…}` groups) outside
+//! `crate::x` and `super::x` paths (also inside `use …::{…}` groups) outside
 //! `#[cfg(test)]` modules and `tests.rs` files count.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -129,12 +130,7 @@ fn without_tests(text: &str) -> String {
 /// Top-level modules a text names through `crate::`, in code (comments,
 /// doc comments included, may name any module).
 fn imports(text: &str) -> BTreeSet<String> {
-    named_after(text, "crate::")
-}
-
-/// The first path segment after each `prefix` (`crate::`, `super::`) in
-/// code, also inside a `prefix{…}` group.
-fn named_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    let prefix = "crate::";
     let code: String = text
         .lines()
         .map(|l| l.split("//").next().unwrap_or_default())
@@ -312,51 +308,135 @@ fn no_two_modules_import_each_other_round_a_loop() {
     }
 }
 
-/// Inside one folder, the files (other than `mod.rs`, which declares them)
-/// and subfolders import each other through `super::` without a loop
-/// either: a file that needs its sibling's sibling back is one file.
+/// The paths a text names after `crate::` or `super::` (as many
+/// `super::` as it climbs), in code, each as its segments from the crate
+/// root; a `{…}` group gives one path per item (its first segment).
+/// `module` is the module the text is, as segments.
+fn paths_named(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ident = |s: &str| {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+    };
+    // The segments of a path from `rest` on, up to a group or a non-path.
+    let segments = |mut rest: &str| {
+        let mut out = Vec::new();
+        loop {
+            let name = ident(rest);
+            if name.is_empty() {
+                break;
+            }
+            rest = &rest[name.len()..];
+            out.push(name);
+            match rest.strip_prefix("::") {
+                Some(r) if !r.starts_with('{') => rest = r,
+                _ => break,
+            }
+        }
+        out
+    };
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    for (at, _) in code
+        .match_indices("crate::")
+        .chain(code.match_indices("super::"))
+    {
+        // `super::super::` is read once, from its first `super`.
+        let joined = at >= 2 && &code[at - 2..at] == "::";
+        if joined || at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        let mut rest = &code[at..];
+        let mut base: Vec<String> = if rest.starts_with("crate::") {
+            rest = &rest["crate::".len()..];
+            Vec::new()
+        } else {
+            // A `mod.rs` is its folder's module: its `super` is the folder's parent.
+            let mut base = module.to_vec();
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            base
+        };
+        let head = segments(rest);
+        base.extend(head.iter().cloned());
+        let after = &rest[head
+            .iter()
+            .map(|s| s.len() + 2)
+            .sum::<usize>()
+            .saturating_sub(2)..];
+        match after.strip_prefix("::{").or_else(|| rest.strip_prefix('{')) {
+            Some(group) => {
+                let inner = &group[..group.find('}').unwrap_or(group.len())];
+                for item in inner.split(',') {
+                    let mut path = base.clone();
+                    path.extend(segments(item.trim()));
+                    found.push(path);
+                }
+            }
+            None => found.push(base),
+        }
+    }
+    found
+}
+
+/// No two modules, at any depth, import each other round a loop: a file
+/// that needs its sibling's sibling back, or a folder that needs another
+/// folder that needs it, is one module cut in the wrong place. A module
+/// using its own parent's or child's items does not count (the parent
+/// declares the child).
 #[test]
-fn no_two_files_of_one_folder_import_each_other_round_a_loop() {
+fn no_two_files_import_each_other_round_a_loop() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     walk(&src, &mut files);
-    let mut folders: BTreeMap<std::path::PathBuf, BTreeMap<String, BTreeSet<String>>> =
-        BTreeMap::new();
+    let module_of = |file: &Path| -> Vec<String> {
+        let rel = file
+            .strip_prefix(&src)
+            .expect("under src")
+            .with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .filter_map(|c| c.as_os_str().to_str().map(str::to_string))
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        parts
+    };
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(f)).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
-        let Some(folder) = file.parent().filter(|f| *f != src) else {
-            continue;
-        };
         let stem = file
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or_default();
-        if stem == "mod" || stem == "tests" || stem.starts_with("tests_") {
+        if stem == "lib" || stem == "main" || stem == "tests" || stem.starts_with("tests_") {
             continue;
         }
+        let module = module_of(file);
         let text = without_tests(&std::fs::read_to_string(file).expect("read"));
-        let graph = folders.entry(folder.to_path_buf()).or_default();
-        let siblings: BTreeSet<String> = named_after(&text, "super::")
-            .into_iter()
-            .filter(|name| {
-                name != stem
-                    && (folder.join(format!("{name}.rs")).is_file() || folder.join(name).is_dir())
-            })
-            .collect();
-        graph.entry(stem.to_string()).or_default().extend(siblings);
+        let entry = graph.entry(module.join("::")).or_default();
+        for mut path in paths_named(&text, &module) {
+            // The longest prefix that is a module of ours.
+            while !path.is_empty() && !modules.contains(&path) {
+                path.pop();
+            }
+            let related = path.starts_with(&module) || module.starts_with(&path);
+            if !path.is_empty() && !related {
+                entry.insert(path.join("::"));
+            }
+        }
     }
-    let loops: Vec<String> = folders
-        .iter()
-        .filter_map(|(folder, graph)| {
-            let cycle = find_loop(graph)?;
-            let folder = folder.strip_prefix(&src).unwrap_or(folder);
-            Some(format!("src/{}: {}", folder.display(), cycle.join(" -> ")))
-        })
-        .collect();
-    assert!(
-        loops.is_empty(),
-        "import loops between the files of a folder:\n{}",
-        loops.join("\n")
-    );
+    if let Some(cycle) = find_loop(&graph) {
+        panic!("an import loop between files: {}", cycle.join(" -> "));
+    }
 }
 
 #[test]

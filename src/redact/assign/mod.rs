@@ -613,7 +613,7 @@ fn unseparated_value(
         let ve = run(b, sp, |c| !c.is_ascii_whitespace());
         ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
     };
-    if blanks > 4 && !table || b[sp] == b'-' && !table && !dash_random(b, sp) {
+    if blanks > 4 && !table || b[sp] == b'-' && !table && !super::text::dash_random(b, sp) {
         return None;
     }
     let netrc = key.family == Family::Password && contains_ci(line, b"login ");
@@ -907,15 +907,6 @@ fn is_cmdlet(v: &[u8]) -> bool {
             && p.iter().all(u8::is_ascii_alphabetic)
             && p[1..].iter().any(u8::is_ascii_lowercase)
     })
-}
-
-/// A random value that happens to start with `-` (`--token -0g5g…`), not another flag.
-pub(super) fn dash_random(b: &[u8], i: usize) -> bool {
-    let end = run(&b[..(i + 512).min(b.len())], i, |c| {
-        !c.is_ascii_whitespace()
-    });
-    let w = &b[i..end];
-    w.len() >= 17 && w[1] != b'-' && !w.contains(&b'=') && plausible(&w[1..], Need::Strong)
 }
 
 /// `setPassword("…")`, `withToken("…")`: a call that stores its argument, unlike

@@ -430,7 +430,7 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     if first.is_none_or(|c| c.is_ascii_whitespace())
         || first == Some(b'-')
             && !glued
-            && !spaced_at.is_some_and(|j| super::assign::dash_random(b, j))
+            && !spaced_at.is_some_and(|j| super::text::dash_random(b, j))
     {
         return None;
     }
@@ -486,7 +486,7 @@ pub(super) fn short_flag(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         None => cred_end(b, vs),
     };
     let v = &b[vs..ve];
-    if v.starts_with(b"-") && quote.is_none() && !glued && !super::assign::dash_random(b, vs)
+    if v.starts_with(b"-") && quote.is_none() && !glued && !super::text::dash_random(b, vs)
         || !plausible(v, need)
     {
         return None;

@@ -859,5 +859,14 @@ pub(super) fn b64_decode_prefix(v: &[u8], max: usize) -> Vec<u8> {
     out
 }
 
+/// A random value that happens to start with `-` (`--token -0g5g…`), not another flag.
+pub(super) fn dash_random(b: &[u8], i: usize) -> bool {
+    let end = run(&b[..(i + 512).min(b.len())], i, |c| {
+        !c.is_ascii_whitespace()
+    });
+    let w = &b[i..end];
+    w.len() >= 17 && w[1] != b'-' && !w.contains(&b'=') && plausible(&w[1..], Need::Strong)
+}
+
 #[cfg(test)]
 mod tests;
