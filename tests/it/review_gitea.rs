@@ -1228,3 +1228,20 @@ fn doctor_says_when_the_token_can_push_another_agents_branch() {
     let said = doctor();
     assert!(!said.contains("other agents' branches"), "{said}");
 }
+
+/// What `review` tells a person, whole: a pass that proposes one learning
+/// (and says whose evidence counted), then a quiet pass.
+#[test]
+fn reviews_human_output_is_pinned() {
+    use crate::common::snapshot::{Filters, assert_snapshot, render};
+    let w = World::new();
+    w.l2("rebase before pushing");
+    w.a.ok(&["sync"]);
+    let filters = Filters::standard(w.tmp.path()).numbered("PULL", r"#\d+\b");
+    for (name, pass) in [("review_proposes", "first"), ("review_quiet", "second")] {
+        let out = w.review(&[]);
+        assert_eq!(out.status.code(), Some(0), "{pass} pass: {out:?}");
+        let text = filters.apply(&render("learnsync review", &out));
+        assert_snapshot(name, &text);
+    }
+}
