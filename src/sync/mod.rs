@@ -282,20 +282,15 @@ pub struct Settings {
     pub identity: crate::repo::Identity,
     /// The remotes synced with: the configured list, else every git remote.
     pub remotes: Vec<crate::config::RemoteConfig>,
-    /// The Gitea token, for the remotes on the Gitea host only.
-    pub auths: std::collections::HashMap<String, crate::repo::HttpAuth>,
 }
 
 impl Settings {
     pub fn of(repo: &Repo, config: &Config) -> Settings {
-        let remotes = remotes::configured(repo, config);
-        let names: Vec<&str> = remotes.iter().map(|r| r.name.as_str()).collect();
         Settings {
             home: config.home_agent.value.clone(),
             hub: config.hub_name().map(str::to_owned),
             identity: config.identity(),
-            auths: remotes::http_auths(repo, config, &names),
-            remotes,
+            remotes: remotes::configured(repo, config),
         }
     }
 }
@@ -384,10 +379,15 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
                 indexed = Some(end);
             }
         };
+        // The token is resolved only now, when remotes are about to be
+        // talked to, and only for a remote on the Gitea host.
+        let names: Vec<&str> = settings.remotes.iter().map(|r| r.name.as_str()).collect();
+        let auths = remotes::http_auths(&repo, config, &names);
         remotes::exchange(
             &repo,
             &dir,
             &settings,
+            &auths,
             options,
             &mut report,
             &mut before_push,

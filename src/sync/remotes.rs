@@ -38,6 +38,7 @@ pub fn exchange(
     repo: &Repo,
     dir: &LearningsDir,
     settings: &Settings,
+    auths: &HashMap<String, crate::repo::HttpAuth>,
     options: &SyncOptions,
     report: &mut SyncReport,
     before_push: &mut dyn FnMut(),
@@ -50,6 +51,7 @@ pub fn exchange(
         repo,
         dir,
         settings,
+        auths,
         options,
         branch: crate::paths::agent_branch(&settings.home),
     };
@@ -82,7 +84,7 @@ pub fn exchange(
         options.step("merging");
         x.merge_all(&heads, report, &mut || {
             if let Some(name) = first {
-                early = Some(repo.start_push(name, &x.branch, settings.auths.get(name)));
+                early = Some(repo.start_push(name, &x.branch, auths.get(name)));
             }
         })?;
     }
@@ -124,6 +126,8 @@ struct Exchange<'a> {
     repo: &'a Repo,
     dir: &'a LearningsDir,
     settings: &'a Settings,
+    /// The Gitea token, for the remotes on the Gitea host only.
+    auths: &'a HashMap<String, crate::repo::HttpAuth>,
     options: &'a SyncOptions,
     /// Our branch, `agents/<home>`.
     branch: String,
@@ -169,7 +173,7 @@ impl Exchange<'_> {
             }
             let mut lap = super::Lap::start();
             self.options.step(&format!("fetching from {}", r.name));
-            let fetched = self.repo.fetch(&r.name, self.settings.auths.get(&r.name));
+            let fetched = self.repo.fetch(&r.name, self.auths.get(&r.name));
             lap.done(&format!("fetch {}", r.name));
             match fetched {
                 Ok(()) => {
@@ -196,7 +200,7 @@ impl Exchange<'_> {
         before_push: &mut Option<&mut dyn FnMut()>,
     ) -> Result<(), SyncError> {
         let (repo, branch) = (self.repo, &self.branch);
-        let auth = self.settings.auths.get(remote);
+        let auth = self.auths.get(remote);
         // Nothing to push when the fetch just saw the remote at our head.
         let ours = repo.head_commit()?;
         if started.is_none()
@@ -276,7 +280,7 @@ impl Exchange<'_> {
         report: &mut SyncReport,
     ) -> Result<(), SyncError> {
         let (repo, branch) = (self.repo, &self.branch);
-        let auth = self.settings.auths.get(remote);
+        let auth = self.auths.get(remote);
         let to = crate::paths::agent_branch(agent);
         let ours = repo.head_commit()?;
         if ours.is_some() && repo.ref_commit(&format!("refs/remotes/{remote}/{to}"))? == ours {
