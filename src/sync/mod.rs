@@ -285,6 +285,8 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Read from `config`, and the remotes from `repo` when the
+    /// configuration lists none.
     pub fn of(repo: &Repo, config: &Config) -> Settings {
         Settings {
             home: config.home_agent.value.clone(),
@@ -399,7 +401,7 @@ pub fn run(config: &Config, options: &SyncOptions) -> Result<SyncReport, SyncErr
     report.problems.extend(closing_problems(
         &repo,
         &dir,
-        config.hub_name(),
+        settings.hub.as_deref(),
         start,
         end,
     )?);
