@@ -8,7 +8,7 @@ use super::doc::{Doc, Evidence, Tally, retrievable};
 use super::kg;
 use super::on_disk::{
     DELTA_FILE, DELTA_MIN_FOLD, DELTA_VERSION, Delta, Freshness, HubName, Opened, SEGMENT_FILE,
-    folder, head_commit, laps, open, rebuild, write_segment,
+    folder, head_commit, laps, open, rebuild, rebuild_seeing, write_segment,
 };
 use super::postings::{ID, Source, WeighedDoc};
 use super::segment::{Segment, SegmentSource};
@@ -75,23 +75,14 @@ const BUILD_WAIT: Duration = Duration::from_secs(60);
 /// paths; the tree the index reflects is diffed against HEAD as well, so a
 /// commit made outside a sync is not missed). Best effort, like the capture
 /// index: a failure leaves the index to be rebuilt by the next query.
-pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String]) {
-    update_with(dir, hub, changed, None);
-}
-
-/// [`update`] reading through `repo` (a sync's repository: the packs it
-/// mapped are not mapped a second time), or one of its own when `None`.
-pub fn update_with(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: Option<&Repo>) {
+/// Reads through the sync's `repo`: the packs it mapped are not mapped a
+/// second time.
+pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: &Repo) {
     let head = head_commit(&dir.root);
     let result = match open(dir) {
         Ok(o) if o.head() == head.as_deref() && changed.is_empty() => Ok(()),
-        Ok(o) => match repo {
-            Some(repo) => catch_up_with(dir, hub, o, head.as_deref(), changed, repo),
-            None => Repo::open(&dir.root)
-                .map_err(|e| e.to_string())
-                .and_then(|repo| catch_up_with(dir, hub, o, head.as_deref(), changed, &repo)),
-        },
-        Err(_) => rebuild(dir, hub).map(|_| ()),
+        Ok(o) => catch_up_with(dir, hub, o, head.as_deref(), changed, repo),
+        Err(_) => rebuild_seeing(dir, hub, &mut |_| {}, Some(repo)).map(|_| ()),
     };
     if let Err(e) = result {
         tracing::warn!("search index not updated ({e}); the next query rebuilds it");
@@ -264,14 +255,16 @@ struct TreeChanges {
 }
 
 impl TreeChanges {
-    fn of_kind(&self, events: bool) -> impl Iterator<Item = &String> {
-        self.changed
-            .iter()
-            .filter(move |rel| match paths::classify(rel) {
-                RepoPath::Events { .. } => events,
-                RepoPath::Learning { .. } => !events,
-                _ => false,
-            })
+    /// The changed event files.
+    fn events(&self) -> impl Iterator<Item = &String> {
+        let events = |rel: &&String| matches!(paths::classify(rel), RepoPath::Events { .. });
+        self.changed.iter().filter(events)
+    }
+
+    /// The changed learning files.
+    fn learnings(&self) -> impl Iterator<Item = &String> {
+        let learning = |rel: &&String| matches!(paths::classify(rel), RepoPath::Learning { .. });
+        self.changed.iter().filter(learning)
     }
 }
 
@@ -284,7 +277,7 @@ fn read_changed(
     diff: &TreeChanges,
 ) -> Result<HashMap<String, crate::learning::Learning>, String> {
     let learning_files: BTreeMap<String, gix::ObjectId> = diff
-        .of_kind(false)
+        .learnings()
         .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(diff.new_tree, rel).ok()??)))
         .collect();
     let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
@@ -293,7 +286,7 @@ fn read_changed(
     })?;
     drop(learning_files);
     repo.prefetch_blobs(
-        diff.of_kind(true)
+        diff.events()
             .flat_map(|rel| {
                 [
                     repo.blob_id_at(diff.new_tree, rel).ok().flatten(),
@@ -309,7 +302,7 @@ fn read_changed(
 /// added, by learning.
 fn new_outcomes(repo: &Repo, diff: &TreeChanges) -> HashMap<String, Tally> {
     let mut increments: HashMap<String, Tally> = HashMap::new();
-    for rel in diff.of_kind(true) {
+    for rel in diff.events() {
         let read = |tree| -> String {
             repo.blob_at(tree, rel)
                 .ok()

@@ -190,10 +190,10 @@ pub fn context_block(
     })
 }
 
-/// Brings the index up to date after a sync (see [`fresh::update_with`]),
+/// Brings the index up to date after a sync (see [`fresh::update`]),
 /// reading through the sync's repository.
 pub fn update(dir: &LearningsDir, hub: Option<&str>, changed: &[String], repo: &crate::repo::Repo) {
-    fresh::update_with(dir, hub, changed, Some(repo))
+    fresh::update(dir, hub, changed, repo)
 }
 
 /// The problems of the dir's KG files (`learnsync kg check`).

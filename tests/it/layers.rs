@@ -318,13 +318,14 @@ fn paths_named(text: &str, module: &[String]) -> Vec<Vec<String>> {
         .map(|l| l.split("//").next().unwrap_or_default())
         .collect::<Vec<_>>()
         .join("\n");
-    let ident = |s: &str| {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect::<String>()
-    };
-    // The segments of a path from `rest` on, up to a group or a non-path.
-    let segments = |mut rest: &str| {
+    // The segments of a path from `rest` on, up to a group or a non-path,
+    // and what follows them (`::{…}` for a group).
+    fn segments(mut rest: &str) -> (Vec<String>, &str) {
+        let ident = |s: &str| {
+            s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        };
         let mut out = Vec::new();
         loop {
             let name = ident(rest);
@@ -338,8 +339,8 @@ fn paths_named(text: &str, module: &[String]) -> Vec<Vec<String>> {
                 _ => break,
             }
         }
-        out
-    };
+        (out, rest)
+    }
     let mut found = Vec::new();
     let bytes = code.as_bytes();
     for (at, _) in code
@@ -364,19 +365,17 @@ fn paths_named(text: &str, module: &[String]) -> Vec<Vec<String>> {
             }
             base
         };
-        let head = segments(rest);
-        base.extend(head.iter().cloned());
-        let after = &rest[head
-            .iter()
-            .map(|s| s.len() + 2)
-            .sum::<usize>()
-            .saturating_sub(2)..];
-        match after.strip_prefix("::{").or_else(|| rest.strip_prefix('{')) {
+        let (head, after) = segments(rest);
+        base.extend(head);
+        match after
+            .strip_prefix("::{")
+            .or_else(|| after.strip_prefix('{'))
+        {
             Some(group) => {
                 let inner = &group[..group.find('}').unwrap_or(group.len())];
                 for item in inner.split(',') {
                     let mut path = base.clone();
-                    path.extend(segments(item.trim()));
+                    path.extend(segments(item.trim()).0);
                     found.push(path);
                 }
             }
@@ -447,5 +446,25 @@ fn the_reader_sees_grouped_imports_and_skips_tests() {
         .iter()
         .map(|s| s.to_string())
         .collect();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn the_path_reader_climbs_super_and_splits_groups() {
+    let module = ["redact".to_string(), "context".to_string()];
+    let text = "use super::assign::{self, dash_random};\nuse super::super::shell::lex;\nfn f() { crate::paths::gate(x); } // crate::nope\n";
+    let found: BTreeSet<String> = paths_named(text, &module)
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    let want: BTreeSet<String> = [
+        "redact::assign::self",
+        "redact::assign::dash_random",
+        "shell::lex",
+        "paths::gate",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     assert_eq!(found, want);
 }
