@@ -28,7 +28,7 @@ impl Repo {
     /// are few, else as one pack with its index. A no-op when none are
     /// held, or when objects are not held at all.
     pub fn persist_objects(&self) -> Result<()> {
-        let Some(held) = self.git.objects.reset_object_memory() else {
+        let Some(mut held) = self.git.objects.reset_object_memory() else {
             return Ok(());
         };
         self.written.set(self.written.get() + held.len());
@@ -39,17 +39,27 @@ impl Repo {
                 gix::objs::Write::write_buf(store, *kind, data)
                     .map_err(fail(format!("write object {id}")))?;
             }
-            return Ok(());
+        } else {
+            let mut objects: Vec<_> = held.iter().collect();
+            // Kind by kind (commits, trees, blobs), as git groups a pack.
+            objects.sort_unstable_by_key(|(id, (kind, _))| (type_code(*kind), **id));
+            let dir = self.git.objects.store_ref().path().join("pack");
+            write_pack(&dir, &objects, self.git.object_hash()).map_err(fail(format!(
+                "write a pack of {} objects to {}",
+                objects.len(),
+                dir.display()
+            )))?;
         }
-        let mut objects: Vec<_> = held.iter().collect();
-        // Kind by kind (commits, trees, blobs), as git groups a pack.
-        objects.sort_unstable_by_key(|(id, (kind, _))| (type_code(*kind), **id));
-        let dir = self.git.objects.store_ref().path().join("pack");
-        write_pack(&dir, &objects, self.git.object_hash()).map_err(fail(format!(
-            "write a pack of {} objects to {}",
-            objects.len(),
-            dir.display()
-        )))
+        // The blobs' bytes now go to the blob cache, one at a time (the
+        // object memory is freed as they go), for the work tree to copy.
+        let mut cache = self.blobs.borrow_mut();
+        let held = std::mem::take(&mut *held);
+        for (id, (kind, data)) in held {
+            if kind == gix::object::Kind::Blob {
+                cache.unhold(id, &data);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -15,7 +15,7 @@ pub use worktree::{FileState, WorktreeStatus};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -134,6 +134,7 @@ impl SharedRepo {
             root: self.root,
             trees: RefCell::default(),
             blobs: RefCell::default(),
+            index: RefCell::default(),
             written: std::cell::Cell::default(),
         }
     }
@@ -150,6 +151,9 @@ pub struct Repo {
     /// reads back what it just wrote (to compare, to check out), and
     /// inflating a loose object costs more than copying it.
     blobs: RefCell<BlobCache>,
+    /// The index file as last decoded, with its stat then: reused while
+    /// the file is unchanged, dropped with the trees (`Repo::read_index`).
+    index: RefCell<Option<(gix::index::entry::Stat, Rc<gix::index::File>)>>,
     /// Objects this handle wrote to the object store, for the push to
     /// choose how it packs them ([`Repo::start_push_as`]).
     written: std::cell::Cell<usize>,
@@ -172,6 +176,11 @@ const BLOB_CACHE_BYTES: usize = 64 << 20;
 struct BlobCache {
     by_id: HashMap<ObjectId, Rc<[u8]>>,
     bytes: usize,
+    /// Blobs written while objects are held in memory
+    /// ([`Repo::hold_objects`]): gix's object memory has them already, and
+    /// a read of one there is a copy too, so they are not kept twice until
+    /// [`Repo::persist_objects`] hands them over.
+    held: HashSet<ObjectId>,
 }
 
 impl BlobCache {
@@ -180,9 +189,20 @@ impl BlobCache {
     }
 
     fn keep(&mut self, id: ObjectId, bytes: &[u8]) {
-        if self.bytes + bytes.len() <= BLOB_CACHE_BYTES && !self.by_id.contains_key(&id) {
+        if self.bytes + bytes.len() <= BLOB_CACHE_BYTES
+            && !self.by_id.contains_key(&id)
+            && !self.held.contains(&id)
+        {
             self.bytes += bytes.len();
             self.by_id.insert(id, Rc::from(bytes));
+        }
+    }
+
+    /// A blob that left the object memory for the object store: kept from
+    /// now on like any other.
+    fn unhold(&mut self, id: ObjectId, bytes: &[u8]) {
+        if self.held.remove(&id) {
+            self.keep(id, bytes);
         }
     }
 }
@@ -271,6 +291,7 @@ impl Repo {
             root: root.to_path_buf(),
             trees: RefCell::default(),
             blobs: RefCell::default(),
+            index: RefCell::default(),
             written: std::cell::Cell::default(),
         })
     }
@@ -458,14 +479,20 @@ impl Repo {
     /// with this tree's objects, before work that does not need them (the
     /// caches are most of a sync's memory).
     pub fn release_caches(&self) {
-        *self.trees.borrow_mut() = TreeCache::default();
-        *self.blobs.borrow_mut() = BlobCache::default();
+        self.release_trees();
+        self.release_blobs();
     }
 
-    /// Drops the decoded trees kept so far (the blobs stay): for a caller
-    /// done walking trees, before work that reads only blobs.
+    /// Drops the decoded trees and index kept so far (the blobs stay): for
+    /// a caller done walking trees, before work that reads only blobs.
     pub fn release_trees(&self) {
         *self.trees.borrow_mut() = TreeCache::default();
+        *self.index.borrow_mut() = None;
+    }
+
+    /// Drops the blobs kept so far: for a caller done reading them.
+    pub fn release_blobs(&self) {
+        *self.blobs.borrow_mut() = BlobCache::default();
     }
 
     /// Reads `ids` into the blob cache, in the order they lie in their
@@ -669,7 +696,12 @@ impl Repo {
             .objects
             .write_buf(gix::object::Kind::Blob, bytes)
             .map_err(fail("write blob"))?;
-        self.blobs.borrow_mut().keep(id, bytes);
+        let mut cache = self.blobs.borrow_mut();
+        if self.git.objects.num_objects_in_memory() > 0 {
+            cache.held.insert(id);
+        } else {
+            cache.keep(id, bytes);
+        }
         Ok(id)
     }
 

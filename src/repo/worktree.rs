@@ -8,6 +8,7 @@ use gix::bstr::ByteSlice;
 use gix::index::entry::Stat;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::rc::Rc;
 
 /// A work-tree file as seen by a status: its stat before its bytes were
 /// read, and its length.
@@ -184,10 +185,36 @@ impl Indexed {
 }
 
 impl Repo {
+    /// The index file as it is now (empty when there is none): decoded
+    /// again only when its stat changed since the last read. Not gix's
+    /// shared copy, which stays in memory for as long as the repository is
+    /// open (15 MiB at 100,000 learnings, through a whole sync that read it
+    /// at the start): this one goes with [`Repo::release_trees`].
+    fn read_index(&self) -> Result<Rc<gix::index::File>> {
+        let path = self.git.index_path();
+        let now = stat_of(&path);
+        if let (Some(now), Some((was, index))) = (now.as_ref(), self.index.borrow().as_ref())
+            && same_file(now, was)
+        {
+            return Ok(index.clone());
+        }
+        let index = Rc::new(match self.git.open_index() {
+            Ok(index) => index,
+            Err(gix::worktree::open_index::Error::IndexFile(
+                gix::index::file::init::Error::Io(e),
+            )) if e.kind() == std::io::ErrorKind::NotFound => {
+                gix::index::File::from_state(gix::index::State::new(self.git.object_hash()), path)
+            }
+            Err(e) => return Err(fail("read the index")(e)),
+        });
+        *self.index.borrow_mut() = now.map(|now| (now, index.clone()));
+        Ok(index)
+    }
+
     /// The index's record of `paths` (those it tracks).
     pub fn indexed<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Indexed> {
         let wanted: HashSet<&str> = paths.into_iter().collect();
-        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let index = self.read_index()?;
         let mut out = HashMap::with_capacity(wanted.len());
         for e in index.entries() {
             if let Ok(p) = e.path(&index).to_str()
@@ -205,8 +232,8 @@ impl Repo {
     /// ignore rules; folders holding a repository of their own are left
     /// out.
     pub fn status(&self) -> Result<WorktreeStatus> {
-        let staged = self.staged()?;
-        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let index = self.read_index()?;
+        let staged = self.staged(Some(&index))?;
         let mut ignore = IgnoreRules::read(&self.root, self.git_dir());
         let mut tracked: HashMap<&[u8], (usize, &Stat, ObjectId)> = HashMap::new();
         for (i, entry) in index.entries().iter().enumerate() {
@@ -256,7 +283,7 @@ impl Repo {
     /// `.git/learnsync/` ([`crate::store::StateDir::index_record`]); else
     /// HEAD's tree is read as an index and the two are compared. Gitlinks
     /// and conflict stages are left out.
-    fn staged(&self) -> Result<Staged> {
+    fn staged(&self, index: Option<&gix::index::File>) -> Result<Staged> {
         let mut staged = Staged::new();
         let head_tree = self.head_tree()?;
         let record = crate::store::StateDir::of(&self.root).index_record();
@@ -265,7 +292,14 @@ impl Repo {
             return Ok(staged);
         }
         tracing::debug!("the index is not the one last written for HEAD: comparing them");
-        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let read;
+        let index = match index {
+            Some(index) => index,
+            None => {
+                read = self.read_index()?;
+                &*read
+            }
+        };
         let head = if head_tree == self.empty_tree() {
             None
         } else {
@@ -275,7 +309,7 @@ impl Repo {
                     .map_err(fail("read HEAD's tree as an index"))?,
             )
         };
-        let ours = blobs(&index);
+        let ours = blobs(index);
         let theirs = head.as_ref().map(blobs).unwrap_or_default();
         // Both are sorted by path: one pass, as a merge.
         let (mut i, mut j) = (0, 0);
@@ -359,11 +393,11 @@ impl Repo {
     /// nothing new does not touch the rest of the tree.
     pub fn status_of(&self, paths: &[String]) -> Result<WorktreeStatus> {
         let mut status = WorktreeStatus::default();
-        let staged = self.staged()?;
+        let staged = self.staged(None)?;
         if paths.is_empty() && staged.is_empty() {
             return Ok(status);
         }
-        let index = self.git.index_or_empty().map_err(fail("read the index"))?;
+        let index = self.read_index()?;
         let mut ignore = IgnoreRules::read(&self.root, self.git_dir());
         let mut walked = Walked::default();
         let mut candidates: BTreeSet<String> = BTreeSet::new();
@@ -440,35 +474,36 @@ impl Repo {
     /// else from the old index when the blob is unchanged, else from disk.
     pub fn write_index(&self, tree: ObjectId, fresh: &HashMap<String, Stat>) -> Result<()> {
         self.persist_objects()?;
-        let old = self.git.index_or_empty().map_err(fail("read the index"))?;
-        let mut old_stats: HashMap<&[u8], (ObjectId, Stat)> = HashMap::new();
-        for e in old.entries() {
-            old_stats.insert(e.path(&old).as_bytes(), (e.id, e.stat));
-        }
+        let old = self.read_index()?;
         let mut index = self
             .git
             .index_from_tree(&tree)
             .map_err(fail("build the index"))?;
-        let paths: Vec<(usize, String)> = index
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (i, e.path(&index).to_str_lossy().into_owned()))
-            .collect();
-        for (i, path) in paths {
-            let stat = if let Some(s) = fresh.get(&path) {
-                Some(*s)
-            } else {
-                let id = index.entries()[i].id;
-                match old_stats.get(path.as_bytes()) {
-                    Some((old_id, s)) if *old_id == id => Some(*s),
-                    _ => stat_of(&self.root.join(&path)),
-                }
+        // Both indexes are sorted by path: the old one's stats are found in
+        // one walk along the new one, without a map of either.
+        let (old_entries, mut j) = (old.entries(), 0);
+        for (entry, path) in index.entries_mut_with_paths() {
+            while j < old_entries.len() && old_entries[j].path(&old) < path {
+                j += 1;
+            }
+            let same_in_old = old_entries
+                .get(j)
+                .filter(|o| o.path(&old) == path && o.id == entry.id);
+            let rel = path.to_str_lossy();
+            let stat = match fresh.get(rel.as_ref()) {
+                Some(s) => Some(*s),
+                None => match same_in_old {
+                    Some(o) => Some(o.stat),
+                    None => stat_of(&self.root.join(rel.as_ref())),
+                },
             };
             if let Some(stat) = stat {
-                index.entries_mut()[i].stat = stat;
+                entry.stat = stat;
             }
         }
+        // The file is about to change: its decoded copy is of no more use.
+        self.index.borrow_mut().take();
+        drop(old);
         // The index lock is taken here, not by `File::write` (which fails at
         // once): a user's git may hold it for a moment.
         let lock = gix::lock::File::acquire_to_update_resource(

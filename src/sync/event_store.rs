@@ -72,7 +72,7 @@ impl Delta {
 }
 
 /// The events index's page cache.
-const CACHE_BYTES: usize = 8 << 20;
+const CACHE_BYTES: usize = 2 << 20;
 
 fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + '_ {
     move |e| fail(format!("events index: {action}"))(e.into())

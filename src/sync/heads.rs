@@ -533,6 +533,10 @@ pub fn recompute_after(
         return Ok((None, Vec::new()));
     }
     let mut lap = super::Lap::start();
+    // The merges' trees (every head's version of the folders it touched)
+    // are done with; the recompute decodes the merged folders it reads, and
+    // the tree it writes is built on those same ones.
+    repo.release_trees();
     let tree = repo.commit_tree(head)?;
     index.ensure(repo, tree)?;
     lap.done("  bring the events index along");

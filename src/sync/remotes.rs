@@ -580,6 +580,9 @@ impl Exchange<'_> {
         let fresh = self.write_work_tree(&diffs)?;
         lap.done("write the work tree");
         crate::fault::point("merge:after-worktree");
+        // The blobs the work tree was written from are done with: the index
+        // (two of them, old and new, at once) takes their place.
+        repo.release_blobs();
         repo.write_index(new_tree, &fresh)?;
         recover::end(self.dir);
         crate::hub::record(&self.dir.state(), &main);
