@@ -446,6 +446,35 @@ mod tests {
     }
 
     #[test]
+    fn held_blobs_are_kept_once_and_handed_to_the_blob_cache_when_written() {
+        let (_tmp, repo, _, files) = held(150);
+        let distinct: std::collections::BTreeSet<&Vec<u8>> = files.iter().map(|(_, b)| b).collect();
+        {
+            let cache = repo.blobs.borrow();
+            assert!(cache.by_id.is_empty(), "held blobs are not copied");
+            assert_eq!(cache.held.len(), distinct.len());
+        }
+        // Read while held: from the object memory, still not copied.
+        let first =
+            gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Blob, &files[2].1)
+                .expect("hash");
+        assert_eq!(repo.read_blob(first).expect("read"), files[2].1);
+        assert!(repo.blobs.borrow().by_id.is_empty());
+        repo.persist_objects().expect("persist");
+        let cache = repo.blobs.borrow();
+        assert!(cache.held.is_empty());
+        assert_eq!(cache.by_id.len(), distinct.len());
+        for bytes in distinct {
+            let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Blob, bytes)
+                .expect("hash");
+            assert_eq!(
+                cache.by_id.get(&id).map(|b| b.to_vec()).as_ref(),
+                Some(bytes)
+            );
+        }
+    }
+
+    #[test]
     fn objects_never_persisted_leave_nothing_behind() {
         let (tmp, repo, _, _) = held(150);
         drop(repo);

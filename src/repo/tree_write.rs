@@ -1,11 +1,11 @@
 //! Writing trees: a set of changes applied to a tree, folder by folder.
 //!
 //! The folders a change touches are read from the [`Repo`]'s decoded-tree
-//! cache, and the trees written go into it: a sync's merges write new
-//! versions of the same big folders one after another, and each merge reads
-//! the previous one's result. Going through gix's tree editor instead
-//! inflated and decoded every such folder twice more per merge (once to
-//! diff it, once to edit it).
+//! cache. The trees written are not kept decoded: a sync's merges write new
+//! versions of the same big folders one after another, and the next merge
+//! decodes the previous one's result from the object memory (no inflate).
+//! Going through gix's tree editor instead inflated and decoded every such
+//! folder twice more per merge (once to diff it, once to edit it).
 //!
 //! The result is the tree gix's editor writes for the same changes, in the
 //! same order (the property test below holds the two together): blobs are

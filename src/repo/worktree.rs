@@ -780,3 +780,51 @@ impl NestedRepos {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The index is decoded again when, and only when, its file changed.
+    use super::*;
+    use std::process::Command;
+
+    fn git_add(dir: &Path, file: &str) {
+        std::fs::write(dir.join(file), file).expect("write");
+        let ok = Command::new("git")
+            .args(["add", file])
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git add");
+        assert!(ok.success());
+    }
+
+    fn paths(index: &gix::index::File) -> Vec<String> {
+        index
+            .entries()
+            .iter()
+            .map(|e| e.path(index).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_index_is_read_again_when_its_file_changes_and_dropped_with_the_trees() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
+        assert!(
+            repo.read_index()
+                .expect("no index yet")
+                .entries()
+                .is_empty()
+        );
+        git_add(tmp.path(), "a.md");
+        let first = repo.read_index().expect("read");
+        assert_eq!(paths(&first), ["a.md"]);
+        let again = repo.read_index().expect("read");
+        assert!(Rc::ptr_eq(&first, &again), "unchanged: not decoded again");
+        git_add(tmp.path(), "b.md");
+        assert_eq!(paths(&repo.read_index().expect("read")), ["a.md", "b.md"]);
+        repo.release_trees();
+        assert!(repo.index.borrow().is_none());
+    }
+}
