@@ -36,6 +36,15 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || in_reference(b, s)
         || in_template(b, s)
         || v.starts_with(b"AIza") && firebase_web_config(b, s, e)
+        || key_id_field(b, s)
+}
+
+/// `"kid": "…"`: a JOSE header's key id, which names the key and is sent with every token.
+fn key_id_field(b: &[u8], s: usize) -> bool {
+    let head = b[s.saturating_sub(12)..s].trim_ascii_end();
+    let head = head.strip_suffix(b"\"").unwrap_or(head).trim_ascii_end();
+    let head = head.strip_suffix(b":").unwrap_or(head).trim_ascii_end();
+    head.ends_with(b"\"kid\"") || head.ends_with(b"'kid'")
 }
 
 /// `{"@type":"/cosmos.crypto.secp256k1.PubKey","key":"…"}`: a value whose object's type,
@@ -147,6 +156,8 @@ pub(super) fn publishable(v: &[u8]) -> bool {
         b"public-token-",
         b"public_token_",
         b"FLWPUBK",
+        // New Relic's browser agent key, documented as shipped in every page.
+        b"NRJS-",
         // Razorpay's key id goes into Checkout in the page; its secret has no prefix.
         b"rzp_live_",
         b"rzp_test_",
@@ -239,7 +250,7 @@ fn digest_with_algorithm(b: &[u8], s: usize, v: &[u8]) -> bool {
             .any(|a| word.eq_ignore_ascii_case(a))
     };
     // `sha256:` inside the value.
-    if let Some(p) = v.iter().position(|&c| c == b':' || c == b'-')
+    if let Some(p) = v.iter().position(|&c| matches!(c, b':' | b'-' | b'='))
         && p <= 8
         && labelled(p, v)
     {

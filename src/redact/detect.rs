@@ -391,7 +391,13 @@ impl Scan<'_> {
                 None
             }
             Anchor::Dot => vendor::generic_dotted(b, s).map(|(a, z)| (("token", a, z), SHAPE)),
-            Anchor::Keyword => keyword_value(b, s, e, &mut reach.assign),
+            Anchor::Keyword => {
+                let found = keyword_value(b, s, e, &mut reach.assign);
+                if found.is_none() {
+                    push_all(self.out, NEAR, |hits| assign::table_column(b, s, e, hits));
+                }
+                found
+            }
             Anchor::Marker => {
                 if let Some(end) = marker_end(b, e) {
                     self.markers.push((s, end));

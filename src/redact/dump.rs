@@ -333,6 +333,11 @@ fn secret_file(path: &[u8]) -> bool {
     .iter()
     .any(|w| contains_ci(name, w))
         || name.eq_ignore_ascii_case(b"passwd")
+        // Encrypted at rest (`credentials.yml.enc`, `secrets.env.gpg`): ciphertext, whose
+        // key is elsewhere.
+        || [b".enc".as_slice(), b".gpg", b".age", b".asc", b".sops"]
+            .iter()
+            .any(|x| name.len() > x.len() && name[name.len() - x.len()..].eq_ignore_ascii_case(x))
         // `auth.log` is sshd's log of logins, not a file of credentials.
         || contains_ci(name, b".log") && !contains_ci(name, b"key");
     let stem = name.split(|&c| c == b'.').next().unwrap_or(name);

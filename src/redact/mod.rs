@@ -273,4 +273,6 @@ mod tests;
 #[cfg(test)]
 mod tests_chosen;
 #[cfg(test)]
+mod tests_label;
+#[cfg(test)]
 mod tests_shapes;

@@ -254,7 +254,8 @@ pub(super) const PREFIXES: &[(&str, Vendor)] = &[
     ("sntrys_", v("sentry-token", Body::B64Any, 100, MAX, Shape::Any)),
     ("sntryu_", SENTRY), ("sntrya_", SENTRY),
     ("NRAK-", v("newrelic-key", Body::Upper, 27, 27, Shape::Any)),
-    ("NRII-", NEWRELIC), ("NRIQ-", NEWRELIC), ("NRJS-", NEWRELIC),
+    // `NRJS-` is the browser agent's key, shipped in every page: `allow::publishable`.
+    ("NRII-", NEWRELIC), ("NRIQ-", NEWRELIC),
     ("phx_", v("posthog-key", Body::Word, 40, 50, Shape::Any)),
     ("rootly_", v("rootly-key", Body::Hex, 64, 64, Shape::Any)),
     // Productivity and SaaS APIs.

@@ -7,6 +7,7 @@
 //! (`text::Need`); a value that is itself the name of a secret (`DB_PASSWORD`,
 //! `process.env.X`, `redis-password`) refers to one and is left alone.
 
+mod label;
 mod value;
 mod words;
 
@@ -203,6 +204,15 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     {
         return None;
     }
+    // sudoers' `NOPASSWD:` tag; a WebSocket handshake's nonce and its answer.
+    // A `WWW-Authenticate` challenge names what the server wants, never a credential.
+    if key.eq_ignore_ascii_case(b"nopasswd")
+        || contains_ci(key, b"websocket")
+        || contains_ci(key, b"www-authenticate")
+        || contains_ci(key, b"proxy-authenticate")
+    {
+        return None;
+    }
     let words = Words::of(key)?;
     let mut best: Option<(Family, usize)> = None;
     let mut first = None;
@@ -303,6 +313,16 @@ fn need_for(family: Family) -> Need {
     }
 }
 
+/// The cells under a table header whose column the keyword at `s..e` names, into `out`
+/// (`label.rs`).
+pub(super) fn table_column(b: &[u8], s: usize, e: usize, out: &mut Vec<super::context::Hit>) {
+    let ks = run_back(b, s, s.saturating_sub(64), is_key_char);
+    let ke = run(&b[..(e + 64).min(b.len())], e, is_key_char);
+    if let Some(named) = classify_key(&b[ks..ke]) {
+        label::column_below(b, ks, ke, named, out);
+    }
+}
+
 /// How far the assignment scanner has looked: keys already classified and values already
 /// taken are not looked at again (which keeps `password=password=…` linear).
 #[derive(Default)]
@@ -383,7 +403,8 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     };
     let found = direct_value(b, &key_at)
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
-        .or_else(|| near_quoted(b, ks, ke, family, kind));
+        .or_else(|| near_quoted(b, ks, ke, family, kind))
+        .or_else(|| label::labelled(b, ks, ke, family, kind));
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
         reach.value = f.end;
     }

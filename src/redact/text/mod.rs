@@ -262,6 +262,13 @@ pub(super) fn is_named_digest(v: &[u8]) -> bool {
 
 /// A version, a date, a time, an IP address, a port mapping: digits and punctuation.
 pub(super) fn is_numeric_shape(v: &[u8]) -> bool {
+    // `0x7f0b2a79`: an integer written in hex, as code and resource tables do.
+    if let Some(hex) = v.strip_prefix(b"0x")
+        && hex.len() <= 16
+        && hex.iter().all(u8::is_ascii_hexdigit)
+    {
+        return true;
+    }
     let v = v.strip_prefix(b"v").unwrap_or(v);
     v.iter().all(|&c| {
         c.is_ascii_digit()
@@ -389,7 +396,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     if placeholder_start(first) && !braced_blob(v) || sigil_name(v) {
         return true;
     }
-    if v.iter().all(|&c| c == first) {
+    if v.iter().all(|&c| c == first) || masked(v) {
         return true;
     }
     if v.iter().all(|&c| {
@@ -426,6 +433,8 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         || prefixed_filler(v)
         || elided_prefix(v)
         || sequential(v)
+        || counted_hex_bytes(v)
+        || filler_words(v)
         || sample_password(v)
     {
         return true;
@@ -440,6 +449,8 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         b"token",
         b"changeme",
         b"changeit",
+        // RabbitMQ's documented default login.
+        b"guest",
         // The Android debug keystore's documented store and key password.
         b"android",
         b"foobar",
@@ -534,6 +545,51 @@ fn elided_prefix(v: &[u8]) -> bool {
 /// `12345678`, `abc123xyz`, `abcd1234abcd1234`: characters counted up in runs of three
 /// or more, the value a person types when any value will do; random text breaks the
 /// count at nearly every character.
+/// `●●●●●●`, `••••`, `∗∗∗∗`: a form's mask, in the characters UIs draw it with.
+fn masked(v: &[u8]) -> bool {
+    std::str::from_utf8(v).is_ok_and(|t| {
+        t.chars().count() >= 3
+            && t.chars()
+                .all(|c| matches!(c, '●' | '•' | '∗' | '·' | '■' | '○' | '⬤' | '*'))
+    })
+        // An elided value: `sk-proj-…Q0kK`, shown shortened by the tool that owns it.
+        || std::str::from_utf8(v).is_ok_and(|t| t.contains('…'))
+}
+
+/// `000102…1e1f`: hex of bytes counted up, a test vector's key, not a secret.
+fn counted_hex_bytes(v: &[u8]) -> bool {
+    if v.len() < 16 || !v.len().is_multiple_of(2) || !v.iter().all(u8::is_ascii_hexdigit) {
+        return false;
+    }
+    let byte = |i: usize| {
+        std::str::from_utf8(&v[i..i + 2])
+            .ok()
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+    };
+    (2..v.len()).step_by(2).all(|i| {
+        byte(i)
+            .zip(byte(i - 2))
+            .is_some_and(|(b, a)| b == a.wrapping_add(1))
+    })
+}
+
+/// `REPLACE_ME`, `CHANGE_ME`, `fill-me-in`, `INSERT_KEY_HERE`: words that ask for a
+/// value, joined the way a name is.
+fn filler_words(v: &[u8]) -> bool {
+    const ASKING: &[&[u8]] = &[
+        b"replace", b"change", b"fill", b"insert", b"todo", b"fixme", b"tbd", b"here", b"put",
+        b"enter", b"set",
+    ];
+    let parts: Vec<&[u8]> = v.split(|&c| matches!(c, b'_' | b'-' | b'.')).collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.iter().all(u8::is_ascii_alphabetic))
+        && parts
+            .iter()
+            .any(|p| ASKING.iter().any(|w| p.eq_ignore_ascii_case(w)))
+}
+
 fn sequential(v: &[u8]) -> bool {
     if v.len() < 6 || !v.iter().all(u8::is_ascii_alphanumeric) {
         return false;

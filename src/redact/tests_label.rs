@@ -1,0 +1,119 @@
+//! Unit tests for secrets named only by words around them (`assign/label.rs`): a value a
+//! sentence names a few words on, one under a label or a chat question, a REPL's answer,
+//! the line under a comment, the cells of a table's secret column — and the public
+//! look-alikes and placeholders beside such words that must stay.
+
+use super::*;
+
+#[track_caller]
+fn assert_hidden(text: &str, secret: &str) {
+    let out = redact(text).into_owned();
+    assert!(!out.contains(secret), "secret survived in {out:?}");
+    assert!(out.contains("[REDACTED:"), "no marker in {out:?}");
+}
+
+#[track_caller]
+fn assert_clean(text: &str) {
+    let found = findings(text);
+    assert!(found.is_empty(), "false positive in {text:?}: {found:?}");
+}
+
+#[test]
+fn a_value_a_sentence_or_a_label_names_is_redacted() {
+    for (text, secret) in [
+        (
+            "the vault passphrase for the backup box is tundra_kettle_moss_ferry482, rotate it",
+            "tundra_kettle_moss_ferry482",
+        ),
+        (
+            "Admin password for the staging router: Qm7vZt2Lw9xPaR4k",
+            "Qm7vZt2Lw9xPaR4k",
+        ),
+        (
+            "# legacy token, still accepted until the cut-over: 9fK2mQ7xLp4RtV8wZc3N",
+            "9fK2mQ7xLp4RtV8wZc3N",
+        ),
+        (
+            "Recovery Key:\n\n\t114829-602317-998140-235567-771209-430086-510274-889913",
+            "114829-602317",
+        ),
+        (
+            "Use this app password for the mail client:\n\n    qzvk-trbn-hxlw-pmsd",
+            "qzvk-trbn-hxlw-pmsd",
+        ),
+        (
+            "Type this setup key into your authenticator:\n  kd7q mzp2 x4wr ny6t",
+            "kd7q mzp2 x4wr ny6t",
+        ),
+        (
+            "[09:12] ana: which token does the deploy job use?\n[09:13] raj: this one Hx8pQ2vLk9mZ4tRw7YcB3n\n",
+            "Hx8pQ2vLk9mZ4tRw7YcB3n",
+        ),
+        (
+            "[11:02] ops: the shared secret for the hook, keep it out of git\n[11:03] dev: Vb4nK8sQ1xZ7mW2pL9rT5yHc\n",
+            "Vb4nK8sQ1xZ7mW2pL9rT5yHc",
+        ),
+        (
+            "In [4]: os.environ['ACME_DEPLOY_TOKEN']\nOut[4]: 'r8Lq2Vx7Kp4Zm9Wt3Nc6Bh1J'\n",
+            "r8Lq2Vx7Kp4Zm9Wt3Nc6Bh1J",
+        ),
+        (
+            "> localStorage.getItem('session_token')\n< 'Tz5kW1qP8vN3xL7mR2cY9bH4'",
+            "Tz5kW1qP8vN3xL7mR2cY9bH4",
+        ),
+        (
+            "// temporary admin token for the canary API, remove before release\nconst CANARY = \"Gp3xW8qL2vZ7kT9mN4rB6yHd\";",
+            "Gp3xW8qL2vZ7kT9mN4rB6yHd",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+}
+
+#[test]
+fn every_cell_of_a_tables_secret_column_is_redacted() {
+    let csv = "site,login,password,note\nnas,admin,Rb7!kQ2mZx9v,attic\nwiki,editor,Lp4#tW8nXc2q,\n";
+    for secret in ["Rb7!kQ2mZx9v", "Lp4#tW8nXc2q"] {
+        assert_hidden(csv, secret);
+    }
+    let markdown = "| Service | User | Password |\n|---|---|---|\n| Nexus | deploy | `Hq2vN8xK4mZ7` |\n| Sonar | admin | ask in #ops |";
+    assert_hidden(markdown, "Hq2vN8xK4mZ7");
+    assert!(redact(markdown).contains("ask in #ops"));
+    let sqlite = "sqlite> SELECT id, owner, token, created FROM keys;\n7|ci|Wm3pX8qV2kL9zT4nR7cB5yHd|2026-01-02";
+    assert_hidden(sqlite, "Wm3pX8qV2kL9zT4nR7cB5yHd");
+    let psql = " id | name  | secret\n----+-------+--------------------------\n  1 | hooks | Zr6tK1pW9xQ4mV7nL2cB8yHs\n";
+    assert_hidden(psql, "Zr6tK1pW9xQ4mV7nL2cB8yHs");
+}
+
+#[test]
+fn public_values_beside_secret_words_and_placeholders_stay() {
+    for text in [
+        // Qualified as public, or about the secret rather than the secret.
+        "public key for the relay: 7f3a9c1e5b2d4f6a8c0e2b4d6f8a0c2e",
+        "key id: 3AA5C34371567BD2 (expires 2027-01-01)",
+        "[10:01] ana: did the token expire?\n[10:02] raj: yes, see 2026-01-14T10:02:11Z",
+        // A command's argument is not a label of what the command prints.
+        "$ nix key convert-secret-to-public < key.sec\ncache.example.org-1:Xy7ZpQ2kLm9vTr4WcN8bH3jD5fG6sA1eR0uI2oP3qK4=",
+        "$ wg pubkey < /etc/wireguard/private.key\nAbC9dEfGh1JkLmN2pQrStU3vWxYz4aBcD5eFgH6iJkL=",
+        // Short words under a label, dates, a table of placeholders.
+        "Password:\n\n    must have twelve characters",
+        "Backup key rotation dates:\n  2026-01-14 2026-04-14 2026-07-14",
+        "user,password\nalice,changeme\nbob,<set-me>\n",
+        // Masks, elisions, fillers, counted bytes and integer literals.
+        "IMAP server: imap.example.org\nPassword: ●●●●●●●●●●",
+        "key sk-live-…9Qx2 was revoked",
+        "jwt_secret: REPLACE_ME\nsmtp_password: CHANGE_ME",
+        "key = bytes.fromhex(\"000102030405060708090a0b0c0d0e0f\")",
+        "public static final int button_login=0x7f0b2a79;",
+        // Names that contain a secret word but name no secret.
+        "deploy ALL=(ALL) NOPASSWD:ALL",
+        "> Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        "< www-authenticate: Bearer realm=\"api\", error=\"invalid_token\"",
+        "X-Hub-Signature-256: sha256=5d41402abc4b2a76b9719d911017c592ae6e8f7b0c4d2e1f3a5b7c9d0e1f2a3b",
+        "{\"alg\":\"ES256\",\"kid\":\"b1e0c3f5a7d9e2c4b6a8f0d1e3c5a7b9\"}  <- the key id of the signing key",
+        "$ cat config/credentials.yml.enc\nQm9zc2Vz3kT7pV2xW9qL4mZ8nR1cB6yHdJ5sF0gK2tP7vX3wQ9",
+        "window.NREUM.loader_config = { licenseKey: \"NRJS-4b2a9c8d7e6f5a4b3c2\" }",
+    ] {
+        assert_clean(text);
+    }
+}
