@@ -31,7 +31,15 @@ use super::text::{
 };
 
 /// Commands that print a file, as anchors (case-insensitive, `Get-Content` included).
-pub(super) const READERS: &[&str] = &["cat ", "tail ", "head ", "get-content "];
+pub(super) const READERS: &[&str] = &[
+    "cat ",
+    "tail ",
+    "head ",
+    "get-content ",
+    "less ",
+    "more ",
+    "bat ",
+];
 
 /// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, and a
 /// REPL's prompt (`> `, `>>> `) before an expression.

@@ -86,6 +86,42 @@ fn every_cell_of_a_tables_secret_column_is_redacted() {
 }
 
 #[test]
+fn values_shapes_and_prefixes_that_hid_a_named_secret_are_read() {
+    for (text, secret) in [
+        // A generated passphrase whose number is glued to its last word.
+        (
+            "#define MQTT_PASSWORD \"amber.lantern.quiver.spruce408\"",
+            "amber.lantern.quiver.spruce408",
+        ),
+        // `less` prints a file as `cat` does.
+        (
+            "$ less /etc/ppp/pap-secrets\nrouter  *  \"Kp3xW9vQ2mZ7nL4t\"  *",
+            "Kp3xW9vQ2mZ7nL4t",
+        ),
+        // `grep -rn`'s `file:line:` before a directive.
+        (
+            "anaconda.cfg:12:rootpw --plaintext Wq8zN3vK5pL2",
+            "Wq8zN3vK5pL2",
+        ),
+        // A qualifier before `api` does not make an API key a host's public key.
+        (
+            "DOCS_HOST_API_KEY=5e0c2a9b71f34d8e9a6b0c1d2e3f4a5b npm run upload",
+            "5e0c2a9b71f34d8e9a6b0c1d2e3f4a5b",
+        ),
+        // Twenty random capitals: an Erlang distribution cookie.
+        (
+            "erl -sname a -setcookie QWRTZPLKMNBVCXYHGFDS",
+            "QWRTZPLKMNBVCXYHGFDS",
+        ),
+    ] {
+        assert_hidden(text, secret);
+    }
+    // A dotted property path and a host's public key stay.
+    assert_clean("spring.datasource.password=config.secrets.dbPassword");
+    assert_clean("SSH_HOST_KEY=/etc/ssh/ssh_host_ed25519_key.pub");
+}
+
+#[test]
 fn public_values_beside_secret_words_and_placeholders_stay() {
     for text in [
         // Qualified as public, or about the secret rather than the secret.

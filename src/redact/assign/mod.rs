@@ -256,7 +256,12 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
             && key
                 .iter()
                 .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_');
-        let denied = if env_name {
+        // `GEM_HOST_API_KEY`: the qualifier stands before `api`, and an API key of a
+        // host is still an API key; only words that say public reach past `api`.
+        let past_weak = one_of(word(first), WEAK_WORDS) && first != best_at;
+        let denied = if past_weak {
+            one_of(prev, &[b"public", b"pub", b"publishable", b"anon"])
+        } else if env_name {
             one_of(prev, PUBLIC_KEY_BEFORE)
         } else {
             one_of(prev, DENY_KEY_BEFORE)
@@ -627,9 +632,7 @@ fn unseparated_value(
     let line = &b[line_start(b, ks)..ks];
     // `vault kv get`'s table: `password    hunter2` alone on its line; a
     // directive (`requirepass …`) as `grep -n` prints it (`1036:requirepass …`).
-    let grep_n = line.ends_with(b":")
-        && line.len() > 1
-        && line[..line.len() - 1].iter().all(u8::is_ascii_digit);
+    let grep_n = grep_prefix(line);
     let table = (grep_n || line.iter().all(|c| c.is_ascii_whitespace())) && {
         let ve = run(b, sp, |c| !c.is_ascii_whitespace());
         ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
@@ -821,10 +824,10 @@ pub(super) fn keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::conte
 /// `rootpw --plaintext v`). Only where the key starts its line (a configuration
 /// directive), and only when a value follows.
 fn after_directive_words(b: &[u8], ks: usize, sp: usize) -> usize {
-    let directive = b[line_start(b, ks)..ks]
-        .iter()
-        .all(|c| c.is_ascii_whitespace())
-        || b[..ks].ends_with(b" ");
+    let line = &b[line_start(b, ks)..ks];
+    let directive = line.iter().all(|c| c.is_ascii_whitespace())
+        || b[..ks].ends_with(b" ")
+        || grep_prefix(line);
     if !directive {
         return sp;
     }
@@ -843,6 +846,15 @@ fn after_directive_words(b: &[u8], ks: usize, sp: usize) -> usize {
         i = next;
     }
     i
+}
+
+/// `1036:` or `ks.cfg:3:` before a key: the line as `grep -n` (or `grep -rn`) prints it.
+fn grep_prefix(line: &[u8]) -> bool {
+    let Some(l) = line.strip_suffix(b":") else {
+        return false;
+    };
+    let n = l.iter().rposition(|&c| c == b':').map_or(0, |p| p + 1);
+    n < l.len() && l[n..].iter().all(u8::is_ascii_digit) && !l[..n].contains(&b' ')
 }
 
 /// `DB_PASSWORD`, `process.env.STRIPE_SECRET_KEY`, `redis-password`,

@@ -187,10 +187,10 @@ pub(super) fn random_alnum(v: &[u8], min: usize) -> bool {
     digit * 10 >= n && (upper + lower) * 3 >= n && vowel_share(v) < 0.35 && entropy(v) >= 3.5
 }
 
-/// 24+ letters in one case with few vowels and no long repeats: what a generator of
-/// lower-case tokens prints (`nstocoghijunrlwnijzplxqeqjwbmaml`).
+/// 20+ letters in one case with few vowels and no long repeats: what a generator of
+/// one-case tokens prints (`nstocoghijunrlwnijzplxqeqjwbmaml`, an Erlang cookie).
 fn random_letters(v: &[u8]) -> bool {
-    v.len() >= 24
+    v.len() >= 20
         && (v.iter().all(u8::is_ascii_lowercase) || v.iter().all(u8::is_ascii_uppercase))
         && vowel_share(v) < 0.3
         && entropy(v) >= 3.8
@@ -709,7 +709,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
     if v.is_empty() || v.len() > 8192 || is_placeholder(v) || is_stop_word(v) {
         return false;
     }
-    if is_call(v) || is_dotted_identifier(v) || is_lookup(v) {
+    if is_call(v) || is_dotted_identifier(v) && !dotted_passphrase(v) || is_lookup(v) {
         return false;
     }
     if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") {
@@ -871,6 +871,23 @@ pub(super) fn is_passphrase(v: &[u8]) -> bool {
         }
     }
     words >= 3 && numbers >= 1
+}
+
+/// `violet.honey.dagger.beacon921`: three or more words joined by dots, a number glued
+/// to the last: a generated passphrase, not a property path.
+fn dotted_passphrase(v: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = v.split(|&c| c == b'.').collect();
+    let Some((last, words)) = parts.split_last() else {
+        return false;
+    };
+    let letters = last.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    words.len() >= 2
+        && words
+            .iter()
+            .all(|w| (3..=12).contains(&w.len()) && w.iter().all(u8::is_ascii_alphabetic))
+        && (3..=12).contains(&letters)
+        && (2..=6).contains(&(last.len() - letters))
+        && last[letters..].iter().all(u8::is_ascii_digit)
 }
 
 /// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.
