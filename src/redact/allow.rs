@@ -164,6 +164,18 @@ pub(super) fn publishable(v: &[u8]) -> bool {
     ]
     .iter()
     .any(|p| v.starts_with(p));
+    // Braintree's tokenization key (`production_<8>_<16>`), made for the page.
+    let tokenization = [&b"production_"[..], b"sandbox_"].iter().any(|p| {
+        v.strip_prefix(*p).is_some_and(|rest| {
+            let parts: Vec<&[u8]> = rest.split(|&c| c == b'_').collect();
+            parts.len() == 2
+                && parts[0].len() == 8
+                && parts[1].len() == 16
+                && rest
+                    .iter()
+                    .all(|&c| c == b'_' || c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+    });
     let segment = v
         .split(|&c| c == b'_' || c == b'-')
         .take(3)
@@ -173,7 +185,7 @@ pub(super) fn publishable(v: &[u8]) -> bool {
         && v[3..]
             .iter()
             .all(|&c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
-    marked || segment || client_token
+    marked || segment || client_token || tokenization
 }
 
 /// Inside a template expression still open on this line (`{{ lookup('…', 'secret=…') }}`,

@@ -108,6 +108,11 @@ fn values_shapes_and_prefixes_that_hid_a_named_secret_are_read() {
             "DOCS_HOST_API_KEY=5e0c2a9b71f34d8e9a6b0c1d2e3f4a5b npm run upload",
             "5e0c2a9b71f34d8e9a6b0c1d2e3f4a5b",
         ),
+        // A secret word as the token's prefix, its body machine-made: not a name.
+        (
+            "PAYGATE_SECRET_KEY=\"skey_q7m2x9k4v1z8p3w6\"",
+            "skey_q7m2x9k4v1z8p3w6",
+        ),
         // Twenty random capitals: an Erlang distribution cookie.
         (
             "erl -sname a -setcookie QWRTZPLKMNBVCXYHGFDS",
@@ -149,6 +154,11 @@ fn public_values_beside_secret_words_and_placeholders_stay() {
         "{\"alg\":\"ES256\",\"kid\":\"b1e0c3f5a7d9e2c4b6a8f0d1e3c5a7b9\"}  <- the key id of the signing key",
         "$ cat config/credentials.yml.enc\nQm9zc2Vz3kT7pV2xW9qL4mZ8nR1cB6yHdJ5sF0gK2tP7vX3wQ9",
         "window.NREUM.loader_config = { licenseKey: \"NRJS-4b2a9c8d7e6f5a4b3c2\" }",
+        // A browser SDK's client key and a tokenization key are made for the page.
+        "const checkout = await Checkout({ clientKey: 'live_Q7ZK2M9XW4PV8RT3NC6BH1JD' });",
+        "braintree.client.create({ authorization: 'sandbox_q7m2x9k4_v1z8p3w6r5t2y8u4' })",
+        // A secret's name with a version in it is still a name.
+        "password: settings.db_password_v2",
     ] {
         assert_clean(text);
     }

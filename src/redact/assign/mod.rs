@@ -266,7 +266,10 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
         } else {
             one_of(prev, DENY_KEY_BEFORE)
         };
-        if head == Some(Family::Key) && denied
+        // A browser SDK's `clientKey` (Adyen, GrowthBook): the page's half, shipped in
+        // it; kubeconfig's `client-key-data` goes on to name the private key.
+        let client_side = prev.eq_ignore_ascii_case(b"client") && first + 1 == words.n;
+        if head == Some(Family::Key) && (denied || client_side)
             || head == Some(Family::Token) && one_of(prev, DENY_TOKEN_BEFORE)
         {
             return None;
@@ -874,15 +877,27 @@ fn names_a_secret(v: &[u8]) -> bool {
                 .split(|&c| matches!(c, b'[' | b']' | b'.'))
                 .filter(|p| !p.is_empty());
             // A name is words: a random part (`pat.UZO1HomAf…`) makes it a token.
-            parts
-                .clone()
-                .all(|p| !(random_alnum(p, 12) || has_digit(p) && has_upper(p) && has_lower(p)))
-                && parts.any(|p| {
-                    classify_key(p).is_some()
-                        || contains_ci(p, b"publickey")
-                        || contains_ci(p, b"public_key")
-                })
+            parts.clone().all(|p| {
+                !(random_alnum(p, 12)
+                    || has_digit(p) && has_upper(p) && has_lower(p)
+                    || p.split(|&c| c == b'_' || c == b'-').any(interleaved))
+            }) && parts.any(|p| {
+                classify_key(p).is_some()
+                    || contains_ci(p, b"publickey")
+                    || contains_ci(p, b"public_key")
+            })
         }
+}
+
+/// `c22mx5kumu7oaowm83i`: 12+ letters and digits mixed through the run, not a word
+/// with a number after it (`sha256`, `utf8`, `v2`): a machine-made body.
+fn interleaved(w: &[u8]) -> bool {
+    let digits = w.iter().filter(|c| c.is_ascii_digit()).count();
+    let switches = w
+        .windows(2)
+        .filter(|p| p[0].is_ascii_digit() != p[1].is_ascii_digit())
+        .count();
+    w.len() >= 12 && w.iter().all(u8::is_ascii_alphanumeric) && digits >= 3 && switches >= 4
 }
 
 /// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,
