@@ -74,6 +74,9 @@ pub(super) const GENERATORS: &[(&str, Need, &[u8])] = &[
     ("key:generate", Need::Token, b"--show"),
     ("gen.secret", Need::Token, b""),
     ("unlock-key", Need::Token, b""),
+    // A wallet's export prints its private key (lotus, geth's `account export`).
+    ("wallet export", Need::Token, b""),
+    ("account export", Need::Token, b""),
     // A vendor CLI making a credential prints it once: `… tokens create --name ci`,
     // `… api-key new`; on a line of its own, or in a `| token | … |` table row.
     ("token create", Need::Token, b""),

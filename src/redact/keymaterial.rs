@@ -322,6 +322,8 @@ pub(super) fn secret_structure(head: &[u8]) -> bool {
         || openpgp_secret(head)
         || head.starts_with(b"openssh-key-v1\0")
         || minisign_secret(head)
+        // Tor's key files: `== ed25519v1-secret: type0 ==` and its kin.
+        || head.starts_with(b"== ") && head.windows(8).take(32).any(|w| w == b"-secret:")
 }
 
 /// Length of a DER item's header and its content length, at `i`.

@@ -113,6 +113,24 @@ fn values_shapes_and_prefixes_that_hid_a_named_secret_are_read() {
             "PAYGATE_SECRET_KEY=\"skey_q7m2x9k4v1z8p3w6\"",
             "skey_q7m2x9k4v1z8p3w6",
         ),
+        // A heading that ends with the name, over the value alone on its line.
+        (
+            "Wallet > Settings > Export Private Key\n4vJ9qLmX2pT7rW3nK8sZ5yHcB6dF1gQ\nNever share it.",
+            "4vJ9qLmX2pT7rW3nK8sZ5yHcB6dF1gQ",
+        ),
+        // LND's macaroon, a wallet's export, Tor's key file read through base64.
+        (
+            "curl -H \"Grpc-Metadata-macaroon: 0201036c6e640258030a10b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6\" https://node:8080/v1/getinfo",
+            "0201036c6e640258030a10b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6",
+        ),
+        (
+            "$ lotus wallet export f1abcdefghijklmnopqrstuvwxyz234567abcde\n7b2254797065223a22626c73222c22507269766174654b6579223a22",
+            "7b2254797065223a22626c73222c22507269766174654b6579223a22",
+        ),
+        (
+            "$ sudo base64 -w0 /var/lib/tor/hs/hs_ed25519_secret_key\nPT0gZWQyNTUxOXYxLXNlY3JldDogdHlwZTAgPT0AAAA4QkF2bXo3cTlMcFgyUjVrVzhzTjF2QzRqRjdnSDNtWTBlWjZ0UTJ3",
+            "PT0gZWQyNTUxOXYxLXNlY3JldDogdHlwZTAgPT0AAAA4QkF2bXo3",
+        ),
         // Twenty random capitals: an Erlang distribution cookie.
         (
             "erl -sname a -setcookie QWRTZPLKMNBVCXYHGFDS",
@@ -157,6 +175,8 @@ fn public_values_beside_secret_words_and_placeholders_stay() {
         // A browser SDK's client key and a tokenization key are made for the page.
         "const checkout = await Checkout({ clientKey: 'live_Q7ZK2M9XW4PV8RT3NC6BH1JD' });",
         "braintree.client.create({ authorization: 'sandbox_q7m2x9k4_v1z8p3w6r5t2y8u4' })",
+        // A signature file's comment says whose key signed; the line below is public.
+        "untrusted comment: signature from minisign secret key\nRUQf8Zq2vLk9mZ4tRw7YcB3nXp1sD6gH5jK0aE8uI2oP3qW7eR4tY9uI1oP5aS6dF",
         // A secret's name with a version in it is still a name.
         "password: settings.db_password_v2",
     ] {

@@ -322,7 +322,12 @@ fn below(b: &[u8], ks: usize, ke: usize, family: Family) -> Option<(usize, usize
     let ls = line_start(b, ks);
     let le = line_end(b, ke, 512);
     let line = b[ls..le].trim_ascii_end();
-    let label = line.ends_with(b":") || line.ends_with(b"?");
+    // A label ends in `:` or asks a question; a heading ends with the name itself
+    // (`Export Private Key`, `Personal access token`).
+    let heading = ke >= ls + line.len()
+        && !line.contains(&b':')
+        && line.split(|&c| c == b' ').filter(|w| !w.is_empty()).count() <= 8;
+    let label = line.ends_with(b":") || line.ends_with(b"?") || heading;
     let comment = {
         let t = line.trim_ascii_start();
         t.starts_with(b"#") || t.starts_with(b"//") || t.starts_with(b"--") || t.starts_with(b";")

@@ -162,6 +162,10 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     }
     // OpenWeatherMap's and others' `appid=`, Duo's `skey`, Consul's and Nomad's gossip
     // `encrypt` key, Erlang's distribution cookie.
+    // LND's macaroon is the node's bearer credential.
+    if ends(b"macaroon") {
+        return Some(Family::Token);
+    }
     if w == b"appid" || w == b"skey" || w == b"encrypt" || w == b"setcookie" {
         return Some(Family::Key);
     }
