@@ -26,19 +26,24 @@ pub fn salient(text: &str) -> Option<String> {
     let mut skip_source = false;
     for raw in text.lines() {
         let line = strip_controls(raw);
+        // A frame behind a syslog or journal prefix is still a frame: judge the
+        // line with its prefix taken off too (which also takes the indent).
+        let (_, bare) = strip_prefix(&line);
+        let prefixed = bare.len() < line.trim_start().len();
         if skip_source {
             skip_source = false;
-            if line.starts_with("    ") && !line.trim().is_empty() {
+            let indented_source = line.starts_with("    ") && !line.trim().is_empty();
+            if indented_source || prefixed && is_source_line(bare) {
                 changed = true;
                 continue;
             }
         }
-        if is_python_frame(&line) {
+        if is_python_frame(&line) || prefixed && is_python_frame(bare) {
             skip_source = true;
             changed = true;
             continue;
         }
-        if is_framing(&line) {
+        if is_framing(&line) || prefixed && is_framing(bare) {
             changed = true;
             continue;
         }
@@ -117,6 +122,24 @@ fn is_python_frame(line: &str) -> bool {
         || (t.starts_with("File \"") && t.contains("\", line "))
 }
 
+/// The source line Python prints under a frame, once a prefix took its indent:
+/// code (`main()`, `raise`), not the exception (`KeyError: 'x'`) nor a frame.
+fn is_source_line(bare: &str) -> bool {
+    !bare.is_empty()
+        && bare.len() <= 120
+        && !is_python_frame(bare)
+        && !bare.contains(": ")
+        && !bare.ends_with(':')
+}
+
+/// A CI runner's own line (its banner, its steps, its closing exit code),
+/// behind any log prefix: the same in every job, whatever failed.
+pub(super) fn is_runner_framing(line: &str) -> bool {
+    let line = strip_controls(line);
+    let (_, rest) = strip_prefix(&line);
+    is_runner_line(rest) || is_runner_line(&line)
+}
+
 /// Lines that are the runtime's or the runner's, not the failure's.
 fn is_framing(line: &str) -> bool {
     let t = line.trim();
@@ -153,8 +176,10 @@ fn is_framing(line: &str) -> bool {
 /// job, whatever failed. A closer that carries more than its code (GitLab's
 /// `ERROR: Job failed: failed to pull image …`) is the failure, and stays.
 fn is_runner_line(line: &str) -> bool {
-    const FRAMING: [&str; 18] = [
+    const FRAMING: [&str; 19] = [
         "Running with gitlab-runner",
+        // CircleCI prints the step's shell before its output.
+        "#!/bin/bash -eo pipefail",
         "Preparing the \"",
         "Preparing environment",
         "Getting source from Git repository",
@@ -173,8 +198,11 @@ fn is_runner_line(line: &str) -> bool {
         "Finished: ",
         "Started by ",
     ];
-    const CLOSERS: [&str; 5] = [
+    const CLOSERS: [&str; 7] = [
         "Job failed",
+        // CircleCI's and Buildkite's closers.
+        "Exited with code",
+        "The command exited with status",
         "script returned exit code",
         "Error: Process completed with exit code",
         "Process completed with exit code",
@@ -454,6 +482,19 @@ mod tests {
         );
         let j = "[Pipeline] sh\n+ make test\nx509: certificate has expired\n[Pipeline] }\nERROR: script returned exit code 1\nFinished: FAILURE";
         assert_eq!(said(j), "+ make test\nx509: certificate has expired");
+        let circle = "#!/bin/bash -eo pipefail\nmake ci\nfatal: not a git repository\nExited with code exit status 1";
+        assert_eq!(said(circle), "make ci\nfatal: not a git repository");
+        assert!(is_runner_framing("Exited with code exit status 1"));
+        assert!(is_runner_framing(
+            "2025-01-02T03:04:05Z Exited with code exit status 2"
+        ));
+        assert!(!is_runner_framing("fatal: not a git repository"));
+    }
+
+    #[test]
+    fn frames_behind_a_syslog_prefix_go_too() {
+        let t = "Dec  5 00:50:49 worker-b app[162]: Traceback (most recent call last):\nDec  5 00:50:49 worker-b app[162]:   File \"/srv/app/cli.py\", line 31, in run\nDec  5 00:50:49 worker-b app[162]:     main()\nDec  5 00:50:49 worker-b app[162]: KeyError: 'tenant'";
+        assert_eq!(said(t), "KeyError: 'tenant'");
     }
 
     #[test]

@@ -447,7 +447,14 @@ fn synonym_credit(units: &[Unit], matched: &[u64], slots: usize, t: &Tuning) -> 
 fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> HashMap<u32, f32> {
     let mut out: HashMap<u32, f32> = HashMap::new();
     let limit = (t.signature_df_share * n as f32).max(3.0) as usize;
-    for tail in signature::tails(text) {
+    // A CI runner's closing line (`Exited with code exit status 1`) recurs in
+    // every failed job: it is not the failure's signature.
+    let own: String = text
+        .lines()
+        .filter(|l| !super::logtext::is_runner_framing(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for tail in signature::tails(&own) {
         let postings = source.postings(&tail.term);
         if postings.is_empty() || postings.len() > limit {
             continue;
