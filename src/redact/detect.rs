@@ -394,7 +394,9 @@ impl Scan<'_> {
             Anchor::Keyword => {
                 let found = keyword_value(b, s, e, &mut reach.assign);
                 if found.is_none() {
-                    push_all(self.out, NEAR, |hits| assign::table_column(b, s, e, hits));
+                    push_all(self.out, NEAR, |hits| {
+                        assign::table_column(b, s, e, &mut reach.assign, hits)
+                    });
                 }
                 found
             }

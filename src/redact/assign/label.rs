@@ -160,10 +160,12 @@ pub(super) fn column_below(
 /// The separator of a header line and the index of the column starting at `k`, when the
 /// line is a header: the name at `k..kend` is a whole cell, and there are at least three.
 fn header_column(header: &[u8], k: usize, kend: usize) -> Option<(u8, usize)> {
-    let lower = header.to_ascii_lowercase();
-    if let Some(sel) = super::super::text::find(&lower, b"select ")
-        && sel < k
-        && let Some(from) = super::super::text::find(&lower[k..], b" from ")
+    let find_ci = |hay: &[u8], needle: &[u8]| {
+        hay.windows(needle.len())
+            .position(|w| w.eq_ignore_ascii_case(needle))
+    };
+    if let Some(sel) = find_ci(&header[..k], b"select ")
+        && let Some(from) = find_ci(&header[k..], b" from ")
     {
         let list = &header[sel + 7..k + from];
         let column = header[sel + 7..k].iter().filter(|&&c| c == b',').count();
@@ -206,7 +208,7 @@ fn unquote(row: &[u8], s: usize, e: usize) -> (usize, usize) {
 }
 
 /// `password`, `Token`, `KEY`: one word of letters, in one case or capitalised.
-fn plain_word(w: &[u8]) -> bool {
+pub(super) fn plain_word(w: &[u8]) -> bool {
     w.iter().all(u8::is_ascii_alphabetic)
         && (w[1..].iter().all(u8::is_ascii_lowercase) || w.iter().all(u8::is_ascii_uppercase))
 }
@@ -280,6 +282,12 @@ fn last_word(v: &[u8]) -> &[u8] {
 /// on, in the same sentence, then the value.
 fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usize, usize)> {
     let end = line_end(b, ke, REACH);
+    // Most lines hold no separator of a sentence's value: leave before the walk.
+    let rest = &b[ke..end];
+    let has = |w: &[u8]| rest.windows(w.len()).any(|x| x == w);
+    if !(has(b": ") || has(b" is ") || has(b" was ") || has(b" = ")) {
+        return None;
+    }
     let mut i = ke;
     let mut words = 0;
     while i < end {

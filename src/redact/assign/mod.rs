@@ -327,9 +327,27 @@ fn need_for(family: Family) -> Need {
 
 /// The cells under a table header whose column the keyword at `s..e` names, into `out`
 /// (`label.rs`).
-pub(super) fn table_column(b: &[u8], s: usize, e: usize, out: &mut Vec<super::context::Hit>) {
+pub(super) fn table_column(
+    b: &[u8],
+    s: usize,
+    e: usize,
+    reach: &mut Reach,
+    out: &mut Vec<super::context::Hit>,
+) {
     let ks = run_back(b, s, s.saturating_sub(64), is_key_char);
     let ke = run(&b[..(e + 64).min(b.len())], e, is_key_char);
+    // Cheap tests first, once per line: a header names its column in a word of its
+    // own, on a line with cells (this runs for every secret word no assignment took).
+    if ks < reach.table || !label::plain_word(&b[ks..ke]) {
+        return;
+    }
+    let le = line_end(b, ke, 1024);
+    reach.table = le;
+    let line = &b[line_start(b, ks)..le];
+    let cells = |sep: u8| line.iter().filter(|&&c| c == sep).count() >= 2;
+    if ![b',', b'\t', b'|', b';'].into_iter().any(cells) {
+        return;
+    }
     if let Some(named) = classify_key(&b[ks..ke]) {
         label::column_below(b, ks, ke, named, out);
     }
@@ -341,6 +359,10 @@ pub(super) fn table_column(b: &[u8], s: usize, e: usize, out: &mut Vec<super::co
 pub(super) struct Reach {
     pub key: usize,
     pub value: usize,
+    /// End of the last line whose words were read as a label (`label.rs`).
+    pub label: usize,
+    /// End of the last line read as a table's header.
+    pub table: usize,
 }
 
 /// A keyword found at `s..e`: the key around it, and its value if it names a secret.
@@ -416,7 +438,15 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     let found = direct_value(b, &key_at)
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind))
-        .or_else(|| label::labelled(b, ks, ke, family, kind));
+        .or_else(|| {
+            // Once per line: a second secret word on it reads the same sentence and
+            // the same lines below.
+            if ks < reach.label {
+                return None;
+            }
+            reach.label = line_end(b, ke, 512);
+            label::labelled(b, ks, ke, family, kind)
+        });
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
         reach.value = f.end;
     }
