@@ -342,12 +342,14 @@ pub(super) fn table_column(
         return;
     }
     let le = line_end(b, ke, 1024);
-    reach.table = le;
     let line = &b[line_start(b, ks)..le];
     let cells = |sep: u8| line.iter().filter(|&&c| c == sep).count() >= 2;
     if ![b',', b'\t', b'|', b';'].into_iter().any(cells) {
+        // No cells: no other word of this line heads a column either.
+        reach.table = le;
         return;
     }
+    // A header may name several such columns (`site,login,password`): each is read.
     if let Some(named) = classify_key(&b[ks..ke]) {
         label::column_below(b, ks, ke, named, out);
     }
