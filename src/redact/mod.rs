@@ -24,17 +24,22 @@
 //! never count (`text::is_placeholder`: templates, filler, counted-up characters, sample
 //! logins and passwords, documentation's `EXAMPLE`).
 //!
+//! A value that only words name counts when it looks machine-made (`assign/label.rs`):
+//! a few words on in the sentence that names it, under a label, a question or a
+//! heading, a chat's next message, a REPL's answer to a secret's name, the line under a
+//! comment that says token, the cells of a table column whose header names a secret.
+//!
 //! What a person chose counts where the command says credential (`command.rs`): a
 //! credential verb among a command's first words or after a REPL prompt (`register`,
 //! `user add`, `AUTH`, `unseal`, a `…-login` program), a flag beside a user flag, a
 //! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
 //! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 8 were tuned on
-//! blind sets 1–6, so only blind set 7 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 10 were tuned on
+//! blind sets 1–8, so only blind set 9 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
-//! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, `-setcookie X`), a password a
-//! script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
+//! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, a chosen word after
+//! `-setcookie`), a password a script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a
 //! label no rule knows (`New value: …`), a
 //! random token with no vendor word, separator or naming key in sight (a random host
