@@ -255,7 +255,8 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         return None;
     }
     let ve0 = line_end(b, vs0, 1024);
-    let mut vs = skip_blanks(b, vs0);
+    // Blanks may run past a line cut at its bound.
+    let mut vs = skip_blanks(b, vs0).min(ve0);
     let mut ve = vs + b[vs..ve0].trim_ascii_end().len();
     if b[vs..ve].starts_with(b"=> ") {
         vs += 3;

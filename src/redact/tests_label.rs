@@ -183,3 +183,22 @@ fn public_values_beside_secret_words_and_placeholders_stay() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn lines_cut_at_a_rules_bound_end_the_reading_without_a_panic() {
+    let pad = " ".repeat(600);
+    for text in [
+        format!("// token for the canary\nconst A ={pad}\"Gp3xW8qL2vZ7kT9mN4rB6yHd\";"),
+        format!("In [1]: os.environ['ACME_DEPLOY_TOKEN']\nOut[1]:{pad}'r8Lq2Vx7Kp4Zm9Wt3Nc6Bh1J'"),
+        format!("Recovery Key:\n{pad}114829-602317-998140-235567-771209-430086"),
+        format!("site,login,password\nnas,admin,{pad}Rb7!kQ2mZx9v"),
+        format!("the password is{pad}Qm7vZt2Lw9xPaR4k"),
+        // Rules that were there before the label rules, with the same cut.
+        format!("DBPassword:\n{pad}Default: Qm7vZt2Lw9xPaR4k"),
+        format!("$ cat secrets.env\nDB_PASSWORD\n{pad}Qm7vZt2Lw9xPaR4k"),
+        format!("{pad}password{pad}\n{pad}"),
+    ] {
+        let out = redact(&text);
+        assert!(findings(&out).is_empty(), "not idempotent on {text:?}");
+    }
+}

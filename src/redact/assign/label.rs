@@ -2,7 +2,8 @@
 //! or on the lines below rather than after a separator of its own: `the password is X`,
 //! `master password for the ops database: X`, `Recovery Key:` over an indented value,
 //! `which key is it using?` answered by a chat line, `os.environ['X_TOKEN']` over a
-//! REPL's `Out[3]: '…'`, a comment that says token over the line that holds it.
+//! REPL's `Out[3]: '…'`, a comment that says token over the line that holds it, and
+//! the cells of a table column whose header names a secret (`column_below`).
 //!
 //! Only words say "secret" here, so the value must look machine-made: random by the
 //! strict test, a generated passphrase where the word says password, or a code printed
@@ -209,7 +210,8 @@ fn unquote(row: &[u8], s: usize, e: usize) -> (usize, usize) {
 
 /// `password`, `Token`, `KEY`: one word of letters, in one case or capitalised.
 pub(super) fn plain_word(w: &[u8]) -> bool {
-    w.iter().all(u8::is_ascii_alphabetic)
+    !w.is_empty()
+        && w.iter().all(u8::is_ascii_alphabetic)
         && (w[1..].iter().all(u8::is_ascii_lowercase) || w.iter().all(u8::is_ascii_uppercase))
 }
 
@@ -245,7 +247,11 @@ fn below_repl(b: &[u8], ke: usize, family: Family) -> Option<(usize, usize)> {
     if !(line.starts_with(b"Out[") || line.starts_with(b"< ") || line.starts_with(b"=> ")) {
         return None;
     }
-    only_value(b, strip_prefixes(b, s, e), e, family, false)
+    // A prefix's blanks may run past a line cut at its bound.
+    let body = strip_prefixes(b, s, e);
+    (body < e)
+        .then(|| only_value(b, body, e, family, false))
+        .flatten()
 }
 
 /// `public key`, `cache key`, `key id`, `token expired`: the words beside the name make
@@ -262,7 +268,8 @@ fn qualified_public(b: &[u8], ks: usize, ke: usize, family: Family) -> bool {
     if one_of(prev, deny_before) {
         return true;
     }
-    let after = &b[skip_blanks(b, ke)..line_end(b, ke, 64)];
+    let le = line_end(b, ke, 64);
+    let after = &b[skip_blanks(b, ke).min(le)..le];
     let next: &[u8] = after
         .split(|c| !c.is_ascii_alphanumeric())
         .next()
@@ -421,7 +428,8 @@ fn strip_prefixes(b: &[u8], s: usize, e: usize) -> usize {
             (digits > 0 && digits <= 3 && rest.get(digits) == Some(&b'.')).then_some(digits + 1)
         };
         match skip {
-            Some(k) => i = skip_blanks(b, i + k),
+            // The blanks may run past a line cut at its bound.
+            Some(k) => i = skip_blanks(b, i + k).min(e),
             None => break,
         }
     }
@@ -462,6 +470,9 @@ fn assigned_quoted(b: &[u8], s: usize, e: usize, family: Family) -> Option<(usiz
     let line = &b[s..e];
     let eq = line.iter().position(|&c| c == b'=' || c == b':')?;
     let q = skip_blanks(b, s + eq + 1);
+    if q >= e {
+        return None;
+    }
     let quote = at(b, q).filter(|c| matches!(c, b'"' | b'\''))?;
     let close = b[q + 1..e].iter().position(|&c| c == quote)? + q + 1;
     machine_made(&b[q + 1..close], family).then_some((q + 1, close))

@@ -826,7 +826,9 @@ fn block_below(
         }
         let le = line_end(b, i, 512);
         let content = line_body(b, i);
-        let body = skip_blanks(b, content);
+        // A line cut at its bound may be all blanks up to the cut: its body lies
+        // past the cut, and the line holds nothing to read.
+        let body = skip_blanks(b, content).min(le);
         i = le + 1;
         (body - content > indent).then_some((body, le))
     })
