@@ -449,11 +449,14 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
     let limit = (t.signature_df_share * n as f32).max(3.0) as usize;
     // A CI runner's closing line (`Exited with code exit status 1`) recurs in
     // every failed job: it is not the failure's signature.
-    let own: String = text
-        .lines()
-        .filter(|l| !super::logtext::is_runner_framing(l))
-        .collect::<Vec<_>>()
-        .join("\n");
+    // Most texts have none: they are looked up as they are, without a copy.
+    let framing = |l: &str| super::logtext::is_runner_framing(l);
+    let own: std::borrow::Cow<str> = if text.lines().any(framing) {
+        let kept: Vec<&str> = text.lines().filter(|l| !framing(l)).collect();
+        kept.join("\n").into()
+    } else {
+        text.into()
+    };
     for tail in signature::tails(&own) {
         let postings = source.postings(&tail.term);
         if postings.is_empty() || postings.len() > limit {

@@ -13,8 +13,8 @@
 use super::{DENY_KEY_BEFORE, DENY_TOKEN_BEFORE, Family, Found, one_of};
 use crate::redact::context::Hit;
 use crate::redact::text::{
-    Need, at, has_alpha, has_digit, has_upper, is_passphrase, is_stop_word, is_uuid, line_end,
-    line_start, looks_like_word_list, plausible, skip_blanks,
+    Need, at, find_ci, has_alpha, has_digit, has_upper, is_passphrase, is_stop_word, is_uuid,
+    line_end, line_start, looks_like_word_list, plausible, skip_blanks,
 };
 
 /// Words a sentence may put between the secret's name and its value.
@@ -161,10 +161,6 @@ pub(super) fn column_below(
 /// The separator of a header line and the index of the column starting at `k`, when the
 /// line is a header: the name at `k..kend` is a whole cell, and there are at least three.
 fn header_column(header: &[u8], k: usize, kend: usize) -> Option<(u8, usize)> {
-    let find_ci = |hay: &[u8], needle: &[u8]| {
-        hay.windows(needle.len())
-            .position(|w| w.eq_ignore_ascii_case(needle))
-    };
     if let Some(sel) = find_ci(&header[..k], b"select ")
         && let Some(from) = find_ci(&header[k..], b" from ")
     {
@@ -244,7 +240,7 @@ fn below_repl(b: &[u8], ke: usize, family: Family) -> Option<(usize, usize)> {
     }
     let e = line_end(b, s, 512);
     let line = &b[s..e];
-    if !(line.starts_with(b"Out[") || line.starts_with(b"< ") || line.starts_with(b"=> ")) {
+    if !is_output(line) {
         return None;
     }
     // A prefix's blanks may run past a line cut at its bound.
