@@ -37,6 +37,35 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || in_template(b, s)
         || v.starts_with(b"AIza") && firebase_web_config(b, s, e)
         || key_id_field(b, s)
+        || data_uri(b, s, v)
+}
+
+/// `url(data:image/png;base64,iVBOR…)`: an image, a font or a sound inlined in a page or
+/// a style sheet, public like the file it stands for.
+fn data_uri(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let media = |rest: &[u8]| {
+        [
+            "image/",
+            "font/",
+            "audio/",
+            "video/",
+            "application/font",
+            "application/x-font",
+        ]
+        .iter()
+        .any(|m| rest.starts_with(m.as_bytes()))
+    };
+    let inner = v.strip_prefix(b"url(").unwrap_or(v);
+    let inner = inner
+        .strip_prefix(b"'")
+        .or_else(|| inner.strip_prefix(b"\""))
+        .unwrap_or(inner);
+    if let Some(rest) = inner.strip_prefix(b"data:") {
+        return media(rest);
+    }
+    let head = &b[s.saturating_sub(96)..s];
+    head.ends_with(b";base64,")
+        && super::text::find(head, b"data:").is_some_and(|d| media(&head[d + 5..]))
 }
 
 /// `"kid": "…"`: a JOSE header's key id, which names the key and is sent with every token.
@@ -161,6 +190,8 @@ pub(super) fn publishable(v: &[u8]) -> bool {
         // Razorpay's key id goes into Checkout in the page; its secret has no prefix.
         b"rzp_live_",
         b"rzp_test_",
+        // Statsig's client SDK keys, made for the browser and the app.
+        b"client-",
     ]
     .iter()
     .any(|p| v.starts_with(p));
@@ -194,7 +225,9 @@ fn in_template(b: &[u8], s: usize) -> bool {
     let ls = super::text::line_start(b, s);
     let head = &b[ls..s];
     match head.windows(2).rposition(|w| w == b"{{") {
-        Some(open) => !head[open..].windows(2).any(|w| w == b"}}"),
+        Some(open) => {
+            !head[open..].windows(2).any(|w| w == b"}}") && !super::structure::default_literal(head)
+        }
         None => false,
     }
 }
@@ -456,15 +489,17 @@ const PUBLIC_LABELS: &[&[u8]] = &[
 /// `"publicKey": "…"`) ends with a word that names an id or a public half. The value must
 /// still look like one: hex, base64 or base62, no punctuation a password would have.
 fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
+    // An escaped closing quote's backslash (`\"…-3\""`) belongs to the quoting.
+    let v = v.strip_suffix(b"\\").unwrap_or(v);
     let idish = v
         .iter()
         .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_'));
     if !idish {
         return false;
     }
-    // Skip the separator: quotes, blanks, `:`, `=`, `(`.
+    // Skip the separator: quotes (escaped ones too: `"ETag": "\"…`), blanks, `:`, `=`, `(`.
     let sep_start = run_back(b, s, s.saturating_sub(8), |c| {
-        matches!(c, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'(')
+        matches!(c, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'(' | b'\\')
     });
     // `Implicit account ID (public, derived from your public key): …`: an aside in
     // parentheses is part of the label.

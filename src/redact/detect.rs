@@ -86,6 +86,22 @@ enum Anchor {
     At,
     SaslPasswd,
     CallArgs,
+    /// A client of a service built with its credential: `SDK("…")`, `new Client(…)`.
+    ClientArgs,
+    /// A template's literal fallback for a secret: `{{ pw | default('…') }}`.
+    TemplateDefault,
+    /// NTLM hashes by the empty LM hash or impacket's `-hashes`.
+    Ntlm,
+    /// A Wi-Fi join code's password.
+    Wifi,
+    /// An SSH2 (RFC 4716 style) private key block.
+    Ssh2,
+    /// openssl's `-K <hex>` and `-k <password>`.
+    OpensslKey,
+    /// `?u=…&p=…`: a login in a query.
+    QueryLogin,
+    /// The name of a secret in another script: `пароль`, `密码`, `contraseña`.
+    Foreign,
     Totp,
     Jwk,
     Infix,
@@ -138,6 +154,16 @@ const FIXED: &[(&str, Anchor)] = &[
     ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("appid", Anchor::Keyword), ("skey", Anchor::Keyword), ("encrypt", Anchor::Keyword),
     ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword),
+    // Names of secrets in other languages, in ASCII (`assign::foreign`).
+    ("kennwort", Anchor::Keyword), ("wachtwoord", Anchor::Keyword), ("senha", Anchor::Keyword),
+    ("contrasena", Anchor::Keyword), ("clave", Anchor::Keyword), ("haslo", Anchor::Keyword),
+    ("heslo", Anchor::Keyword), ("salasana", Anchor::Keyword), ("losenord", Anchor::Keyword),
+    ("adgangskode", Anchor::Keyword), ("parola", Anchor::Keyword), ("jelszo", Anchor::Keyword),
+    ("sifre", Anchor::Keyword), ("geheim", Anchor::Keyword), ("segredo", Anchor::Keyword),
+    ("segreto", Anchor::Keyword), ("sekret", Anchor::Keyword), ("hemlighet", Anchor::Keyword),
+    ("schluessel", Anchor::Keyword), ("schlussel", Anchor::Keyword), ("chiave", Anchor::Keyword),
+    ("sleutel", Anchor::Keyword), ("klucz", Anchor::Keyword), ("nyckel", Anchor::Keyword),
+    ("chave", Anchor::Keyword), ("jeton", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
@@ -149,7 +175,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("BUNDLE_", Anchor::Bundler), ("code=", Anchor::OauthCode), ("\"auth\" \"", Anchor::QuotedAuth),
     ("keys:", Anchor::KeyedMap), ("secrets:", Anchor::KeyedMap), ("tokens:", Anchor::KeyedMap),
     ("credentials:", Anchor::KeyedMap), ("fernet(", Anchor::Fernet), ("accounts:", Anchor::Accounts),
-    ("net user ", Anchor::Positional),
+    ("net user ", Anchor::Positional), ("samba-tool user create ", Anchor::Positional),
+    ("bundle config ", Anchor::Positional),
     ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb),
     // Verbs that set or present a credential (`command.rs`), judged where a command stands.
     ("register ", Anchor::AuthVerb), ("unseal ", Anchor::AuthVerb), ("setuser ", Anchor::AuthVerb),
@@ -161,6 +188,13 @@ const FIXED: &[(&str, Anchor)] = &[
     ("login(", Anchor::CallArgs), ("_pw_set(", Anchor::CallArgs), ("connection(", Anchor::CallArgs),
     ("pdo(", Anchor::CallArgs), ("PDO->__construct(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),
     ("connect(", Anchor::CallArgs), ("totp", Anchor::Totp),
+    ("client(", Anchor::ClientArgs), ("sdk(", Anchor::ClientArgs), ("auth(", Anchor::ClientArgs),
+    ("provider(", Anchor::ClientArgs), ("app(", Anchor::ClientArgs),
+    ("client.run(", Anchor::ClientArgs), ("bot.run(", Anchor::ClientArgs),
+    ("default", Anchor::TemplateDefault),
+    ("aad3b435b51404eeaad3b435b51404ee:", Anchor::Ntlm), ("-hashes ", Anchor::Ntlm),
+    ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
+    ("&p=", Anchor::QueryLogin),
     ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
@@ -227,6 +261,17 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     }
 });
 
+/// Names of secrets in other scripts (`пароль`, `密码`): an automaton of their own, built
+/// and run only for a text that holds a byte outside ASCII, so the capture hook's common
+/// case (an English tool's output) never pays for their states.
+static FOREIGN: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .build(assign::foreign::WORDS.iter().map(|(w, _)| w))
+        .expect("the foreign names are fixed short literals, which always build")
+});
+
 /// Builds the automaton now rather than on the first scan.
 pub(super) fn warm_up() {
     LazyLock::force(&ANCHORS);
@@ -288,6 +333,17 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
         }
         if let Some((h, priority)) = scan.validate(anchor, literal, s, e) {
             push(scan.out, h, priority);
+        }
+    }
+    if !text.is_ascii() {
+        for m in FOREIGN.find_overlapping_iter(text) {
+            let Some(&(literal, _)) = assign::foreign::WORDS.get(m.pattern().as_usize()) else {
+                continue;
+            };
+            if let Some((h, priority)) = scan.validate(Anchor::Foreign, literal, m.start(), m.end())
+            {
+                push(scan.out, h, priority);
+            }
         }
     }
     scan.finish();
@@ -367,6 +423,15 @@ impl Scan<'_> {
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
             Anchor::CallArgs => context(structure::call_password(b, e)),
+            Anchor::ClientArgs => context(structure::client_credential(b, e)),
+            Anchor::TemplateDefault => context(structure::template_default(b, s, e)),
+            Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
+            Anchor::Wifi => context(structure::wifi_code(b, e)),
+            Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),
+            Anchor::OpensslKey => context(structure::openssl_key(b, s, e)),
+            Anchor::QueryLogin => context(structure::query_login(b, s, e)),
+            Anchor::Foreign => assign::foreign::foreign_key(b, s, e, literal)
+                .map(|f| ((f.kind, f.start, f.end), ASSIGNMENT)),
             Anchor::Totp if s >= reach.totp => {
                 reach.totp = line_end(b, s, 512);
                 // Below a key that names the seed: `MFA_SEED=…` keeps its own marker.

@@ -278,6 +278,8 @@ mod tests;
 #[cfg(test)]
 mod tests_chosen;
 #[cfg(test)]
+mod tests_code;
+#[cfg(test)]
 mod tests_label;
 #[cfg(test)]
 mod tests_shapes;

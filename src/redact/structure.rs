@@ -95,6 +95,8 @@ const POSITIONAL: &[(&[u8], usize)] = &[
     (b"add_user", 1),
     (b"change_password", 1),
     (b"authenticate_user", 1),
+    // `samba-tool user create NAME PASSWORD`.
+    (b"samba-tool user create", 1),
 ];
 
 /// `rabbitmqctl add_user u p`, `htpasswd -b file u p`, `net user u p /add`,
@@ -150,6 +152,20 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
             return None;
         }
         share + 1
+    } else if lit.eq_ignore_ascii_case(b"bundle config") {
+        // `bundle config [--global] gems.contribsys.com USER:PASS`: a gem source's login,
+        // not a setting (`set path vendor`, `build.nokogiri …`).
+        let &(hs, he) = args.first()?;
+        let host = &b[hs..he];
+        let &(vs, ve) = args.get(1)?;
+        let v = &b[vs..ve];
+        if !host.contains(&b'.')
+            || host.starts_with(b"build.")
+            || !(v.contains(&b':') || chosen_secret(v))
+        {
+            return None;
+        }
+        1
     } else {
         POSITIONAL
             .iter()
@@ -303,7 +319,12 @@ pub(super) fn bare_userinfo(b: &[u8], s: usize) -> Option<Hit> {
         && user
             .iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'));
-    let host_ok = host.len() >= 3 && host.iter().any(u8::is_ascii_alphabetic);
+    // A name, or an IPv4 address (`'CORP/user:pw@10.0.0.5'`, impacket's target).
+    let ipv4 = host.split(|&c| c == b'.').count() == 4
+        && host
+            .split(|&c| c == b'.')
+            .all(|p| (1..=3).contains(&p.len()) && p.iter().all(u8::is_ascii_digit));
+    let host_ok = host.len() >= 3 && host.iter().any(u8::is_ascii_alphabetic) || ipv4;
     let pass_start = s - pass.len();
     (user_ok && host_ok && chosen_secret(pass) && !is_placeholder(pass))
         .then(|| hit("password", pass_start, s))?
@@ -419,22 +440,31 @@ pub(super) fn sasl_passwd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// that opens a session takes its password as the last string argument, after a user,
 /// host or DSN. `e` is just after the call's `(`; the arguments are read on one line.
 pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
+    let strings: Vec<_> = call_strings(b, e, b"\"'")
+        .into_iter()
+        .filter(|&(_, _, depth)| depth == 0)
+        .collect();
+    let &(vs, ve, _) = strings.last()?;
+    let v = &b[vs..ve];
+    (strings.len() >= 2 && password_shaped(v)).then(|| hit("password", vs, ve))?
+}
+
+/// The string literals among a call's arguments on its line, with how deep in nested
+/// brackets each stands; `e` is just after the call's `(`. A quote left open on the line
+/// (a cut line) gives none.
+fn call_strings(b: &[u8], e: usize, quotes: &[u8]) -> Vec<(usize, usize, usize)> {
     let le = line_end(b, e, 512);
     let mut depth = 0usize;
     let mut i = e;
-    let mut strings = 0;
-    let mut last = None;
+    let mut out = Vec::new();
     while i < le {
         match b[i] {
-            q @ (b'"' | b'\'') => {
+            q if quotes.contains(&q) => {
                 let end = run(&b[..le], i + 1, |c| c != q);
                 if end >= le {
-                    return None;
+                    return Vec::new();
                 }
-                if depth == 0 {
-                    strings += 1;
-                    last = Some((i + 1, end));
-                }
+                out.push((i + 1, end, depth));
                 i = end + 1;
                 continue;
             }
@@ -449,9 +479,174 @@ pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
         }
         i += 1;
     }
-    let (vs, ve) = last?;
+    out
+}
+
+/// `mercadopago.SDK("APP_USR-…")`, `Client("AC…", "9c32…")`, `new Client(@"https://…",
+/// @"XKsg…")`, `AlchemyProvider('mainnet', '…')`, `client.run('…')`: a client of a
+/// service is built with its credential, a literal argument on the call's line (or
+/// one call deeper: `LDClient(Config("sdk-…"))`). Only a machine-made literal counts;
+/// names, regions, URLs and paths are the other arguments. `e` is just after `(`.
+pub(super) fn client_credential(b: &[u8], e: usize) -> Option<Hit> {
+    call_strings(b, e, b"\"'`")
+        .into_iter()
+        .rev()
+        .find(|&(vs, ve, depth)| depth <= 1 && machine_made_literal(&b[vs..ve]))
+        .and_then(|(vs, ve, _)| hit("token", vs, ve))
+}
+
+/// `{{ db_password | default('…') }}`, `{{ .Values.redis.password | default "…" }}`, `env
+/// "DB_PASSWORD" | default "…"`: a template's fallback for a secret is a literal value,
+/// the one every render without the variable gets. `s..e` is the word `default`.
+pub(super) fn template_default(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let head = &b[ls..s];
+    let open = head.windows(2).rposition(|w| w == b"{{")?;
+    let expr = &head[open..];
+    let names_secret = expr
+        .split(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .any(|w| !w.is_empty() && super::assign::classify_key(w).is_some());
+    if !names_secret || before(b, s).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        return None;
+    }
+    let mut i = skip_blanks(b, e);
+    if at(b, i) == Some(b'(') {
+        i = skip_blanks(b, i + 1);
+    }
+    let q = at(b, i).filter(|c| matches!(c, b'"' | b'\''))?;
+    let le = line_end(b, i, 512);
+    let end = run(&b[..le], i + 1, |c| c != q);
+    let v = &b[i + 1..end];
+    (end < le && (password_shaped(v) || plausible(v, Need::Strong)))
+        .then(|| hit("password", i + 1, end))?
+}
+
+/// Whether a template expression's text ends where a `default` filter's literal begins.
+pub(super) fn default_literal(head: &[u8]) -> bool {
+    let h = head.trim_ascii_end();
+    let Some(h) = h.strip_suffix(b"\"").or_else(|| h.strip_suffix(b"'")) else {
+        return false;
+    };
+    let h = h.trim_ascii_end();
+    let h = h.strip_suffix(b"(").unwrap_or(h).trim_ascii_end();
+    h.ends_with(b"default")
+}
+
+/// NTLM hashes, which log in as well as the password (pass-the-hash): impacket's
+/// `-hashes LM:NT` and a dump's `user:rid:LM:NT:::`, found by the empty password's LM
+/// hash (`aad3b435…`, which every modern dump prints) or by the flag.
+pub(super) fn ntlm_hashes(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> {
+    let hex32 = |i: usize| {
+        let end = run(b, i, |c| c.is_ascii_hexdigit());
+        (end - i == 32).then_some(end)
+    };
+    if literal.starts_with('-') {
+        if before(b, s).is_some_and(|c| !c.is_ascii_whitespace()) {
+            return None;
+        }
+        let i = skip_blanks(b, e);
+        let lm = usize::from(at(b, i) == Some(b':'));
+        let first = if lm == 1 { i + 1 } else { hex32(i)? + 1 };
+        if at(b, first - 1) != Some(b':') {
+            return None;
+        }
+        let end = hex32(first)?;
+        return hit("ntlm-hash", i + lm, end);
+    }
+    let end = hex32(e)?;
+    hit("ntlm-hash", e, end)
+}
+
+/// `WIFI:T:WPA;S:Lab-Net;P:<password>;;`: the network's password in a join code (the
+/// text of a Wi-Fi QR code). `e` is after `WIFI:`.
+pub(super) fn wifi_code(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    let mut i = e;
+    while i < le {
+        let field_end = run(&b[..le], i, |c| c != b';');
+        if b[i..field_end].starts_with(b"P:") {
+            return password_value(b, i + 2, field_end);
+        }
+        i = field_end + 1;
+    }
+    None
+}
+
+/// `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----` (Tectia, the RFC 4716 style): the body
+/// under its `Comment:` headers, to the END line. Public keys in this armour stay.
+pub(super) fn ssh2_private(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 128);
+    let label = &b[e..le];
+    if !contains_ci(label, b"PRIVATE KEY") {
+        return None;
+    }
+    let mut i = le + 1;
+    let mut continued = false;
+    // Headers: `Name: value`, continued while a line ends in `\`.
+    while i < b.len() {
+        let end = line_end(b, i, 1024);
+        let line = &b[i..end];
+        let header = continued || {
+            let colon = line.iter().position(|&c| c == b':');
+            colon.is_some_and(|c| {
+                line[..c]
+                    .iter()
+                    .all(|&x| x.is_ascii_alphanumeric() || x == b'-')
+            })
+        };
+        if !header {
+            break;
+        }
+        continued = line.trim_ascii_end().ends_with(b"\\");
+        i = end + 1;
+    }
+    let start = i;
+    let stop =
+        super::text::find(&b[start..(start + 16384).min(b.len())], b"---- END SSH2")? + start;
+    let end = b[..stop].trim_ascii_end().len();
+    (end > start).then(|| hit("private-key", start, end))?
+}
+
+/// `openssl enc … -K <hex> -iv <hex>`, `openssl enc … -k <password>`: the raw key and the
+/// password of openssl's cipher commands. `s..e` is ` -K ` or ` -k `.
+pub(super) fn openssl_key(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    if !contains_ci(&b[ls..s], b"openssl ") {
+        return None;
+    }
+    let (vs, ve) = argument(b, skip_blanks(b, e))?;
     let v = &b[vs..ve];
-    (strings >= 2 && password_shaped(v)).then(|| hit("password", vs, ve))?
+    if b[s + 2] == b'K' {
+        (v.len() >= 16 && v.iter().all(u8::is_ascii_hexdigit)).then(|| hit("key", vs, ve))?
+    } else {
+        password_value(b, vs, ve)
+    }
+}
+
+/// `/query?u=grafana&p=<password>` (InfluxDB 1.x, and other APIs that take a login in
+/// the query): `p` after a `u` in the same query. `e` is after `&p=`.
+pub(super) fn query_login(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s).max(s.saturating_sub(512));
+    let query = &b[ls..s];
+    let q = query.iter().rposition(|&c| c == b'?')?;
+    let params = &query[q..];
+    if !params.starts_with(b"?u=") && super::text::find(params, b"&u=").is_none() {
+        return None;
+    }
+    let end = run(&b[..line_end(b, e, 512)], e, |c| {
+        !c.is_ascii_whitespace() && !matches!(c, b'&' | b'"' | b'\'' | b'#')
+    });
+    password_value(b, e, end)
+}
+
+/// A literal no person typed as a name: random by the strict test, 16 characters or
+/// more, not an id's bare shape.
+fn machine_made_literal(v: &[u8]) -> bool {
+    v.len() >= 16
+        && !is_uuid(v)
+        && has_digit(v)
+        && plausible(v, Need::Strong)
+        && !super::text::looks_like_word_list(v)
 }
 
 /// A value a person or a machine chose as a credential: a password's shape (both cases

@@ -580,12 +580,14 @@ fn keys_vendors_publish_are_not_secrets() {
     ] {
         assert_clean(&text);
     }
-    // The same shapes with a secret's marker stay secrets.
-    // Sentry's DSN key is documented as public, but the known corpus counts a DSN as a
-    // credential (it lets anyone send events); it stays redacted.
-    assert!(contains_secret(&format!(
+    // Sentry's DSN key is documented as public (every browser that reports sends it);
+    // its legacy `public:secret@` form carries a secret, which goes.
+    assert_clean(&format!(
         "SENTRY_DSN=https://{hex}@o482913.ingest.us.sentry.io/4507123456"
-    )));
+    ));
+    let legacy = "SENTRY_DSN=https://9079c0dcb2066678c0a5b974eb4158ef:01bee2f73818a39ecf4a6eceb83caaef@sentry.io/14";
+    assert_redacts(legacy, "01bee2f73818a39ecf4a6eceb83caaef", "url-password");
+    // The same shapes with a secret's marker stay secrets.
     assert!(contains_secret(
         "GEMINI_API_KEY=AIzaSyD3kX9mQ2vL7pN4rT8wY1bC6dF0gH5jK2l"
     ));

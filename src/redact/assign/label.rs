@@ -90,10 +90,37 @@ pub(super) fn labelled(
     if !plain_word(&b[ks..ke]) {
         return below_repl(b, ke, family).map(found);
     }
-    if let Some(range) = along_sentence(b, ke, family) {
+    if let Some(range) = along_sentence(b, ke, family).or_else(|| aligned(b, ks, ke, family)) {
         return Some(found(range));
     }
     below(b, ks, ke, family).map(found)
+}
+
+/// `Access Token     00D…!AQ…`: a CLI's table of labels and values lined up in
+/// columns (`sf org display`, `kubectl describe`), the label opening its line in a few
+/// words and the value alone after a run of blanks.
+fn aligned(b: &[u8], ks: usize, ke: usize, family: Family) -> Option<(usize, usize)> {
+    let ls = line_start(b, ks);
+    let end = line_end(b, ke, REACH + 512);
+    let line = &b[ls..end];
+    let indent = line.iter().take_while(|&&c| c == b' ').count();
+    // The label runs to the first run of two blanks or a tab.
+    let label_end = (indent..line.len())
+        .find(|&i| line[i] == b'\t' || line[i..].starts_with(b"  "))
+        .map(|i| ls + i)?;
+    let label = &b[ls + indent..label_end];
+    let words = label.split(|&c| c == b' ');
+    if ke > label_end || words.clone().count() > 3 || !words.clone().all(plain_word) {
+        return None;
+    }
+    let vs = label_end
+        + b[label_end..end]
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+    let (vs, ve) = value_token(b, vs, end)?;
+    let alone = b[ve..end].trim_ascii().is_empty();
+    (alone && machine_made(&b[vs..ve], family)).then_some((vs, ve))
 }
 
 /// Most rows of a table read under its header.
@@ -283,12 +310,27 @@ fn last_word(v: &[u8]) -> &[u8] {
 
 /// `…password for the shared database: X`, `…passphrase … is X`: a separator a few words
 /// on, in the same sentence, then the value.
-fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usize, usize)> {
+pub(super) fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usize, usize)> {
     let end = line_end(b, ke, REACH);
     // Most lines hold no separator of a sentence's value: leave before the walk.
     let rest = &b[ke..end];
     let has = |w: &[u8]| rest.windows(w.len()).any(|x| x == w);
-    if !(has(b": ") || has(b" is ") || has(b" was ") || has(b" = ")) {
+    // `is` in the languages whose names of secrets `foreign` knows, too.
+    const VERBS: &[&[u8]] = &[
+        b"is ",
+        b"was ",
+        b"= ",
+        b"ist ",
+        b"est ",
+        b"es ",
+        "é ".as_bytes(),
+    ];
+    if !(has(b": ")
+        || VERBS.iter().any(|v| {
+            rest.windows(v.len() + 1)
+                .any(|x| x[0] == b' ' && &x[1..] == *v)
+        }))
+    {
         return None;
     }
     let mut i = ke;
@@ -308,7 +350,7 @@ fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usize, usize)>
         let sep = if c == b':' && at(b, i + 1) == Some(b' ') {
             Some(i + 2)
         } else if c == b' ' {
-            [&b"is "[..], b"was ", b"= "]
+            VERBS
                 .iter()
                 .find(|w| b[i + 1..].starts_with(w))
                 .map(|w| i + 1 + w.len())

@@ -7,6 +7,7 @@
 //! (`text::Need`); a value that is itself the name of a secret (`DB_PASSWORD`,
 //! `process.env.X`, `redis-password`) refers to one and is left alone.
 
+pub(super) mod foreign;
 mod label;
 mod value;
 mod words;
@@ -191,7 +192,10 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if w == b"salt" || ends(b"salt") && w.len() > 4 && classify_word(stem(b"salt")).is_some() {
         return Some(Family::Salt);
     }
-    None
+    foreign::ASCII_WORDS
+        .iter()
+        .find(|(x, _)| x.as_bytes() == w)
+        .map(|&(_, f)| f)
 }
 
 /// The family and marker kind a key names, if it names a secret.
@@ -218,6 +222,10 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
         return None;
     }
     let words = Words::of(key)?;
+    // `auth_tag`, `authTag`: an AEAD's tag, stored beside its ciphertext.
+    if words.n > 1 && words.get(key, words.n - 1).eq_ignore_ascii_case(b"tag") {
+        return None;
+    }
     let mut best: Option<(Family, usize)> = None;
     let mut first = None;
     let mut last = 0;
@@ -438,6 +446,8 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         kind,
     };
     let found = direct_value(b, &key_at)
+        .or_else(|| value::byte_array(b, ke, family, kind))
+        .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind))
         .or_else(|| {

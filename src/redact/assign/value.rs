@@ -237,7 +237,15 @@ pub(super) fn near_quoted(
     let ok = |v: &[u8]| {
         // `password=` between two quotes is a key, not its value.
         let keyish = v.ends_with(b"=") && v.len() < 16 || v.ends_with(b":") || contains_ci(v, key);
+        // `bam.eu01.nr-data.net`: a host name, in lower case with a word for its top level.
+        let host = v.contains(&b'.')
+            && v.iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-'))
+            && v.rsplit(|&c| c == b'.').next().is_some_and(|tld| {
+                (2..=12).contains(&tld.len()) && tld.iter().all(u8::is_ascii_lowercase)
+            });
         !keyish
+            && !host
             && plausible(v, need)
             && !names_a_secret(v)
             && !v.contains(&b' ')
@@ -337,4 +345,127 @@ pub(super) fn near_quoted(
         }
     }
     None
+}
+
+/// `network_key: [128, 65, …]`, `byte[] KEY = new byte[] { (byte) 0x44, … }`: a key
+/// written out as its bytes, 16 or more of them, decimal or `0x`, after the key's `=` or
+/// `:`. A run counted up or one byte repeated is a test vector or a buffer, not a key.
+pub(super) fn byte_array(b: &[u8], ke: usize, family: Family, kind: &'static str) -> Option<Found> {
+    if !matches!(family, Family::Key | Family::Secret | Family::Salt) {
+        return None;
+    }
+    let le = line_end(b, ke, 128);
+    let head = &b[ke..le];
+    let sep = head.iter().position(|&c| c == b'=' || c == b':')?;
+    let open = head[sep..].iter().position(|&c| c == b'[' || c == b'{')? + sep;
+    // `= new byte[] {`: the type's empty brackets come before the list's.
+    let open = match head.get(open + 1) {
+        Some(b']') => head[open + 2..].iter().position(|&c| c == b'{')? + open + 2,
+        _ => open,
+    };
+    let mut i = ke + open + 1;
+    let cap = (i + MAX_VALUE).min(b.len());
+    let mut bytes = Vec::new();
+    let (mut first, mut last) = (None, i);
+    while i < cap {
+        let c = b[i];
+        if matches!(c, b']' | b'}') {
+            break;
+        }
+        if c == b'(' {
+            // A cast: `(byte)`, `(uint8_t)`.
+            i = run(&b[..cap], i, |c| c != b')') + 1;
+            continue;
+        }
+        if c.is_ascii_digit() || c == b'-' {
+            let s = i;
+            let e = run(&b[..cap], i + 1, |c| c.is_ascii_alphanumeric());
+            let t = &b[s..e];
+            let n = match t.strip_prefix(b"0x").or_else(|| t.strip_prefix(b"0X")) {
+                Some(h) if (1..=2).contains(&h.len()) => std::str::from_utf8(h)
+                    .ok()
+                    .and_then(|h| i16::from_str_radix(h, 16).ok()),
+                Some(_) => None,
+                None => std::str::from_utf8(t)
+                    .ok()
+                    .and_then(|d| d.parse::<i16>().ok()),
+            }
+            .filter(|n| (-128..=255).contains(n))?;
+            bytes.push(n);
+            first.get_or_insert(s);
+            last = e;
+            i = e;
+            continue;
+        }
+        if !(c.is_ascii_whitespace() || c == b',') {
+            return None;
+        }
+        i += 1;
+    }
+    let counted = bytes.windows(2).all(|w| w[1] == w[0] + 1);
+    let repeated = bytes.windows(2).all(|w| w[1] == w[0]);
+    let distinct = {
+        let mut d = bytes.clone();
+        d.sort_unstable();
+        d.dedup();
+        d.len()
+    };
+    (bytes.len() >= 16 && !counted && !repeated && distinct * 2 > bytes.len()).then(|| Found {
+        kind,
+        start: first.unwrap_or(last),
+        end: last,
+        direct: true,
+    })
+}
+
+/// `<name>fs.s3a.secret.key</name><value>…</value>` (Hadoop's, Spring's and many XML
+/// configurations), `<stringProp name="Argument.name">password</stringProp>` over its
+/// `Argument.value` (JMeter): the key is an element's text, and its value the text of
+/// the next element, whose tag or `name` says value.
+pub(super) fn xml_name_value(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    if before(b, ks) != Some(b'>') || !b[ke..].starts_with(b"</") {
+        return None;
+    }
+    let ls = line_start(b, ks);
+    let open = b[ls..ks].iter().rposition(|&c| c == b'<')? + ls;
+    let says = |tag: &[u8], word: &[u8]| {
+        let t = tag.trim_ascii_end();
+        let name_end = run(t, 0, |c| c != b' ');
+        let (name, attrs) = t.split_at(name_end);
+        let ends = |v: &[u8]| {
+            let v = v.trim_ascii_end();
+            v.len() >= word.len() && v[v.len() - word.len()..].eq_ignore_ascii_case(word)
+        };
+        ends(name) || attrs.split(|&c| c == b'"' || c == b'\'').any(ends)
+    };
+    if !says(&b[open + 1..ks - 1], b"name") && !says(&b[open + 1..ks - 1], b"key") {
+        return None;
+    }
+    let close = run(b, ke, |c| c != b'>') + 1;
+    let hi = (close + 320).min(b.len());
+    let next = close + b[close..hi].iter().position(|&c| c == b'<')?;
+    let tag_end = run(&b[..hi], next, |c| c != b'>');
+    if tag_end >= hi || !says(&b[next + 1..tag_end], b"value") {
+        return None;
+    }
+    let vs = tag_end + 1;
+    let ve = run(&b[..hi], vs, |c| c != b'<' && c != b'\n');
+    let v = &b[vs..ve];
+    let need = if family == Family::Password {
+        Need::Password
+    } else {
+        Need::Token
+    };
+    (ve < hi && b[ve] == b'<' && plausible(v, need)).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
 }

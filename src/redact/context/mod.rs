@@ -110,6 +110,10 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
         (start, end)
     } else if known {
         return None;
+    } else if at(b, word_end) == Some(b' ') && scheme.iter().all(u8::is_ascii_alphabetic) {
+        // A short scheme of a vendor's own (`App <key>`): the word after it.
+        let start = skip_blanks(b, word_end);
+        (start, cred_end(b, start))
     } else {
         (i, cred_end(b, i))
     };
@@ -178,10 +182,21 @@ pub(super) fn cookies(b: &[u8], s: usize, e: usize, out: &mut Vec<Hit>) {
         i += 1;
     }
     i = skip_blanks(b, i);
-    match at(b, i) {
-        Some(b':' | b'=') => i = skip_blanks(b, i + 1),
-        _ if before(b, s).is_some_and(|c| c == b'-') && at(b, e) == Some(b' ') => {}
-        _ => return,
+    // A HAR's `{"name": "Cookie", "value": "…"}`; a console's `document.cookie -> "…"`.
+    if at(b, i) == Some(b',') {
+        let j = skip_blanks(b, i + 1);
+        if b[j..].starts_with(b"\"value\"") {
+            i = skip_blanks(b, j + 7);
+        }
+    }
+    if b[i..].starts_with(b"->") || b[i..].starts_with(b"=>") {
+        i = skip_blanks(b, i + 2);
+    } else {
+        match at(b, i) {
+            Some(b':' | b'=') => i = skip_blanks(b, i + 1),
+            _ if before(b, s).is_some_and(|c| c == b'-') && at(b, e) == Some(b' ') => {}
+            _ => return,
+        }
     }
     if matches!(at(b, i), Some(b'"' | b'\'')) {
         i += 1;

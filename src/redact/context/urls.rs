@@ -21,7 +21,14 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
     });
     let at_sign = b[e..auth_end].iter().rposition(|&c| c == b'@')? + e;
     let userinfo = &b[e..at_sign];
+    // `https://<user>:@packagecloud.io`: a token as the user, with no password.
+    let token_user = |user: &[u8]| {
+        user.len() >= 20 && has_digit(user) && has_alpha(user) && !is_placeholder(user)
+    };
     match userinfo.iter().position(|&c| c == b':') {
+        Some(colon) if colon + 1 == userinfo.len() => {
+            token_user(&userinfo[..colon]).then(|| hit("url-password", e, e + colon))?
+        }
         Some(colon) => {
             let start = e + colon + 1;
             let pass = &b[start..at_sign];
@@ -31,14 +38,23 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
             (!is_placeholder(pass) && !default_login)
                 .then(|| hit("url-password", start, at_sign))?
         }
-        None => {
-            let looks_like_token = userinfo.len() >= 20
-                && has_digit(userinfo)
-                && has_alpha(userinfo)
-                && !is_placeholder(userinfo);
-            looks_like_token.then(|| hit("url-password", e, at_sign))?
-        }
+        None => (token_user(userinfo) && !sentry_dsn(b, userinfo, at_sign))
+            .then(|| hit("url-password", e, at_sign))?,
     }
+}
+
+/// `https://<32 hex>@o123.ingest.sentry.io/456`: a Sentry DSN's key is public (every
+/// browser that reports errors sends it); only its old `public:secret@` form had a
+/// secret, and that has a colon.
+fn sentry_dsn(b: &[u8], user: &[u8], at_sign: usize) -> bool {
+    let host_end = run(&b[..(at_sign + 256).min(b.len())], at_sign + 1, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    user.len() == 32
+        && user
+            .iter()
+            .all(|&c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+        && contains_ci(&b[at_sign + 1..host_end], b"sentry")
 }
 
 /// Webhook URLs whose path is the credential: Slack, Discord, Teams, Zapier, Telegram bots.

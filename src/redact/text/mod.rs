@@ -250,7 +250,6 @@ pub(super) fn is_named_digest(v: &[u8]) -> bool {
     else {
         return false;
     };
-    let _ = last;
     let Some(name) = parts.next() else {
         return false;
     };
@@ -261,7 +260,21 @@ pub(super) fn is_named_digest(v: &[u8]) -> bool {
     let hashes = parts
         .filter(|p| p.len() >= 7 && p.iter().all(|&c| is_hex(c)))
         .count();
-    name.len() >= 2
+    // Digests are printed in lower case; `api-1D27A08A…` is a token's body. A short
+    // prefix without a vowel before 32 hex (`fhb-<hex>`, `fc-<hex>`) is a vendor's
+    // marker on a 128-bit token; a cache key's name is a word (`node-`, `web-`).
+    let upper_hex = last.iter().any(u8::is_ascii_uppercase);
+    let vendor_marker = name.len() <= 4
+        && last.len() == 32
+        && !name.iter().any(|c| {
+            matches!(
+                c.to_ascii_lowercase(),
+                b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+            )
+        });
+    !upper_hex
+        && !vendor_marker
+        && name.len() >= 2
         && name.iter().all(u8::is_ascii_alphabetic)
         && name.len() < v.len()
         && v.contains(&b'-')
@@ -308,7 +321,7 @@ pub(super) fn is_path_like(v: &[u8]) -> bool {
     {
         return false;
     }
-    if v.starts_with(b"/") || v.starts_with(b"./") || v.starts_with(b"../") || v.starts_with(b"~") {
+    if v.starts_with(b"/") || v.starts_with(b"./") || v.starts_with(b"../") || home_path(v) {
         return true;
     }
     // systemd's `LoadCredential=name:/etc/credstore/name`, a mount's `src:/dst`.
@@ -319,12 +332,39 @@ pub(super) fn is_path_like(v: &[u8]) -> bool {
     if v.len() > 2 && v[0].is_ascii_alphabetic() && v[1] == b':' && matches!(v[2], b'\\' | b'/') {
         return true;
     }
+    // `src\Api\Api.csproj`: a relative Windows path to a file.
+    if v.contains(&b'\\') {
+        let segs = v.split(|&c| c == b'\\');
+        let file = v.rsplit(|&c| c == b'\\').next().unwrap_or_default();
+        let ext = file.rsplit(|&c| c == b'.').next().unwrap_or_default();
+        return segs.clone().all(|seg| {
+            !seg.is_empty()
+                && seg
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_'))
+                && !random_alnum(seg, 16)
+        }) && file.contains(&b'.')
+            && (1..=8).contains(&ext.len())
+            && ext.iter().all(u8::is_ascii_alphanumeric);
+    }
     v.contains(&b'/')
         && v.split(|&c| c == b'/').all(|seg| {
             seg.iter().all(|&c| {
                 c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'_')
             })
         })
+}
+
+/// `~`, `~/x`, `~deploy/x`: a home directory. A password may start with `~` too
+/// (`~Vl.yAC7D_N…`): one with no `/` after a user name is not a path.
+fn home_path(v: &[u8]) -> bool {
+    let Some(rest) = v.strip_prefix(b"~") else {
+        return false;
+    };
+    let user = run(rest, 0, |c| {
+        c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_' | b'.')
+    });
+    rest.is_empty() || rest.get(user) == Some(&b'/')
 }
 
 const FILE_EXTENSIONS: &[&[u8]] = &[

@@ -1,0 +1,169 @@
+//! The names of secrets in other languages than English: `Passwort`, `mot_de_passe`,
+//! `contraseña`, `senha`, `пароль`, `密码`, `パスワード`, `비밀번호`, … Words written
+//! in ASCII join the English ones in `classify_word` (so `DB_KENNWORT` is a key like
+//! `DB_PASSWORD`); words in other scripts are anchors of their own, read here: the key,
+//! a separator (`:`, `=`, a full-width `：`, or a sentence's verb: `ist`, `est`, `es`,
+//! `é`, `—`), then the value, judged as the English key's would be.
+
+use super::{Family, Found, Key, direct_value, need_for};
+use crate::redact::text::{Need, at, plausible, run, skip_blanks};
+
+/// Names of secrets in ASCII, by family; `classify_word` reads them.
+pub(super) const ASCII_WORDS: &[(&str, Family)] = &[
+    ("kennwort", Family::Password),
+    ("wachtwoord", Family::Password),
+    ("senha", Family::Password),
+    ("contrasena", Family::Password),
+    ("clave", Family::Password),
+    ("haslo", Family::Password),
+    ("heslo", Family::Password),
+    ("salasana", Family::Password),
+    ("losenord", Family::Password),
+    ("adgangskode", Family::Password),
+    ("passord", Family::Password),
+    ("parola", Family::Password),
+    ("jelszo", Family::Password),
+    ("sifre", Family::Password),
+    ("motdepasse", Family::Password),
+    ("passe", Family::Password),
+    ("geheim", Family::Secret),
+    ("geheimnis", Family::Secret),
+    ("secreto", Family::Secret),
+    ("segredo", Family::Secret),
+    ("segreto", Family::Secret),
+    ("sekret", Family::Secret),
+    ("hemlighet", Family::Secret),
+    ("schluessel", Family::Key),
+    ("schlussel", Family::Key),
+    ("chiave", Family::Key),
+    ("sleutel", Family::Key),
+    ("klucz", Family::Key),
+    ("nyckel", Family::Key),
+    ("chave", Family::Key),
+    ("jeton", Family::Token),
+];
+
+/// Names of secrets in other scripts (or with letters outside ASCII), by family.
+pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
+    ("пароль", Family::Password),
+    ("Пароль", Family::Password),
+    ("ПАРОЛЬ", Family::Password),
+    ("密码", Family::Password),
+    ("密碼", Family::Password),
+    ("口令", Family::Password),
+    ("パスワード", Family::Password),
+    ("暗証番号", Family::Password),
+    ("비밀번호", Family::Password),
+    ("암호", Family::Password),
+    ("contraseña", Family::Password),
+    ("hasło", Family::Password),
+    ("lösenord", Family::Password),
+    ("jelszó", Family::Password),
+    ("şifre", Family::Password),
+    ("mật khẩu", Family::Password),
+    ("κωδικός", Family::Password),
+    ("Κωδικός", Family::Password),
+    ("סיסמה", Family::Password),
+    ("كلمة المرور", Family::Password),
+    ("पासवर्ड", Family::Password),
+    ("رمز عبور", Family::Password),
+    ("токен", Family::Token),
+    ("Токен", Family::Token),
+    ("令牌", Family::Token),
+    ("トークン", Family::Token),
+    ("토큰", Family::Token),
+    ("ключ", Family::Key),
+    ("Ключ", Family::Key),
+    ("密钥", Family::Key),
+    ("密鑰", Family::Key),
+    ("秘钥", Family::Key),
+    ("キー", Family::Key),
+    ("clé", Family::Key),
+    ("schlüssel", Family::Key),
+    ("секрет", Family::Secret),
+    ("Секрет", Family::Secret),
+    ("秘密", Family::Secret),
+    ("シークレット", Family::Secret),
+    ("비밀", Family::Secret),
+];
+
+/// Verbs and dashes a sentence puts between a secret's name and its value.
+const VERBS: &[&[u8]] = &[
+    b"ist ",
+    b"est ",
+    b"es ",
+    "é ".as_bytes(),
+    b"is ",
+    "— ".as_bytes(),
+    b"- ",
+    "это ".as_bytes(),
+    "是".as_bytes(),
+    "は".as_bytes(),
+    "는 ".as_bytes(),
+    "은 ".as_bytes(),
+];
+
+/// The value a name in another script at `s..e` (the anchor `literal`) is given.
+pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Found> {
+    let family = WORDS.iter().find(|(w, _)| *w == literal).map(|&(_, f)| f)?;
+    let kind = match family {
+        Family::Password => "password",
+        Family::Token => "token",
+        Family::Key => "key",
+        _ => "secret",
+    };
+    // The key goes on in ASCII (`пароль_db`) and may be quoted or bracketed.
+    let ke = run(b, e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+    });
+    let key = Key {
+        start: s,
+        end: ke,
+        flag: false,
+        quote: None,
+        family,
+        kind,
+    };
+    if let Some(f) = direct_value(b, &key) {
+        return Some(f);
+    }
+    // `Пароль от базы: X`: a few words on, as an English label's sentence would.
+    if let Some((start, end)) = super::label::along_sentence(b, ke, family) {
+        return Some(Found {
+            kind,
+            start,
+            end,
+            direct: false,
+        });
+    }
+    // A full-width colon, or a sentence's verb: the value is the next word.
+    let mut i = skip_blanks(b, ke + usize::from(matches!(at(b, ke), Some(b'"' | b'\''))));
+    if b[i..].starts_with("：".as_bytes()) {
+        i += "：".len();
+    } else if let Some(v) = VERBS.iter().find(|v| b[i..].starts_with(v)) {
+        i += v.len();
+    } else {
+        return None;
+    }
+    i = skip_blanks(b, i);
+    let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\'' | b'`'));
+    let vs = i + usize::from(quote.is_some());
+    let ve = run(b, vs, |c| {
+        !c.is_ascii_whitespace() && Some(c) != quote && !matches!(c, b'"' | b'\'' | b'`' | b',')
+    });
+    // A sentence's full stop is not the value's.
+    let ve = if quote.is_none() && ve > vs && b[ve - 1] == b'.' {
+        ve - 1
+    } else {
+        ve
+    };
+    let v = &b[vs..ve];
+    let need = need_for(family);
+    let strict = need == Need::Password && v.len() < 8;
+    (ve > vs && v.is_ascii() && !strict && plausible(v, need)).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
+}
