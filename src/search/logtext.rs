@@ -22,10 +22,19 @@ pub fn salient(text: &str) -> Option<String> {
         return None;
     }
     let mut kept: Vec<(Level, String)> = Vec::new();
+    let mut prefixed_lines = 0;
     let mut changed = false;
     let mut skip_source = false;
     for raw in text.lines() {
-        let line = strip_controls(raw);
+        let mut line = strip_controls(raw);
+        // A JSON log line is read as its message, which may be a frame or framing
+        // like any other line (`"msg": "  File \"/srv/app/cli.py\", line 3, in main"`).
+        let mut json_level = None;
+        if let Some((level, message)) = json_message(strip_prefix(&line).1) {
+            json_level = Some(level);
+            line = message;
+            changed = true;
+        }
         // A frame behind a syslog or journal prefix is still a frame: judge the
         // line with its prefix taken off too (which also takes the indent).
         let (_, bare) = strip_prefix(&line);
@@ -48,8 +57,12 @@ pub fn salient(text: &str) -> Option<String> {
             continue;
         }
         let (level, rest) = strip_prefix(&line);
+        let level = json_level.unwrap_or(level);
         if rest.len() != line.len() || line.len() != raw.len() {
             changed = true;
+        }
+        if rest.len() < line.trim_start().len() || json_level.is_some() {
+            prefixed_lines += 1;
         }
         if is_runner_line(rest) {
             changed = true;
@@ -64,6 +77,22 @@ pub fn salient(text: &str) -> Option<String> {
         };
         if !rest.is_empty() {
             kept.push((level, rest));
+        }
+    }
+    // A logger's lines (three or more behind a prefix) whose prefix gave no level:
+    // the lines that say something failed are the error's, the rest its chatter.
+    // An error line that ends in a colon (`Error:`) heads the message on the line after.
+    if prefixed_lines >= 3 {
+        let mut heading = false;
+        for (level, line) in &mut kept {
+            if *level == Level::Plain {
+                *level = if heading || says_failure(line) {
+                    Level::Error
+                } else {
+                    Level::Chatter
+                };
+            }
+            heading = *level == Level::Error && line.ends_with(':');
         }
     }
     if kept.iter().any(|(l, _)| *l == Level::Error) {
@@ -82,11 +111,60 @@ pub fn salient(text: &str) -> Option<String> {
     (changed && !out.is_empty()).then(|| out.join("\n"))
 }
 
+/// Words a line uses to say that something failed, in any logger's wording.
+fn says_failure(line: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "error",
+        "exception",
+        "fatal",
+        "fail",
+        "denied",
+        "refused",
+        "cannot",
+        "can't",
+        "could not",
+        "couldn't",
+        "unable",
+        "not found",
+        "no such",
+        "invalid",
+        "timed out",
+        "timeout",
+        "exceeded",
+        "panic",
+        "killed",
+        "out of memory",
+        "not supported",
+        "unsupported",
+        "unauthorized",
+        "forbidden",
+        "required",
+        "missing",
+        "not allowed",
+        "rejected",
+        "aborted",
+        "segmentation fault",
+        "restricted",
+        "no space",
+        "not exist",
+        "mismatch",
+        "incompatible",
+        "expired",
+        "too many",
+        "conflict",
+        "unknown",
+    ];
+    let lower = line.to_ascii_lowercase();
+    MARKS.iter().any(|m| lower.contains(m))
+}
+
 /// What a line's prefix says of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Level {
-    /// No level, or a warning: kept.
+    /// No level: kept, unless a logger's other lines say which are the failure's.
     Plain,
+    /// A warning: kept.
+    Warning,
     /// error, fatal, critical, panic, severe, glog `E`/`F`.
     Error,
     /// info, debug, trace, notice, glog `I`: dropped when an error line is there.
@@ -102,7 +180,7 @@ fn level_word(word: &str) -> Option<Level> {
         "info" | "debug" | "dbug" | "trace" | "notice" | "verbose" | "inf" | "dbg" => {
             Some(Level::Chatter)
         }
-        "warn" | "warning" | "wrn" => Some(Level::Plain),
+        "warn" | "warning" | "wrn" => Some(Level::Warning),
         _ => None,
     }
 }
@@ -220,6 +298,17 @@ fn is_runner_line(line: &str) -> bool {
     {
         return true;
     }
+    // systemd's closers for a unit whose process exited 1: the same for every failure
+    // (a status of its own, `203/EXEC`, is the failure and stays).
+    if let Some((unit, said)) = t.split_once(": ")
+        && [".service", ".scope", ".socket", ".timer"]
+            .iter()
+            .any(|k| unit.ends_with(k))
+        && (said.starts_with("Main process exited, code=exited, status=1/FAILURE")
+            || said.starts_with("Failed with result 'exit-code'"))
+    {
+        return true;
+    }
     CLOSERS.iter().any(|c| {
         t.strip_prefix(c).is_some_and(|rest| {
             rest.split(|c: char| !c.is_ascii_alphabetic())
@@ -260,7 +349,7 @@ fn strip_prefix(line: &str) -> (Level, &str) {
             rest = msg;
         }
     }
-    if let Some((level, msg)) = glog(rest) {
+    if let Some((level, msg)) = glog(rest).or_else(|| rfc5424(rest)) {
         return (level, msg);
     }
     let mut level = Level::Plain;
@@ -271,6 +360,17 @@ fn strip_prefix(line: &str) -> (Level, &str) {
         let Some((piece, after)) = t.find(char::is_whitespace).map(|i| t.split_at(i)) else {
             break;
         };
+        // `info[21:53:41]`: a pretty-printer's level glued to its time.
+        let glued = piece
+            .split_once('[')
+            .filter(|(word, stamp)| !word.is_empty() && is_stamp(stamp))
+            .and_then(|(word, _)| level_word(word));
+        if let Some(l) = glued {
+            level = l;
+            rest = after;
+            stripped = true;
+            continue;
+        }
         if let Some(l) = level_word(piece) {
             level = l;
             // A bare `error:` opening the text is the message's own word,
@@ -288,7 +388,12 @@ fn strip_prefix(line: &str) -> (Level, &str) {
             let next = after.trim_start();
             stripped && next.split_whitespace().next().is_some_and(is_syslog_tag)
         };
-        if is_stamp(piece) || is_bracketed(piece) || is_syslog_tag(piece) || host() {
+        if is_stamp(piece)
+            || is_bracketed(piece)
+            || is_syslog_tag(piece)
+            || is_file_line(piece)
+            || host()
+        {
             rest = after;
             stripped = true;
             continue;
@@ -313,10 +418,37 @@ fn glog(line: &str) -> Option<(Level, &str)> {
     }
     let level = match b[0] {
         b'I' => Level::Chatter,
-        b'W' => Level::Plain,
+        b'W' => Level::Warning,
         _ => Level::Error,
     };
     Some((level, &line[close + 2..]))
+}
+
+/// RFC 5424 syslog: `<11>1 2026-11-09T02:31:52Z host app 4242 - - message`; the
+/// priority's severity is the level (0–3 an error, 4 a warning, 5–7 chatter).
+fn rfc5424(line: &str) -> Option<(Level, &str)> {
+    let (pri, rest) = line.strip_prefix('<')?.split_once('>')?;
+    let pri: u16 = pri.parse().ok()?;
+    let (version, mut rest) = rest.split_once(' ')?;
+    if version != "1" {
+        return None;
+    }
+    // Time, host, app, process id, message id, then structured data (`-` or `[…]`).
+    for _ in 0..5 {
+        rest = rest.trim_start().split_once(' ')?.1;
+    }
+    let rest = rest.trim_start();
+    let rest = match rest.strip_prefix("- ") {
+        Some(r) => r,
+        None if rest.starts_with('[') => rest.split_once("] ")?.1,
+        None => rest,
+    };
+    let level = match pri % 8 {
+        0..=3 => Level::Error,
+        4 => Level::Warning,
+        _ => Level::Chatter,
+    };
+    Some((level, rest))
 }
 
 /// A timestamp's piece: `2025-03-08T16:17:51.073Z`, `16:17:51`, `2025/03/08`,
@@ -341,6 +473,22 @@ fn is_stamp(piece: &str) -> bool {
             || p.contains(':')
             || p.matches('-').count() == 2
             || p.contains('/'))
+}
+
+/// `src/app/sync.py:344:`, `main.go:42:`: the source line a logger printed from.
+fn is_file_line(piece: &str) -> bool {
+    let Some(head) = piece.strip_suffix(':') else {
+        return false;
+    };
+    let Some((file, line)) = head.rsplit_once(':') else {
+        return false;
+    };
+    !line.is_empty()
+        && line.bytes().all(|c| c.is_ascii_digit())
+        && file.contains('.')
+        && file
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'_' | b'-'))
 }
 
 /// `[main]`, `[scheduler-8]`, `[http-nio-8080-exec-1]`: a thread or logger
@@ -427,6 +575,38 @@ mod tests {
 
     fn said(text: &str) -> String {
         salient(text).unwrap_or_else(|| text.to_string())
+    }
+
+    #[test]
+    fn a_loggers_lines_without_a_level_keep_those_that_say_something_failed() {
+        let t = "src/app/sync.py:12: cache warmup finished in 412ms\nsrc/app/sync.py:115: sending heartbeat to coordinator\nsrc/app/sync.py:344: google.auth.exceptions.DefaultCredentialsError: Could not determine credentials.\nsrc/app/sync.py:160: received SIGTERM, draining connections";
+        assert_eq!(
+            said(t),
+            "google.auth.exceptions.DefaultCredentialsError: Could not determine credentials."
+        );
+        // `Error:` heads the message on the next line.
+        let j = "Oct 26 21:41:50 web-3 agent[37]: loaded configuration\nOct 26 21:41:51 web-3 agent[37]: dial tcp: connection refused\nOct 26 21:41:54 web-3 agent[37]: api.service: Main process exited, code=exited, status=1/FAILURE\nOct 26 21:41:55 web-3 agent[37]: api.service: Failed with result 'exit-code'.";
+        assert_eq!(said(j), "dial tcp: connection refused");
+        let r = "<14>1 2026-11-09T02:31:48.586Z laptop sched 17 - - sending heartbeat\n<11>1 2026-11-09T02:31:52.677Z laptop sched 17 - - CommandNotFoundError: conda activate is not set up\n<14>1 2026-11-09T02:31:59.794Z laptop sched 17 - - checkpoint saved";
+        assert_eq!(
+            said(r),
+            "CommandNotFoundError: conda activate is not set up"
+        );
+        let p = "info[21:53:41] region=eu-west-1\nerror[21:53:44] GatedRepoError: 401 Client Error.\ninfo[21:53:45] retrying";
+        assert_eq!(said(p), "GatedRepoError: 401 Client Error.");
+        let json = "{\"level\": \"info\", \"msg\": \"step 4/11 complete\"}\n{\"level\": \"error\", \"msg\": \"Traceback (most recent call last):\"}\n{\"level\": \"error\", \"msg\": \"  File \\\"/srv/app/cli.py\\\", line 166, in main\"}\n{\"level\": \"error\", \"msg\": \"    return run(args)\"}\n{\"level\": \"error\", \"msg\": \"An error occurred (ExpiredToken): the token has expired.\"}";
+        assert_eq!(
+            said(json),
+            "An error occurred (ExpiredToken): the token has expired."
+        );
+        let c = "app-1  | ./app/components/Counter.tsx\napp-1  | Error:\napp-1  |   x You're importing a component that needs useEffect.\napp-1  | ready in 3.1s";
+        assert_eq!(
+            said(c),
+            "Error:\nx You're importing a component that needs useEffect."
+        );
+        // Two lines behind a prefix are too few to call the rest chatter.
+        let two = "main.go:42: opening db\nmain.go:43: dial tcp: connection refused";
+        assert_eq!(said(two), "opening db\ndial tcp: connection refused");
     }
 
     #[test]
