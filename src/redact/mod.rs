@@ -27,7 +27,15 @@
 //! A value that only words name counts when it looks machine-made (`assign/label.rs`):
 //! a few words on in the sentence that names it, under a label, a question or a
 //! heading, a chat's next message, a REPL's answer to a secret's name, the line under a
-//! comment that says token, the cells of a table column whose header names a secret.
+//! comment that says token, the cells of a table column whose header names a secret,
+//! a value lined up under its label in a CLI's table. Names of secrets in other
+//! languages count like the English ones (`assign/foreign.rs`); those in other scripts
+//! are looked for only in a text that holds a byte outside ASCII.
+//!
+//! Code hands credentials over in its own ways (`structure.rs`, `assign/value.rs`): a
+//! machine-made literal given to a client's constructor (`SDK("…")`, `new
+//! Client(…)`), a template's default for a secret, a key written as its bytes, an XML
+//! name element over its value element.
 //!
 //! What a person chose counts where the command says credential (`command.rs`): a
 //! credential verb among a command's first words or after a REPL prompt (`register`,
@@ -35,8 +43,8 @@
 //! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
 //! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 10 were tuned on
-//! blind sets 1–8, so only blind set 9 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 11 were tuned on
+//! blind sets 1–9, so only blind set 10 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, a chosen word after
 //! `-setcookie`), a password a script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a

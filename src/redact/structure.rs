@@ -600,7 +600,7 @@ pub(super) fn ssh2_private(b: &[u8], e: usize) -> Option<Hit> {
         continued = line.trim_ascii_end().ends_with(b"\\");
         i = end + 1;
     }
-    let start = i;
+    let start = i.min(b.len());
     let stop =
         super::text::find(&b[start..(start + 16384).min(b.len())], b"---- END SSH2")? + start;
     let end = b[..stop].trim_ascii_end().len();

@@ -257,3 +257,26 @@ fn secrets_named_in_other_languages() {
     assert_clean("пароль: ********");
     assert_clean("Passwort vergessen? Klicken Sie hier.");
 }
+
+#[test]
+fn texts_cut_right_after_a_rules_anchor_end_the_reading_without_a_panic() {
+    // Found by cutting every blind set's rows at every character.
+    for text in [
+        "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----",
+        "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"k\"",
+        "<name>fs.s3a.secret.key</",
+        "<stringProp name=\"Argument.name\">password</stringProp>",
+        "impacket-psexec -hashes ",
+        "impacket-psexec -hashes aad3b435b51404eeaad3b435b51404ee:",
+        "WIFI:T:WPA;S:Net;P:",
+        "openssl enc -aes-256-cbc -K ",
+        "db_password: \"{{ db_password | default('",
+        "network_key: [128, 65,",
+        "sdk = acme.SDK(\"",
+        "пароль：",
+        "Access Token    ",
+    ] {
+        let _ = redacted(text);
+        let _ = redacted(&format!("{text}{}", " ".repeat(600)));
+    }
+}

@@ -448,6 +448,9 @@ pub(super) fn xml_name_value(
         return None;
     }
     let close = run(b, ke, |c| c != b'>') + 1;
+    if close >= b.len() {
+        return None;
+    }
     let hi = (close + 320).min(b.len());
     let next = close + b[close..hi].iter().position(|&c| c == b'<')?;
     let tag_end = run(&b[..hi], next, |c| c != b'>');
