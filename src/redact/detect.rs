@@ -100,8 +100,6 @@ enum Anchor {
     OpensslKey,
     /// `?u=…&p=…`: a login in a query.
     QueryLogin,
-    /// The name of a secret in another script: `пароль`, `密码`, `contraseña`.
-    Foreign,
     Totp,
     Jwk,
     Infix,
@@ -340,9 +338,8 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             let Some(&(literal, _)) = assign::foreign::WORDS.get(m.pattern().as_usize()) else {
                 continue;
             };
-            if let Some((h, priority)) = scan.validate(Anchor::Foreign, literal, m.start(), m.end())
-            {
-                push(scan.out, h, priority);
+            if let Some(f) = assign::foreign::foreign_key(scan.b, m.start(), m.end(), literal) {
+                push(scan.out, (f.kind, f.start, f.end), ASSIGNMENT);
             }
         }
     }
@@ -430,8 +427,6 @@ impl Scan<'_> {
             Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),
             Anchor::OpensslKey => context(structure::openssl_key(b, s, e)),
             Anchor::QueryLogin => context(structure::query_login(b, s, e)),
-            Anchor::Foreign => assign::foreign::foreign_key(b, s, e, literal)
-                .map(|f| ((f.kind, f.start, f.end), ASSIGNMENT)),
             Anchor::Totp if s >= reach.totp => {
                 reach.totp = line_end(b, s, 512);
                 // Below a key that names the seed: `MFA_SEED=…` keeps its own marker.
