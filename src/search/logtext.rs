@@ -37,7 +37,7 @@ pub fn salient(text: &str) -> Option<String> {
         }
         // A frame behind a syslog or journal prefix is still a frame: judge the
         // line with its prefix taken off too (which also takes the indent).
-        let (_, bare) = strip_prefix(&line);
+        let (prefix_level, bare) = strip_prefix(&line);
         let prefixed = bare.len() < line.trim_start().len();
         if skip_source {
             skip_source = false;
@@ -56,27 +56,20 @@ pub fn salient(text: &str) -> Option<String> {
             changed = true;
             continue;
         }
-        let (level, rest) = strip_prefix(&line);
-        let level = json_level.unwrap_or(level);
-        if rest.len() != line.len() || line.len() != raw.len() {
+        let level = json_level.unwrap_or(prefix_level);
+        if bare.len() != line.len() || line.len() != raw.len() {
             changed = true;
         }
-        if rest.len() < line.trim_start().len() || json_level.is_some() {
+        if prefixed || json_level.is_some() {
             prefixed_lines += 1;
         }
-        if is_runner_line(rest) {
+        if is_runner_line(bare) {
             changed = true;
             continue;
         }
-        let (level, rest) = match json_message(rest) {
-            Some(message) => {
-                changed = true;
-                message
-            }
-            None => (level, rest.trim().to_string()),
-        };
+        let rest = bare.trim();
         if !rest.is_empty() {
-            kept.push((level, rest));
+            kept.push((level, rest.to_string()));
         }
     }
     // A logger's lines (three or more behind a prefix) whose prefix gave no level:
@@ -584,7 +577,6 @@ mod tests {
             said(t),
             "google.auth.exceptions.DefaultCredentialsError: Could not determine credentials."
         );
-        // `Error:` heads the message on the next line.
         let j = "Oct 26 21:41:50 web-3 agent[37]: loaded configuration\nOct 26 21:41:51 web-3 agent[37]: dial tcp: connection refused\nOct 26 21:41:54 web-3 agent[37]: api.service: Main process exited, code=exited, status=1/FAILURE\nOct 26 21:41:55 web-3 agent[37]: api.service: Failed with result 'exit-code'.";
         assert_eq!(said(j), "dial tcp: connection refused");
         let r = "<14>1 2026-11-09T02:31:48.586Z laptop sched 17 - - sending heartbeat\n<11>1 2026-11-09T02:31:52.677Z laptop sched 17 - - CommandNotFoundError: conda activate is not set up\n<14>1 2026-11-09T02:31:59.794Z laptop sched 17 - - checkpoint saved";
@@ -599,6 +591,7 @@ mod tests {
             said(json),
             "An error occurred (ExpiredToken): the token has expired."
         );
+        // `Error:` heads the message on the next line.
         let c = "app-1  | ./app/components/Counter.tsx\napp-1  | Error:\napp-1  |   x You're importing a component that needs useEffect.\napp-1  | ready in 3.1s";
         assert_eq!(
             said(c),

@@ -1,9 +1,11 @@
 //! The names of secrets in other languages than English: `Passwort`, `mot_de_passe`,
 //! `contraseña`, `senha`, `пароль`, `密码`, `パスワード`, `비밀번호`, … Words written
 //! in ASCII join the English ones in `classify_word` (so `DB_KENNWORT` is a key like
-//! `DB_PASSWORD`); words in other scripts are anchors of their own, read here: the key,
-//! a separator (`:`, `=`, a full-width `：`, or a sentence's verb: `ist`, `est`, `es`,
-//! `é`, `—`), then the value, judged as the English key's would be.
+//! `DB_PASSWORD`); words in other scripts are found by an automaton of their own, run
+//! only on a text that holds a byte outside ASCII (`detect.rs`), and read here: the
+//! key, then its value after `:` or `=` (as an English key's), a few words on in its
+//! sentence (`label::along_sentence`: `Пароль от базы: X`, `la contraseña es X`), or
+//! after a full-width `：`, a dash or another script's verb.
 
 use super::{Family, Found, Key, direct_value, need_for};
 use crate::redact::text::{Need, at, plausible, run, skip_blanks};
@@ -87,13 +89,9 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("비밀", Family::Secret),
 ];
 
-/// Verbs and dashes a sentence puts between a secret's name and its value.
+/// Dashes and the verbs of other scripts a sentence puts between a secret's name and
+/// its value; `is`, `ist`, `est`, `es` and `é` are `label::along_sentence`'s.
 const VERBS: &[&[u8]] = &[
-    b"ist ",
-    b"est ",
-    b"es ",
-    "é ".as_bytes(),
-    b"is ",
     "— ".as_bytes(),
     b"- ",
     "это ".as_bytes(),
