@@ -9,7 +9,7 @@
 //! here; a vendor's format or a decoded private structure is specific enough already.
 
 use super::keymaterial::{base58check, bech32};
-use super::text::{b64_decode_prefix, before, is_b64url, is_hex, run_back};
+use super::text::{b64_decode_prefix, before, is_b64, is_b64url, is_hex, run_back};
 
 /// True when `b[s..e]` is a public identifier, digest, address or public key.
 ///
@@ -29,6 +29,10 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || labelled_public(b, s, v)
         || typed_public(b, s)
         || eth_signature(v)
+        || anon_jwt(v)
+        || der_signature(v)
+        || ciphertext(v)
+        || column_says_public(b, s)
         || annotated_public(b, e)
         || in_page_script(b, s)
         || under_ciphertext(b, s)
@@ -91,6 +95,91 @@ fn typed_public(b: &[u8], s: usize) -> bool {
 /// `0x` and 130 hex digits: an Ethereum signature (r, s, v), published with what it signs.
 fn eth_signature(v: &[u8]) -> bool {
     v.len() == 132 && v.starts_with(b"0x") && v[2..].iter().all(|&c| is_hex(c))
+}
+
+/// `MEUCIQ…`: an ECDSA signature in base64, DER's `SEQUENCE { INTEGER r, INTEGER s }`
+/// and nothing else (cosign's annotation, a JWS or a webhook's DER signature). A signature
+/// is public like the data it signs; a private key's structure never ends after two
+/// integers.
+fn der_signature(v: &[u8]) -> bool {
+    if !(v.starts_with(b"M") && (60..=200).contains(&v.len()) && v.iter().all(|&c| is_b64(c))) {
+        return false;
+    }
+    let d = b64_decode_prefix(v, 150);
+    let total = d.len();
+    let int_at = |i: usize| {
+        (d.get(i) == Some(&0x02))
+            .then(|| d.get(i + 1).map(|&l| usize::from(l)))
+            .flatten()
+            .filter(|l| (16..=70).contains(l))
+    };
+    let Some(r) = int_at(2) else {
+        return false;
+    };
+    let Some(s) = int_at(4 + r) else {
+        return false;
+    };
+    d[0] == 0x30 && usize::from(d[1]) + 2 == total && 6 + r + s == total
+}
+
+/// An encryption tool's envelope around a value: Vault transit (`vault:v1:…`), dotenvx
+/// (`encrypted:…`), ejson (`EJ[1:…`), Jenkins (`{AQAAABAAAA…}`). Committing these is
+/// what the tools are for; the key to open them is elsewhere.
+pub(super) fn ciphertext(v: &[u8]) -> bool {
+    let body = |rest: &[u8]| rest.len() >= 16 && rest.iter().all(|&c| is_b64(c) || c == b':');
+    if let Some(rest) = v.strip_prefix(b"vault:v") {
+        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        return n > 0 && rest.get(n) == Some(&b':') && body(&rest[n + 1..]);
+    }
+    v.strip_prefix(b"encrypted:").is_some_and(body)
+        || v.strip_prefix(b"EJ[1:")
+            .is_some_and(|rest| body(rest.strip_suffix(b"]").unwrap_or(rest)))
+        || v.starts_with(b"{AQAAAB") && v.ends_with(b"}")
+}
+
+/// A value in a table column whose header says digest or id (`fly secrets list`'s
+/// `NAME  DIGEST  CREATED AT`): the tool printed a fingerprint of the secret, not it.
+fn column_says_public(b: &[u8], s: usize) -> bool {
+    let ls = super::text::line_start(b, s);
+    let col = s - ls;
+    if col == 0 || ls == 0 {
+        return false;
+    }
+    // The header is the first line of the block: walk up over the table's rows.
+    let mut line = ls;
+    for _ in 0..20 {
+        if line == 0 {
+            return false;
+        }
+        let prev = super::text::line_start(b, line - 1);
+        let row = &b[prev..line - 1];
+        if row.trim_ascii().is_empty() {
+            return false;
+        }
+        let header = row.len() > col
+            && row
+                .iter()
+                .all(|&c| c.is_ascii_uppercase() || c.is_ascii_whitespace() || c == b'_');
+        if header {
+            let ws = run_back(row, col, 0, |c| !c.is_ascii_whitespace());
+            if ws != col || row[col].is_ascii_whitespace() {
+                return false;
+            }
+            let we = super::text::run(row, col, |c| !c.is_ascii_whitespace());
+            let word = &row[ws..we];
+            return [
+                b"DIGEST".as_slice(),
+                b"HASH",
+                b"CHECKSUM",
+                b"FINGERPRINT",
+                b"SHA256",
+                b"ID",
+            ]
+            .contains(&word);
+        }
+        line = prev;
+    }
+    false
 }
 
 /// A comment after the value, on its line, says the key is meant to be public:
@@ -165,6 +254,20 @@ fn under_ciphertext(b: &[u8], s: usize) -> bool {
             .take_while(|&&c| c == b' ')
             .count()
             > indent
+}
+
+/// Supabase's anon key: a JWT whose payload gives the `anon` role, documented as the
+/// key that ships in the page (row-level security guards the data, not the key).
+pub(super) fn anon_payload(payload: &[u8]) -> bool {
+    let json = b64_decode_prefix(payload, 512);
+    let compact: Vec<u8> = json.iter().copied().filter(|c| *c != b' ').collect();
+    super::text::find(&compact, b"\"role\":\"anon\"").is_some()
+}
+
+/// A whole JWT whose payload is an anon key's.
+fn anon_jwt(v: &[u8]) -> bool {
+    let mut parts = v.split(|&c| c == b'.');
+    v.starts_with(b"eyJ") && parts.nth(1).is_some_and(anon_payload)
 }
 
 /// Keys a vendor issues to be published in a web page, by the marker its documentation
@@ -497,9 +600,13 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
     if !idish {
         return false;
     }
-    // Skip the separator: quotes (escaped ones too: `"ETag": "\"…`), blanks, `:`, `=`, `(`.
+    // Skip the separator: quotes (escaped ones too: `"ETag": "\"…`, Markdown's code
+    // span), blanks, `:`, `=`, `(`.
     let sep_start = run_back(b, s, s.saturating_sub(8), |c| {
-        matches!(c, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'(' | b'\\')
+        matches!(
+            c,
+            b' ' | b'\t' | b'"' | b'\'' | b'`' | b':' | b'=' | b'(' | b'\\'
+        )
     });
     // `Implicit account ID (public, derived from your public key): …`: an aside in
     // parentheses is part of the label.
@@ -520,7 +627,7 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
         return false;
     }
     let last = label
-        .rsplit(|&c| matches!(c, b'_' | b'-' | b'.' | b' '))
+        .rsplit(|&c| matches!(c, b'_' | b'-' | b'.' | b' ' | b'(' | b')'))
         .find(|w| !w.is_empty());
     let last = match last {
         Some(w) => camel_tail(w),

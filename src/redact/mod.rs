@@ -290,4 +290,6 @@ mod tests_code;
 #[cfg(test)]
 mod tests_label;
 #[cfg(test)]
+mod tests_public;
+#[cfg(test)]
 mod tests_shapes;

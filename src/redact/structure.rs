@@ -491,8 +491,30 @@ pub(super) fn client_credential(b: &[u8], e: usize) -> Option<Hit> {
     call_strings(b, e, b"\"'`")
         .into_iter()
         .rev()
-        .find(|&(vs, ve, depth)| depth <= 1 && machine_made_literal(&b[vs..ve]))
+        .find(|&(vs, ve, depth)| {
+            depth <= 1 && machine_made_literal(&b[vs..ve]) && !named_otherwise(b, vs - 1)
+        })
         .and_then(|(vs, ve, _)| hit("token", vs, ve))
+}
+
+/// A keyword argument whose name is not a secret's (`Client(wallet="f1…")`): the call
+/// says what the literal is, and it is not the credential.
+fn named_otherwise(b: &[u8], quote: usize) -> bool {
+    let mut i = quote;
+    while i > 0 && matches!(b[i - 1], b' ' | b'\t') {
+        i -= 1;
+    }
+    if i == 0 || !matches!(b[i - 1], b'=' | b':') {
+        return false;
+    }
+    i -= 1;
+    while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'"' | b'\'') {
+        i -= 1;
+    }
+    let ns = run_back(b, i, i.saturating_sub(40), |c| {
+        c.is_ascii_alphanumeric() || c == b'_'
+    });
+    ns < i && super::assign::classify_key(&b[ns..i]).is_none()
 }
 
 /// `{{ db_password | default('…') }}`, `{{ .Values.redis.password | default "…" }}`, `env

@@ -250,6 +250,25 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     }
     let has = |w: &[u8]| (0..words.n).any(|i| word(i).eq_ignore_ascii_case(w));
     let private = has(b"private") || contains_ci(word(last), b"private");
+    // `hashed_secret`, `ENCRYPTED_PASSWORD`: what a tool stores in the secret's place.
+    if first > 0 && one_of(word(first - 1), STORED_FORMS) {
+        return None;
+    }
+    // A key a page ships: `KAKAO_JS_APP_KEY`, `NEXT_PUBLIC_MIXPANEL_TOKEN`,
+    // `VITE_PUSHER_APP_KEY` (build tools hand only these prefixes to the browser).
+    let shipped = (0..first).any(|i| one_of(word(i), SHIPPED_WORDS));
+    let privileged = [
+        b"secret".as_slice(),
+        b"admin",
+        b"service",
+        b"master",
+        b"server",
+    ]
+    .iter()
+    .any(|w| has(w));
+    if shipped && matches!(family, Family::Key | Family::Token) && !private && !privileged {
+        return None;
+    }
     for i in last + 1..words.n {
         let w = word(i);
         let session = word(last).eq_ignore_ascii_case(b"session");
@@ -423,6 +442,13 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         ke += 3;
     }
     let key = &b[ks..ke];
+    // `<add key="Web:ApiKey" value="…"/>`: the `key` attribute names the setting.
+    if (key.eq_ignore_ascii_case(b"key") || key.eq_ignore_ascii_case(b"name"))
+        && b.get(ke) == Some(&b'=')
+        && value::value_attribute_follows(b, ke)
+    {
+        return None;
+    }
     let (family, kind) = match classify_key(key)? {
         // `--auth <token>` is a flag, not docker's `"auth": "<base64>"`.
         (Family::Auth, "docker-auth") if flag => (Family::Auth, "token"),
@@ -726,6 +752,19 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
     if unquoted
         && at(b, skip_blanks(b, end)) == Some(b'=')
         && at(b, skip_blanks(b, end) + 1) != Some(b'=')
+    {
+        return None;
+    }
+    // `api_key.revoked key_id=key_…`: after a blank, a `name=` starts the next pair.
+    let name_len = run(v, 0, |c| {
+        c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'_' | b'.')
+    });
+    if unquoted
+        && j == sp
+        && !key.flag
+        && name_len >= 2
+        && at(v, name_len) == Some(b'=')
+        && at(v, name_len + 1).is_some_and(|c| c != b'=')
     {
         return None;
     }

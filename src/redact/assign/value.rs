@@ -154,9 +154,20 @@ pub(super) fn name_value_pair(
     kind: &'static str,
 ) -> Option<Found> {
     // The word before the key's own word, skipping quotes, a path and a separator.
-    let word_start = run_back(b, ks, ks.saturating_sub(MAX_KEY), |c| {
+    let mut word_start = run_back(b, ks, ks.saturating_sub(MAX_KEY), |c| {
         !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'=' | b':' | b'>' | b'{' | b',')
     });
+    // `key="Backend:ApiToken"`: .NET's section path is part of the quoted name.
+    let sectioned = run_back(b, ks, ks.saturating_sub(MAX_KEY), |c| {
+        is_key_char(c) || c == b':'
+    });
+    if sectioned < word_start
+        && before(b, sectioned).is_some_and(is_quote)
+        && sectioned >= 2
+        && b[sectioned - 2] == b'='
+    {
+        word_start = sectioned;
+    }
     let mut i = word_start;
     i = run_back(b, i, i.saturating_sub(8), |c| {
         matches!(c, b'"' | b'\'' | b' ' | b'\t')
@@ -210,6 +221,16 @@ pub(super) fn name_value_pair(
         }
     }
     None
+}
+
+/// After `key=` or `name=`: a `value=` attribute further on the line, so the first one
+/// names the setting (`<add key="Web:ApiKey" value="…"/>`).
+pub(super) fn value_attribute_follows(b: &[u8], ke: usize) -> bool {
+    let le = line_end(b, ke, 400);
+    let line = &b[ke..le];
+    line.windows(6)
+        .enumerate()
+        .any(|(i, w)| w.eq_ignore_ascii_case(b"value=") && i > 0 && line[i - 1] == b' ')
 }
 
 /// A quoted value near the key in prose or an error message, on the same line:

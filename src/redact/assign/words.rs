@@ -280,6 +280,9 @@ pub(super) const DENY_TAIL: &[&[u8]] = &[
     b"count",
     b"created",
     b"updated",
+    b"revoked",
+    b"rotated",
+    b"deleted",
     b"last",
     b"id",
     b"uuid",
@@ -292,6 +295,29 @@ pub(super) const DENY_TAIL: &[&[u8]] = &[
     b"b",
     b"s",
     b"stats",
+];
+
+/// Words right before a secret's name that make the value what a tool stores in its
+/// place: a hash, a ciphertext, a masked copy.
+pub(super) const STORED_FORMS: &[&[u8]] = &[
+    b"hashed",
+    b"encrypted",
+    b"masked",
+    b"obfuscated",
+    b"redacted",
+    b"sealed",
+];
+
+/// Words anywhere before a key's or token's name that say a web page ships it.
+pub(super) const SHIPPED_WORDS: &[&[u8]] = &[
+    b"js",
+    b"javascript",
+    b"browser",
+    b"frontend",
+    b"public",
+    b"publishable",
+    // Vite hands only `VITE_…` variables to the page.
+    b"vite",
 ];
 
 /// Words right before a `key` that make it a database, cache or public key.
@@ -409,6 +435,8 @@ pub(super) const GETTERS: &[&[u8]] = &[
 /// The part of `DENY_KEY_BEFORE` that says a key is public in an environment name too.
 pub(super) const PUBLIC_KEY_BEFORE: &[&[u8]] = &[
     b"public",
+    // Algolia's and Meilisearch's search-only keys, made for the browser.
+    b"search",
     b"pub",
     b"publishable",
     b"site",

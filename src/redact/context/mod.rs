@@ -776,11 +776,7 @@ pub(super) fn jwt(b: &[u8], s: usize) -> Option<Hit> {
     if p_end - h_end - 1 < 10 || at(b, p_end) != Some(b'.') {
         return None;
     }
-    // Supabase's anon key: a JWT whose payload gives the `anon` role, documented as the
-    // key that ships in the page (row-level security guards the data, not the key).
-    let payload = b64_decode_prefix(&b[h_end + 1..p_end], 512);
-    let compact: Vec<u8> = payload.iter().copied().filter(|c| *c != b' ').collect();
-    if find(&compact, b"\"role\":\"anon\"").is_some() {
+    if super::allow::anon_payload(&b[h_end + 1..p_end]) {
         return None;
     }
     let mut end = run(b, p_end + 1, is_b64url);

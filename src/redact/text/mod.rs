@@ -347,12 +347,24 @@ pub(super) fn is_path_like(v: &[u8]) -> bool {
             && (1..=8).contains(&ext.len())
             && ext.iter().all(u8::is_ascii_alphanumeric);
     }
+    // `src/Cobalt.Api`: segments of lower-case or capitalised words.
     v.contains(&b'/')
         && v.split(|&c| c == b'/').all(|seg| {
-            seg.iter().all(|&c| {
-                c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'_')
+            seg.split(|&c| matches!(c, b'.' | b'-' | b'_')).all(|w| {
+                w.iter()
+                    .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                    || camel_words(w)
             })
         })
+}
+
+/// `Cobalt`, `WebApi`: capitalised words glued, as names in code are; `Xk9Qp` is not.
+fn camel_words(w: &[u8]) -> bool {
+    !w.is_empty()
+        && w[0].is_ascii_uppercase()
+        && w.iter().all(u8::is_ascii_alphabetic)
+        && w.windows(2)
+            .all(|p| !(p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase()))
 }
 
 /// `~`, `~/x`, `~deploy/x`: a home directory. A password may start with `~` too
@@ -746,7 +758,10 @@ pub(super) fn is_reference(v: &[u8]) -> bool {
         || path.contains(&b'/')
             && !path.contains(&b'@')
             && path.iter().all(|&c| {
-                c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'-' | b'_' | b'#' | b':')
+                // 1Password's item names have blanks: `op://Prod/SMTP relay/api key`.
+                c.is_ascii_alphanumeric()
+                    || matches!(c, b'/' | b'.' | b'-' | b'_' | b'#' | b':')
+                    || c == b' ' && slashes
             })
             && !path
                 .split(|&c| !c.is_ascii_alphanumeric())
