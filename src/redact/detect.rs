@@ -92,6 +92,9 @@ enum Anchor {
     TemplateDefault,
     /// NTLM hashes by the empty LM hash or impacket's `-hashes`.
     Ntlm,
+    /// A protocol's or a dump's credential after its fixed marker (Kerberos keys in a
+    /// secrets dump, SMTP's `AUTH PLAIN <base64>`).
+    Protocol,
     /// A Wi-Fi join code's password.
     Wifi,
     /// An SSH2 (RFC 4716 style) private key block.
@@ -161,7 +164,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("segreto", Anchor::Keyword), ("sekret", Anchor::Keyword), ("hemlighet", Anchor::Keyword),
     ("schluessel", Anchor::Keyword), ("schlussel", Anchor::Keyword), ("chiave", Anchor::Keyword),
     ("sleutel", Anchor::Keyword), ("klucz", Anchor::Keyword), ("nyckel", Anchor::Keyword),
-    ("chave", Anchor::Keyword), ("jeton", Anchor::Keyword),
+    ("chave", Anchor::Keyword), ("jeton", Anchor::Keyword), ("anahtar", Anchor::Keyword),
+    ("sandi", Anchor::Keyword), ("matkhau", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
@@ -189,8 +193,14 @@ const FIXED: &[(&str, Anchor)] = &[
     ("client(", Anchor::ClientArgs), ("sdk(", Anchor::ClientArgs), ("auth(", Anchor::ClientArgs),
     ("provider(", Anchor::ClientArgs), ("app(", Anchor::ClientArgs),
     ("client.run(", Anchor::ClientArgs), ("bot.run(", Anchor::ClientArgs),
+    // A cipher's or a MAC's key handed to its constructor.
+    ("secretkeyspec(", Anchor::ClientArgs), ("hmac.new(", Anchor::ClientArgs),
+    ("createhmac(", Anchor::ClientArgs), ("createcipheriv(", Anchor::ClientArgs),
+    ("aes.new(", Anchor::ClientArgs),
     ("default", Anchor::TemplateDefault),
     ("aad3b435b51404eeaad3b435b51404ee:", Anchor::Ntlm), ("-hashes ", Anchor::Ntlm),
+    (":aes256-cts-hmac-sha1-96:", Anchor::Protocol), (":aes128-cts-hmac-sha1-96:", Anchor::Protocol),
+    ("auth plain ", Anchor::Protocol),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
     ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
@@ -340,6 +350,10 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
             };
             if let Some(f) = assign::foreign::foreign_key(scan.b, m.start(), m.end(), literal) {
                 push(scan.out, (f.kind, f.start, f.end), ASSIGNMENT);
+            } else {
+                push_all(scan.out, NEAR, |hits| {
+                    assign::foreign::foreign_column(scan.b, m.start(), m.end(), literal, hits)
+                });
             }
         }
     }
@@ -423,6 +437,7 @@ impl Scan<'_> {
             Anchor::ClientArgs => context(structure::client_credential(b, e)),
             Anchor::TemplateDefault => context(structure::template_default(b, s, e)),
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
+            Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
             Anchor::Wifi => context(structure::wifi_code(b, e)),
             Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),
             Anchor::OpensslKey => context(structure::openssl_key(b, s, e)),

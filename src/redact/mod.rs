@@ -290,6 +290,8 @@ mod tests_code;
 #[cfg(test)]
 mod tests_label;
 #[cfg(test)]
+mod tests_places;
+#[cfg(test)]
 mod tests_public;
 #[cfg(test)]
 mod tests_shapes;

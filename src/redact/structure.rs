@@ -579,6 +579,19 @@ pub(super) fn ntlm_hashes(b: &[u8], s: usize, e: usize, literal: &str) -> Option
     hit("ntlm-hash", e, end)
 }
 
+/// After `:aes256-cts-hmac-sha1-96:` (a secrets dump's Kerberos key, which logs in like
+/// the password) the key's hex; after `AUTH PLAIN ` (SMTP, IMAP's `AUTHENTICATE`) the
+/// base64 of `\0user\0password`.
+pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> {
+    if literal.starts_with(':') {
+        let end = run(b, e, |c| c.is_ascii_hexdigit());
+        return (end - e >= 32).then(|| hit("kerberos-key", e, end))?;
+    }
+    let end = run(b, e, super::text::is_b64);
+    let decoded = super::text::b64_decode_prefix(&b[e..end], 256);
+    (end - e >= 12 && decoded.contains(&0)).then(|| hit("password", e, end))?
+}
+
 /// `WIFI:T:WPA;S:Lab-Net;P:<password>;;`: the network's password in a join code (the
 /// text of a Wi-Fi QR code). `e` is after `WIFI:`.
 pub(super) fn wifi_code(b: &[u8], e: usize) -> Option<Hit> {

@@ -43,6 +43,10 @@ pub(super) const ASCII_WORDS: &[(&str, Family)] = &[
     ("nyckel", Family::Key),
     ("chave", Family::Key),
     ("jeton", Family::Token),
+    ("anahtar", Family::Key),
+    ("anahtari", Family::Key),
+    ("sandi", Family::Password),
+    ("matkhau", Family::Password),
 ];
 
 /// Names of secrets in other scripts (or with letters outside ASCII), by family.
@@ -59,14 +63,21 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("암호", Family::Password),
     ("contraseña", Family::Password),
     ("hasło", Family::Password),
+    ("Hasło", Family::Password),
+    ("HASŁO", Family::Password),
     ("lösenord", Family::Password),
     ("jelszó", Family::Password),
     ("şifre", Family::Password),
     ("mật khẩu", Family::Password),
+    ("mật_khẩu", Family::Password),
+    ("Mật khẩu", Family::Password),
     ("κωδικός", Family::Password),
     ("Κωδικός", Family::Password),
     ("סיסמה", Family::Password),
     ("كلمة المرور", Family::Password),
+    ("كلمة_المرور", Family::Password),
+    ("كلمة السر", Family::Password),
+    ("كلمة_السر", Family::Password),
     ("पासवर्ड", Family::Password),
     ("رمز عبور", Family::Password),
     ("токен", Family::Token),
@@ -82,6 +93,11 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("キー", Family::Key),
     ("clé", Family::Key),
     ("schlüssel", Family::Key),
+    ("Schlüssel", Family::Key),
+    ("SCHLÜSSEL", Family::Key),
+    // `jeton_d_accès`, `clé_d_accès`: the ASCII word before it is cut at `è`.
+    ("d_accès", Family::Token),
+    ("d'accès", Family::Token),
     ("секрет", Family::Secret),
     ("Секрет", Family::Secret),
     ("秘密", Family::Secret),
@@ -110,15 +126,14 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
         Family::Key => "key",
         _ => "secret",
     };
-    // The key goes on in ASCII (`пароль_db`) and may be quoted or bracketed.
-    let ke = run(b, e, |c| {
-        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
-    });
+    // The key goes on, in ASCII or its own script (`пароль_db`, `токен_доступу`,
+    // `비밀키`), and may be quoted or bracketed.
+    let ke = key_end(b, e);
     let key = Key {
         start: s,
         end: ke,
         flag: false,
-        quote: None,
+        quote: super::quote_before(b, s),
         family,
         kind,
     };
@@ -164,4 +179,40 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
         end: ve,
         direct: true,
     })
+}
+
+/// The cells under a header cell that a name in another script starts (`ключ_api`).
+pub(in crate::redact) fn foreign_column(
+    b: &[u8],
+    s: usize,
+    e: usize,
+    literal: &str,
+    out: &mut Vec<crate::redact::context::Hit>,
+) {
+    let Some(family) = WORDS.iter().find(|(w, _)| *w == literal).map(|&(_, f)| f) else {
+        return;
+    };
+    let kind = match family {
+        Family::Password => "password",
+        Family::Token => "token",
+        Family::Key => "key",
+        _ => "secret",
+    };
+    super::label::column_below(b, s, key_end(b, e), (family, kind), out);
+}
+
+/// Where a key that goes on from `e` ends: ASCII word characters and letters of any
+/// script, not a full-width colon or other punctuation.
+fn key_end(b: &[u8], e: usize) -> usize {
+    let Ok(rest) = std::str::from_utf8(&b[e..(e + 64).min(b.len())])
+        .or_else(|err| std::str::from_utf8(&b[e..e + err.valid_up_to()]))
+    else {
+        return e;
+    };
+    let len: usize = rest
+        .chars()
+        .take_while(|&c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .map(char::len_utf8)
+        .sum();
+    e + len
 }

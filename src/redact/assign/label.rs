@@ -136,7 +136,7 @@ pub(super) fn column_below(
     (family, kind): (Family, &'static str),
     out: &mut Vec<Hit>,
 ) {
-    if !plain_word(&b[ks..ke]) {
+    if !header_word(&b[ks..ke]) {
         return;
     }
     let ls = line_start(b, ks);
@@ -201,7 +201,7 @@ fn header_column(header: &[u8], k: usize, kend: usize) -> Option<(u8, usize)> {
         }
         let column = header[..k].iter().filter(|&&c| c == sep).count();
         // The name is the whole cell (`password`, not `old password hint`).
-        if cell(header, sep, column) == Some((k, kend)) && plain_word(&header[k..kend]) {
+        if cell(header, sep, column) == Some((k, kend)) && header_word(&header[k..kend]) {
             return Some((sep, column));
         }
     }
@@ -236,6 +236,23 @@ pub(super) fn plain_word(w: &[u8]) -> bool {
     !w.is_empty()
         && w.iter().all(u8::is_ascii_alphabetic)
         && (w[1..].iter().all(u8::is_ascii_lowercase) || w.iter().all(u8::is_ascii_uppercase))
+}
+
+/// A column's name in a header: a plain word, or words joined by `_` in one case
+/// (`ld_sdk_key`, `API_TOKEN`), in any script (`ключ_api`).
+pub(super) fn header_word(w: &[u8]) -> bool {
+    if plain_word(w) {
+        return true;
+    }
+    let Ok(w) = std::str::from_utf8(w) else {
+        return false;
+    };
+    let one_case =
+        !w.bytes().any(|c| c.is_ascii_lowercase()) || !w.bytes().any(|c| c.is_ascii_uppercase());
+    one_case
+        && w.chars().next().is_some_and(char::is_alphabetic)
+        && w.chars()
+            .all(|c| c == '_' || c.is_ascii_digit() || c.is_alphabetic())
 }
 
 /// A shell prompt before the name: the line is a command, and what follows it is the

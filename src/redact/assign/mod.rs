@@ -365,7 +365,7 @@ pub(super) fn table_column(
     let ke = run(&b[..(e + 64).min(b.len())], e, is_key_char);
     // Cheap tests first, once per line: a header names its column in a word of its
     // own, on a line with cells (this runs for every secret word no assignment took).
-    if ks < reach.table || !label::plain_word(&b[ks..ke]) {
+    if ks < reach.table || !label::header_word(&b[ks..ke]) {
         return;
     }
     let le = line_end(b, ke, 1024);
@@ -474,6 +474,7 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     let found = direct_value(b, &key_at)
         .or_else(|| value::byte_array(b, ke, family, kind))
         .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
+        .or_else(|| value::named_element(b, ks, ke, family, kind))
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind))
         .or_else(|| {
@@ -1066,7 +1067,7 @@ fn is_quote(c: u8) -> bool {
     matches!(c, b'"' | b'\'' | b'`')
 }
 
-fn quote_before(b: &[u8], i: usize) -> Option<u8> {
+pub(super) fn quote_before(b: &[u8], i: usize) -> Option<u8> {
     before(b, i).filter(|&c| is_quote(c))
 }
 

@@ -493,3 +493,51 @@ pub(super) fn xml_name_value(
         direct: true,
     })
 }
+
+/// `<string name="client_secret">…</string>` (Android resources), `<Data
+/// Name="ApiKey">…</Data>` (a Windows event), `<entry key="db.password">…</entry>`
+/// (Java's XML properties): the key is the element's name attribute, its value the
+/// element's text.
+pub(super) fn named_element(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    let q = before(b, ks).filter(|&c| is_quote(c))?;
+    let attr_end = ks - 1;
+    if attr_end < 2 || b[attr_end - 1] != b'=' {
+        return None;
+    }
+    let an = run_back(b, attr_end - 1, attr_end.saturating_sub(8), |c| {
+        c.is_ascii_alphabetic()
+    });
+    let attr = &b[an..attr_end - 1];
+    let tag_start = run_back(b, an, an.saturating_sub(64), |c| {
+        c != b'<' && c != b'>' && c != b'\n'
+    });
+    if !(attr.eq_ignore_ascii_case(b"name") || attr.eq_ignore_ascii_case(b"key"))
+        || before(b, tag_start) != Some(b'<')
+        || at(b, ke) != Some(q)
+    {
+        return None;
+    }
+    let le = line_end(b, ke, 512);
+    let close = ke + b[ke..le].iter().position(|&c| c == b'>')?;
+    if b[close - 1] == b'/' {
+        return None;
+    }
+    let vs = close + 1;
+    let ve = run(&b[..le], vs, |c| c != b'<');
+    if !b[ve..].starts_with(b"</") {
+        return None;
+    }
+    let need = need_for(family);
+    plausible(&b[vs..ve], need).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
+}

@@ -72,6 +72,21 @@ const AUTH_SCHEMES: &[&[u8]] = &[
     b"secret",
 ];
 
+/// A web server's directive that sets a header by name and value, blank-separated:
+/// nginx's `proxy_set_header` and `add_header`, Apache's `RequestHeader set`.
+fn header_directive(head: &[u8]) -> bool {
+    let head = head.trim_ascii();
+    [
+        "set_header",
+        "add_header",
+        "RequestHeader set",
+        "RequestHeader append",
+        "Header set",
+    ]
+    .iter()
+    .any(|d| head.ends_with(d.as_bytes()))
+}
+
 /// `Authorization: <scheme> <credential>` in any quoting (HTTP, curl -H, JSON, YAML,
 /// git's `http.extraHeader`); `key=…` (FCM) and schemes with parameters (`Digest`,
 /// `AWS4-HMAC-SHA256 Credential=…, Signature=…`) lose everything after the scheme.
@@ -83,11 +98,14 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     if matches!(at(b, i), Some(b'"' | b'\'')) {
         i += 1;
     }
-    i = skip_blanks(b, i);
-    if !matches!(at(b, i), Some(b':' | b'=')) {
+    let blank = skip_blanks(b, i);
+    if matches!(at(b, blank), Some(b':' | b'=')) {
+        i = skip_blanks(b, blank + 1);
+    } else if blank > i && header_directive(&b[line_start(b, s)..s]) {
+        i = blank;
+    } else {
         return None;
     }
-    i = skip_blanks(b, i + 1);
     if matches!(at(b, i), Some(b'"' | b'\'')) {
         i += 1;
     }

@@ -454,7 +454,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
     let Some(&first) = v.first() else {
         return true;
     };
-    if placeholder_start(first) && !braced_blob(v) || sigil_name(v) {
+    if placeholder_start(first) && !braced_blob(v) && !dollar_token(v) || sigil_name(v) {
         return true;
     }
     if v.iter().all(|&c| c == first) || masked(v) {
@@ -706,6 +706,16 @@ fn braced_blob(v: &[u8]) -> bool {
         && has_digit(inner)
         && has_upper(inner)
         && has_lower(inner)
+}
+
+/// `$aact_prod_<120 random>`: a token whose vendor starts it with `$`; no one names a
+/// variable with a random run that long.
+fn dollar_token(v: &[u8]) -> bool {
+    v.strip_prefix(b"$").is_some_and(|rest| {
+        rest.len() >= 32
+            && rest.iter().all(|&c| is_word(c))
+            && rest.split(|&c| c == b'_').any(|seg| random_alnum(seg, 24))
+    })
 }
 
 /// `%DB_PASSWORD%`: a Windows `cmd` variable.
