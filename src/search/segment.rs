@@ -31,7 +31,8 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"LSRCHIX\0";
 /// 2: evidence carries the agent count. 3: error signatures (`\u{1}s:` terms).
-pub const VERSION: u32 = 3;
+/// 4: a long sentence of an error line is a signature too.
+pub const VERSION: u32 = 4;
 const FANOUT_BITS: u32 = 12;
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 * 8 + 16;
 const TERM_ENTRY: usize = 24;

@@ -44,9 +44,24 @@ pub fn lines(text: &str) -> Vec<Vec<String>> {
         if words.len() >= MIN_WORDS && !out.contains(&words) {
             out.push(words);
         }
+        // A message of several sentences is cut at a sentence when it is
+        // reprinted (a log keeps its first two): each long sentence is a line.
+        let sentences: Vec<&str> = clean.split(". ").collect();
+        if sentences.len() > 1 {
+            for sentence in sentences {
+                let words = self::words(sentence);
+                if words.len() >= MIN_SENTENCE_WORDS && !out.contains(&words) {
+                    out.push(words);
+                }
+            }
+        }
     }
     out
 }
+
+/// A sentence of an error line is a signature of its own from this many words:
+/// shorter ones ("Please try again") end many messages.
+const MIN_SENTENCE_WORDS: usize = 6;
 
 /// Every tail of every error line of `text` (the index side, and the query
 /// side's lookups), each term once: where two lines share a tail, the first
@@ -162,6 +177,22 @@ mod tests {
         );
         assert_eq!(sig.len(), 1, "{sig:?}");
         assert!(sig[0].contains(&"column".to_string()));
+    }
+
+    #[test]
+    fn a_long_sentence_of_an_error_line_is_a_signature_when_the_line_is_cut() {
+        let stored = "ERROR: THE WHEELS DO NOT MATCH THE PINNED DIGESTS IN THE LOCK FILE. If you changed the pinned package versions, regenerate the lock file digests. Otherwise, check what changed.";
+        let reprinted = "level=error msg=\"If you changed the pinned package versions, regenerate the lock file digests.\"";
+        let stored: Vec<String> = tails(stored).into_iter().map(|t| t.term).collect();
+        assert!(
+            tails(reprinted)
+                .iter()
+                .any(|t| t.words >= 6 && stored.contains(&t.term)),
+            "no shared sentence tail"
+        );
+        // A short sentence ("Try again.") is no signature of its own.
+        let short = lines("Connection reset. Try again later please.");
+        assert_eq!(short.len(), 1, "{short:?}");
     }
 
     #[test]

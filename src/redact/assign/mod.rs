@@ -716,7 +716,15 @@ fn unseparated_value(
     if blanks > 4 && !table || b[sp] == b'-' && !table && !super::text::dash_random(b, sp) {
         return None;
     }
-    let netrc = key.family == Family::Password && contains_ci(line, b"login ");
+    // `machine host login user password pw`: the user's name right before the key;
+    // not prose that says login somewhere before `pass`.
+    let netrc = key.family == Family::Password && {
+        let mut words = line
+            .split(u8::is_ascii_whitespace)
+            .filter(|w| !w.is_empty())
+            .rev();
+        words.next().is_some() && words.next() == Some(b"login".as_slice())
+    };
     let set = set_context(line);
     let quoted = at(b, sp).is_some_and(is_quote);
     let need = if key.flag || set || netrc || table {
