@@ -43,8 +43,13 @@
 //! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
 //! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 11 were tuned on
-//! blind sets 1–9, so only blind set 10 measures generalisation). Not found: a
+//! What a tool stores in a secret's place (Vault transit, dotenvx, ejson and Jenkins
+//! envelopes, a `hashed_` name, a listing's `DIGEST` column), a DER ECDSA signature and a
+//! key whose name says a page ships it (`…_JS_…`, `NEXT_PUBLIC_…`, `VITE_…`, unless it
+//! also says admin, service or secret) are public (`allow.rs`, `assign/mod.rs`).
+//!
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 12 were tuned on
+//! blind sets 1–10, so only blind set 11 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, a chosen word after
 //! `-setcookie`), a password a script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
