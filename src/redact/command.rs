@@ -208,6 +208,7 @@ pub(super) fn flag_value(b: &[u8], s: usize, flag_end: usize) -> Option<Hit> {
         || is_path_like(v)
         || is_host(v)
         || v.contains(&b'=') && !has_digit(v)
+        || option_list(v)
     {
         return None;
     }
@@ -226,6 +227,21 @@ pub(super) fn flag_value(b: &[u8], s: usize, flag_end: usize) -> Option<Hit> {
     let chosen =
         plausible(v, Need::Strong) || password_shaped(v) && !super::text::looks_like_word_list(v);
     (named || user_flag && chosen).then_some(("password", vs, ve))
+}
+
+/// `file=disk.luks,encrypt.format=luks`: a flag's comma-separated `name=value` options
+/// (qemu, mount, docker's `--mount`), not one chosen value.
+fn option_list(v: &[u8]) -> bool {
+    let pairs = v.split(|&c| c == b',');
+    pairs.clone().count() >= 2
+        && pairs.clone().filter(|p| p.contains(&b'=')).count() >= 2
+        && pairs.into_iter().all(|p| {
+            let name = p.split(|&c| c == b'=').next().unwrap_or_default();
+            !name.is_empty()
+                && name
+                    .iter()
+                    .all(|&c| c.is_ascii_lowercase() || matches!(c, b'.' | b'-' | b'_'))
+        })
 }
 
 /// `echo 'pw' | gpg --passphrase-fd 0`, `echo -n 'pw' | secret-tool store …`, `echo 'u:p'

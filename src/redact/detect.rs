@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::allow;
+use super::argv;
 use super::assign::{self, Found};
 use super::command;
 use super::context::{self, Hit};
@@ -92,6 +93,8 @@ enum Anchor {
     TemplateDefault,
     /// NTLM hashes by the empty LM hash or impacket's `-hashes`.
     Ntlm,
+    /// An argument list (`argv.rs`).
+    Argv,
     /// A protocol's or a dump's credential after its fixed marker (Kerberos keys in a
     /// secrets dump, SMTP's `AUTH PLAIN <base64>`).
     Protocol,
@@ -201,6 +204,9 @@ const FIXED: &[(&str, Anchor)] = &[
     ("aad3b435b51404eeaad3b435b51404ee:", Anchor::Ntlm), ("-hashes ", Anchor::Ntlm),
     (":aes256-cts-hmac-sha1-96:", Anchor::Protocol), (":aes128-cts-hmac-sha1-96:", Anchor::Protocol),
     ("auth plain ", Anchor::Protocol),
+    ("type=EXECVE", Anchor::Argv), ("args:", Anchor::Argv), ("\"args\"", Anchor::Argv),
+    ("command:", Anchor::Argv), ("\"command\"", Anchor::Argv), ("execve(", Anchor::Argv),
+    ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
     ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
@@ -309,12 +315,20 @@ struct Scan<'a> {
     /// Cookies and key material, added once every anchor has been seen.
     cookie_hits: Vec<Hit>,
     blobs: Vec<Hit>,
+    /// Argument lists to read once every anchor has been seen (`None`: not read).
+    argv: Option<Vec<(usize, &'static str)>>,
     out: &'a mut Vec<Candidate>,
     markers: &'a mut Vec<(usize, usize)>,
 }
 
 /// Finds every candidate secret and every redaction marker in `text`.
-pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usize, usize)>) {
+/// `argv`: whether argument lists are read as the command lines they stand for.
+pub(super) fn scan(
+    text: &str,
+    argv: bool,
+    out: &mut Vec<Candidate>,
+    markers: &mut Vec<(usize, usize)>,
+) {
     let anchors = &*ANCHORS;
     let mut scan = Scan {
         text,
@@ -323,6 +337,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Candidate>, markers: &mut Vec<(usiz
         reach: Reach::default(),
         cookie_hits: Vec::new(),
         blobs: Vec::new(),
+        argv: argv.then(Vec::new),
         out,
         markers,
     };
@@ -456,6 +471,12 @@ impl Scan<'_> {
             }
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
+            Anchor::Argv => {
+                if let Some(lists) = self.argv.as_mut() {
+                    lists.push((e, literal));
+                }
+                None
+            }
             Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
             Anchor::Jwk => {
                 keymaterial::jwk(b, s, &mut self.blobs);
@@ -501,6 +522,9 @@ impl Scan<'_> {
             {
                 push(self.out, h, CONTEXT);
             }
+        }
+        for (e, literal) in self.argv.take().unwrap_or_default() {
+            push_all(self.out, CONTEXT, |hits| argv::hits(b, e, literal, hits));
         }
         keymaterial::scan(b, &mut self.blobs);
         keymaterial::mnemonics(b, &mut self.blobs);

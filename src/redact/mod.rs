@@ -81,6 +81,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 mod allow;
+mod argv;
 mod assign;
 mod command;
 mod context;
@@ -129,9 +130,19 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 
 /// The secrets in `text`: non-overlapping, sorted by start.
 pub fn findings(text: &str) -> Vec<Finding> {
+    findings_with(text, true)
+}
+
+/// The secrets of a command line an argument list stands for (`argv.rs`): the same
+/// rules, without reading argument lists again.
+fn findings_of_line(text: &str) -> Vec<Finding> {
+    findings_with(text, false)
+}
+
+fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
     let mut candidates = Vec::new();
     let mut markers = Vec::new();
-    detect::scan(text, &mut candidates, &mut markers);
+    detect::scan(text, argv, &mut candidates, &mut markers);
     if candidates.is_empty() {
         return Vec::new();
     }

@@ -103,3 +103,32 @@ fn a_ciphers_key_protocol_markers_and_dollar_tokens() {
         "api-key",
     );
 }
+
+#[test]
+fn an_argument_list_is_read_as_its_command_line() {
+    let pw = "Wq7-Lm2pZx9Kd4";
+    for text in [
+        format!(
+            "type=EXECVE msg=audit(1747194959.736:86): argc=4 a0=\"snmpwalk\" a1=\"-c\" a2=\"{pw}\" a3=\"10.0.0.7\""
+        ),
+        format!(
+            "      containers:\n        - name: fetch\n          command: [\"curl\"]\n          args:\n            - \"--proxy-user\"\n            - \"crawler:{pw}\"\n            - \"https://example.test/\""
+        ),
+        format!(
+            "{{\n  \"program\": \"${{workspaceFolder}}/bin/neo4j-admin\",\n  \"args\": [\n    \"dbms\",\n    \"set-initial-password\",\n    \"{pw}.\"\n  ]\n}}"
+        ),
+        format!("CMD [\"mysql\", \"-u\", \"app\", \"--password={pw}\"]"),
+        format!(
+            "execve(\"/usr/bin/sshpass\", [\"sshpass\", \"-p\", \"{pw}\", \"ssh\", \"db1\"], 0x7ffd /* 20 vars */) = 0"
+        ),
+    ] {
+        assert_redacts(&text, pw, "password");
+    }
+    // Options are not a chosen value, nor are ordinary arguments.
+    super::tests::assert_clean(
+        "type=EXECVE msg=audit(1.2:3): argc=5 a0=\"qemu-system-x86_64\" a1=\"-object\" a2=\"secret,id=sec0,file=/run/k\" a3=\"-drive\" a4=\"file=disk.luks,encrypt.format=luks,encrypt.key-secret=sec0\"",
+    );
+    super::tests::assert_clean(
+        "      command: [\"python\"]\n      args:\n        - \"-m\"\n        - \"http.server\"\n        - \"8080\"",
+    );
+}
