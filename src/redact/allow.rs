@@ -256,18 +256,10 @@ fn under_ciphertext(b: &[u8], s: usize) -> bool {
             > indent
 }
 
-/// Supabase's anon key: a JWT whose payload gives the `anon` role, documented as the
-/// key that ships in the page (row-level security guards the data, not the key).
-pub(super) fn anon_payload(payload: &[u8]) -> bool {
-    let json = b64_decode_prefix(payload, 512);
-    let compact: Vec<u8> = json.iter().copied().filter(|c| *c != b' ').collect();
-    super::text::find(&compact, b"\"role\":\"anon\"").is_some()
-}
-
 /// A whole JWT whose payload is an anon key's.
 fn anon_jwt(v: &[u8]) -> bool {
     let mut parts = v.split(|&c| c == b'.');
-    v.starts_with(b"eyJ") && parts.nth(1).is_some_and(anon_payload)
+    v.starts_with(b"eyJ") && parts.nth(1).is_some_and(super::text::anon_payload)
 }
 
 /// Keys a vendor issues to be published in a web page, by the marker its documentation

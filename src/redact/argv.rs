@@ -3,8 +3,9 @@
 //! and `args:` (a flow list or a block of `- …` items), a JSON `"args": [ … ]` beside
 //! its `"program"`, a Dockerfile's `CMD [ … ]`, strace's `execve("…", ["…", …])`. The
 //! items are joined into the command line they stand for, the command-line rules read
-//! that line (`findings` without this view, so it never recurses), and each finding is
-//! found again inside the item it came from. Pure: bytes in, ranges out.
+//! that line (`mod.rs`'s findings without this view, handed down as a function, so it
+//! never recurses), and each finding is found again inside the item it came from. Pure:
+//! bytes in, ranges out.
 
 use super::context::Hit;
 use super::text::{line_end, line_start, run};
@@ -15,7 +16,13 @@ const MAX_ITEMS: usize = 48;
 const MAX_SPAN: usize = 4096;
 
 /// The secrets of the argument list whose anchor `literal` ends at `e`, as ranges of `b`.
-pub(super) fn hits(b: &[u8], e: usize, literal: &str, out: &mut Vec<Hit>) {
+pub(super) fn hits(
+    b: &[u8],
+    e: usize,
+    literal: &str,
+    line_findings: fn(&str) -> Vec<Hit>,
+    out: &mut Vec<Hit>,
+) {
     let mut items: Vec<(usize, usize)> = Vec::new();
     if literal == "type=EXECVE" {
         audit_items(b, e, &mut items);
@@ -54,21 +61,21 @@ pub(super) fn hits(b: &[u8], e: usize, literal: &str, out: &mut Vec<Hit>) {
             line.push('"');
         }
     }
-    for f in super::findings_of_line(&line) {
+    for (kind, f_start, f_end) in line_findings(&line) {
         // A finding inside one item maps back to the same bytes of the text.
         if let Some(&(at, end, s)) = spans
             .iter()
-            .find(|&&(at, end, _)| at <= f.start && f.end <= end)
+            .find(|&&(at, end, _)| at <= f_start && f_end <= end)
         {
             // An item is one argument: a full stop the line's rules took for the end of a
             // sentence is the password's (`"…^z."`).
-            let tail = &line.as_bytes()[f.end..end];
+            let tail = &line.as_bytes()[f_end..end];
             let f_end = if tail.len() <= 2 && tail.iter().all(u8::is_ascii_punctuation) {
                 end
             } else {
-                f.end
+                f_end
             };
-            out.push((f.kind, s + f.start - at, s + f_end - at));
+            out.push((kind, s + f_start - at, s + f_end - at));
         }
     }
 }

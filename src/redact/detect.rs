@@ -93,6 +93,8 @@ enum Anchor {
     TemplateDefault,
     /// NTLM hashes by the empty LM hash or impacket's `-hashes`.
     Ntlm,
+    /// What an expect script sends to a password prompt.
+    ExpectSend,
     /// An argument list (`argv.rs`).
     Argv,
     /// A protocol's or a dump's credential after its fixed marker (Kerberos keys in a
@@ -174,7 +176,8 @@ const FIXED: &[(&str, Anchor)] = &[
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
     // Credentials by position (`structure.rs`).
     ("/p:", Anchor::SlashOption), ("/rp ", Anchor::SlashOption), ("/p ", Anchor::SlashOption), ("-p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
-    ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional),
+    ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional), ("send \"", Anchor::ExpectSend),
+    ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
     ("BUNDLE_", Anchor::Bundler), ("code=", Anchor::OauthCode), ("\"auth\" \"", Anchor::QuotedAuth),
@@ -209,7 +212,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
-    ("\"kty\"", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
+    ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -315,17 +318,22 @@ struct Scan<'a> {
     /// Cookies and key material, added once every anchor has been seen.
     cookie_hits: Vec<Hit>,
     blobs: Vec<Hit>,
-    /// Argument lists to read once every anchor has been seen (`None`: not read).
-    argv: Option<Vec<(usize, &'static str)>>,
+    /// Argument lists to read once every anchor has been seen, and the reader of the
+    /// lines they stand for (`None`: not read).
+    argv: Option<(LineFindings, Vec<(usize, &'static str)>)>,
     out: &'a mut Vec<Candidate>,
     markers: &'a mut Vec<(usize, usize)>,
 }
 
 /// Finds every candidate secret and every redaction marker in `text`.
-/// `argv`: whether argument lists are read as the command lines they stand for.
+/// The rules' findings in a command line (`mod.rs`'s, handed down so that this layer
+/// does not import the one above it).
+pub(super) type LineFindings = fn(&str) -> Vec<Hit>;
+
+/// `lines`: when given, argument lists are read as the command lines they stand for.
 pub(super) fn scan(
     text: &str,
-    argv: bool,
+    lines: Option<LineFindings>,
     out: &mut Vec<Candidate>,
     markers: &mut Vec<(usize, usize)>,
 ) {
@@ -337,7 +345,7 @@ pub(super) fn scan(
         reach: Reach::default(),
         cookie_hits: Vec::new(),
         blobs: Vec::new(),
-        argv: argv.then(Vec::new),
+        argv: lines.map(|f| (f, Vec::new())),
         out,
         markers,
     };
@@ -452,6 +460,7 @@ impl Scan<'_> {
             Anchor::ClientArgs => context(structure::client_credential(b, e)),
             Anchor::TemplateDefault => context(structure::template_default(b, s, e)),
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
+            Anchor::ExpectSend => context(structure::expect_send(b, s, e)),
             Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
             Anchor::Wifi => context(structure::wifi_code(b, e)),
             Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),
@@ -472,7 +481,7 @@ impl Scan<'_> {
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
             Anchor::Argv => {
-                if let Some(lists) = self.argv.as_mut() {
+                if let Some((_, lists)) = self.argv.as_mut() {
                     lists.push((e, literal));
                 }
                 None
@@ -523,8 +532,12 @@ impl Scan<'_> {
                 push(self.out, h, CONTEXT);
             }
         }
-        for (e, literal) in self.argv.take().unwrap_or_default() {
-            push_all(self.out, CONTEXT, |hits| argv::hits(b, e, literal, hits));
+        if let Some((line_findings, lists)) = self.argv.take() {
+            for (e, literal) in lists {
+                push_all(self.out, CONTEXT, |hits| {
+                    argv::hits(b, e, literal, line_findings, hits)
+                });
+            }
         }
         keymaterial::scan(b, &mut self.blobs);
         keymaterial::mnemonics(b, &mut self.blobs);

@@ -360,7 +360,11 @@ fn secret_file(path: &[u8]) -> bool {
             .iter()
             .any(|x| name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(x))
         || stem.eq_ignore_ascii_case(b"auth")
-        || stem.eq_ignore_ascii_case(b"creds");
+        || stem.eq_ignore_ascii_case(b"creds")
+        // `.vault_pass.txt`, `db-pw`, `admin.pwd`: a word of the name says password.
+        || name
+            .split(|&c| matches!(c, b'.' | b'_' | b'-'))
+            .any(|w| [b"pass".as_slice(), b"pw", b"pwd"].iter().any(|p| w.eq_ignore_ascii_case(p)));
     named && !public
 }
 

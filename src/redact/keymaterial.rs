@@ -671,6 +671,8 @@ const JWK_PRIVATE: &[&[u8]] = &[b"d", b"p", b"q", b"dp", b"dq", b"qi", b"k"];
 /// read back to its `{` and forward to its `}`, and every private member's value goes.
 /// A public JWK (`kty`, `crv`, `x`, `y`, `n`, `e`) has none.
 pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
+    // `"kty"` in JSON, `'kty'` in a Python or JavaScript literal.
+    let quote = b[s];
     let lo = s.saturating_sub(2048);
     let Some(open) = b[lo..s].iter().rposition(|&c| c == b'{').map(|p| lo + p) else {
         return;
@@ -681,9 +683,9 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     };
     let obj = &b[open..close];
     let mut i = 0;
-    while let Some(q) = obj[i..].iter().position(|&c| c == b'"') {
+    while let Some(q) = obj[i..].iter().position(|&c| c == quote) {
         let name_start = i + q + 1;
-        let name_end = run(obj, name_start, |c| c != b'"');
+        let name_end = run(obj, name_start, |c| c != quote);
         if name_end >= obj.len() {
             return;
         }
@@ -694,10 +696,10 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
             continue;
         }
         let vq = run(obj, colon + 1, |c| c == b' ');
-        if obj.get(vq) != Some(&b'"') {
+        if obj.get(vq) != Some(&quote) {
             continue;
         }
-        let ve = run(obj, vq + 1, |c| c != b'"');
+        let ve = run(obj, vq + 1, |c| c != quote);
         // A value its object's `}` cuts before its closing quote ends the object.
         if ve >= obj.len() {
             return;

@@ -43,6 +43,10 @@
 //! value echoed into a reader that names a secret. A BIP-39 phrase is found by the
 //! standard word list (`bip39-english.txt`, 2048 words, sha256 `2f5eed53…`).
 //!
+//! A command handed over as a list of arguments (an audit log's `a0=… a1=…`, a
+//! container's `command:`/`args:`, `CMD [ … ]`, strace's `execve`) is read as the line it
+//! stands for (`argv.rs`).
+//!
 //! What a tool stores in a secret's place (Vault transit, dotenvx, ejson and Jenkins
 //! envelopes, a `hashed_` name, a listing's `DIGEST` column), a DER ECDSA signature and a
 //! key whose name says a page ships it (`…_JS_…`, `NEXT_PUBLIC_…`, `VITE_…`, unless it
@@ -52,7 +56,7 @@
 //! blind sets 1–10, so only blind set 11 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, a chosen word after
-//! `-setcookie`), a password a script sends to a prompt inside another quoted script (`expect -c '… send "pw\r"'`), a
+//! `-setcookie`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a
 //! label no rule knows (`New value: …`), a
 //! random token with no vendor word, separator or naming key in sight (a random host
@@ -135,14 +139,18 @@ pub fn findings(text: &str) -> Vec<Finding> {
 
 /// The secrets of a command line an argument list stands for (`argv.rs`): the same
 /// rules, without reading argument lists again.
-fn findings_of_line(text: &str) -> Vec<Finding> {
+fn line_findings(text: &str) -> Vec<context::Hit> {
     findings_with(text, false)
+        .into_iter()
+        .map(|f| (f.kind, f.start, f.end))
+        .collect()
 }
 
 fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
     let mut candidates = Vec::new();
     let mut markers = Vec::new();
-    detect::scan(text, argv, &mut candidates, &mut markers);
+    let lines: Option<detect::LineFindings> = argv.then_some(line_findings);
+    detect::scan(text, lines, &mut candidates, &mut markers);
     if candidates.is_empty() {
         return Vec::new();
     }

@@ -60,6 +60,30 @@ pub(super) fn password_value(b: &[u8], vs: usize, ve: usize) -> Option<Hit> {
         .then(|| hit("password", vs, ve))?
 }
 
+/// `expect "assword:"; send "pw\r"` (an expect script, or its `expect -c '…'` one-liner
+/// in a crontab): what a script sends to a password prompt. `e` is after `send "`.
+pub(super) fn expect_send(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let head = &b[s.saturating_sub(200)..s];
+    let at_expect = head.windows(7).rposition(|w| w == b"expect ")?;
+    let prompt = &head[at_expect + 7..];
+    let asks = contains_ci(prompt, b"assword") || contains_ci(prompt, b"passphrase");
+    if !asks || super::text::find(prompt, b"send ").is_some() {
+        return None;
+    }
+    let le = line_end(b, e, 512);
+    let mut ve = run(&b[..le], e, |c| c != b'"');
+    if ve >= le {
+        return None;
+    }
+    // The carriage return a prompt wants is the script's, not the password's.
+    for tail in [b"\\r".as_slice(), b"\\n"] {
+        if b[e..ve].ends_with(tail) {
+            ve -= tail.len();
+        }
+    }
+    password_value(b, e, ve)
+}
+
 /// `/p:secret`, `/pass:secret`, `/password:secret` (xfreerdp, cmdkey, wmic, …); `s..e`
 /// is the anchor, `/p:` or `/rp ` (schtasks' run-as password).
 pub(super) fn slash_option(b: &[u8], s: usize, e: usize) -> Option<Hit> {
@@ -94,6 +118,9 @@ const POSITIONAL: &[(&[u8], usize)] = &[
     (b"isql", 2),
     (b"add_user", 1),
     (b"change_password", 1),
+    // drush's `user:password NAME PASSWORD` and its alias.
+    (b"user:password", 1),
+    (b"upwd", 1),
     (b"authenticate_user", 1),
     // `samba-tool user create NAME PASSWORD`.
     (b"samba-tool user create", 1),

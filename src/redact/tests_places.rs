@@ -132,3 +132,37 @@ fn an_argument_list_is_read_as_its_command_line() {
         "      command: [\"python\"]\n      args:\n        - \"-m\"\n        - \"http.server\"\n        - \"8080\"",
     );
 }
+
+#[test]
+fn a_prompts_answer_a_password_files_line_a_keys_bytes() {
+    let pw = "hana.Pm1N9QwTDk%13";
+    assert_redacts(
+        &format!(
+            "19 19 * * * expect -c 'spawn ssh u@db; expect \"assword:\"; send \"{pw}\\r\"; interact'"
+        ),
+        pw,
+        "password",
+    );
+    super::tests::assert_clean("expect \"login:\"; send \"deploy\\r\"");
+    assert_redacts(&format!("drush user:password admin {pw}"), pw, "password");
+    let line = alnum(32);
+    assert_redacts(
+        &format!("$ cat ~/.vault_pass.txt\n{line}\n$ ansible-playbook site.yml"),
+        &line,
+        "secret",
+    );
+    let k = "a-hn9uece_miKeBw8s0aP6Ls0k0MDRvN1nwRTZ-L01";
+    assert_redacts(
+        &format!("JWK = {{'kty': 'oct', 'kid': 'hmac-1', 'k': '{k}'}}"),
+        k,
+        "private-key",
+    );
+    let bytes: String = (0..24)
+        .map(|i| format!("\\x{:02x}", (i * 37 + 11) % 256))
+        .collect();
+    assert_redacts(
+        &format!("    SECRET_KEY = b'{bytes}'\n"),
+        &bytes[..16],
+        "secret",
+    );
+}

@@ -473,6 +473,7 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     };
     let found = direct_value(b, &key_at)
         .or_else(|| value::byte_array(b, ke, family, kind))
+        .or_else(|| value::escaped_bytes(b, ke, family, kind))
         .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
         .or_else(|| value::named_element(b, ks, ke, family, kind))
         .or_else(|| name_value_pair(b, ks, ke, family, kind))

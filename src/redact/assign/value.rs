@@ -368,6 +368,40 @@ pub(super) fn near_quoted(
     None
 }
 
+/// `SECRET_KEY = b'\x57\x19…'`: a key as a bytes literal of hex escapes (Python's,
+/// Rust's `b"…"`, a C string), 16 or more of them, after the key's `=` or `:`.
+pub(super) fn escaped_bytes(
+    b: &[u8],
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    if !matches!(
+        family,
+        Family::Key | Family::Secret | Family::Salt | Family::Token
+    ) {
+        return None;
+    }
+    let le = line_end(b, ke, 2048);
+    let head = &b[ke..le];
+    let sep = head.iter().take(8).position(|&c| c == b'=' || c == b':')?;
+    let mut i = skip_blanks(b, ke + sep + 1);
+    if at(b, i) == Some(b'b') {
+        i += 1;
+    }
+    let q = at(b, i).filter(|&c| c == b'"' || c == b'\'')?;
+    let vs = i + 1;
+    let ve = run(&b[..le], vs, |c| c != q);
+    let v = &b[vs..ve];
+    let escapes = v.windows(2).filter(|w| w == b"\\x").count();
+    (ve < le && escapes >= 16 && escapes * 4 * 2 >= v.len()).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
+}
+
 /// `network_key: [128, 65, …]`, `byte[] KEY = new byte[] { (byte) 0x44, … }`: a key
 /// written out as its bytes, 16 or more of them, decimal or `0x`, after the key's `=` or
 /// `:`. A run counted up or one byte repeated is a test vector or a buffer, not a key.

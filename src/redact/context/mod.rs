@@ -794,7 +794,7 @@ pub(super) fn jwt(b: &[u8], s: usize) -> Option<Hit> {
     if p_end - h_end - 1 < 10 || at(b, p_end) != Some(b'.') {
         return None;
     }
-    if super::allow::anon_payload(&b[h_end + 1..p_end]) {
+    if super::text::anon_payload(&b[h_end + 1..p_end]) {
         return None;
     }
     let mut end = run(b, p_end + 1, is_b64url);

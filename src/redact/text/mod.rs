@@ -1015,5 +1015,13 @@ pub(super) fn dash_random(b: &[u8], i: usize) -> bool {
     w.len() >= 17 && w[1] != b'-' && !w.contains(&b'=') && plausible(&w[1..], Need::Strong)
 }
 
+/// Supabase's anon key: a JWT whose payload gives the `anon` role, documented as the
+/// key that ships in the page (row-level security guards the data, not the key).
+pub(super) fn anon_payload(payload: &[u8]) -> bool {
+    let json = b64_decode_prefix(payload, 512);
+    let compact: Vec<u8> = json.iter().copied().filter(|c| *c != b' ').collect();
+    find(&compact, b"\"role\":\"anon\"").is_some()
+}
+
 #[cfg(test)]
 mod tests;
