@@ -99,6 +99,8 @@ fn names_and_references_are_not_values() {
         "2026-01-11T06:32:24Z user=ana action=api_key.revoked key_id=key_d5ef1e27 reason=rotation",
     );
     assert_clean("c = Client(fil_wallet=\"f1vmoplgfus2jgrdz6qd2l7v2k7gdmdyheumvdr2y\")");
+    // ssh's login and host after a key file's path.
+    assert_clean("ssh -i ~/.ssh/deploy_key deploy@app-01");
     // Prose that says login before the verb `pass` is no netrc line.
     assert_clean("argocd CLI login fails behind an ingress that does not pass gRPC");
     // The section path stays the setting's name; its value is still judged.

@@ -806,6 +806,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
                 || is_path_like(v)
                 || is_file_name(v)
                 || is_email(v)
+                || is_login_at_host(v)
                 || v.windows(3).any(|w| w == b"://")
             {
                 return false;
@@ -890,6 +891,22 @@ pub(super) fn is_email(v: &[u8]) -> bool {
         && domain
             .iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-'))
+}
+
+/// `deploy@app-01`: ssh's, scp's and rsync's login and host, lower-case names on both
+/// sides of the `@` (a host without a domain is no e-mail address, and no token).
+pub(super) fn is_login_at_host(v: &[u8]) -> bool {
+    let Some(at_sign) = v.iter().position(|&c| c == b'@') else {
+        return false;
+    };
+    let name = |part: &[u8]| {
+        part.first().is_some_and(u8::is_ascii_lowercase)
+            && part.iter().all(|&c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'_')
+            })
+            && !random_alnum(part, 12)
+    };
+    name(&v[..at_sign]) && name(&v[at_sign + 1..])
 }
 
 /// `getenv("X")`, `Read-Host()`: a call in code, not a value. A random value may hold
