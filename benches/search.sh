@@ -104,6 +104,8 @@ for n in $SIZES; do
   make_dir "$dir"
   export HOME="$dir.home" LEARNSYNC_DIR="$dir"
   build=$(LEARNSYNC_LOG=learnsync::timing=debug "$BIN" sync --no-fetch --no-push -q 2>&1 | steps "search index")
+  # A first sync builds the search index detached; a query waits for it.
+  "$BIN" suggest "$ERROR_Q" >/dev/null
   size=$(du -sb "$dir/.git/learnsync/search" | cut -f1)
   hyperfine -N --warmup 5 --runs "$RUNS" --export-json "$WORK/n$n.json" \
     "$BIN suggest '$ERROR_Q'" "$BIN suggest '$INTENT_Q'" "rg -i -l 'permission denied' $dir" >&2
