@@ -155,7 +155,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("auth", Anchor::Keyword), ("cred", Anchor::Keyword), ("signature", Anchor::Keyword),
     ("salt", Anchor::Keyword), ("api", Anchor::Keyword), ("access", Anchor::Keyword),
     ("hmac", Anchor::Keyword), ("bearer", Anchor::Keyword), ("ticket", Anchor::Keyword),
-    ("_pat", Anchor::Keyword), ("-pat", Anchor::Keyword), ("_sk", Anchor::Keyword),
+    ("_pat", Anchor::Keyword), ("-pat", Anchor::Keyword), ("pat\"", Anchor::Keyword),
+    ("pat:", Anchor::Keyword), ("_sk", Anchor::Keyword),
     ("seed", Anchor::Keyword), ("login", Anchor::Keyword),
     ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("appid", Anchor::Keyword), ("skey", Anchor::Keyword), ("encrypt", Anchor::Keyword),
@@ -497,6 +498,13 @@ impl Scan<'_> {
             }
             Anchor::Dot => vendor::generic_dotted(b, s).map(|(a, z)| (("token", a, z), SHAPE)),
             Anchor::Keyword => {
+                // `pat"`, `pat:`: the camel-case `…Pat` key, anchored with its delimiter
+                // so that `path` and `pattern` do not fire; the key ends before it.
+                let e = if literal.ends_with(['"', ':']) {
+                    e - 1
+                } else {
+                    e
+                };
                 let found = keyword_value(b, s, e, &mut reach.assign);
                 if found.is_none() {
                     push_all(self.out, NEAR, |hits| {

@@ -166,3 +166,11 @@ fn a_prompts_answer_a_password_files_line_a_keys_bytes() {
         "secret",
     );
 }
+
+#[test]
+fn a_camel_case_pat_is_a_personal_access_token() {
+    let v = "jaqx25br3rsv6gwhbgveyetjg33dtkh4fyol3jegkb2t3vmg5p6v";
+    assert_redacts(&format!("  \"azureDevopsExtPat\": \"{v}\","), v, "key");
+    assert_redacts(&format!("  githubPat: {v}"), v, "key");
+    super::tests::assert_clean("  \"pattern\": \"^[a-z0-9]+$\", \"Pat\": \"Smith\"");
+}
