@@ -125,7 +125,7 @@ fn der_signature(v: &[u8]) -> bool {
 /// An encryption tool's envelope around a value: Vault transit (`vault:v1:…`), dotenvx
 /// (`encrypted:…`), ejson (`EJ[1:…`), Jenkins (`{AQAAABAAAA…}`). Committing these is
 /// what the tools are for; the key to open them is elsewhere.
-pub(super) fn ciphertext(v: &[u8]) -> bool {
+fn ciphertext(v: &[u8]) -> bool {
     let body = |rest: &[u8]| rest.len() >= 16 && rest.iter().all(|&c| is_b64(c) || c == b':');
     if let Some(rest) = v.strip_prefix(b"vault:v") {
         let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();

@@ -119,13 +119,7 @@ const VERBS: &[&[u8]] = &[
 
 /// The value a name in another script at `s..e` (the anchor `literal`) is given.
 pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Found> {
-    let family = WORDS.iter().find(|(w, _)| *w == literal).map(|&(_, f)| f)?;
-    let kind = match family {
-        Family::Password => "password",
-        Family::Token => "token",
-        Family::Key => "key",
-        _ => "secret",
-    };
+    let (family, kind) = named(literal)?;
     // The key goes on, in ASCII or its own script (`пароль_db`, `токен_доступу`,
     // `비밀키`), and may be quoted or bracketed.
     let ke = key_end(b, e);
@@ -189,16 +183,22 @@ pub(in crate::redact) fn foreign_column(
     literal: &str,
     out: &mut Vec<crate::redact::context::Hit>,
 ) {
-    let Some(family) = WORDS.iter().find(|(w, _)| *w == literal).map(|&(_, f)| f) else {
+    let Some((family, kind)) = named(literal) else {
         return;
     };
+    super::label::column_below(b, s, key_end(b, e), (family, kind), out);
+}
+
+/// The family and marker kind of the name `literal` (one of `WORDS`).
+fn named(literal: &str) -> Option<(Family, &'static str)> {
+    let family = WORDS.iter().find(|(w, _)| *w == literal).map(|&(_, f)| f)?;
     let kind = match family {
         Family::Password => "password",
         Family::Token => "token",
         Family::Key => "key",
         _ => "secret",
     };
-    super::label::column_below(b, s, key_end(b, e), (family, kind), out);
+    Some((family, kind))
 }
 
 /// Where a key that goes on from `e` ends: ASCII word characters and letters of any
