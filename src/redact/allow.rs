@@ -26,6 +26,7 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || eth_address(b, s, v)
         || public_key_blob(b, s, v)
         || address(v)
+        || stellar_public(v)
         || labelled_public(b, s, v)
         || typed_public(b, s)
         || eth_signature(v)
@@ -80,16 +81,140 @@ fn key_id_field(b: &[u8], s: usize) -> bool {
     head.ends_with(b"\"kid\"") || head.ends_with(b"'kid'")
 }
 
-/// `{"@type":"/cosmos.crypto.secp256k1.PubKey","key":"…"}`: a value whose object's type,
-/// earlier on its line, names a public key.
+/// `{"@type":"/cosmos.crypto.secp256k1.PubKey","key":"…"}`: a value whose object's type
+/// names a public key; and a value inside an object a key opened that says public
+/// (`"pub_key": {…}`, Matrix's `"verify_keys": {"ed25519:a": {"key": "…"}}`), up to two
+/// levels up and over its lines.
 fn typed_public(b: &[u8], s: usize) -> bool {
-    let ls = super::text::line_start(b, s).max(s.saturating_sub(256));
-    let head = &b[ls..s];
-    let Some(t) = super::text::find(head, b"type\"") else {
+    let head = &b[s.saturating_sub(320)..s];
+    let open = head.iter().rposition(|&c| c == b'{');
+    if let Some(o) = open {
+        let object = &head[o..];
+        if let Some(t) = super::text::find(object, b"type\"") {
+            let after = &object[t..];
+            if super::text::contains_ci(after, b"pubkey")
+                || super::text::contains_ci(after, b"publickey")
+            {
+                return true;
+            }
+        }
+    }
+    // The keys that opened the objects still open around the value.
+    let mut depth = 0usize;
+    let mut i = head.len();
+    let mut levels = 0;
+    while i > 0 && levels < 2 {
+        i -= 1;
+        match head[i] {
+            b'}' => depth += 1,
+            b'{' if depth > 0 => depth -= 1,
+            b'{' => {
+                levels += 1;
+                let before = head[..i].trim_ascii_end();
+                let Some(before) = before.strip_suffix(b":") else {
+                    continue;
+                };
+                let before = before.trim_ascii_end();
+                let before = before
+                    .strip_suffix(b"\"")
+                    .or_else(|| before.strip_suffix(b"'"))
+                    .unwrap_or(before);
+                let ks = run_back(before, before.len(), 0, |c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+                });
+                let key = &before[ks..];
+                if [
+                    b"pubkey".as_slice(),
+                    b"pub_key",
+                    b"publickey",
+                    b"public_key",
+                    b"verify_key",
+                ]
+                .iter()
+                .any(|w| super::text::contains_ci(key, w))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A Stellar account id (`G…`, 56 characters of base32): a version byte, a public key
+/// and its CRC16-XModem, as a `stellar.toml` publishes it. Secret seeds start with `S`.
+fn stellar_public(v: &[u8]) -> bool {
+    if v.len() != 56 || v[0] != b'G' {
         return false;
+    }
+    let mut bits = 0u32;
+    let mut nbits = 0u32;
+    let mut out = Vec::with_capacity(35);
+    for &c in v {
+        let d = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'2'..=b'7' => c - b'2' + 26,
+            _ => return false,
+        };
+        bits = (bits << 5) | u32::from(d);
+        nbits += 5;
+        if nbits >= 8 {
+            nbits -= 8;
+            out.push(((bits >> nbits) & 0xff) as u8);
+        }
+    }
+    if out.len() != 35 || out[0] != 6 << 3 {
+        return false;
+    }
+    let mut crc: u16 = 0;
+    for &byte in &out[..33] {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc == u16::from_le_bytes([out[33], out[34]])
+}
+
+/// What a value named signature holds when it is one: a webhook's versioned scheme
+/// (Slack's `v0=…`, Svix's `v1,…`, Stripe's `t=…,v1=…`), or 64 bytes and more in hex or
+/// base64 (Ed25519, BLS, RSA). A secret named signature is a key's length, 32 bytes.
+pub(super) fn signature_at(b: &[u8], s: usize, e: usize) -> bool {
+    let head = &b[s.saturating_sub(8)..s];
+    // The scheme's version before the value: `v1,` or `v0=`.
+    let versioned_before = head.len() >= 3 && matches!(head[head.len() - 1], b'=' | b',') && {
+        let digits = head[..head.len() - 1]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        digits > 0 && head.len() >= digits + 2 && head[head.len() - 2 - digits] == b'v'
     };
-    let after = &head[t..];
-    super::text::contains_ci(after, b"pubkey") || super::text::contains_ci(after, b"publickey")
+    // A signed URL's signature (`?…&X-Goog-Signature=…`) grants what the URL does
+    // until it expires: a credential, whatever its length.
+    let name_start = run_back(b, s.saturating_sub(1), s.saturating_sub(40), |c| {
+        c.is_ascii_alphanumeric() || c == b'-' || c == b'_'
+    });
+    let in_query =
+        s > 0 && b[s - 1] == b'=' && name_start > 0 && matches!(b[name_start - 1], b'?' | b'&');
+    !in_query && (versioned_before && e - s >= 20 || signature_shaped(&b[s..e]))
+}
+
+fn signature_shaped(v: &[u8]) -> bool {
+    let versioned = v.first() == Some(&b'v') && {
+        let n = v[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        n > 0 && matches!(v.get(1 + n), Some(b'=' | b','))
+    };
+    let stripe = v.starts_with(b"t=") && super::text::find(v, b",v1=").is_some();
+    let body = v.strip_prefix(b"0x").unwrap_or(v);
+    let hex = body.len() >= 128 && body.iter().all(|&c| is_hex(c));
+    let b64 = body.len() >= 86 && body.iter().all(|&c| is_b64(c) || is_b64url(c));
+    versioned && v.len() >= 24 || stripe || hex || b64
 }
 
 /// `0x` and 130 hex digits: an Ethereum signature (r, s, v), published with what it signs.
@@ -130,6 +255,10 @@ fn ciphertext(v: &[u8]) -> bool {
     if let Some(rest) = v.strip_prefix(b"vault:v") {
         let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
         return n > 0 && rest.get(n) == Some(&b':') && body(&rest[n + 1..]);
+    }
+    // Vault's audit log prints each secret as its HMAC (`hmac-sha256:…`).
+    if let Some(rest) = v.strip_prefix(b"hmac-sha256:") {
+        return rest.len() >= 32 && rest.iter().all(|&c| is_hex(c));
     }
     v.strip_prefix(b"encrypted:").is_some_and(body)
         || v.strip_prefix(b"EJ[1:")
@@ -337,6 +466,13 @@ pub(super) fn firebase_web_config(b: &[u8], s: usize, e: usize) -> bool {
     super::text::contains_ci(near, b"authDomain")
         || super::text::contains_ci(near, b"messagingSenderId")
         || super::text::contains_ci(near, b"firebaseapp.com")
+}
+
+/// A Google API key in the Maps JavaScript API's script URL (`maps.googleapis.com/maps/
+/// api/js?key=…`): the browser key Google tells to ship in the page, held by referrer.
+pub(super) fn maps_script_key(b: &[u8], s: usize) -> bool {
+    let head = &b[s.saturating_sub(120)..s];
+    head.ends_with(b"key=") && super::text::find(head, b"maps.googleapis.com/maps/api/js").is_some()
 }
 
 /// A value inside an AWS ARN (`arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`) or a

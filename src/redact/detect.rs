@@ -95,6 +95,8 @@ enum Anchor {
     Ntlm,
     /// What an expect script sends to a password prompt.
     ExpectSend,
+    /// A one-time recovery or backup code, or a disk's recovery key, after its label.
+    RecoveryCode,
     /// An argument list (`argv.rs`).
     Argv,
     /// A protocol's or a dump's credential after its fixed marker (Kerberos keys in a
@@ -161,23 +163,14 @@ const FIXED: &[(&str, Anchor)] = &[
     ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("appid", Anchor::Keyword), ("skey", Anchor::Keyword), ("encrypt", Anchor::Keyword),
     ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword),
-    // Names of secrets in other languages, in ASCII (`assign::foreign`).
-    ("kennwort", Anchor::Keyword), ("wachtwoord", Anchor::Keyword), ("senha", Anchor::Keyword),
-    ("contrasena", Anchor::Keyword), ("clave", Anchor::Keyword), ("haslo", Anchor::Keyword),
-    ("heslo", Anchor::Keyword), ("salasana", Anchor::Keyword), ("losenord", Anchor::Keyword),
-    ("adgangskode", Anchor::Keyword), ("parola", Anchor::Keyword), ("jelszo", Anchor::Keyword),
-    ("sifre", Anchor::Keyword), ("geheim", Anchor::Keyword), ("segredo", Anchor::Keyword),
-    ("segreto", Anchor::Keyword), ("sekret", Anchor::Keyword), ("hemlighet", Anchor::Keyword),
-    ("schluessel", Anchor::Keyword), ("schlussel", Anchor::Keyword), ("chiave", Anchor::Keyword),
-    ("sleutel", Anchor::Keyword), ("klucz", Anchor::Keyword), ("nyckel", Anchor::Keyword),
-    ("chave", Anchor::Keyword), ("jeton", Anchor::Keyword), ("anahtar", Anchor::Keyword),
-    ("sandi", Anchor::Keyword), ("matkhau", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
     // Credentials by position (`structure.rs`).
     ("/p:", Anchor::SlashOption), ("/rp ", Anchor::SlashOption), ("/p ", Anchor::SlashOption), ("-p:", Anchor::SlashOption), ("ConvertTo-SecureString", Anchor::SecureString),
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional), ("send \"", Anchor::ExpectSend),
+    ("recovery key", Anchor::RecoveryCode), ("recovery code", Anchor::RecoveryCode),
+    ("backup code", Anchor::RecoveryCode), ("recovery password", Anchor::RecoveryCode),
     ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
@@ -246,6 +239,13 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         .iter()
         .map(|&&(p, v)| (p, Anchor::Vendor(v)))
         .chain(FIXED.iter().copied())
+        // Names of secrets in other languages, in ASCII (`assign::foreign`).
+        .chain(
+            assign::foreign::ASCII_WORDS
+                .iter()
+                .filter(|(w, _)| !FIXED.iter().any(|(f, _)| f == w))
+                .map(|&(w, _)| (w, Anchor::Keyword)),
+        )
         .chain(stdin::READERS.iter().map(|&r| (r, Anchor::StdinReader)))
         .chain(dump::READERS.iter().map(|&r| (r, Anchor::FileReader)))
         .chain(dump::PRINTERS.iter().map(|&r| (r, Anchor::Printer)))
@@ -462,6 +462,7 @@ impl Scan<'_> {
             Anchor::TemplateDefault => context(structure::template_default(b, s, e)),
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
             Anchor::ExpectSend => context(structure::expect_send(b, s, e)),
+            Anchor::RecoveryCode => context(structure::recovery_code(b, e)),
             Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
             Anchor::Wifi => context(structure::wifi_code(b, e)),
             Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),
@@ -566,7 +567,9 @@ fn vendor_token(
     out: &mut Vec<Candidate>,
 ) -> Option<(Hit, u8)> {
     let end = vendor::prefixed(b, s, e, literal, v)?;
-    if v.kind == "google-api-key" && allow::firebase_web_config(b, s, end) {
+    if v.kind == "google-api-key"
+        && (allow::firebase_web_config(b, s, end) || allow::maps_script_key(b, s))
+    {
         return None;
     }
     if v.aws_pair

@@ -27,7 +27,7 @@ use super::context::Hit;
 use super::text::{
     Need, contains_ci, has_alpha, has_digit, is_dotted_identifier, is_email, is_numeric_shape,
     is_passphrase, is_path_like, is_placeholder, is_version, line_end, looks_like_word_list,
-    plausible, skip_blanks,
+    plausible, random_letters, skip_blanks,
 };
 
 /// Commands that print a file, as anchors (case-insensitive, `Get-Content` included).
@@ -39,7 +39,19 @@ pub(super) const READERS: &[&str] = &[
     "less ",
     "more ",
     "bat ",
+    // Decrypters print the plaintext of an encrypted secret's file.
+    "gpg -d ",
+    "gpg --decrypt ",
+    "sops -d ",
+    "sops --decrypt ",
+    "age -d ",
+    "age --decrypt ",
+    "ansible-vault view ",
 ];
+
+/// The readers of [`READERS`] that decrypt: the file's encrypted suffix (`.gpg`) does not
+/// make its output ciphertext.
+const DECRYPTERS: &[&[u8]] = &[b"gpg ", b"sops ", b"age ", b"ansible-vault "];
 
 /// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, and a
 /// REPL's prompt (`> `, `>>> `) before an expression.
@@ -49,46 +61,83 @@ pub(super) const PRINTERS: &[&str] = &["echo $", "printenv ", "\n> ", "\n>>> "];
 /// the output is — what a person chose (`Password`: a store's getter prints
 /// `Harbor-Quill-5521`) or what a machine made (`Token`) — and a word the command's line
 /// must hold for its output to be the secret alone (`-w`, `-field`, `base64 -d`).
-pub(super) const GENERATORS: &[(&str, Need, &[u8])] = &[
-    ("openssl rand ", Need::Token, b""),
-    ("pwgen", Need::Token, b""),
-    ("keygen", Need::Token, b""),
-    ("genkey", Need::Token, b""),
-    ("print-access-token", Need::Token, b""),
-    ("print-identity-token", Need::Token, b""),
-    ("get-login-password", Need::Token, b""),
-    ("get-access-token", Need::Token, b""),
-    ("auth token", Need::Token, b""),
-    ("auth:token", Need::Token, b""),
-    ("get secret ", Need::Token, b"base64"),
-    ("op read ", Need::Password, b""),
-    ("bw get password", Need::Password, b""),
-    ("secret-tool lookup", Need::Password, b""),
-    ("find-generic-password", Need::Password, b" -w"),
-    ("find-internet-password", Need::Password, b" -w"),
-    ("pass show ", Need::Password, b""),
-    ("vault kv get ", Need::Password, b"-field"),
-    ("vault read ", Need::Password, b"-field"),
-    ("vault write ", Need::Password, b"-field"),
+pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
+    ("openssl rand ", Need::Token, Requires::Nothing),
+    ("pwgen", Need::Token, Requires::Nothing),
+    ("keygen", Need::Token, Requires::Nothing),
+    ("genkey", Need::Token, Requires::Nothing),
+    ("print-access-token", Need::Token, Requires::Nothing),
+    ("print-identity-token", Need::Token, Requires::Nothing),
+    ("get-login-password", Need::Token, Requires::Nothing),
+    ("get-access-token", Need::Token, Requires::Nothing),
+    ("auth token", Need::Token, Requires::Nothing),
+    ("auth:token", Need::Token, Requires::Nothing),
+    ("get secret ", Need::Token, Requires::Word(b"base64")),
+    ("op read ", Need::Password, Requires::Nothing),
+    ("bw get password", Need::Password, Requires::Nothing),
+    ("secret-tool lookup", Need::Password, Requires::Nothing),
+    (
+        "find-generic-password",
+        Need::Password,
+        Requires::Word(b" -w"),
+    ),
+    (
+        "find-internet-password",
+        Need::Password,
+        Requires::Word(b" -w"),
+    ),
+    ("pass show ", Need::Password, Requires::Nothing),
+    ("vault kv get ", Need::Password, Requires::Word(b"-field")),
+    ("vault read ", Need::Password, Requires::Word(b"-field")),
+    ("vault write ", Need::Password, Requires::Word(b"-field")),
     // Frameworks' secret generators, and a swarm's unlock key.
-    ("key:generate", Need::Token, b"--show"),
-    ("gen.secret", Need::Token, b""),
-    ("unlock-key", Need::Token, b""),
+    ("key:generate", Need::Token, Requires::Word(b"--show")),
+    ("gen.secret", Need::Token, Requires::Nothing),
+    ("unlock-key", Need::Token, Requires::Nothing),
     // A wallet's export prints its private key (lotus, geth's `account export`).
-    ("wallet export", Need::Token, b""),
-    ("account export", Need::Token, b""),
+    ("wallet export", Need::Token, Requires::Nothing),
+    ("account export", Need::Token, Requires::Nothing),
     // A vendor CLI making a credential prints it once: `… tokens create --name ci`,
     // `… api-key new`; on a line of its own, or in a `| token | … |` table row.
-    ("token create", Need::Token, b""),
-    ("tokens create", Need::Token, b""),
-    ("key create", Need::Token, b""),
-    ("keys create", Need::Token, b""),
-    ("api-key create", Need::Token, b""),
-    ("api-key new", Need::Token, b""),
-    ("apikey create", Need::Token, b""),
-    ("token new", Need::Token, b""),
-    ("secret create", Need::Token, b""),
+    ("token create", Need::Token, Requires::Nothing),
+    ("tokens create", Need::Token, Requires::Nothing),
+    ("key create", Need::Token, Requires::Nothing),
+    ("keys create", Need::Token, Requires::Nothing),
+    ("api-key create", Need::Token, Requires::Nothing),
+    ("api-key new", Need::Token, Requires::Nothing),
+    ("apikey create", Need::Token, Requires::Nothing),
+    ("token new", Need::Token, Requires::Nothing),
+    ("secret create", Need::Token, Requires::Nothing),
+    // Getters that print one named value: the value is a secret's when the name says so
+    // (`heroku config:get SESSION_SECRET`, `terraform output -raw admin_password`).
+    ("config:get ", Need::Password, Requires::SecretName),
+    ("output -raw ", Need::Password, Requires::SecretName),
+    ("keyring get ", Need::Password, Requires::Nothing),
+    (
+        "secrets versions access ",
+        Need::Password,
+        Requires::Nothing,
+    ),
+    // Random bytes made on the command line: `head -c 32 /dev/urandom | base64`,
+    // `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`, `rails secret`.
+    ("/dev/urandom", Need::Token, Requires::Nothing),
+    ("token_urlsafe(", Need::Token, Requires::Nothing),
+    ("token_hex(", Need::Token, Requires::Nothing),
+    ("rails secret", Need::Token, Requires::Nothing),
+    ("rake secret", Need::Token, Requires::Nothing),
+    // git-crypt's symmetric key, exported to stdout (`git-crypt export-key - | base64`).
+    ("export-key", Need::Token, Requires::Nothing),
 ];
+
+/// What a generator's command line must hold for its output to be the secret alone.
+#[derive(Clone, Copy)]
+pub(super) enum Requires {
+    Nothing,
+    /// A word (`-w`, `-field`, `base64`).
+    Word(&'static [u8]),
+    /// An argument that names a secret (`SESSION_SECRET`, `admin_password`).
+    SecretName,
+}
 
 /// Calls that return random bytes or a random secret, in a REPL's expression.
 const RANDOM_CALLS: &[&[u8]] = &[
@@ -132,7 +181,16 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
     if literal == "keygen" && contains_ci(&b[word_start..s], b"ssh") {
         return;
     }
-    if !needs.is_empty() && !contains_ci(&b[s..le], needs) {
+    let holds = match needs {
+        Requires::Nothing => true,
+        Requires::Word(w) => contains_ci(&b[s..le], w),
+        // The first argument that is not a flag is the name.
+        Requires::SecretName => b[e..le]
+            .split(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))
+            .find(|w| !w.is_empty() && !w.starts_with(b"-"))
+            .is_some_and(|w| classify_key(w).is_some()),
+    };
+    if !holds {
         return;
     }
     values_below(b, le, need, out);
@@ -303,10 +361,13 @@ pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
         return;
     }
     let le = line_end(b, s, 1024);
+    let decrypting = DECRYPTERS
+        .iter()
+        .any(|d| b[s..le].len() >= d.len() && b[s..s + d.len()].eq_ignore_ascii_case(d));
     let secret_arg = b[s..le]
         .split(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))
         .skip(1)
-        .any(|w| !w.starts_with(b"-") && secret_file(w));
+        .any(|w| !w.starts_with(b"-") && secret_file(if decrypting { plain_name(w) } else { w }));
     if !secret_arg || le >= b.len() {
         return;
     }
@@ -366,6 +427,24 @@ fn secret_file(path: &[u8]) -> bool {
             .split(|&c| matches!(c, b'.' | b'_' | b'-'))
             .any(|w| [b"pass".as_slice(), b"pw", b"pwd"].iter().any(|p| w.eq_ignore_ascii_case(p)));
     named && !public
+}
+
+/// The name a decrypted file had before it was encrypted (`creds.txt.gpg` → `creds.txt`).
+fn plain_name(path: &[u8]) -> &[u8] {
+    [
+        b".gpg".as_slice(),
+        b".asc",
+        b".age",
+        b".enc",
+        b".sops",
+        b".vault",
+    ]
+    .iter()
+    .find_map(|x| {
+        (path.len() > x.len() && path[path.len() - x.len()..].eq_ignore_ascii_case(x))
+            .then(|| &path[..path.len() - x.len()])
+    })
+    .unwrap_or(path)
 }
 
 /// The next command's line: the reader's output ends there.
@@ -437,7 +516,7 @@ pub(super) fn quoted_pair(b: &[u8], s: usize) -> Option<Hit> {
 fn secret_field(v: &[u8]) -> bool {
     v.len() >= 8
         && has_alpha(v)
-        && (has_digit(v) || v.iter().any(|c| b"!@#$%^&*?~+/".contains(c)))
+        && (has_digit(v) || v.iter().any(|c| b"!@#$%^&*?~+/".contains(c)) || random_letters(v))
         && !is_email(v)
         && !is_path_like(v)
         && !is_numeric_shape(v)

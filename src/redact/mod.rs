@@ -166,6 +166,7 @@ fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
         if !text.is_char_boundary(c.start)
             || !text.is_char_boundary(c.end)
             || overlaps_marker(&markers, c.start, c.end)
+            || c.kind == "signature" && allow::signature_at(text.as_bytes(), c.start, c.end)
             || c.priority < detect::SPECIFIC
                 && allow::is_public(
                     text.as_bytes(),
@@ -317,5 +318,7 @@ mod tests_label;
 mod tests_places;
 #[cfg(test)]
 mod tests_public;
+#[cfg(test)]
+mod tests_round13;
 #[cfg(test)]
 mod tests_shapes;

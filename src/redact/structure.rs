@@ -84,6 +84,48 @@ pub(super) fn expect_send(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     password_value(b, e, ve)
 }
 
+/// `Use this recovery code to sign in: 4ml7a-49sfd`, `backup code …: 1745 2740 8750`,
+/// BitLocker's `Recovery key: 140316-971487-…`: after the label, on its line, the first
+/// `: ` and then groups of letters and digits, each with a digit, joined by dashes or
+/// single blanks. The key's `ID:` is not the key. `e` is after the label.
+pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 160);
+    let colon = super::text::find(&b[e..le], b": ")? + e;
+    let between = &b[e..colon];
+    if contains_ci(between, b"id")
+        && between
+            .split(|c| !c.is_ascii_alphanumeric())
+            .any(|w| w.eq_ignore_ascii_case(b"id") || w.eq_ignore_ascii_case(b"identifier"))
+    {
+        return None;
+    }
+    let vs = skip_blanks(b, colon + 1);
+    let mut ve = vs;
+    let mut groups = 0usize;
+    let mut alnum = 0usize;
+    loop {
+        let ge = run(&b[..le], ve, |c| c.is_ascii_alphanumeric());
+        let group = &b[ve..ge];
+        if group.is_empty() || group.len() > 10 || !group.iter().any(u8::is_ascii_digit) {
+            break;
+        }
+        groups += 1;
+        alnum += group.len();
+        ve = ge;
+        let joined = matches!(at(b, ve), Some(b'-' | b' '))
+            && at(b, ve + 1).is_some_and(|c| c.is_ascii_alphanumeric());
+        if !joined {
+            break;
+        }
+        ve += 1;
+    }
+    // A group that failed ends the code before its joiner.
+    while ve > vs && matches!(b[ve - 1], b'-' | b' ') {
+        ve -= 1;
+    }
+    (alnum >= 8 && (groups >= 2 || alnum >= 10)).then(|| hit("recovery-code", vs, ve))?
+}
+
 /// `/p:secret`, `/pass:secret`, `/password:secret` (xfreerdp, cmdkey, wmic, …); `s..e`
 /// is the anchor, `/p:` or `/rp ` (schtasks' run-as password).
 pub(super) fn slash_option(b: &[u8], s: usize, e: usize) -> Option<Hit> {
@@ -480,7 +522,13 @@ pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
 /// brackets each stands; `e` is just after the call's `(`. A quote left open on the line
 /// (a cut line) gives none.
 fn call_strings(b: &[u8], e: usize, quotes: &[u8]) -> Vec<(usize, usize, usize)> {
-    let le = line_end(b, e, 512);
+    let mut e = e;
+    let mut le = line_end(b, e, 512);
+    // `new SecretKeySpec(` with its arguments on the next line.
+    if b[e..le].iter().all(u8::is_ascii_whitespace) && le < b.len() {
+        e = le + 1;
+        le = line_end(b, e, 512);
+    }
     let mut depth = 0usize;
     let mut i = e;
     let mut out = Vec::new();

@@ -222,6 +222,13 @@ pub(super) const PREFIXES: &[(&str, Vendor)] = &[
     ("ops_eyJ", v("1password-token", Body::B64, 100, MAX, Shape::Any)),
     ("A3-", v("1password-secret-key", Body::UpperDash, 30, 40, Shape::HasDigit)),
     ("AGE-SECRET-KEY-1", v("age-secret-key", Body::Upper, 58, 58, Shape::Any)),
+    // Tezos secret keys (base58 with the curve's prefix), Tor's onion service key as
+    // its control port takes it, a Microsoft PVK file in base64 (its magic `b0b5f11e`).
+    ("edsk", v("tezos-secret-key", Body::Alnum, 50, 94, Shape::Random)),
+    ("spsk", v("tezos-secret-key", Body::Alnum, 50, 94, Shape::Random)),
+    ("p2sk", v("tezos-secret-key", Body::Alnum, 50, 94, Shape::Random)),
+    ("ED25519-V3:", v("tor-onion-key", Body::B64, 86, 88, Shape::Any)),
+    ("HvG1sA", v("pvk-private-key", Body::B64, 100, MAX, Shape::Any)),
     ("v2.local.", PASETO), ("v3.local.", PASETO), ("v4.local.", PASETO),
     // Package registries.
     ("npm_", v("npm-token", Body::Alnum, 36, 36, Shape::Any)),

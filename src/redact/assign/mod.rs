@@ -7,7 +7,7 @@
 //! (`text::Need`); a value that is itself the name of a secret (`DB_PASSWORD`,
 //! `process.env.X`, `redis-password`) refers to one and is left alone.
 
-pub(super) mod foreign;
+pub(in crate::redact) mod foreign;
 mod label;
 mod value;
 mod words;
@@ -748,7 +748,15 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
         must_quote,
     } = value;
     let (family, kind) = (key.family, key.kind);
-    let (start, end) = value_at(b, skip_blanks(b, j), key.start)?;
+    let mut vs = skip_blanks(b, j);
+    // `PARTNER_KEY =` then the literal on the next line, indented (Java, C#).
+    if at(b, vs) == Some(b'\n') && at(b, sp) == Some(b'=') {
+        let next = skip_ws(b, vs, 64);
+        if at(b, value::literal_inside(b, next)).is_some_and(is_quote) {
+            vs = next;
+        }
+    }
+    let (start, end) = value_at(b, vs, key.start)?;
     // `define('KEY', 'v')`, but not `{"name": "KEY", "valueFrom": …}`: a quoted string
     // before a colon is the next key of an object.
     if must_quote
@@ -758,12 +766,22 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
     }
     let v = &b[start..end];
     let unquoted = !before(b, start).is_some_and(is_quote);
-    // `let password: u32 = …` is a type annotation, not a value.
+    // `let password: u32 = …` is a type annotation, not a value: the value is what
+    // follows its `=` (`const TOKEN: &str = "…"`).
     if unquoted
         && at(b, skip_blanks(b, end)) == Some(b'=')
         && at(b, skip_blanks(b, end) + 1) != Some(b'=')
     {
-        return None;
+        let after = skip_blanks(b, skip_blanks(b, end) + 1);
+        if j == after || !at(b, after).is_some_and(is_quote) {
+            return None;
+        }
+        let value = ValueAt {
+            j: after,
+            need,
+            must_quote: true,
+        };
+        return checked_value(b, key, after, value);
     }
     // `api_key.revoked key_id=key_…`: after a blank, a `name=` starts the next pair.
     let name_len = run(v, 0, |c| {

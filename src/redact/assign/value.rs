@@ -7,6 +7,7 @@ use super::*;
 /// The value starting at `i`: inside its quotes, a YAML block's first line, a braced
 /// connection-string value, or up to a delimiter.
 pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> {
+    let i = literal_inside(b, i);
     let first = at(b, i)?;
     let cap = (i + MAX_VALUE).min(b.len());
     let (q, start) = if first == b'\\' && at(b, i + 1).is_some_and(is_quote) {
@@ -85,6 +86,82 @@ pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> 
         end -= 1;
     }
     (end > i).then_some((i, end))
+}
+
+/// Calls that turn a literal into the bytes of a key (`Convert.FromHexString("…")`,
+/// `Base64.getDecoder().decode("…")`, `bytes.fromhex("…")`, `Buffer.from("…", "base64")`),
+/// by the end of their name, in lower case.
+const DECODERS: &[&[u8]] = &[
+    b"fromhexstring",
+    b"frombase64string",
+    b"decode",
+    b"decodestring",
+    b"decodehex",
+    b"fromhex",
+    b"b64decode",
+    b"unhexlify",
+    b"a2b_hex",
+    b"a2b_base64",
+    b"buffer.from",
+    b"decodebase64",
+    b"parsehexbinary",
+    b"parsebase64binary",
+];
+
+/// Where the literal a value holds starts, when it is wrapped: an Objective-C or C#
+/// `@"…"`, a string prefix (`b"…"`, `rb'…'`, `u8"…"`, `L"…"`), a list of one string as
+/// gRPC metadata and header maps print it (`["…"]`), or a decoder's call
+/// ([`DECODERS`]). Anything else starts at `i`.
+pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
+    let quote_at = |k: usize| at(b, k).is_some_and(is_quote);
+    match at(b, i) {
+        Some(b'@') if quote_at(i + 1) => return i + 1,
+        Some(b'[') => {
+            let k = skip_blanks(b, i + 1);
+            if matches!(at(b, k), Some(b'"' | b'\'')) {
+                return k;
+            }
+            return i;
+        }
+        _ => {}
+    }
+    let word = run(b, i, |c| c.is_ascii_alphanumeric());
+    if word > i && word - i <= 2 && quote_at(word) {
+        let prefix = &b[i..word];
+        let string_prefix = [
+            b"b".as_slice(),
+            b"r",
+            b"rb",
+            b"br",
+            b"u",
+            b"u8",
+            b"L",
+            b"B",
+            b"R",
+        ]
+        .iter()
+        .any(|p| prefix.eq_ignore_ascii_case(p));
+        if string_prefix {
+            return word;
+        }
+    }
+    // A decoder's call: a dotted name (`Base64.getDecoder().decode`), its open
+    // parenthesis, then the literal.
+    let name_end = run(&b[..(i + 128).min(b.len())], i, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'(' | b')')
+    });
+    let mut name_end = name_end;
+    while name_end > i && b[name_end - 1] != b'(' {
+        name_end -= 1;
+    }
+    if name_end <= i + 1 {
+        return i;
+    }
+    let name = &b[i..name_end - 1];
+    let lower: Vec<u8> = name.to_ascii_lowercase();
+    let decoder = DECODERS.iter().any(|d| lower.ends_with(d));
+    let k = skip_blanks(b, name_end);
+    if decoder && quote_at(k) { k } else { i }
 }
 
 /// A `,` or `;` that ends a value: one before a blank, a quote, a bracket, the end or
