@@ -179,6 +179,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("credentials:", Anchor::KeyedMap), ("fernet(", Anchor::Fernet), ("accounts:", Anchor::Accounts),
     ("net user ", Anchor::Positional), ("samba-tool user create ", Anchor::Positional),
     ("bundle config ", Anchor::Positional),
+    ("wpa_passphrase ", Anchor::Positional), ("openssl passwd ", Anchor::Positional),
+    ("nickserv identify ", Anchor::Positional), ("oathtool ", Anchor::Positional),
     ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb),
     // Verbs that set or present a credential (`command.rs`), judged where a command stands.
     ("register ", Anchor::AuthVerb), ("unseal ", Anchor::AuthVerb), ("setuser ", Anchor::AuthVerb),
@@ -206,7 +208,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
-    ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
+    ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line

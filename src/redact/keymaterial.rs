@@ -671,8 +671,7 @@ const JWK_PRIVATE: &[&[u8]] = &[b"d", b"p", b"q", b"dp", b"dq", b"qi", b"k"];
 /// read back to its `{` and forward to its `}`, and every private member's value goes.
 /// A public JWK (`kty`, `crv`, `x`, `y`, `n`, `e`) has none.
 pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
-    // `"kty"` in JSON, `'kty'` in a Python or JavaScript literal.
-    let quote = b[s];
+    // `"kty"` in JSON, `'kty'` in a Python literal, `kty:` in a JavaScript object.
     let lo = s.saturating_sub(2048);
     let Some(open) = b[lo..s].iter().rposition(|&c| c == b'{').map(|p| lo + p) else {
         return;
@@ -682,24 +681,29 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
         return;
     };
     let obj = &b[open..close];
-    let mut i = 0;
-    while let Some(q) = obj[i..].iter().position(|&c| c == quote) {
-        let name_start = i + q + 1;
-        let name_end = run(obj, name_start, |c| c != quote);
-        if name_end >= obj.len() {
-            return;
+    // Each member: a name (quoted or not), `:`, a quoted value.
+    for (colon, _) in obj.iter().enumerate().filter(|&(_, &c)| c == b':') {
+        let mut ne = colon;
+        while ne > 0 && obj[ne - 1] == b' ' {
+            ne -= 1;
         }
-        let name = &obj[name_start..name_end];
-        let colon = run(obj, name_end + 1, |c| c == b' ');
-        i = name_end + 1;
-        if obj.get(colon) != Some(&b':') || !JWK_PRIVATE.contains(&name) {
+        let quote = obj[..ne]
+            .last()
+            .copied()
+            .filter(|&c| c == b'"' || c == b'\'');
+        let ne = ne - usize::from(quote.is_some());
+        let ns = run_back(obj, ne, 0, |c| c.is_ascii_alphabetic());
+        if ns == ne || !JWK_PRIVATE.contains(&&obj[ns..ne]) {
+            continue;
+        }
+        if quote.is_some() && (ns == 0 || Some(obj[ns - 1]) != quote) {
             continue;
         }
         let vq = run(obj, colon + 1, |c| c == b' ');
-        if obj.get(vq) != Some(&quote) {
+        let Some(&vquote) = obj.get(vq).filter(|&&c| c == b'"' || c == b'\'') else {
             continue;
-        }
-        let ve = run(obj, vq + 1, |c| c != quote);
+        };
+        let ve = run(obj, vq + 1, |c| c != vquote);
         // A value its object's `}` cuts before its closing quote ends the object.
         if ve >= obj.len() {
             return;
@@ -707,7 +711,6 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
         if ve - vq > 16 {
             out.push(("private-key", open + vq + 1, open + ve));
         }
-        i = ve + 1;
     }
 }
 

@@ -166,7 +166,17 @@ const POSITIONAL: &[(&[u8], usize)] = &[
     (b"authenticate_user", 1),
     // `samba-tool user create NAME PASSWORD`.
     (b"samba-tool user create", 1),
+    // `wpa_passphrase SSID PASSPHRASE`.
+    (b"wpa_passphrase", 1),
+    // The last argument: `openssl passwd -6 -salt S PASSWORD`, IRC's `/msg NickServ
+    // IDENTIFY [ACCOUNT] PASSWORD`, `oathtool --totp -b SEED`.
+    (b"openssl passwd", LAST),
+    (b"nickserv identify", LAST),
+    (b"oathtool", LAST),
 ];
+
+/// In [`POSITIONAL`], the command's last argument.
+const LAST: usize = usize::MAX;
 
 /// `rabbitmqctl add_user u p`, `htpasswd -b file u p`, `net user u p /add`,
 /// `net use Z: \\h\s p /user:d\u`: the password by its place.
@@ -178,7 +188,7 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
     let le = line_end(b, e, 1024);
     let mut args = Vec::new();
     let mut i = e;
-    while i < le && args.len() < 6 {
+    while i < le && args.len() < 8 {
         i = skip_blanks(b, i);
         let Some((vs, ve)) = argument(b, i) else {
             break;
@@ -187,6 +197,10 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
             break;
         }
         let a = &b[vs..ve];
+        // A redirection, a pipe or the next command ends the arguments.
+        if matches!(a.first(), Some(b'>' | b'<' | b'|' | b';' | b'&')) {
+            break;
+        }
         if !(a.starts_with(b"-") || windows_switch(a)) {
             args.push((vs, ve));
         }
@@ -240,6 +254,15 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
             .iter()
             .find(|(p, _)| p.eq_ignore_ascii_case(lit))
             .map(|&(_, skip)| skip)?
+    };
+    let index = if index == LAST {
+        // Cut at the bound, the last argument read need not be the last one.
+        if args.len() == 8 {
+            return None;
+        }
+        args.len().checked_sub(1)?
+    } else {
+        index
     };
     let &(vs, ve) = args.get(index)?;
     if b[vs..ve] == *b"*" {

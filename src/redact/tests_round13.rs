@@ -185,3 +185,36 @@ fn signatures_account_ids_and_shipped_keys_stay_public() {
             .collect::<String>()
     ));
 }
+
+#[test]
+fn a_password_by_its_place_on_more_command_lines() {
+    let v = format!("{}=6vRy^z%1", alnum(12));
+    for line in [
+        format!("$ wpa_passphrase OfficeWiFi '{v}' | sudo tee -a wpa.conf"),
+        format!("$ openssl passwd -6 -salt \"$(openssl rand -hex 8)\" '{v}' >> users.hash"),
+        format!("/msg NickServ IDENTIFY build-bot {v}"),
+        format!("PS> & 'C:\\Program Files\\7-Zip\\7z.exe' a -p{v} -mhe=on logs.7z .\\logs\\*"),
+    ] {
+        assert_redacts(&line, &v, "password");
+    }
+    let seed = "7KTKJWYVT52KFK5P";
+    assert_redacts(
+        &format!("$ oathtool --totp -b {seed}\n482919\n"),
+        seed,
+        "password",
+    );
+}
+
+#[test]
+fn a_jwk_in_a_javascript_object_loses_its_private_members() {
+    let d = alnum(30) + "Xw9_";
+    let x = "FtWo4km_yInY2PjjLTjdiSwaWKz0_R3Z";
+    let text = format!(
+        "export const JWKS = {{ keys: [ {{ kty: 'EC', crv: 'P-256', x: '{x}', d: '{d}' }} ] }};"
+    );
+    assert_redacts(&text, &d, "private-key");
+    assert!(
+        super::tests::redacted(&text).contains(x),
+        "the public point stays"
+    );
+}

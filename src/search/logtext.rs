@@ -21,7 +21,8 @@ pub fn salient(text: &str) -> Option<String> {
     if !text.contains('\n') && !text.trim_start().starts_with('{') && !has_prefix(text) {
         return None;
     }
-    let mut kept: Vec<(Level, String)> = Vec::new();
+    // Each line kept: its level, whether a prefix stood before it, its text.
+    let mut kept: Vec<(Level, bool, String)> = Vec::new();
     let mut prefixed_lines = 0;
     let mut changed = false;
     let mut skip_source = false;
@@ -69,16 +70,18 @@ pub fn salient(text: &str) -> Option<String> {
         }
         let rest = bare.trim();
         if !rest.is_empty() {
-            kept.push((level, rest.to_string()));
+            kept.push((level, prefixed || json_level.is_some(), rest.to_string()));
         }
     }
     // A logger's lines (three or more behind a prefix) whose prefix gave no level:
     // the lines that say something failed are the error's, the rest its chatter.
     // An error line that ends in a colon (`Error:`) heads the message on the line after.
+    // A line with no prefix among them is what the failing program printed (a runner
+    // prefixes its own lines, not the build's `> No cached version of …`).
     if prefixed_lines >= 3 {
         let mut heading = false;
-        for (level, line) in &mut kept {
-            if *level == Level::Plain {
+        for (level, prefixed, line) in &mut kept {
+            if *level == Level::Plain && *prefixed {
                 *level = if heading || says_failure(line) {
                     Level::Error
                 } else {
@@ -88,13 +91,13 @@ pub fn salient(text: &str) -> Option<String> {
             heading = *level == Level::Error && line.ends_with(':');
         }
     }
-    if kept.iter().any(|(l, _)| *l == Level::Error) {
+    if kept.iter().any(|(l, _, _)| *l == Level::Error) {
         let before = kept.len();
-        kept.retain(|(l, _)| *l != Level::Chatter);
+        kept.retain(|(l, _, _)| *l != Level::Chatter);
         changed |= kept.len() != before;
     }
     let mut out: Vec<String> = Vec::new();
-    for (_, line) in kept {
+    for (_, _, line) in kept {
         if out.contains(&line) {
             changed = true;
         } else {
@@ -247,7 +250,16 @@ fn is_framing(line: &str) -> bool {
 /// job, whatever failed. A closer that carries more than its code (GitLab's
 /// `ERROR: Job failed: failed to pull image …`) is the failure, and stays.
 fn is_runner_line(line: &str) -> bool {
-    const FRAMING: [&str; 19] = [
+    const FRAMING: [&str; 27] = [
+        // Azure Pipelines' task banner and the script it wrote.
+        "Task         :",
+        "Description  :",
+        "Version      :",
+        "Author       :",
+        "Help         :",
+        "Generating script.",
+        "/usr/bin/bash --noprofile --norc",
+        "Script contents:",
         "Running with gitlab-runner",
         // CircleCI prints the step's shell before its output.
         "#!/bin/bash -eo pipefail",
@@ -286,7 +298,11 @@ fn is_runner_line(line: &str) -> bool {
     {
         t = after.trim_start();
     }
-    if FRAMING.iter().any(|o| t.starts_with(o))
+    // A rule of `=` or `-` with at most a banner's words in it (`==== Starting
+    // Command Output ====`).
+    let rule = t.starts_with("=====") || t.starts_with("-----") && t.ends_with("-----");
+    if rule
+        || FRAMING.iter().any(|o| t.starts_with(o))
         || (t.starts_with("Executing \"") && t.ends_with("stage of the job script"))
     {
         return true;
@@ -682,6 +698,23 @@ mod tests {
         assert_eq!(said(j), "dial tcp: connection refused");
         let s = "Dec  4 10:00:00 web01 sshd[1234]: error: maximum authentication attempts exceeded";
         assert_eq!(said(s), "maximum authentication attempts exceeded");
+    }
+
+    #[test]
+    fn a_programs_own_lines_between_a_runners_stay() {
+        let log = "##[section]Starting: Build\n\
+            ==============================================================================\n\
+            Task         : Command line\n\
+            Generating script.\n\
+            > Could not resolve androidx.core:core-ktx:1.13.1.\n\
+            \u{20}     > No cached version of androidx.core:core-ktx:1.13.1 available for offline mode.\n\
+            ##[error]Bash exited with code '1'.\n\
+            ##[section]Finishing: Build";
+        let kept = said(log);
+        assert!(kept.contains("No cached version"), "{kept}");
+        assert!(!kept.contains("Task"), "{kept}");
+        assert!(!kept.contains("Generating script"), "{kept}");
+        assert!(!kept.contains("====="), "{kept}");
     }
 
     #[test]

@@ -139,7 +139,7 @@ impl Default for Tuning {
             concept_units: 1,
             bridge_units: 1,
             lead_relevance: 0.15,
-            lead_units: 0.4,
+            lead_units: 0.3,
             lead_ratio: 0.8,
             howto_relevance: 0.5,
         }

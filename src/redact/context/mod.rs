@@ -293,8 +293,11 @@ fn command_words(b: &[u8], i: usize) -> impl Iterator<Item = &[u8]> {
         })
         .filter(|w| !w.is_empty())
         .map(|w| {
-            let base = w.rsplit(|&c| c == b'/').next().unwrap_or(w);
-            base.strip_suffix(b".exe").unwrap_or(base)
+            // `/usr/bin/mysql`, `C:\\Program Files\\7-Zip\\7z.exe`.
+            let base = w.rsplit(|&c| c == b'/' || c == b'\\').next().unwrap_or(w);
+            base.strip_suffix(b".exe")
+                .or_else(|| base.strip_suffix(b".EXE"))
+                .unwrap_or(base)
         })
 }
 
