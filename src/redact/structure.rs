@@ -775,8 +775,14 @@ pub(super) fn query_login(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// A literal no person typed as a name: random by the strict test, 16 characters or
 /// more, not an id's bare shape.
 fn machine_made_literal(v: &[u8]) -> bool {
+    // 24 hex digits in lower case: an ObjectId, the shape of client-side ids
+    // (LaunchDarkly's `LDClient.initialize('…')`).
+    let object_id = v.len() == 24
+        && v.iter()
+            .all(|&c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
     v.len() >= 16
         && !is_uuid(v)
+        && !object_id
         && has_digit(v)
         && plausible(v, Need::Strong)
         && !super::text::looks_like_word_list(v)

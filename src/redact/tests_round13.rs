@@ -218,3 +218,26 @@ fn a_jwk_in_a_javascript_object_loses_its_private_members() {
         "the public point stays"
     );
 }
+
+#[test]
+fn patterns_calls_and_literals_that_belong_to_another_stay() {
+    // A scanner's rule for a token's shape.
+    assert_clean("TOKEN_RE = re.compile(r\"^gh[pousr]_[A-Za-z0-9]{36}$\")\n");
+    // A comment that gives its key a value labels nothing below it.
+    assert_clean(&format!(
+        "# RFC 4231 test case 2 (key = 'Jefe')\nEXPECTED = \"{}\"\n",
+        hex(64)
+    ));
+    // `key: 'anon'` has its own value; the client id before it is not that key's.
+    assert_clean("const c = init('e47c3b066dfcd3d9c78f7106', { kind: 'user', key: 'anon' });\n");
+    assert_clean("LDClient.initialize('e47c3b066dfcd3d9c78f7106', { kind: 'user' });\n");
+    // A function given a keyword argument is a call, not a value.
+    assert_clean("  api_key = app_store_connect_api_key(key_id: ENV['ASC_KEY_ID'])\n");
+    // A license key is a key, however short its hex.
+    let license = "0BDE0D841F8F8E31";
+    assert_redacts(
+        &format!("    static let shopLicenseKey = \"{license}\"\n"),
+        license,
+        "key",
+    );
+}

@@ -398,7 +398,14 @@ fn below(b: &[u8], ks: usize, ke: usize, family: Family) -> Option<(usize, usize
         && !line.contains(&b':')
         && line.split(|&c| c == b' ').filter(|w| !w.is_empty()).count() <= 8;
     let label = line.ends_with(b":") || line.ends_with(b"?") || heading;
-    let comment = {
+    // A comment that gives the key its own value (`# test case 2 (key = 'Jefe')`)
+    // labels nothing below it.
+    let valued = {
+        let k = skip_blanks(b, ke);
+        matches!(at(b, k), Some(b'=' | b':'))
+            && at(b, skip_blanks(b, k + 1)).is_some_and(|c| c != b'\n' && c != b'\r')
+    };
+    let comment = !valued && {
         let t = line.trim_ascii_start();
         t.starts_with(b"#") || t.starts_with(b"//") || t.starts_with(b"--") || t.starts_with(b";")
     };

@@ -471,22 +471,35 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         family,
         kind,
     };
-    let found = direct_value(b, &key_at)
-        .or_else(|| value::byte_array(b, ke, family, kind))
-        .or_else(|| value::escaped_bytes(b, ke, family, kind))
-        .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
-        .or_else(|| value::named_element(b, ks, ke, family, kind))
-        .or_else(|| name_value_pair(b, ks, ke, family, kind))
-        .or_else(|| near_quoted(b, ks, ke, family, kind))
-        .or_else(|| {
-            // Once per line: a second secret word on it reads the same sentence and
-            // the same lines below.
-            if ks < reach.label {
-                return None;
-            }
-            reach.label = line_end(b, ke, 512);
-            label::labelled(b, ks, ke, family, kind)
-        });
+    // `key: 'anon'`: a key given its own quoted literal has that value or none; a
+    // literal elsewhere on its line is another's.
+    let own_literal = {
+        let i = past_key_closing(b, ke);
+        let sp = skip_blanks(b, i);
+        matches!(at(b, sp), Some(b':' | b'='))
+            && !matches!(at(b, sp + 1), Some(b'=' | b':'))
+            && at(b, skip_blanks(b, sp + 1)).is_some_and(|c| c == b'\'' || c == b'"')
+    };
+    let found = direct_value(b, &key_at).or_else(|| {
+        if own_literal {
+            return None;
+        }
+        value::byte_array(b, ke, family, kind)
+            .or_else(|| value::escaped_bytes(b, ke, family, kind))
+            .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
+            .or_else(|| value::named_element(b, ks, ke, family, kind))
+            .or_else(|| name_value_pair(b, ks, ke, family, kind))
+            .or_else(|| near_quoted(b, ks, ke, family, kind))
+            .or_else(|| {
+                // Once per line: a second secret word on it reads the same sentence and
+                // the same lines below.
+                if ks < reach.label {
+                    return None;
+                }
+                reach.label = line_end(b, ke, 512);
+                label::labelled(b, ks, ke, family, kind)
+            })
+    });
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
         reach.value = f.end;
     }
@@ -812,7 +825,20 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
     // A bare `key`'s short hex is a key id (`user.signingkey=3AA5C34371567BD2`), and
     // upper-case hex of a fingerprint's length after a blank is one (gpg's `using RSA
     // key 7A66…`): tools print secrets in lower case or after a separator.
-    let key_id = family == Family::Key && v.len() < 20 && v.iter().all(|c| c.is_ascii_hexdigit())
+    let qualified = [
+        b"license".as_slice(),
+        b"licence",
+        b"api",
+        b"secret",
+        b"access",
+        b"private",
+    ]
+    .iter()
+    .any(|w| contains_ci(&b[key.start..key.end], w));
+    let key_id = family == Family::Key
+        && !qualified
+        && v.len() < 20
+        && v.iter().all(|c| c.is_ascii_hexdigit())
         || j == sp
             && matches!(v.len(), 16 | 40 | 64)
             && v.iter()

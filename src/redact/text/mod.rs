@@ -790,7 +790,7 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
     if is_call(v) || is_dotted_identifier(v) && !dotted_passphrase(v) || is_lookup(v) {
         return false;
     }
-    if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") {
+    if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") || is_pattern(v) {
         return false;
     }
     match need {
@@ -850,6 +850,24 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             }
         }
     }
+}
+
+/// `^gh[pousr]_[A-Za-z0-9]{36}$`: a regular expression (a scanner's rule for a token's
+/// shape), not a token: a character class with a range, a class escape, a counted
+/// repeat after a class or a group, or a non-capturing group.
+pub(super) fn is_pattern(v: &[u8]) -> bool {
+    let range = v
+        .windows(3)
+        .any(|w| matches!(w, b"A-Z" | b"a-z" | b"0-9" | b"a-f" | b"A-F"))
+        && v.contains(&b'[')
+        && v.contains(&b']');
+    let class_escape = v
+        .windows(2)
+        .any(|w| w[0] == b'\\' && matches!(w[1], b'd' | b'w' | b's' | b'S' | b'W'));
+    let counted = v
+        .windows(3)
+        .any(|w| matches!(w[0], b']' | b')') && w[1] == b'{' && w[2].is_ascii_digit());
+    range || class_escape && v.contains(&b'[') || counted || contains_ci(v, b"(?:")
 }
 
 /// `cat /etc/secret/pass`, `vault read -field=x secret/app`: a command whose output
@@ -925,7 +943,13 @@ pub(super) fn is_call(v: &[u8]) -> bool {
     let method = v[..name_end].contains(&b'.') && v[..name_end].iter().any(u8::is_ascii_alphabetic);
     let args = v.get(name_end + 1..).unwrap_or_default();
     let args = &args[..run(args, 0, |c| c != b')')];
-    let path_argument = is_dotted_identifier(args);
+    // `app_store_connect_api_key(key_id: …)` cut at the keyword's colon: a snake-case
+    // function given a named argument.
+    let keyword_argument = v[..name_end].contains(&b'_')
+        && args.first().is_some_and(u8::is_ascii_lowercase)
+        && args.iter().all(|&c| is_word(c))
+        && v.len() == name_end + 1 + args.len();
+    let path_argument = is_dotted_identifier(args) || keyword_argument;
     matches!(v.first(), Some(b'(' | b')'))
         || at(v, name_end) == Some(b'(')
             && (v.ends_with(b")") || v.ends_with(b"]") || method || path_argument)
