@@ -97,6 +97,10 @@ enum Anchor {
     ExpectSend,
     /// A one-time recovery or backup code, or a disk's recovery key, after its label.
     RecoveryCode,
+    /// An askpass helper (`SSH_ASKPASS`, `GIT_ASKPASS`): what it echoes is the password.
+    Askpass,
+    /// A trailing comment that says the value before it is secret (`# keep private`).
+    CommentSaysSecret,
     /// An argument list (`argv.rs`).
     Argv,
     /// A protocol's or a dump's credential after its fixed marker (Kerberos keys in a
@@ -171,6 +175,10 @@ const FIXED: &[(&str, Anchor)] = &[
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional), ("send \"", Anchor::ExpectSend),
     ("recovery key", Anchor::RecoveryCode), ("recovery code", Anchor::RecoveryCode),
     ("backup code", Anchor::RecoveryCode), ("recovery password", Anchor::RecoveryCode),
+    ("askpass", Anchor::Askpass),
+    ("keep private", Anchor::CommentSaysSecret), ("keep secret", Anchor::CommentSaysSecret),
+    ("do not share", Anchor::CommentSaysSecret), ("don't share", Anchor::CommentSaysSecret),
+    ("do not commit", Anchor::CommentSaysSecret), ("don't commit", Anchor::CommentSaysSecret),
     ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
@@ -465,6 +473,8 @@ impl Scan<'_> {
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
             Anchor::ExpectSend => context(structure::expect_send(b, s, e)),
             Anchor::RecoveryCode => context(structure::recovery_code(b, e)),
+            Anchor::Askpass => context(structure::askpass(b, e)),
+            Anchor::CommentSaysSecret => context(structure::commented_secret(b, s)),
             Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
             Anchor::Wifi => context(structure::wifi_code(b, e)),
             Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),

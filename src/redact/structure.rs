@@ -126,6 +126,71 @@ pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
     (alnum >= 8 && (groups >= 2 || alnum >= 10)).then(|| hit("recovery-code", vs, ve))?
 }
 
+/// An askpass helper (`SSH_ASKPASS`, `GIT_ASKPASS`, `SUDO_ASKPASS`): a script whose
+/// output is the password, so the literal its first `echo`/`printf` prints within a
+/// few lines of the name is one. `e` is after `askpass`.
+pub(super) fn askpass(b: &[u8], e: usize) -> Option<Hit> {
+    let mut ls = line_start(b, e);
+    for _ in 0..6 {
+        let le = line_end(b, ls, 512);
+        let line = &b[ls..le];
+        let body = line.trim_ascii_start();
+        let off = ls + (line.len() - body.len());
+        for cmd in [b"echo ".as_slice(), b"printf "] {
+            if body.starts_with(cmd) {
+                let mut vs = skip_blanks(b, off + cmd.len());
+                let quote = at(b, vs).filter(|&c| c == b'\'' || c == b'"');
+                vs += usize::from(quote.is_some());
+                let ve = match quote {
+                    Some(q) => run(&b[..le], vs, |c| c != q),
+                    None => run(&b[..le], vs, |c| !c.is_ascii_whitespace()),
+                };
+                let v = &b[vs..ve];
+                // `echo "$PASSWORD"` prints a variable, not a literal.
+                if ve > vs && !v.starts_with(b"$") && plausible(v, Need::Password) && v.len() >= 8 {
+                    return hit("password", vs, ve);
+                }
+                return None;
+            }
+        }
+        if le >= b.len() {
+            return None;
+        }
+        ls = le + 1;
+    }
+    None
+}
+
+/// `hush: 04697e…  # hmac for rate-limit tokens, keep private`: a trailing comment that
+/// says the value before it is secret, whatever its key's name. `s` is where the
+/// comment's words start; the value is the last token of the code before `#` or `//`.
+pub(super) fn commented_secret(b: &[u8], s: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let head = &b[ls..s];
+    let mark = head
+        .windows(2)
+        .rposition(|w| w == b" #" || w == b"//")
+        .map(|p| p + usize::from(head[p] == b' '))?;
+    let code = head[..mark].trim_ascii_end();
+    if code.is_empty() {
+        return None;
+    }
+    let mut ve = ls + code.len();
+    let quoted = matches!(b[ve - 1], b'"' | b'\'') && {
+        ve -= 1;
+        true
+    };
+    let vs = run_back(b, ve, ls, |c| {
+        if quoted {
+            c != b'"' && c != b'\''
+        } else {
+            !c.is_ascii_whitespace() && !matches!(c, b'=' | b':')
+        }
+    });
+    let v = &b[vs..ve];
+    (plausible(v, Need::Strong) && !is_placeholder(v)).then(|| hit("secret", vs, ve))?
+}
+
 /// `/p:secret`, `/pass:secret`, `/password:secret` (xfreerdp, cmdkey, wmic, …); `s..e`
 /// is the anchor, `/p:` or `/rp ` (schtasks' run-as password).
 pub(super) fn slash_option(b: &[u8], s: usize, e: usize) -> Option<Hit> {

@@ -241,3 +241,28 @@ fn patterns_calls_and_literals_that_belong_to_another_stay() {
         "key",
     );
 }
+
+#[test]
+fn an_askpass_helper_a_comment_and_a_sentence_say_what_is_secret() {
+    let pw = "qe#mL-JpT2gHY@x=^U9~";
+    assert_redacts(
+        &format!("#!/bin/sh\n# SSH_ASKPASS helper for the nightly rsync\necho '{pw}'\n"),
+        pw,
+        "password",
+    );
+    assert_clean("#!/bin/sh\n# GIT_ASKPASS helper\necho \"$GIT_TOKEN\"\n");
+    let h = hex(64);
+    assert_redacts(
+        &format!("limits:\n  hush: {h}  # signs rate-limit tokens, keep private\n"),
+        &h,
+        "secret",
+    );
+    assert_clean("  retries: 3  # keep private settings in vault.yaml\n");
+    let v = "k!WzqRpyGI7sTXM";
+    assert_redacts(
+        &format!("    temp: set staging db pw to {v} until vault is back\n"),
+        v,
+        "password",
+    );
+    assert_clean("    rotate the token to pick up the new scopes\n");
+}

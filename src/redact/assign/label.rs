@@ -337,6 +337,8 @@ pub(super) fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usi
         b"is ",
         b"was ",
         b"= ",
+        // `set staging db pw to v!Usq…`, `changed the password to …`.
+        b"to ",
         b"ist ",
         b"est ",
         b"es ",
