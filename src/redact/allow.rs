@@ -181,9 +181,9 @@ fn stellar_public(v: &[u8]) -> bool {
     crc == u16::from_le_bytes([out[33], out[34]])
 }
 
-/// What a value named signature holds when it is one: a webhook's versioned scheme
-/// (Slack's `v0=…`, Svix's `v1,…`, Stripe's `t=…,v1=…`), or 64 bytes and more in hex or
-/// base64 (Ed25519, BLS, RSA). A secret named signature is a key's length, 32 bytes.
+/// Whether the value at `s..e`, found under a `signature` name, is a signature rather
+/// than a secret: [`signature_shaped`], or a webhook scheme's version just before it
+/// (`v1,…`), unless it is a signed URL's query parameter.
 pub(super) fn signature_at(b: &[u8], s: usize, e: usize) -> bool {
     let head = &b[s.saturating_sub(8)..s];
     // The scheme's version before the value: `v1,` or `v0=`.
@@ -205,6 +205,9 @@ pub(super) fn signature_at(b: &[u8], s: usize, e: usize) -> bool {
     !in_query && (versioned_before && e - s >= 20 || signature_shaped(&b[s..e]))
 }
 
+/// What a value named signature holds when it is one: a webhook's versioned scheme
+/// (Slack's `v0=…`, Svix's `v1,…`, Stripe's `t=…,v1=…`), or 64 bytes and more in hex or
+/// base64 (Ed25519, BLS, RSA). A secret named signature is a key's length, 32 bytes.
 fn signature_shaped(v: &[u8]) -> bool {
     let versioned = v.first() == Some(&b'v') && {
         let n = v[1..].iter().take_while(|c| c.is_ascii_digit()).count();

@@ -52,11 +52,10 @@
 //! key whose name says a page ships it (`…_JS_…`, `NEXT_PUBLIC_…`, `VITE_…`, unless it
 //! also says admin, service or secret) are public (`allow.rs`, `assign/mod.rs`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 12 were tuned on
-//! blind sets 1–10, so only blind set 11 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 13 were tuned on
+//! blind sets 1–11, so only blind set 12 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
-//! `wpa_passphrase SSID PW`, `msoffcrypto-tool -p PW`, a chosen word after
-//! `-setcookie`), a
+//! `msoffcrypto-tool -p PW`, a chosen word after `-setcookie`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a
 //! label no rule knows (`New value: …`), a
 //! random token with no vendor word, separator or naming key in sight (a random host

@@ -147,7 +147,7 @@ pub(super) fn askpass(b: &[u8], e: usize) -> Option<Hit> {
                 };
                 let v = &b[vs..ve];
                 // `echo "$PASSWORD"` prints a variable, not a literal.
-                if ve > vs && !v.starts_with(b"$") && plausible(v, Need::Password) && v.len() >= 8 {
+                if v.len() >= 8 && !v.starts_with(b"$") && plausible(v, Need::Password) {
                     return hit("password", vs, ve);
                 }
                 return None;

@@ -266,3 +266,17 @@ fn an_askpass_helper_a_comment_and_a_sentence_say_what_is_secret() {
     );
     assert_clean("    rotate the token to pick up the new scopes\n");
 }
+
+#[test]
+fn code_spans_in_prose_about_a_password_are_code() {
+    for text in [
+        "Pass `--region eu-west-1` or set `AWS_REGION` in the profile.",
+        "Scripts always pass `--yes` (and `-n`) explicitly.",
+        "Pass `default=str` to `json.dumps`, or a small encoder.",
+        "az login: AADSTS50076: Due to a configuration change made by your administrator",
+    ] {
+        assert_clean(text);
+    }
+    // A password in a code span after its name is still one.
+    assert_redacts("the password `Xk7!qPz9Lm` works", "Xk7!qPz9Lm", "password");
+}

@@ -719,6 +719,9 @@ fn unseparated_value(
     if !plausible(&b[vs..ve], need) {
         return None;
     }
+    if code_not_value(b, vs, ve) {
+        return None;
+    }
     let line = &b[line_start(b, ks)..ks];
     // `vault kv get`'s table: `password    hunter2` alone on its line; a
     // directive (`requirepass …`) as `grep -n` prints it (`1036:requirepass …`).
@@ -749,6 +752,23 @@ fn unseparated_value(
         Need::Strong
     };
     Some((sp, need))
+}
+
+/// Prose's "pass `--region eu-west-1`", "set `AWS_PROFILE`", "pass `default=str`": a
+/// Markdown code span near the word is a flag, a command, a variable's name or a keyword
+/// argument, not the secret's value.
+pub(super) fn code_not_value(b: &[u8], vs: usize, ve: usize) -> bool {
+    if vs == 0 || b[vs - 1] != b'`' {
+        return false;
+    }
+    let v = &b[vs..ve];
+    let upper_name = v.len() > 1
+        && v.iter()
+            .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+        && v.iter().any(u8::is_ascii_uppercase);
+    let name_end = run(v, 0, |c| c.is_ascii_lowercase() || c == b'_');
+    let keyword = name_end > 0 && at(v, name_end) == Some(b'=');
+    v.starts_with(b"-") || v.contains(&b' ') || upper_name || keyword
 }
 
 /// The value from `value.j` as the key's own, unless it is not one: an unquoted value

@@ -397,7 +397,7 @@ pub(super) fn near_quoted(
                 let v = &b[i + 1..shut];
                 // `"valueFrom": …`: a quoted string before a colon is the next key.
                 let next_key = at(b, skip_blanks(b, shut + 1)) == Some(b':');
-                if ok(v) && !is_placeholder(v) && !next_key {
+                if ok(v) && !is_placeholder(v) && !next_key && !code_not_value(b, i + 1, shut) {
                     return Some(Found {
                         kind,
                         start: i + 1,

@@ -818,6 +818,16 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
             if v.iter().all(u8::is_ascii_digit) {
                 return !strong && v.len() >= 20;
             }
+            // `AADSTS50076`, `ORA12154`: capitals then digits, an error's code.
+            let code = v.strip_suffix(b":").unwrap_or(v);
+            let caps = run(code, 0, |c| c.is_ascii_uppercase());
+            if code.len() <= 20
+                && caps >= 2
+                && code.len() > caps
+                && code[caps..].iter().all(u8::is_ascii_digit)
+            {
+                return false;
+            }
             if is_numeric_shape(v) || is_version(v) || is_named_digest(v) || encoded_path(v) {
                 return false;
             }
