@@ -1,5 +1,6 @@
 //! What a command printed from a file whose name says it holds secrets
-//! (`cat /etc/rsyncd.secrets`, `tail keys.log`, `sudo cat ~/.pgpass`, `cat privatekey`):
+//! (`cat /etc/rsyncd.secrets`, `tail keys.log`, `sudo cat ~/.pgpass`, `cat privatekey`,
+//! and a decrypter's `gpg -d creds.txt.gpg`, read by the file's plain name):
 //! the file's lines carry no key that names each value, so every field that looks like a
 //! password or a machine-made token is one. It owns the file-name test and the field
 //! test; which command read the file is `detect.rs`'s anchor (`READERS`).
@@ -13,8 +14,10 @@
 //! credential store's getter (`op read`, `bw get password`, `secret-tool lookup`,
 //! `security find-generic-password -w`, `pass show`, `vault kv get -field`), a cloud
 //! CLI's token printer (`gcloud auth print-access-token`, `aws ecr get-login-password`,
-//! `gh auth token`), a Kubernetes secret piped through `base64 -d`, or a REPL that
-//! calls a random generator (`>>> secrets.token_urlsafe(32)`). What such a command
+//! `gh auth token`), a Kubernetes secret piped through `base64 -d`, a getter asked for a
+//! name that says secret (`heroku config:get SESSION_SECRET`, `terraform output -raw
+//! admin_password`), random bytes made on a command line (`head -c 32 /dev/urandom |
+//! base64`), or a REPL that calls a random generator (`>>> secrets.token_urlsafe(32)`). What such a command
 //! prints on a line of its own is the secret, whatever its shape: nothing names it.
 //!
 //! Public files are kept out by name (`*.pub`, certificates, `known_hosts`,

@@ -158,8 +158,9 @@ pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
         return i;
     }
     let name = &b[i..name_end - 1];
-    let lower: Vec<u8> = name.to_ascii_lowercase();
-    let decoder = DECODERS.iter().any(|d| lower.ends_with(d));
+    let decoder = DECODERS
+        .iter()
+        .any(|d| name.len() >= d.len() && name[name.len() - d.len()..].eq_ignore_ascii_case(d));
     let k = skip_blanks(b, name_end);
     if decoder && quote_at(k) { k } else { i }
 }
