@@ -280,3 +280,20 @@ fn code_spans_in_prose_about_a_password_are_code() {
     // A password in a code span after its name is still one.
     assert_redacts("the password `Xk7!qPz9Lm` works", "Xk7!qPz9Lm", "password");
 }
+
+#[test]
+fn the_verb_pass_in_prose_names_no_password() {
+    for text in [
+        "Open it with the real encoding: or pass \"latin-1\" to open().",
+        "Install g++ or pass `gcc-12` as CC.",
+        "Pass encoding=\"latin-1\" or \"utf-8\" explicitly.",
+    ] {
+        assert_clean(text);
+    }
+    // `.netrc`'s `pass` after a login is one.
+    assert_redacts(
+        "machine git.example.org login bob pass \"Tr0ub4dor&3\"",
+        "Tr0ub4dor&3",
+        "password",
+    );
+}

@@ -744,9 +744,12 @@ fn unseparated_value(
     };
     let set = set_context(line);
     let quoted = at(b, sp).is_some_and(is_quote);
+    // Prose's verb "pass" (`or pass "latin-1" to open()`, ``pass `gcc-12` as CC``)
+    // names no password: only a machine-made value after it is one.
+    let verb = key_is(b, ks, key.end, b"pass");
     let need = if key.flag || set || netrc || table {
         need
-    } else if quoted && key.family == Family::Password {
+    } else if quoted && key.family == Family::Password && !verb {
         Need::Password
     } else {
         Need::Strong

@@ -321,7 +321,9 @@ pub(super) fn near_quoted(
     family: Family,
     kind: &'static str,
 ) -> Option<Found> {
-    let need = if family == Family::Password {
+    // Prose's verb "pass" names no password (`unseparated_value`).
+    let verb = b[ks..ke].eq_ignore_ascii_case(b"pass");
+    let need = if family == Family::Password && !verb {
         Need::Password
     } else {
         Need::Strong
