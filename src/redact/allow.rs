@@ -8,7 +8,7 @@
 //! Only candidates found by context (assignments, flags, a nearby word) pass through
 //! here; a vendor's format or a decoded private structure is specific enough already.
 
-use super::keymaterial::{base58check, bech32};
+use super::keymaterial::{base58check, bech32, strkey};
 use super::text::{b64_decode_prefix, before, is_b64, is_b64url, is_hex, run_back};
 
 /// True when `b[s..e]` is a public identifier, digest, address or public key.
@@ -142,43 +142,10 @@ fn typed_public(b: &[u8], s: usize) -> bool {
     false
 }
 
-/// A Stellar account id (`G…`, 56 characters of base32): a version byte, a public key
-/// and its CRC16-XModem, as a `stellar.toml` publishes it. Secret seeds start with `S`.
+/// A Stellar account id (`G…`, 56 characters of StrKey): a version byte, a public key
+/// and its checksum, as a `stellar.toml` publishes it. Secret seeds start with `S`.
 fn stellar_public(v: &[u8]) -> bool {
-    if v.len() != 56 || v[0] != b'G' {
-        return false;
-    }
-    let mut bits = 0u32;
-    let mut nbits = 0u32;
-    let mut out = Vec::with_capacity(35);
-    for &c in v {
-        let d = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'2'..=b'7' => c - b'2' + 26,
-            _ => return false,
-        };
-        bits = (bits << 5) | u32::from(d);
-        nbits += 5;
-        if nbits >= 8 {
-            nbits -= 8;
-            out.push(((bits >> nbits) & 0xff) as u8);
-        }
-    }
-    if out.len() != 35 || out[0] != 6 << 3 {
-        return false;
-    }
-    let mut crc: u16 = 0;
-    for &byte in &out[..33] {
-        crc ^= u16::from(byte) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc == u16::from_le_bytes([out[33], out[34]])
+    v.len() == 56 && v[0] == b'G' && strkey(v).is_some_and(|d| d.len() == 33 && d[0] == 6 << 3)
 }
 
 /// Whether the value at `s..e`, found under a `signature` name, is a signature rather

@@ -568,19 +568,24 @@ fn bech32_secret(v: &[u8]) -> bool {
 /// checksum, little end first) whose version byte is the seed's, `S…`; account ids
 /// (`G…`) carry another version byte.
 fn strkey_secret(v: &[u8]) -> bool {
-    const B32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
     // NATS nkey seeds: `S` + the key type (`SU` user, `SA` account, `SO` operator, …),
     // 58 characters of the same base32 with the same checksum.
     let nats = v.len() == 58 && v[0] == b'S' && b"UAONCXP".contains(&v[1]);
     if !(v.len() == 56 || nats) || v[0] != b'S' {
         return false;
     }
+    strkey(v)
+        .is_some_and(|bytes| bytes.len() == 33 && bytes[0] == 18 << 3 || nats && bytes.len() == 34)
+}
+
+/// The bytes a StrKey holds (Stellar's and NATS's base32 with a CRC16-XModem checksum,
+/// little end first), checksum taken off, when the checksum holds.
+pub(super) fn strkey(v: &[u8]) -> Option<Vec<u8>> {
+    const B32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
     let mut bytes = Vec::with_capacity(37);
     let (mut acc, mut bits) = (0u32, 0);
     for &c in v {
-        let Some(d) = B32.iter().position(|&x| x == c) else {
-            return false;
-        };
+        let d = B32.iter().position(|&x| x == c)?;
         acc = (acc << 5) | d as u32;
         bits += 5;
         if bits >= 8 {
@@ -589,8 +594,8 @@ fn strkey_secret(v: &[u8]) -> bool {
         }
     }
     let n = bytes.len();
-    if !(n == 35 && bytes[0] == 18 << 3 || nats && n == 36) {
-        return false;
+    if n < 3 {
+        return None;
     }
     let mut crc: u16 = 0;
     for &byte in &bytes[..n - 2] {
@@ -603,7 +608,10 @@ fn strkey_secret(v: &[u8]) -> bool {
             };
         }
     }
-    crc.to_le_bytes() == [bytes[n - 2], bytes[n - 1]]
+    (crc.to_le_bytes() == [bytes[n - 2], bytes[n - 1]]).then(|| {
+        bytes.truncate(n - 2);
+        bytes
+    })
 }
 
 /// Members of a JSON Web Key that hold private or symmetric key material.

@@ -92,10 +92,9 @@ pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
     let le = line_end(b, e, 160);
     let colon = super::text::find(&b[e..le], b": ")? + e;
     let between = &b[e..colon];
-    if contains_ci(between, b"id")
-        && between
-            .split(|c| !c.is_ascii_alphanumeric())
-            .any(|w| w.eq_ignore_ascii_case(b"id") || w.eq_ignore_ascii_case(b"identifier"))
+    if between
+        .split(|c| !c.is_ascii_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case(b"id") || w.eq_ignore_ascii_case(b"identifier"))
     {
         return None;
     }
