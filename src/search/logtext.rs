@@ -31,7 +31,10 @@ pub fn salient(text: &str) -> Option<String> {
         // A JSON log line is read as its message, which may be a frame or framing
         // like any other line (`"msg": "  File \"/srv/app/cli.py\", line 3, in main"`).
         let mut json_level = None;
-        if let Some((level, message)) = json_message(strip_prefix(&line).1) {
+        let unprefixed = strip_prefix(&line).1;
+        if let Some((level, message)) =
+            json_message(unprefixed).or_else(|| logfmt_message(unprefixed))
+        {
             json_level = Some(level);
             line = message;
             changed = true;
@@ -91,6 +94,33 @@ pub fn salient(text: &str) -> Option<String> {
             heading = *level == Level::Error && line.ends_with(':');
         }
     }
+    // A long paste of lines no logger gave a level: those that say something
+    // failed and the few around them (the command, the message's other lines)
+    // are the failure's; the rest is what ran fine around it.
+    let plain = kept.iter().filter(|(l, _, _)| *l == Level::Plain).count();
+    if plain >= LONG {
+        let failing: Vec<usize> = (0..kept.len())
+            .filter(|&i| match kept[i].0 {
+                Level::Error => true,
+                Level::Plain => says_failure(&kept[i].2),
+                _ => false,
+            })
+            .collect();
+        if !failing.is_empty() {
+            for (i, (level, _, line)) in kept.iter_mut().enumerate() {
+                if *level == Level::Plain {
+                    let near = failing.iter().any(|&f| f.abs_diff(i) <= NEAR);
+                    *level = if says_failure(line) {
+                        Level::Error
+                    } else if near {
+                        Level::Warning
+                    } else {
+                        Level::Chatter
+                    };
+                }
+            }
+        }
+    }
     if kept.iter().any(|(l, _, _)| *l == Level::Error) {
         let before = kept.len();
         kept.retain(|(l, _, _)| *l != Level::Chatter);
@@ -106,6 +136,11 @@ pub fn salient(text: &str) -> Option<String> {
     }
     (changed && !out.is_empty()).then(|| out.join("\n"))
 }
+
+/// Lines of a paste with no levels from which only the failure's are kept,
+/// and how many lines around a failing line belong to it.
+const LONG: usize = 10;
+const NEAR: usize = 2;
 
 /// Words a line uses to say that something failed, in any logger's wording.
 fn says_failure(line: &str) -> bool {
@@ -347,7 +382,7 @@ fn strip_prefix(line: &str) -> (Level, &str) {
     {
         rest = msg.trim_start();
     }
-    if let Some((svc, msg)) = rest.split_once(" | ") {
+    if let Some((svc, msg)) = rest.split_once("| ") {
         let svc = svc.trim();
         if !svc.is_empty()
             && svc.len() <= 40
@@ -366,6 +401,15 @@ fn strip_prefix(line: &str) -> (Level, &str) {
     // Up to six leading pieces of timestamp, level, thread, logger or host.
     for _ in 0..6 {
         let t = rest.trim_start();
+        // A bracketed group with spaces inside that holds a number or a level:
+        // Apache's `[Thu Jan 22 04:57:47.305 2026] [core:error] [pid 49]`,
+        // TeamCity's `[03:26:07]E: [Step 2/4]`.
+        if let Some((said, after)) = bracket_group(t) {
+            level = said.unwrap_or(level);
+            rest = after;
+            stripped = true;
+            continue;
+        }
         let Some((piece, after)) = t.find(char::is_whitespace).map(|i| t.split_at(i)) else {
             break;
         };
@@ -378,6 +422,19 @@ fn strip_prefix(line: &str) -> (Level, &str) {
             level = l;
             rest = after;
             stripped = true;
+            continue;
+        }
+        // logcat's `I ActivityManager:`: a level letter and a tag, after the time.
+        if stripped
+            && let [letter] = piece.as_bytes()
+            && let Some(l) = level_letter(*letter)
+        {
+            level = l;
+            let next = after.trim_start();
+            rest = match next.split_once(char::is_whitespace) {
+                Some((tag, msg)) if tag.len() > 1 && tag.ends_with(':') => msg,
+                _ => after,
+            };
             continue;
         }
         if let Some(l) = level_word(piece) {
@@ -397,7 +454,10 @@ fn strip_prefix(line: &str) -> (Level, &str) {
             let next = after.trim_start();
             stripped && next.split_whitespace().next().is_some_and(is_syslog_tag)
         };
+        // A process or thread id after the time.
+        let id = stripped && piece.len() <= 7 && piece.bytes().all(|b| b.is_ascii_digit());
         if is_stamp(piece)
+            || id
             || is_bracketed(piece)
             || is_syslog_tag(piece)
             || is_file_line(piece)
@@ -410,6 +470,43 @@ fn strip_prefix(line: &str) -> (Level, &str) {
         break;
     }
     (level, rest.trim_start())
+}
+
+/// A leading `[…]` that a logger wrote: at most 48 characters, holding a
+/// digit or a level word (the level it names, if any), and the rest of the
+/// line. A level letter glued behind it (`]E:`) is read too.
+fn bracket_group(t: &str) -> Option<(Option<Level>, &str)> {
+    let inner_end = t.strip_prefix('[')?.find(']')? + 1;
+    if inner_end > 48 {
+        return None;
+    }
+    let inner = &t[1..inner_end];
+    let named = inner
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(level_word);
+    if named.is_none() && !inner.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let after = &t[inner_end + 1..];
+    let glued = after.as_bytes();
+    if glued.len() >= 2 && glued[1] == b':' && level_letter(glued[0]).is_some() {
+        return Some((level_letter(glued[0]), &after[2..]));
+    }
+    // Only a whole piece: `[3/4]x` is not a prefix.
+    if !after.is_empty() && !after.starts_with(char::is_whitespace) {
+        return None;
+    }
+    Some((named, after))
+}
+
+/// A one-letter level (logcat's `V D I W E F`, TeamCity's `i:`/`E:`).
+fn level_letter(b: u8) -> Option<Level> {
+    match b {
+        b'E' | b'F' => Some(Level::Error),
+        b'W' => Some(Level::Warning),
+        b'I' | b'i' | b'D' | b'V' => Some(Level::Chatter),
+        _ => None,
+    }
 }
 
 /// glog: `E1204 10:00:00.123456   4242 file.go:42] message`.
@@ -474,6 +571,21 @@ fn is_stamp(piece: &str) -> bool {
         return true;
     }
     let digits = p.bytes().filter(u8::is_ascii_digit).count();
+    // Seconds since the epoch (`1771444778.146`), logcat's `10-05`.
+    let epoch = p.split_once('.').map_or(p, |(whole, _)| whole);
+    if (9..=13).contains(&epoch.len())
+        && digits + p.matches('.').count().min(1) == p.len()
+        && epoch.bytes().all(|b| b.is_ascii_digit())
+    {
+        return true;
+    }
+    if let Some((m, d)) = p.split_once('-')
+        && m.len() == 2
+        && d.len() == 2
+        && digits == 4
+    {
+        return true;
+    }
     digits >= 1
         && p.bytes().all(|c| {
             c.is_ascii_digit() || matches!(c, b'-' | b':' | b'.' | b'/' | b'T' | b'Z' | b'+' | b',')
@@ -547,25 +659,81 @@ fn json_message(line: &str) -> Option<(Level, String)> {
     Some((level, out.join(" ")))
 }
 
+/// A logfmt line's message (`time=… level=error msg="dial tcp: refused"`):
+/// its values, the logger's own fields left out, as for a JSON line.
+fn logfmt_message(line: &str) -> Option<(Level, String)> {
+    let mut rest = line.trim();
+    let mut level = Level::Plain;
+    let mut out: Vec<String> = Vec::new();
+    let mut message = false;
+    while !rest.is_empty() {
+        let (key, after) = rest.split_once('=')?;
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        {
+            return None;
+        }
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => {
+                let mut end = None;
+                let mut escaped = false;
+                for (i, c) in quoted.char_indices() {
+                    match c {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => {
+                            end = Some(i);
+                            break;
+                        }
+                        _ => escaped = false,
+                    }
+                }
+                let end = end?;
+                (quoted[..end].replace("\\\"", "\""), &quoted[end + 1..])
+            }
+            None => {
+                let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                (after[..end].to_string(), &after[end..])
+            }
+        };
+        let key = key.to_ascii_lowercase();
+        if matches!(key.as_str(), "level" | "lvl" | "severity") {
+            level = level_word(&value).unwrap_or(level);
+        } else if matches!(key.as_str(), "msg" | "message" | "err" | "error") {
+            message = true;
+            if !value.is_empty() {
+                out.push(value);
+            }
+        } else if !FRAMING.contains(&key.as_str()) && !value.is_empty() {
+            out.push(value);
+        }
+        rest = next.trim_start();
+    }
+    message.then(|| (level, out.join(" ")))
+}
+
+/// A structured log line's fields that say who logged, where and when.
+const FRAMING: [&str; 16] = [
+    "ts",
+    "time",
+    "timestamp",
+    "@timestamp",
+    "level",
+    "lvl",
+    "severity",
+    "caller",
+    "logger",
+    "thread",
+    "pid",
+    "host",
+    "hostname",
+    "source",
+    "file",
+    "line",
+];
+
 fn collect_strings(object: &serde_json::Map<String, serde_json::Value>, out: &mut Vec<String>) {
-    const FRAMING: [&str; 16] = [
-        "ts",
-        "time",
-        "timestamp",
-        "@timestamp",
-        "level",
-        "lvl",
-        "severity",
-        "caller",
-        "logger",
-        "thread",
-        "pid",
-        "host",
-        "hostname",
-        "source",
-        "file",
-        "line",
-    ];
     for (key, v) in object {
         if FRAMING.contains(&key.to_ascii_lowercase().as_str()) {
             continue;
@@ -616,6 +784,48 @@ mod tests {
         // Two lines behind a prefix are too few to call the rest chatter.
         let two = "main.go:42: opening db\nmain.go:43: dial tcp: connection refused";
         assert_eq!(said(two), "opening db\ndial tcp: connection refused");
+    }
+
+    #[test]
+    fn more_loggers_prefixes_are_read_for_their_level() {
+        // Apache's error log: a bracketed time, `[module:level]`, `[pid N]`.
+        let apache = "[Mon Mar 02 10:11:12.000001 2026] [mpm_prefork:notice] [pid 811] resuming normal operations\n[Mon Mar 02 10:11:13.000001 2026] [proxy:error] [pid 811] AH00957: backend refused the connection\n[Mon Mar 02 10:11:14.000001 2026] [mpm_prefork:notice] [pid 811] caught SIGWINCH";
+        assert_eq!(said(apache), "AH00957: backend refused the connection");
+        // TeamCity: a level letter glued to the time, then the step.
+        let tc = "[10:00:01]i: \t [Step 1/3] restoring sources\n[10:00:02]E: \t [Step 1/3] linker said no\n[10:00:03]i: \t [Step 1/3] publishing artifacts";
+        assert_eq!(said(tc), "linker said no");
+        // Seconds since the epoch.
+        let epoch = "1767225600.125 opened the pool\n1767225601.250 could not reach the gradle daemon\n1767225602.375 uploaded 4 files";
+        assert_eq!(said(epoch), "could not reach the gradle daemon");
+        // logcat's threadtime: date, time, pid, tid, level letter, tag.
+        let logcat = "03-14 09:00:00.100  4242  4250 I Choreographer: skipped 3 frames\n03-14 09:00:00.200  4242  4250 E AndroidRuntime: java.lang.IllegalStateException: no looper\n03-14 09:00:00.300  4242  4250 D Looper: idle";
+        assert_eq!(said(logcat), "java.lang.IllegalStateException: no looper");
+        // logfmt: the message and the other fields, not the logger's.
+        let logfmt = "ts=2026-03-02T10:00:00Z level=info msg=\"poller started\"\nts=2026-03-02T10:00:01Z level=error msg=\"lease lost\" err=\"context deadline exceeded\"\nts=2026-03-02T10:00:02Z level=info msg=\"retrying\"";
+        assert_eq!(said(logfmt), "lease lost context deadline exceeded");
+        // compose without a space before its bar.
+        let compose =
+            "queue-1| subscriber ready\nqueue-1| AMQP connection refused\nqueue-1| retry in 5s";
+        assert_eq!(said(compose), "AMQP connection refused");
+    }
+
+    #[test]
+    fn a_long_paste_without_levels_keeps_the_failure_and_its_neighbours() {
+        let mut lines: Vec<String> = (0..12)
+            .map(|i| format!("indexed shard {i} in 40ms"))
+            .collect();
+        lines.insert(6, "$ terraform apply".to_string());
+        lines.insert(7, "Error: creating bucket: BucketAlreadyExists".to_string());
+        lines.insert(8, "  with aws_s3_bucket.logs,".to_string());
+        let kept = said(&lines.join("\n"));
+        assert_eq!(
+            kept,
+            "indexed shard 5 in 40ms\n$ terraform apply\nError: creating bucket: BucketAlreadyExists\nwith aws_s3_bucket.logs,\nindexed shard 6 in 40ms"
+        );
+        // Nine plain lines are not yet a long paste: all stay.
+        let short: Vec<String> = (0..8).map(|i| format!("indexed shard {i}")).collect();
+        let text = format!("{}\nError: disk full", short.join("\n"));
+        assert_eq!(salient(&text), None);
     }
 
     #[test]
