@@ -281,7 +281,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         } else {
             continue;
         };
-        if relevance < bar && !matches!(admitted_by, "signature" | "concepts") && !telling {
+        // A how-to question's answer covers what it asks beyond the program's
+        // name, unless a signature or a telling concept vouches for it.
+        let vouched = matches!(admitted_by, "signature" | "concepts") || telling;
+        if bar > 0.0 && !vouched && (relevance < bar || coverage < t.howto_coverage) {
             continue;
         }
         let doc = d as u32;
@@ -368,9 +371,11 @@ fn asks_how(text: &str) -> bool {
     if text.trim().lines().nth(1).is_some() {
         return false;
     }
+    // Words between spaces, so that a command's `can-i` is not "can I".
     let lower = text.to_lowercase().replace(['\u{2019}', '\''], " ");
     let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|w| !w.is_empty())
         .collect();
     words.windows(2).enumerate().any(|(i, w)| {

@@ -106,6 +106,12 @@ pub struct Tuning {
     /// mostly of this shape. A learning that does answer one covers most of
     /// it (0.54–0.84 on our corpus). `min_relevance` turns it off.
     pub howto_relevance: f32,
+    /// The share of a how-to question's distinctive words (those that are
+    /// not a program's name) its answer must cover, on the same terms as
+    /// `howto_relevance`: "how do I exclude generated files from
+    /// golangci-lint" is not answered by a learning about golangci-lint's
+    /// config format that shares only "files". 0 turns it off.
+    pub howto_coverage: f32,
 }
 
 impl Default for Tuning {
@@ -142,6 +148,7 @@ impl Default for Tuning {
             lead_units: 0.3,
             lead_ratio: 0.8,
             howto_relevance: 0.5,
+            howto_coverage: 0.6,
         }
     }
 }
