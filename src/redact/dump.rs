@@ -12,7 +12,8 @@
 //! And the lines a command printed when its job is to make or fetch a secret
 //! (`generated`): a generator (`openssl rand`, `pwgen`, `consul keygen`, `wg genkey`), a
 //! credential store's getter (`op read`, `bw get password`, `secret-tool lookup`,
-//! `security find-generic-password -w`, `pass show`, `vault kv get -field`), a cloud
+//! `security find-generic-password -w`, `pass show`, `vault kv get -field`,
+//! `akeyless get-secret-value`, `conjur variable get`), a cloud
 //! CLI's token printer (`gcloud auth print-access-token`, `aws ecr get-login-password`,
 //! `gh auth token`), a Kubernetes secret piped through `base64 -d`, a getter asked for a
 //! name that says secret (`heroku config:get SESSION_SECRET`, `terraform output -raw
@@ -121,6 +122,8 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
         Need::Password,
         Requires::Nothing,
     ),
+    ("get-secret-value", Need::Password, Requires::Nothing),
+    ("conjur variable get", Need::Password, Requires::Nothing),
     // Random bytes made on the command line: `head -c 32 /dev/urandom | base64`,
     // `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`, `rails secret`.
     ("/dev/urandom", Need::Token, Requires::Nothing),
@@ -209,6 +212,17 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
         }
         let le = line_end(b, ls, MAX_LINE);
         let line = &b[ls..le];
+        // A value printed without a newline, the next prompt glued to it
+        // (`zO7S…$ `): the value, then the output ends.
+        if let Some(v) = ["$ ", "# ", "% ", "> "]
+            .iter()
+            .find_map(|p| line.strip_suffix(p.as_bytes()))
+            .filter(|v| v.len() >= 8 && !v.iter().any(u8::is_ascii_whitespace))
+            && plausible(v, need)
+        {
+            out.push(("secret", ls, ls + v.len()));
+            return;
+        }
         // The next command's prompt (`$ `, `# `, `❯ `, `>>> `) ends the output; a value
         // has no blank in it, so no value is mistaken for one.
         let next_command = ["$ ", "# ", "% ", "> ", "\u{276f} ", "\u{279c} "]

@@ -363,7 +363,15 @@ fn der_private(d: &[u8]) -> bool {
     let version = |v: u8, next: &[u8]| {
         body.starts_with(&[0x02, 0x01, v]) && body.get(3).is_some_and(|c| next.contains(c))
     };
-    if version(0x00, &[0x30, 0x02]) || version(0x01, &[0x30, 0x04]) || version(0x03, &[0x30]) {
+    // Explicit ECParameters (`openssl ecparam -param_enc explicit`) open like a
+    // version 1 key, then name a field type (1.2.840.10045.1.x): a curve, public.
+    const FIELD_TYPE: &[u8] = &[0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x01];
+    let curve = version(0x01, &[0x30])
+        && der_len(body, 3)
+            .is_some_and(|(h2, _)| body[(3 + h2).min(body.len())..].starts_with(FIELD_TYPE));
+    if !curve
+        && (version(0x00, &[0x30, 0x02]) || version(0x01, &[0x30, 0x04]) || version(0x03, &[0x30]))
+    {
         return true;
     }
     // EncryptedPrivateKeyInfo: the algorithm's OID comes first.

@@ -320,4 +320,6 @@ mod tests_public;
 #[cfg(test)]
 mod tests_round13;
 #[cfg(test)]
+mod tests_round14;
+#[cfg(test)]
 mod tests_shapes;

@@ -481,8 +481,13 @@ pub(super) fn bare_userinfo(b: &[u8], s: usize) -> Option<Hit> {
             .split(|&c| c == b'.')
             .all(|p| (1..=3).contains(&p.len()) && p.iter().all(u8::is_ascii_digit));
     let host_ok = host.len() >= 3 && host.iter().any(u8::is_ascii_alphabetic) || ipv4;
+    // `UID:…@host` opening an iCalendar or a header-style line: a field's name in
+    // capitals, not a user.
+    let field = start == super::text::line_start(b, s)
+        && user.len() >= 2
+        && user.iter().all(|&c| c.is_ascii_uppercase() || c == b'-');
     let pass_start = s - pass.len();
-    (user_ok && host_ok && chosen_secret(pass) && !is_placeholder(pass))
+    (user_ok && !field && host_ok && chosen_secret(pass) && !is_placeholder(pass))
         .then(|| hit("password", pass_start, s))?
 }
 

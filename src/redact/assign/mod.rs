@@ -631,6 +631,8 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
             sp + 1
         }
         Some(b'?') if at(b, sp + 1) == Some(b'=') => sp + 2,
+        // A Markdown table's row: `| `API_KEY` | `v` |`, the key alone in its cell.
+        Some(b'|') if at(b, sp + 1) != Some(b'|') && first_cell(b, ks) => sp + 1,
         Some(b'|') if at(b, sp + 1) == Some(b'|') => {
             if at(b, sp + 2) == Some(b'=') {
                 sp + 3
@@ -1137,6 +1139,16 @@ fn setter(key: &[u8]) -> bool {
 /// Past blanks and line breaks, at most `max` bytes.
 fn skip_ws(b: &[u8], i: usize, max: usize) -> usize {
     run(&b[..(i + max).min(b.len())], i, |c| c.is_ascii_whitespace())
+}
+
+/// Whether the key at `ks` is alone at the start of a table row's cell: only `|`,
+/// blanks and a quote before it on its line.
+fn first_cell(b: &[u8], ks: usize) -> bool {
+    let head = &b[line_start(b, ks)..ks];
+    head.trim_ascii_start().starts_with(b"|")
+        && head
+            .iter()
+            .all(|&c| c == b'|' || c == b' ' || c == b'\t' || c == b'`')
 }
 
 fn is_quote(c: u8) -> bool {

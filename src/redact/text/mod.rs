@@ -1025,7 +1025,16 @@ pub(super) fn looks_like_word_list(v: &[u8]) -> bool {
         .split(|&c| matches!(c, b'_' | b'-' | b'.' | b':'))
         .filter(|p| !p.is_empty())
         .collect();
+    // Words have about two vowels in five; random capitals (`SXXEHQDOYP-SRMG…`, a
+    // license key's groups) one in five.
+    let letters = v.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let vowels = v
+        .iter()
+        .filter(|c| matches!(c.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u'))
+        .count();
+    let random = letters >= 20 && (vowels as f32) < 0.25 * letters as f32;
     parts.len() >= 2
+        && !random
         && parts.iter().all(|p| {
             p.len() <= 12
                 && (p.iter().all(u8::is_ascii_alphabetic)
