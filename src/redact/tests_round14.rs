@@ -1,6 +1,8 @@
 //! Round 14: a Markdown table's row that names its secret, a license key's random
-//! capitals, a getter's value with the next prompt glued to it and two more getters;
-//! and, kept public, an iCalendar `UID:…@host` and explicit EC parameters.
+//! capitals, a getter's value with the next prompt glued to it and two more getters,
+//! a proxy's header directive, values printed under their names (PHP's `var_dump`,
+//! Spring's `Property:`/`Value:`), a label with an article; and, kept public, an
+//! iCalendar `UID:…@host` and explicit EC parameters.
 
 use super::tests::{alnum, assert_clean, assert_redacts};
 
@@ -71,4 +73,42 @@ fn a_calendar_uid_and_explicit_curve_parameters_are_public() {
     // A user in lower case before `:…@host` is still a login.
     let pw = format!("Q{}", alnum(15));
     assert_redacts(&format!("admin:{pw}@db.internal\n"), &pw, "password");
+}
+
+#[test]
+fn a_proxys_header_directive_sets_the_header_it_names() {
+    let v = "qzkwbrnvtxplmhgdcfsjyqwkrbtnvxzp";
+    assert_redacts(
+        &format!("location /up/ {{\n    proxy_set_header X-Api-Key \"{v}\";\n}}\n"),
+        v,
+        "api-key",
+    );
+    assert_clean("    proxy_set_header Host upstream.example.org;\n");
+}
+
+#[test]
+fn a_value_printed_under_its_name_by_php_and_spring_is_read() {
+    let v = format!("0Mk.{}", alnum(17));
+    let dump = format!(
+        "array(2) {{\n  [\"user\"]=>\n  string(4) \"shop\"\n  [\"pass\"]=>\n  string(21) \"{v}\"\n}}\n"
+    );
+    assert_redacts(&dump, &v, "password");
+    let spring = format!(
+        "    Property: spring.datasource.password\n    Value: \"{v}\"\n    Origin: System Environment Property \"SPRING_DATASOURCE_PASSWORD\"\n"
+    );
+    assert_redacts(&spring, &v, "password");
+    // A property that names nothing secret keeps its value.
+    assert_clean("    Property: spring.datasource.url\n    Value: \"jdbc:postgresql://db/app\"\n");
+}
+
+#[test]
+fn an_article_before_a_labels_name_still_labels_the_value_below() {
+    let v = alnum(32);
+    assert_redacts(
+        &format!("here is the key for the migration window:\n\n    {v}\n"),
+        &v,
+        "key",
+    );
+    // Not a value: a word below "the key:".
+    assert_clean("sort the rows by the key:\n    user_id\n");
 }

@@ -305,7 +305,11 @@ fn qualified_public(b: &[u8], ks: usize, ke: usize, family: Family) -> bool {
         Family::Token => DENY_TOKEN_BEFORE,
         _ => &[],
     };
-    if one_of(prev, deny_before) {
+    // "here is the key …:" over its value: an article before the name does not make
+    // a label's secret a sort key or a page token.
+    let article = one_of(prev, &[b"the", b"a", b"this"]);
+    let label = b[ls..line_end(b, ke, 512)].trim_ascii_end().ends_with(b":");
+    if one_of(prev, deny_before) && !(article && label) {
         return true;
     }
     let le = line_end(b, ke, 64);

@@ -651,6 +651,12 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
             must_quote = true;
             sp + 1
         }
+        // `Property: spring.datasource.password` then `Value: "…"` on the next line
+        // (Spring's failure analysis): the key ends its line, a `Value:` line follows.
+        Some(b'\n') => match value_line_below(b, sp) {
+            Some(j) => j,
+            None => return AfterKey::Decided(None),
+        },
         _ => match unseparated_value(b, key, i, sp, need) {
             Some((j, bare_need)) => {
                 need = bare_need;
@@ -664,6 +670,18 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
         need,
         must_quote,
     })
+}
+
+/// Where the value of a `Value:` (or `Value =`) line right below `sp`, the end of
+/// the key's line, starts.
+fn value_line_below(b: &[u8], sp: usize) -> Option<usize> {
+    let next = skip_ws(b, sp, 32);
+    let word = run(b, next, |c| c.is_ascii_alphabetic());
+    if !b[next..word].eq_ignore_ascii_case(b"value") {
+        return None;
+    }
+    let sep = skip_blanks(b, word);
+    matches!(at(b, sep), Some(b':' | b'=')).then_some(sep + 1)
 }
 
 /// `<password>v</password>`: the text from `start` up to the closing tag, only in a real
@@ -1163,7 +1181,8 @@ fn key_is(b: &[u8], ks: usize, ke: usize, word: &[u8]) -> bool {
     b[ks..ke].eq_ignore_ascii_case(word)
 }
 
-/// `aws configure set KEY V`, `ENV KEY V`, `setx KEY V`, `config set KEY V`.
+/// `aws configure set KEY V`, `ENV KEY V`, `setx KEY V`, `config set KEY V`,
+/// `proxy_set_header X-Api-Key V`.
 fn set_context(line: &[u8]) -> bool {
     let words = line
         .split(|c| c.is_ascii_whitespace())
@@ -1182,6 +1201,11 @@ fn set_context(line: &[u8]) -> bool {
                 b"put",
                 b"--global",
                 b"--secret",
+                // A proxy's header directives (nginx, Caddy).
+                b"proxy_set_header",
+                b"add_header",
+                b"grpc_set_header",
+                b"header_up",
             ],
         );
     }

@@ -110,8 +110,8 @@ const DECODERS: &[&[u8]] = &[
 
 /// Where the literal a value holds starts, when it is wrapped: an Objective-C or C#
 /// `@"…"`, a string prefix (`b"…"`, `rb'…'`, `u8"…"`, `L"…"`), a list of one string as
-/// gRPC metadata and header maps print it (`["…"]`), or a decoder's call
-/// ([`DECODERS`]). Anything else starts at `i`.
+/// gRPC metadata and header maps print it (`["…"]`), PHP's `var_dump` (`string(9)
+/// "…"`), or a decoder's call ([`DECODERS`]). Anything else starts at `i`.
 pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
     let quote_at = |k: usize| at(b, k).is_some_and(is_quote);
     match at(b, i) {
@@ -126,6 +126,13 @@ pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
         _ => {}
     }
     let word = run(b, i, |c| c.is_ascii_alphanumeric());
+    // PHP's `var_dump`: `string(21) "…"`.
+    if &b[i..word] == b"string" && at(b, word) == Some(b'(') {
+        let close = run(b, word + 1, |c| c.is_ascii_digit());
+        if close > word + 1 && at(b, close) == Some(b')') && quote_at(close + 2) {
+            return close + 2;
+        }
+    }
     if word > i && word - i <= 2 && quote_at(word) {
         let prefix = &b[i..word];
         let string_prefix = [
