@@ -424,17 +424,17 @@ fn strip_prefix(line: &str) -> (Level, &str) {
             stripped = true;
             continue;
         }
-        // logcat's `I ActivityManager:`: a level letter and a tag, after the time.
+        // logcat's `I ActivityManager:`: a level letter and a tag, after the time
+        // (a sentence's "I could not …" has no tag).
         if stripped
             && let [letter] = piece.as_bytes()
             && let Some(l) = level_letter(*letter)
+            && let Some((tag, msg)) = after.trim_start().split_once(char::is_whitespace)
+            && tag.len() > 1
+            && tag.ends_with(':')
         {
             level = l;
-            let next = after.trim_start();
-            rest = match next.split_once(char::is_whitespace) {
-                Some((tag, msg)) if tag.len() > 1 && tag.ends_with(':') => msg,
-                _ => after,
-            };
+            rest = msg;
             continue;
         }
         if let Some(l) = level_word(piece) {
@@ -807,6 +807,9 @@ mod tests {
         let compose =
             "queue-1| subscriber ready\nqueue-1| AMQP connection refused\nqueue-1| retry in 5s";
         assert_eq!(said(compose), "AMQP connection refused");
+        // A sentence's "I" after the time is no level.
+        let prose = "10:00:01 I restarted the worker\n10:00:02 I checked df";
+        assert_eq!(said(prose), "I restarted the worker\nI checked df");
     }
 
     #[test]
