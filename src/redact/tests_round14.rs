@@ -9,23 +9,13 @@ use super::tests::{alnum, assert_clean, assert_redacts};
 #[test]
 fn a_table_row_names_the_secret_in_its_first_cell() {
     let v = alnum(32);
-    for row in [
-        format!("| `PAYMENTS_API_KEY` | `{v}` |"),
-        format!("| PAYMENTS_ACCESS_TOKEN | {v} |"),
-        format!("|\tdb_password\t|\t{v}\t|"),
+    for (row, kind) in [
+        (format!("| `PAYMENTS_API_KEY` | `{v}` |"), "api-key"),
+        (format!("| PAYMENTS_ACCESS_TOKEN | {v} |"), "token"),
+        (format!("|\tdb_password\t|\t{v}\t|"), "password"),
     ] {
         let text = format!("| field | value |\n|---|---|\n{row}\n| owner | @ops |\n");
-        assert_redacts(
-            &text,
-            &v,
-            if row.contains("TOKEN") {
-                "token"
-            } else if row.contains("password") {
-                "password"
-            } else {
-                "api-key"
-            },
-        );
+        assert_redacts(&text, &v, kind);
     }
     // A cell that merely mentions a key, and a table of names, stay.
     assert_clean("| step | what |\n|---|---|\n| rotate | the api_key | every month |\n");
