@@ -321,9 +321,17 @@ pub(super) fn secret_structure(head: &[u8]) -> bool {
         || keytab(head)
         || openpgp_secret(head)
         || head.starts_with(b"openssh-key-v1\0")
+        || private_key_blob(head)
         || minisign_secret(head)
         // Tor's key files: `== ed25519v1-secret: type0 ==` and its kin.
         || head.starts_with(b"== ") && head.windows(8).take(32).any(|w| w == b"-secret:")
+}
+
+/// CryptoAPI's PRIVATEKEYBLOB, as a .NET strong-name `.snk` holds it: type 7,
+/// version 2, an algorithm id, then `RSA2` or `DSS2` (`RSA1`, a public key blob, is
+/// type 6).
+fn private_key_blob(d: &[u8]) -> bool {
+    d.len() >= 12 && d[..4] == [0x07, 0x02, 0x00, 0x00] && matches!(&d[8..12], b"RSA2" | b"DSS2")
 }
 
 /// Length of a DER item's header and its content length, at `i`.
@@ -688,6 +696,9 @@ const JWK_PRIVATE: &[&[u8]] = &[b"d", b"p", b"q", b"dp", b"dq", b"qi", b"k"];
 /// A public JWK (`kty`, `crv`, `x`, `y`, `n`, `e`) has none.
 pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     // `"kty"` in JSON, `'kty'` in a Python literal, `kty:` in a JavaScript object.
+    if yaml_jwk(b, s, out) {
+        return;
+    }
     let lo = s.saturating_sub(2048);
     let Some(open) = b[lo..s].iter().rposition(|&c| c == b'{').map(|p| lo + p) else {
         return;
@@ -728,6 +739,64 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
             out.push(("private-key", open + vq + 1, open + ve));
         }
     }
+}
+
+/// A JWK as a YAML mapping (`- kty: oct` over `k: …`): `kty:` opens its line, after
+/// the indent and a list's `- `, and its members are the lines at that column above
+/// and below it. Each private member's value goes, quoted or not. Whether `s` was one.
+fn yaml_jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) -> bool {
+    let ls = line_start(b, s);
+    let head = &b[ls..s];
+    let list = head.trim_ascii_end().ends_with(b"-");
+    if !head.iter().all(|&c| c == b' ' || c == b'-')
+        || head.iter().filter(|&&c| c == b'-').count() > 1
+    {
+        return false;
+    }
+    // `kty: 'EC',` is a JavaScript object's member: its braces say where it ends.
+    if b[s..line_end(b, s, 256)].trim_ascii_end().ends_with(b",") {
+        return false;
+    }
+    let column = s - ls;
+    let at_column = |l: usize, e: usize| {
+        let line = &b[l..e];
+        let indent = line.iter().take_while(|&&c| c == b' ').count();
+        indent == column && line.get(indent).is_some_and(|c| c.is_ascii_alphabetic())
+    };
+    // The member lines above `kty:` (not past a list's `- `, which opens the mapping).
+    let mut first = ls;
+    while !list && first > 0 {
+        let prev = line_start(b, first - 1);
+        if !at_column(prev, first - 1) {
+            break;
+        }
+        first = prev;
+    }
+    let mut l = first;
+    let mut lines = 0;
+    while l < b.len() && lines < 32 {
+        let e = line_end(b, l, 4096);
+        let member = l == ls || at_column(l, e);
+        if !member {
+            break;
+        }
+        let name_start = if l == ls { s } else { l + column };
+        let name_end = run(b, name_start, |c| c.is_ascii_alphabetic());
+        if at(b, name_end) == Some(b':') && JWK_PRIVATE.contains(&&b[name_start..name_end]) {
+            let mut vs = skip_blanks(b, name_end + 1);
+            let mut ve = run(&b[..e], vs, |c| !c.is_ascii_whitespace());
+            if ve > vs + 1 && matches!(b[vs], b'"' | b'\'') && b[ve - 1] == b[vs] {
+                vs += 1;
+                ve -= 1;
+            }
+            if ve - vs > 16 {
+                out.push(("private-key", vs, ve));
+            }
+        }
+        lines += 1;
+        l = e + 1;
+    }
+    true
 }
 
 /// `[n, n, …]` of exactly 64 integers 0–255: a keypair file (Solana's `id.json`).

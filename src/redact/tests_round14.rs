@@ -1,8 +1,9 @@
 //! Round 14: a Markdown table's row that names its secret, a license key's random
 //! capitals, a getter's value with the next prompt glued to it and two more getters,
 //! a proxy's header directive, values printed under their names (PHP's `var_dump`,
-//! Spring's `Property:`/`Value:`), a label with an article; and, kept public, an
-//! iCalendar `UID:…@host` and explicit EC parameters.
+//! Spring's `Property:`/`Value:`), a label with an article, a strong-name key blob and
+//! a JWK written as YAML; and, kept public, an iCalendar `UID:…@host` and explicit EC
+//! parameters.
 
 use super::tests::{alnum, assert_clean, assert_redacts};
 
@@ -101,4 +102,31 @@ fn an_article_before_a_labels_name_still_labels_the_value_below() {
     );
     // Not a value: a word below "the key:".
     assert_clean("sort the rows by the key:\n    user_id\n");
+}
+
+#[test]
+fn a_strong_name_key_blob_and_a_yaml_jwk_are_key_material() {
+    use base64::Engine as _;
+    let mut blob = vec![0x07, 0x02, 0x00, 0x00, 0x00, 0x24, 0x00, 0x00];
+    blob.extend_from_slice(b"RSA2");
+    blob.extend((0..300u32).map(|i| (i * 37 % 251) as u8));
+    let snk = base64::engine::general_purpose::STANDARD.encode(&blob);
+    assert_redacts(
+        &format!("variables:\n  SNK_BASE64: {snk}\n"),
+        &snk[40..],
+        "private-key",
+    );
+    // The public half (`RSA1`, type 6) stays.
+    blob[0] = 0x06;
+    blob[8..12].copy_from_slice(b"RSA1");
+    let public = base64::engine::general_purpose::STANDARD.encode(&blob[..160]);
+    assert_clean(&format!("  SNK_PUBLIC: {public}\n"));
+    let k = format!("NG{}", alnum(41));
+    let yaml = format!(
+        "hmac_keys:\n  - kty: oct\n    kid: \"k1\"\n    alg: HS256\n    k: \"{k}\"\n  - kty: EC\n    crv: P-256\n    x: f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU\n"
+    );
+    assert_redacts(&yaml, &k, "private-key");
+    assert!(
+        super::tests::redacted(&yaml).contains("x: f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU")
+    );
 }
