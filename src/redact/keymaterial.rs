@@ -741,6 +741,10 @@ pub(super) fn jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     }
 }
 
+/// Member lines read on either side of a YAML JWK's `kty:` (a JWK has at most 18
+/// members), so that a long mapping is not walked once per key.
+const JWK_LINES: usize = 24;
+
 /// A JWK as a YAML mapping (`- kty: oct` over `k: …`): `kty:` opens its line, after
 /// the indent and a list's `- `, and its members are the lines at that column above
 /// and below it. Each private member's value goes, quoted or not. Whether `s` was one.
@@ -765,7 +769,10 @@ fn yaml_jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) -> bool {
     };
     // The member lines above `kty:` (not past a list's `- `, which opens the mapping).
     let mut first = ls;
-    while !list && first > 0 {
+    for _ in 0..JWK_LINES {
+        if list || first == 0 {
+            break;
+        }
         let prev = line_start(b, first - 1);
         if !at_column(prev, first - 1) {
             break;
@@ -774,7 +781,7 @@ fn yaml_jwk(b: &[u8], s: usize, out: &mut Vec<Hit>) -> bool {
     }
     let mut l = first;
     let mut lines = 0;
-    while l < b.len() && lines < 32 {
+    while l < b.len() && lines < 2 * JWK_LINES {
         let e = line_end(b, l, 4096);
         let member = l == ls || at_column(l, e);
         if !member {
