@@ -159,6 +159,10 @@ const RANDOM_CALLS: &[&[u8]] = &[
     b"randomuuid(",
 ];
 
+/// The prompts that start the next command after a command's output (`$ `, `# `,
+/// `❯ `).
+const PROMPTS: [&str; 6] = ["$ ", "# ", "% ", "> ", "\u{276f} ", "\u{279c} "];
+
 /// Output lines read after a generator's command (a table's frame and header rows
 /// come before its values).
 const GENERATED_LINES: usize = 10;
@@ -214,7 +218,7 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
         let line = &b[ls..le];
         // A value printed without a newline, the next prompt glued to it
         // (`zO7S…$ `): the value, then the output ends.
-        if let Some(v) = ["$ ", "# ", "% ", "> "]
+        if let Some(v) = PROMPTS
             .iter()
             .find_map(|p| line.strip_suffix(p.as_bytes()))
             .filter(|v| v.len() >= 8 && !v.iter().any(u8::is_ascii_whitespace))
@@ -225,7 +229,7 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
         }
         // The next command's prompt (`$ `, `# `, `❯ `, `>>> `) ends the output; a value
         // has no blank in it, so no value is mistaken for one.
-        let next_command = ["$ ", "# ", "% ", "> ", "\u{276f} ", "\u{279c} "]
+        let next_command = PROMPTS
             .iter()
             .any(|p| super::text::find(line, p.as_bytes()).is_some());
         if prompt(line) || next_command {

@@ -99,18 +99,18 @@ pub fn salient(text: &str) -> Option<String> {
     // are the failure's; the rest is what ran fine around it.
     let plain = kept.iter().filter(|(l, _, _)| *l == Level::Plain).count();
     if plain >= LONG {
+        let fails: Vec<bool> = kept
+            .iter()
+            .map(|(l, _, line)| *l == Level::Plain && says_failure(line))
+            .collect();
         let failing: Vec<usize> = (0..kept.len())
-            .filter(|&i| match kept[i].0 {
-                Level::Error => true,
-                Level::Plain => says_failure(&kept[i].2),
-                _ => false,
-            })
+            .filter(|&i| fails[i] || kept[i].0 == Level::Error)
             .collect();
         if !failing.is_empty() {
-            for (i, (level, _, line)) in kept.iter_mut().enumerate() {
+            for (i, (level, _, _)) in kept.iter_mut().enumerate() {
                 if *level == Level::Plain {
                     let near = failing.iter().any(|&f| f.abs_diff(i) <= NEAR);
-                    *level = if says_failure(line) {
+                    *level = if fails[i] {
                         Level::Error
                     } else if near {
                         Level::Warning
