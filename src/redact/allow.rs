@@ -42,7 +42,36 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || in_template(b, s)
         || v.starts_with(b"AIza") && firebase_web_config(b, s, e)
         || key_id_field(b, s)
+        // A DID's method-specific id: `did:key:z6Mk…` is the public key.
+        || b[..s].ends_with(b"did:key:")
+        || jwk_public_member(b, s, e)
         || data_uri(b, s, v)
+}
+
+/// `"n": "…"` of `{"kty": "RSA", …, "n": "…", "e": "AQAB"}`: a public member of a JSON
+/// Web Key (`n`, `e`, `x`, `y`) in an object that holds no private one (`d`, `p`, `q`).
+fn jwk_public_member(b: &[u8], s: usize, e: usize) -> bool {
+    let head = b[s.saturating_sub(8)..s].trim_ascii_end();
+    let head = head.strip_suffix(b"\"").unwrap_or(head).trim_ascii_end();
+    let head = head.strip_suffix(b":").unwrap_or(head).trim_ascii_end();
+    let public = [b"\"n\"", b"\"e\"", b"\"x\"", b"\"y\""];
+    if !public.iter().any(|m| head.ends_with(*m)) {
+        return false;
+    }
+    let before = &b[s.saturating_sub(600)..s];
+    let Some(open) = before.iter().rposition(|&c| c == b'{') else {
+        return false;
+    };
+    let after = &b[e..(e + 2400).min(b.len())];
+    let close = after.iter().position(|&c| c == b'}').unwrap_or(after.len());
+    let object = [&before[open..], &after[..close]];
+    let private = [b"\"d\"", b"\"p\"", b"\"q\"", b"\"k\""];
+    let has = |m: &[u8]| {
+        object
+            .iter()
+            .any(|part| super::text::find(part, m).is_some())
+    };
+    has(b"\"kty\"") && !private.iter().any(|m| has(*m))
 }
 
 /// `url(data:image/png;base64,iVBOR…)`: an image, a font or a sound inlined in a page or
@@ -230,7 +259,9 @@ fn ciphertext(v: &[u8]) -> bool {
     if let Some(rest) = v.strip_prefix(b"hmac-sha256:") {
         return rest.len() >= 32 && rest.iter().all(|&c| is_hex(c));
     }
-    v.strip_prefix(b"encrypted:").is_some_and(body)
+    // AWS KMS's CiphertextBlob (SSM's SecureString read without decryption).
+    v.starts_with(b"AQICAH") && v.len() >= 100 && v.iter().all(|&c| is_b64(c))
+        || v.strip_prefix(b"encrypted:").is_some_and(body)
         || v.strip_prefix(b"EJ[1:")
             .is_some_and(|rest| body(rest.strip_suffix(b"]").unwrap_or(rest)))
         || v.starts_with(b"{AQAAAB") && v.ends_with(b"}")
@@ -323,7 +354,14 @@ fn annotated_public(b: &[u8], e: usize) -> bool {
 /// visitor of the page, so a key there is a browser key.
 fn in_page_script(b: &[u8], s: usize) -> bool {
     let ls = super::text::line_start(b, s);
-    super::text::contains_ci(&b[ls..s], b"<script")
+    if super::text::contains_ci(&b[ls..s], b"<script") {
+        return true;
+    }
+    // The tag's attributes over several lines (`<script async\n  src="…?key=…">`).
+    let head = &b[s.saturating_sub(200)..s];
+    head.windows(7)
+        .rposition(|w| w.eq_ignore_ascii_case(b"<script"))
+        .is_some_and(|o| !head[o..].contains(&b'>'))
 }
 
 /// A value under `encryptedData:` (a SealedSecret) is ciphertext only the cluster's
@@ -639,6 +677,20 @@ fn public_key_blob(b: &[u8], s: usize, v: &[u8]) -> bool {
 /// A base58check address or extended public key, or a bech32 string whose prefix does
 /// not name a secret (addresses, `age1…` recipients, `npub…`).
 fn address(v: &[u8]) -> bool {
+    // Nano's `nano_` + 60 characters of its base32 (key and checksum).
+    let nano = v.strip_prefix(b"nano_").or_else(|| v.strip_prefix(b"xrb_"));
+    if let Some(rest) = nano {
+        const NANO32: &[u8] = b"13456789abcdefghijkmnopqrstuwxyz";
+        return rest.len() == 60 && rest.iter().all(|c| NANO32.contains(c));
+    }
+    // A compressed secp256k1 public key in hex (a Lightning node's id): 33 bytes that
+    // open with 02 or 03, where a private key is 32.
+    if v.len() == 66
+        && (v.starts_with(b"02") || v.starts_with(b"03"))
+        && v.iter().all(|&c| is_hex(c))
+    {
+        return true;
+    }
     if let Some(d) = base58check(v) {
         return match d.len() {
             21 => true,
@@ -758,9 +810,17 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
     } else {
         label
     };
-    PUBLIC_LABELS.iter().any(|p| last.eq_ignore_ascii_case(p))
+    // A payment form's or a widget's `clientKey`: the browser half, by its vendor's
+    // design (its secret is the `client_secret` or the API key).
+    let client_key = [b"clientKey".as_slice(), b"client_key", b"client-key"]
+        .iter()
+        .any(|k| label.ends_with(k));
+    client_key
+        || PUBLIC_LABELS.iter().any(|p| last.eq_ignore_ascii_case(p))
         || scope.windows(6).any(|w| w.eq_ignore_ascii_case(b"public"))
             && !scope.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
+        // An Ethereum validator's `withdrawal_credentials`: an address, by its name.
+        || super::text::contains_ci(label, b"withdrawal_credentials")
 }
 
 /// The last camel-case word of `w` (`publicKey` → `Key`, `keyId` → `Id`), or `w`.

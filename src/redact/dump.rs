@@ -409,6 +409,23 @@ pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     }
 }
 
+/// BIND's `Kexample.com.+013+12345.key`: a zone key's DNSKEY record, public; its
+/// secret half is the `.private` file next to it.
+fn bind_public_key(name: &[u8]) -> bool {
+    let Some(stem) = name.strip_suffix(b".key") else {
+        return false;
+    };
+    let mut parts = stem.rsplit(|&c| c == b'+');
+    let id = parts.next().unwrap_or_default();
+    let algorithm = parts.next().unwrap_or_default();
+    name.starts_with(b"K")
+        && parts.next().is_some()
+        && (1..=5).contains(&id.len())
+        && id.iter().all(u8::is_ascii_digit)
+        && algorithm.len() == 3
+        && algorithm.iter().all(u8::is_ascii_digit)
+}
+
 /// A path whose words say "secret", unless its name says public.
 fn secret_file(path: &[u8]) -> bool {
     let name = path
@@ -433,7 +450,8 @@ fn secret_file(path: &[u8]) -> bool {
             .iter()
             .any(|x| name.len() > x.len() && name[name.len() - x.len()..].eq_ignore_ascii_case(x))
         // `auth.log` is sshd's log of logins, not a file of credentials.
-        || contains_ci(name, b".log") && !contains_ci(name, b"key");
+        || contains_ci(name, b".log") && !contains_ci(name, b"key")
+        || bind_public_key(name);
     let stem = name.split(|&c| c == b'.').next().unwrap_or(name);
     let named = SECRET_WORDS.iter().any(|w| contains_ci(path, w))
         || name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b".key")

@@ -64,6 +64,11 @@ pub(super) fn scan(b: &[u8], out: &mut Vec<Hit>) {
             i += 1;
             continue;
         }
+        // `…\nMIIE…` in a JSON string: the `n` is the escape's, not the blob's.
+        if i > 0 && b[i - 1] == b'\\' && matches!(c, b'n' | b'r' | b't') {
+            i += 1;
+            continue;
+        }
         if run_end <= i {
             run_end = run(b, i, is_blob_char);
         }

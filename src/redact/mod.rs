@@ -160,7 +160,7 @@ fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
             .then(a.start.cmp(&b.start))
             .then(b.end.cmp(&a.end))
     });
-    let mut taken: BTreeMap<usize, (usize, &'static str)> = BTreeMap::new();
+    let mut taken: Taken = BTreeMap::new();
     for c in candidates {
         if !text.is_char_boundary(c.start)
             || !text.is_char_boundary(c.end)
@@ -186,6 +186,7 @@ fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
         taken.insert(c.start, (c.end, c.kind));
     }
     run_on_long_values(text.as_bytes(), &mut taken);
+    run_on_block_lines(text.as_bytes(), &mut taken);
     repeat_values(text, &mut taken, &markers);
     taken
         .into_iter()
@@ -196,32 +197,78 @@ fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
 /// A finding this long was cut by a rule's bound on how far it reads, not by the value.
 const LONG_VALUE: usize = 256;
 
-/// A long finding that stops inside a run of token characters reaches that run's end:
-/// the rules read a bounded stretch (module doc), and a 600-byte service-account token
-/// must not leave its last 90 bytes behind.
-fn run_on_long_values(b: &[u8], taken: &mut BTreeMap<usize, (usize, &'static str)>) {
-    if taken.iter().all(|(s, (e, _))| e - s < LONG_VALUE) {
-        return;
-    }
+type Taken = BTreeMap<usize, (usize, &'static str)>;
+
+/// Moves the end of each finding at least `min` long to what `reach(end, limit)`
+/// says (`limit`: where the next finding starts).
+fn extend_findings(taken: &mut Taken, min: usize, reach: impl Fn(usize, usize) -> usize) {
     let starts: Vec<usize> = taken.keys().copied().collect();
     for (i, s) in starts.iter().enumerate() {
         let Some(&(end, kind)) = taken.get(s) else {
             continue;
         };
-        if end - s < LONG_VALUE {
+        if end - s < min {
             continue;
         }
-        let limit = starts.get(i + 1).copied().unwrap_or(b.len());
-        let token =
-            |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'=');
-        let mut e = end;
-        while e < limit && token(b[e]) {
-            e += 1;
-        }
+        let limit = starts.get(i + 1).copied().unwrap_or(usize::MAX);
+        let e = reach(end, limit);
         if e > end {
             taken.insert(*s, (e, kind));
         }
     }
+}
+
+/// A long finding that stops inside a run of token characters reaches that run's end:
+/// the rules read a bounded stretch (module doc), and a 600-byte service-account token
+/// must not leave its last 90 bytes behind.
+fn run_on_long_values(b: &[u8], taken: &mut Taken) {
+    if taken.iter().all(|(s, (e, _))| e - s < LONG_VALUE) {
+        return;
+    }
+    let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'=');
+    extend_findings(taken, LONG_VALUE, |end, limit| {
+        text::run(&b[..limit.min(b.len())], end, token)
+    });
+}
+
+/// Shortest finding a base64 block below can continue, and shortest line of that block.
+const BLOCK_HEAD: usize = 24;
+const BLOCK_LINE: usize = 40;
+
+/// A finding that ends its line and is followed by lines of base64 of one width (the
+/// last one shorter) goes on through them: a key that a YAML block or a tool's export
+/// wraps (`munge_key: |` over 20 lines, `BORG_KEY <id>` over its key), whose first
+/// line alone a rule names.
+fn run_on_block_lines(b: &[u8], taken: &mut Taken) {
+    extend_findings(taken, BLOCK_HEAD, |end, limit| {
+        let limit = limit.min(b.len());
+        let mut e = end;
+        let mut width = None;
+        loop {
+            let eol = text::skip_blanks(b, e);
+            let next = match text::at(b, eol) {
+                Some(b'\n') => eol + 1,
+                Some(b'\r') if text::at(b, eol + 1) == Some(b'\n') => eol + 2,
+                _ => break,
+            };
+            let ls = text::skip_blanks(b, next);
+            let le = text::run(&b[..limit], ls, |c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')
+            });
+            let n = le - ls;
+            let ends_line = matches!(text::at(b, le), None | Some(b'\n' | b'\r'));
+            if !ends_line || n < BLOCK_LINE || width.is_some_and(|w| n > w) {
+                break;
+            }
+            e = le;
+            // A shorter line is the block's last.
+            if width.is_some_and(|w| n < w) {
+                break;
+            }
+            width = Some(n);
+        }
+        e
+    });
 }
 
 /// Shortest value whose repetitions are redacted too: shorter ones are common words.
@@ -229,11 +276,7 @@ const MIN_REPEATED: usize = 8;
 
 /// A value found once (`TOKEN=abc…` in a `set -x` line) is a secret wherever else it
 /// appears in the text, bare (`invalid token abc…` in the error that follows).
-fn repeat_values(
-    text: &str,
-    taken: &mut BTreeMap<usize, (usize, &'static str)>,
-    markers: &[(usize, usize)],
-) {
+fn repeat_values(text: &str, taken: &mut Taken, markers: &[(usize, usize)]) {
     let values: Vec<(&str, &'static str)> = taken
         .iter()
         .filter(|&(&s, &(e, _))| e - s >= MIN_REPEATED)
@@ -321,5 +364,7 @@ mod tests_public;
 mod tests_round13;
 #[cfg(test)]
 mod tests_round14;
+#[cfg(test)]
+mod tests_round15;
 #[cfg(test)]
 mod tests_shapes;

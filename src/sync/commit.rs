@@ -343,6 +343,27 @@ fn redacted(bytes: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
+/// An adopted file's bytes with its secrets redacted, kept byte for byte
+/// around them; but a learning that the redaction of its raw text would
+/// leave unparsable (a secret's end inside a quoted YAML escape, `\"` cut in
+/// two) is redacted field by field and written canonically instead.
+fn adopted_redacted(rel: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+    let clean = redacted(bytes)?;
+    if !matches!(paths::classify(rel), RepoPath::Learning { .. })
+        || Learning::parse_at(rel, &clean).is_ok()
+    {
+        return Some(clean);
+    }
+    match Learning::parse_at(rel, bytes) {
+        Ok(mut learning) => {
+            learning.redact();
+            Some(learning.to_markdown().into_bytes())
+        }
+        // Unreadable before: kept as the raw redaction made it, and reported.
+        Err(_) => Some(clean),
+    }
+}
+
 /// What the sync says of a learning file that does not parse (§6 step 1).
 const UNREADABLE_COMMITTED: &str =
     "committed as it is, and left out of trust, search and publishing until it is fixed";
@@ -724,7 +745,7 @@ pub fn commit_as_is(
         let Ok(bytes) = std::fs::read(repo.root().join(&file.path)) else {
             continue;
         };
-        let (bytes, read_stat) = match self::redacted(&bytes) {
+        let (bytes, read_stat) = match adopted_redacted(&file.path, &bytes) {
             Some(clean) => {
                 redacted.push(file.path.clone());
                 (clean, None)

@@ -478,3 +478,49 @@ fn a_symlink_is_said_once_and_listed_by_doctor() {
     assert_eq!(stderr(&again), "", "said once");
     assert!(stdout(&s.run(&["doctor"])).contains("claude/link.md: not a regular file"));
 }
+
+#[test]
+fn an_adopted_learning_stays_readable_when_its_secrets_are_redacted() {
+    let s = Sandbox::new();
+    // A correction that is nothing but a token (a plain scalar that would become
+    // the flow sequence `[REDACTED:…]`), and a header inside a quoted string.
+    let token = format!(
+        "ghp_{}",
+        "Zx81kPq2LmT7vR4wYc9N"
+            .repeat(2)
+            .get(..36)
+            .unwrap_or_default()
+    );
+    let bearer = "Qw7Lm2Xp9Rt4Vz8Nc3Kb6Hd1Jf5Gs0Ty";
+    let file = format!(
+        "---\nid: learning-pasted\ntitle: pasted a token\nagent_id: claude\n\
+         captured_at: 2025-05-01T07:00:00+00:00\ntrust_level: L1\nsource: manual\n\
+         error_context: \"curl -H \\\"Authorization: Bearer {bearer}\\\" https://api.example.net\"\n\
+         correction: {token}\n---\nPasted by mistake.\n"
+    );
+    write(&s, "claude/learning-pasted.md", &file);
+    let out = s.run(&["init", "--agent", "claude"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("secrets were redacted before the commit"),
+        "{said}"
+    );
+    assert!(!said.contains("not valid YAML"), "{said}");
+    let committed = s
+        .committed("claude/learning-pasted.md")
+        .expect("the learning is committed");
+    assert!(
+        !committed.contains(&token) && !committed.contains(bearer),
+        "{committed}"
+    );
+    let shown = common::json(&s.ok(&["show", "learning-pasted", "--json"]));
+    assert_eq!(shown["title"], "pasted a token", "{shown}");
+    assert!(
+        shown["correction"]
+            .as_str()
+            .is_some_and(|c| c.contains("[REDACTED:")),
+        "{shown}"
+    );
+    assert_clean_and_sound(s.dir(), s.home());
+}

@@ -549,12 +549,19 @@ fn assigned_quoted(b: &[u8], s: usize, e: usize, family: Family) -> Option<(usiz
 /// The token starting at `i` (inside quotes or backticks if it opens with one), with
 /// a sentence's closing punctuation left out.
 fn value_token(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
-    let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\'' | b'`'));
-    let vs = i + usize::from(quote.is_some());
+    // `\"x\"` inside a quoted string: quotes escaped with a backslash.
+    let escaped = at(b, i) == Some(b'\\');
+    let q = if escaped { i + 1 } else { i };
+    let quote = at(b, q).filter(|c| matches!(c, b'"' | b'\'' | b'`'));
+    let vs = if quote.is_some() { q + 1 } else { i };
     let mut ve = vs;
     while ve < end {
         let c = b[ve];
-        if c.is_ascii_whitespace() || Some(c) == quote || quote.is_none() && c == b'`' {
+        if c.is_ascii_whitespace()
+            || Some(c) == quote
+            || quote.is_none() && c == b'`'
+            || escaped && c == b'\\' && at(b, ve + 1) == quote
+        {
             break;
         }
         // A call, an index or a markup tag is code, not a value.
@@ -571,12 +578,26 @@ fn value_token(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
     (ve > vs).then_some((vs, ve))
 }
 
+/// `api.example.com:443`: a host and its port (Deno's `Requires net access to …`).
+fn host_port(v: &[u8]) -> bool {
+    let Some(colon) = v.iter().rposition(|&c| c == b':') else {
+        return false;
+    };
+    let (host, port) = (&v[..colon], &v[colon + 1..]);
+    (1..=5).contains(&port.len())
+        && port.iter().all(u8::is_ascii_digit)
+        && host.contains(&b'.')
+        && host
+            .iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-'))
+}
+
 /// Only a value that looks machine-made counts where nothing but words name it.
 fn machine_made(v: &[u8], family: Family) -> bool {
     if family == Family::Password && is_passphrase(v) {
         return true;
     }
-    if !plausible(v, Need::Strong) || looks_like_word_list(v) {
+    if !plausible(v, Need::Strong) || looks_like_word_list(v) || host_port(v) {
         return false;
     }
     // A password a person chose passes the strict test too; ask for a mix of classes.

@@ -16,9 +16,9 @@ use value::*;
 use words::*;
 
 use super::text::{
-    Need, at, before, contains_ci, has_digit, has_lower, has_upper, is_placeholder, is_word,
-    line_body, line_end, line_start, placeholder_start, plausible, random_alnum, run, run_back,
-    skip_blanks,
+    Need, at, before, contains_ci, has_digit, has_lower, has_upper, interleaved, is_placeholder,
+    is_word, line_body, line_end, line_start, placeholder_start, plausible, random_alnum, run,
+    run_back, skip_blanks,
 };
 
 /// What a key names, which decides the marker and how strict the value test is.
@@ -428,7 +428,8 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         let prev_start = run_back(b, prev_end, prev_end.saturating_sub(16), |c| {
             c.is_ascii_alphabetic()
         });
-        if one_of(&b[prev_start..prev_end], GETTERS) {
+        // `group=read password=…` (RouterOS): a value, not the getter's verb.
+        if one_of(&b[prev_start..prev_end], GETTERS) && before(b, prev_start) != Some(b'=') {
             return None;
         }
     }
@@ -588,6 +589,14 @@ fn shell_default(b: &[u8], key: &Key, i: usize, need: Need) -> Option<Found> {
     judged(b, value_at(b, i + skip, key.start)?, need, key.kind)
 }
 
+/// `=~` at `sp` as Perl's, Ruby's or bash's match operator (`$pw =~ /x/`), not a
+/// value that starts with a tilde (`Password=~x9…;`).
+fn regex_match(b: &[u8], sp: usize) -> bool {
+    at(b, sp + 1) == Some(b'~')
+        && (before(b, sp).is_some_and(|c| c.is_ascii_whitespace())
+            || at(b, sp + 2).is_none_or(|c| c.is_ascii_whitespace() || c == b'/'))
+}
+
 /// What the separator at `sp` (the key's closing ends at `i`) makes of what follows:
 /// where the value starts and the test it needs, or the value its syntax reads.
 fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> AfterKey {
@@ -595,7 +604,7 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
     let mut need = need;
     let mut must_quote = false;
     let j = match at(b, sp) {
-        Some(b'=') if !matches!(at(b, sp + 1), Some(b'=' | b'~')) => {
+        Some(b'=') if at(b, sp + 1) != Some(b'=') && !regex_match(b, sp) => {
             if at(b, sp + 1) == Some(b'>') {
                 sp + 2
             } else {
@@ -823,12 +832,19 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
     let v = &b[start..end];
     let unquoted = !before(b, start).is_some_and(is_quote);
     // `let password: u32 = …` is a type annotation, not a value: the value is what
-    // follows its `=` (`const TOKEN: &str = "…"`).
-    if unquoted
-        && at(b, skip_blanks(b, end)) == Some(b'=')
-        && at(b, skip_blanks(b, end) + 1) != Some(b'=')
-    {
-        let after = skip_blanks(b, skip_blanks(b, end) + 1);
+    // follows its `=` (`const TOKEN: &str = "…"`), or Ada's and Pascal's `:=` after
+    // a keyword and the type (`Password : constant String := "…"`).
+    let mut op = skip_blanks(b, end);
+    if unquoted && v.iter().all(u8::is_ascii_alphabetic) {
+        let typed = run(b, op, |c| c.is_ascii_alphanumeric() || c == b'_');
+        if typed > op && at(b, skip_blanks(b, typed)) == Some(b':') {
+            op = skip_blanks(b, typed) + 1;
+        } else if at(b, op) == Some(b':') {
+            op += 1;
+        }
+    }
+    if unquoted && at(b, op) == Some(b'=') && at(b, op + 1) != Some(b'=') {
+        let after = skip_blanks(b, op + 1);
         if j == after || !at(b, after).is_some_and(is_quote) {
             return None;
         }
@@ -1071,17 +1087,6 @@ fn names_a_secret(v: &[u8]) -> bool {
                     || contains_ci(p, b"public_key")
             })
         }
-}
-
-/// `c22mx5kumu7oaowm83i`: 12+ letters and digits mixed through the run, not a word
-/// with a number after it (`sha256`, `utf8`, `v2`): a machine-made body.
-fn interleaved(w: &[u8]) -> bool {
-    let digits = w.iter().filter(|c| c.is_ascii_digit()).count();
-    let switches = w
-        .windows(2)
-        .filter(|p| p[0].is_ascii_digit() != p[1].is_ascii_digit())
-        .count();
-    w.len() >= 12 && w.iter().all(u8::is_ascii_alphanumeric) && digits >= 3 && switches >= 4
 }
 
 /// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,

@@ -180,7 +180,21 @@ pub(super) fn list_separator(rest: &[u8], first: bool) -> bool {
     if first {
         return false;
     }
-    let name_end = run(rest, 0, is_key_char);
+    let mut name_end = run(rest, 0, is_key_char);
+    // A connection string's names of capitalised words: `;Connection Timeout=30`.
+    let capitalised = |from: usize, to: usize| {
+        to > from + 1
+            && rest[from].is_ascii_uppercase()
+            && rest[from..to].iter().all(u8::is_ascii_alphabetic)
+    };
+    if capitalised(0, name_end) {
+        for _ in 0..2 {
+            let next = run(rest, name_end + 1, |c| c.is_ascii_alphabetic());
+            if at(rest, name_end) == Some(b' ') && capitalised(name_end + 1, next) {
+                name_end = next;
+            }
+        }
+    }
     rest.first().is_none_or(|&c| {
         c.is_ascii_whitespace()
             || matches!(c, b'"' | b'\'' | b'`' | b')' | b'}' | b']' | b',' | b';')
@@ -203,6 +217,8 @@ pub(super) fn query_separator(rest: &[u8]) -> bool {
 pub(super) const NAME_KEYS: &[&[u8]] = &[
     b"name",
     b"key",
+    // WiX's `<Property Id="SERVICEPASSWORD" Value="…"/>`.
+    b"id",
     b"parameterkey",
     b"parameter_key",
     b"variable",
@@ -341,6 +357,13 @@ pub(super) fn near_quoted(
     const MAX_GAP_WORDS: usize = 4;
     let starts_word_at =
         |k: usize| !b[k].is_ascii_whitespace() && (k == 0 || b[k - 1].is_ascii_whitespace());
+    // `Run the `rotate-db` job; it sets the password`: another clause's word (but a
+    // statement's `…'); // admin key` is code, then its comment).
+    let clause_end = |k: usize| {
+        matches!(b[k], b';' | b'.')
+            && at(b, k + 1).is_some_and(|c| c.is_ascii_whitespace())
+            && before(b, k).is_some_and(|c| c.is_ascii_alphabetic())
+    };
     let key = &b[ks..ke];
     let ok = |v: &[u8]| {
         // `password=` between two quotes is a key, not its value.
@@ -374,7 +397,7 @@ pub(super) fn near_quoted(
     let mut words = 0;
     while i < end {
         words += usize::from(i > ke && starts_word_at(i));
-        if words > MAX_GAP_WORDS {
+        if words > MAX_GAP_WORDS || clause_end(i) {
             break;
         }
         if b[i] == b':' && at(b, i + 1) == Some(b' ') && !colon_seen {
@@ -404,14 +427,20 @@ pub(super) fn near_quoted(
             let q = b[i];
             let shut = run(&b[..end], i + 1, |c| c != q);
             if shut < end {
-                let v = &b[i + 1..shut];
+                // `\"x\"` inside a quoted string: the backslash escapes the quote.
+                let vend = if b[shut - 1] == b'\\' && shut > i + 1 {
+                    shut - 1
+                } else {
+                    shut
+                };
+                let v = &b[i + 1..vend];
                 // `"valueFrom": …`: a quoted string before a colon is the next key.
                 let next_key = at(b, skip_blanks(b, shut + 1)) == Some(b':');
-                if ok(v) && !is_placeholder(v) && !next_key && !code_not_value(b, i + 1, shut) {
+                if ok(v) && !is_placeholder(v) && !next_key && !code_not_value(b, i + 1, vend) {
                     return Some(Found {
                         kind,
                         start: i + 1,
-                        end: shut,
+                        end: vend,
                         direct: false,
                     });
                 }
@@ -429,7 +458,7 @@ pub(super) fn near_quoted(
     while j > start {
         j -= 1;
         words += usize::from(j + 1 < ks && starts_word_at(j + 1));
-        if words > MAX_GAP_WORDS {
+        if words > MAX_GAP_WORDS || clause_end(j) {
             break;
         }
         if is_quote(b[j]) {

@@ -32,6 +32,8 @@ fn cred_end(b: &[u8], from: usize) -> usize {
         let c = b[i];
         if c.is_ascii_whitespace()
             || matches!(c, b'"' | b'\'' | b'`')
+            // `\"` closes a quote inside a quoted string (JSON, YAML).
+            || c == b'\\' && matches!(b.get(i + 1), Some(b'"' | b'\''))
             // On a command line a `,` or `;` ends a value only before a blank or a quote:
             // `-p[x],Dln=y` is one password, not a list.
             || matches!(c, b',' | b';')
@@ -95,11 +97,18 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
         return None;
     }
     let mut i = e;
-    if matches!(at(b, i), Some(b'"' | b'\'')) {
+    let quoted = matches!(at(b, i), Some(b'"' | b'\''));
+    if quoted {
         i += 1;
     }
     let blank = skip_blanks(b, i);
     if matches!(at(b, blank), Some(b':' | b'=')) {
+        i = skip_blanks(b, blank + 1);
+    } else if quoted
+        && at(b, blank) == Some(b',')
+        && matches!(at(b, skip_blanks(b, blank + 1)), Some(b'"' | b'\''))
+    {
+        // A call's name and value: `.header("Authorization", "…")`.
         i = skip_blanks(b, blank + 1);
     } else if blank > i && header_directive(&b[line_start(b, s)..s]) {
         i = blank;

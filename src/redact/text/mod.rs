@@ -430,7 +430,20 @@ pub(super) fn is_dotted_identifier(v: &[u8]) -> bool {
                 && part.iter().all(|&c| is_word(c))
                 && !(has_digit(part) && has_upper(part) && has_lower(part))
                 && !random_alnum(part, 16)
+                // kubeadm's `abcdef.<16 random>`: a machine-made part.
+                && !interleaved(part)
         })
+}
+
+/// `c22mx5kumu7oaowm83i`: 12+ letters and digits mixed through the run, not a word
+/// with a number after it (`sha256`, `utf8`, `v2`): a machine-made body.
+pub(super) fn interleaved(w: &[u8]) -> bool {
+    let digits = w.iter().filter(|c| c.is_ascii_digit()).count();
+    let switches = w
+        .windows(2)
+        .filter(|p| p[0].is_ascii_digit() != p[1].is_ascii_digit())
+        .count();
+    w.len() >= 12 && w.iter().all(u8::is_ascii_alphanumeric) && digits >= 3 && switches >= 4
 }
 
 /// `$VAR`, `<your-key>`, `{{ tpl }}`, `[REDACTED:…]`: a value that stands for another.
