@@ -292,12 +292,25 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
 /// Names of secrets in other scripts (`пароль`, `密码`): an automaton of their own, built
 /// and run only for a text that holds a byte outside ASCII, so the capture hook's common
 /// case (an English tool's output) never pays for their states.
-static FOREIGN: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasickBuilder::new()
+/// Each pattern's name in `WORDS`: a name of two words is a pattern twice, with its
+/// blank and with `_` for it (a key's spelling).
+static FOREIGN: LazyLock<(AhoCorasick, Vec<&'static str>)> = LazyLock::new(|| {
+    let mut patterns = Vec::new();
+    let mut names = Vec::new();
+    for &(w, _) in assign::foreign::WORDS {
+        patterns.push(w.to_string());
+        names.push(w);
+        if w.contains(' ') {
+            patterns.push(w.replace(' ', "_"));
+            names.push(w);
+        }
+    }
+    let automaton = AhoCorasickBuilder::new()
         .match_kind(MatchKind::Standard)
         .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(assign::foreign::WORDS.iter().map(|(w, _)| w))
-        .expect("the foreign names are fixed short literals, which always build")
+        .build(&patterns)
+        .expect("the foreign names are fixed short literals, which always build");
+    (automaton, names)
 });
 
 /// Builds the automaton now rather than on the first scan.
@@ -378,8 +391,9 @@ pub(super) fn scan(
         }
     }
     if !text.is_ascii() {
-        for m in FOREIGN.find_overlapping_iter(text) {
-            let Some(&(literal, _)) = assign::foreign::WORDS.get(m.pattern().as_usize()) else {
+        let (automaton, names) = &*FOREIGN;
+        for m in automaton.find_overlapping_iter(text) {
+            let Some(&literal) = names.get(m.pattern().as_usize()) else {
                 continue;
             };
             if let Some(f) = assign::foreign::foreign_key(scan.b, m.start(), m.end(), literal) {

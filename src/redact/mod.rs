@@ -201,7 +201,12 @@ type Taken = BTreeMap<usize, (usize, &'static str)>;
 
 /// Moves the end of each finding at least `min` long to what `reach(end, limit)`
 /// says (`limit`: where the next finding starts).
-fn extend_findings(taken: &mut Taken, min: usize, reach: impl Fn(usize, usize) -> usize) {
+fn extend_findings(
+    taken: &mut Taken,
+    len: usize,
+    min: usize,
+    reach: impl Fn(usize, usize) -> usize,
+) {
     let starts: Vec<usize> = taken.keys().copied().collect();
     for (i, s) in starts.iter().enumerate() {
         let Some(&(end, kind)) = taken.get(s) else {
@@ -210,7 +215,7 @@ fn extend_findings(taken: &mut Taken, min: usize, reach: impl Fn(usize, usize) -
         if end - s < min {
             continue;
         }
-        let limit = starts.get(i + 1).copied().unwrap_or(usize::MAX);
+        let limit = starts.get(i + 1).copied().unwrap_or(len);
         let e = reach(end, limit);
         if e > end {
             taken.insert(*s, (e, kind));
@@ -226,8 +231,8 @@ fn run_on_long_values(b: &[u8], taken: &mut Taken) {
         return;
     }
     let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'=');
-    extend_findings(taken, LONG_VALUE, |end, limit| {
-        text::run(&b[..limit.min(b.len())], end, token)
+    extend_findings(taken, b.len(), LONG_VALUE, |end, limit| {
+        text::run(&b[..limit], end, token)
     });
 }
 
@@ -240,8 +245,7 @@ const BLOCK_LINE: usize = 40;
 /// wraps (`munge_key: |` over 20 lines, `BORG_KEY <id>` over its key), whose first
 /// line alone a rule names.
 fn run_on_block_lines(b: &[u8], taken: &mut Taken) {
-    extend_findings(taken, BLOCK_HEAD, |end, limit| {
-        let limit = limit.min(b.len());
+    extend_findings(taken, b.len(), BLOCK_HEAD, |end, limit| {
         let mut e = end;
         let mut width = None;
         loop {

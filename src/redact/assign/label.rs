@@ -13,8 +13,8 @@
 use super::{DENY_KEY_BEFORE, DENY_TOKEN_BEFORE, Family, Found, one_of};
 use crate::redact::context::Hit;
 use crate::redact::text::{
-    Need, at, find_ci, has_alpha, has_digit, has_upper, is_passphrase, is_stop_word, is_uuid,
-    line_end, line_start, looks_like_word_list, plausible, skip_blanks,
+    Need, at, escaped_quote, find_ci, has_alpha, has_digit, has_upper, is_passphrase, is_stop_word,
+    is_uuid, line_end, line_start, looks_like_word_list, plausible, skip_blanks,
 };
 
 /// Words a sentence may put between the secret's name and its value.
@@ -550,7 +550,7 @@ fn assigned_quoted(b: &[u8], s: usize, e: usize, family: Family) -> Option<(usiz
 /// a sentence's closing punctuation left out.
 fn value_token(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
     // `\"x\"` inside a quoted string: quotes escaped with a backslash.
-    let escaped = at(b, i) == Some(b'\\');
+    let escaped = escaped_quote(b, i);
     let q = if escaped { i + 1 } else { i };
     let quote = at(b, q).filter(|c| matches!(c, b'"' | b'\'' | b'`'));
     let vs = if quote.is_some() { q + 1 } else { i };
@@ -560,7 +560,7 @@ fn value_token(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
         if c.is_ascii_whitespace()
             || Some(c) == quote
             || quote.is_none() && c == b'`'
-            || escaped && c == b'\\' && at(b, ve + 1) == quote
+            || escaped && escaped_quote(b, ve)
         {
             break;
         }

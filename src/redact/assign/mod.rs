@@ -16,9 +16,9 @@ use value::*;
 use words::*;
 
 use super::text::{
-    Need, at, before, contains_ci, has_digit, has_lower, has_upper, interleaved, is_placeholder,
-    is_word, line_body, line_end, line_start, placeholder_start, plausible, random_alnum, run,
-    run_back, skip_blanks,
+    Need, at, before, contains_ci, escaped_quote, has_digit, has_lower, has_upper, interleaved,
+    is_placeholder, is_word, line_body, line_end, line_start, placeholder_start, plausible,
+    random_alnum, run, run_back, skip_blanks,
 };
 
 /// What a key names, which decides the marker and how strict the value test is.

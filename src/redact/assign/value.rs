@@ -428,7 +428,7 @@ pub(super) fn near_quoted(
             let shut = run(&b[..end], i + 1, |c| c != q);
             if shut < end {
                 // `\"x\"` inside a quoted string: the backslash escapes the quote.
-                let vend = if b[shut - 1] == b'\\' && shut > i + 1 {
+                let vend = if shut > i + 1 && escaped_quote(b, shut - 1) {
                     shut - 1
                 } else {
                     shut

@@ -33,7 +33,7 @@ fn cred_end(b: &[u8], from: usize) -> usize {
         if c.is_ascii_whitespace()
             || matches!(c, b'"' | b'\'' | b'`')
             // `\"` closes a quote inside a quoted string (JSON, YAML).
-            || c == b'\\' && matches!(b.get(i + 1), Some(b'"' | b'\''))
+            || super::text::escaped_quote(b, i)
             // On a command line a `,` or `;` ends a value only before a blank or a quote:
             // `-p[x],Dln=y` is one password, not a list.
             || matches!(c, b',' | b';')

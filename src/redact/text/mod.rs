@@ -435,6 +435,12 @@ pub(super) fn is_dotted_identifier(v: &[u8]) -> bool {
         })
 }
 
+/// `\"` or `\'` at `k`: a quote escaped inside a quoted string (JSON, YAML), which
+/// closes a value quoted the same way.
+pub(super) fn escaped_quote(b: &[u8], k: usize) -> bool {
+    b.get(k) == Some(&b'\\') && matches!(b.get(k + 1), Some(b'"' | b'\''))
+}
+
 /// `c22mx5kumu7oaowm83i`: 12+ letters and digits mixed through the run, not a word
 /// with a number after it (`sha256`, `utf8`, `v2`): a machine-made body.
 pub(super) fn interleaved(w: &[u8]) -> bool {
