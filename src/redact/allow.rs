@@ -44,6 +44,11 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || key_id_field(b, s)
         // A DID's method-specific id: `did:key:z6Mk…` is the public key.
         || b[..s].ends_with(b"did:key:")
+        // Tailscale's public keys name themselves: `nodekey:`, `mkey:`, `discokey:`
+        // (the private ones are `privkey:`, `nlpriv:`).
+        || [b"nodekey:".as_slice(), b"mkey:", b"discokey:", b"nlpub:"]
+            .iter()
+            .any(|p| b[..s].ends_with(p) || v.starts_with(p))
         || jwk_public_member(b, s, e)
         || data_uri(b, s, v)
 }
@@ -119,7 +124,10 @@ fn typed_public(b: &[u8], s: usize) -> bool {
     let open = head.iter().rposition(|&c| c == b'{');
     if let Some(o) = open {
         let object = &head[o..];
-        if let Some(t) = super::text::find(object, b"type\"") {
+        // `"@type": "…PubKey"`, also inside a JSON string (`\"@type\":\"…\"`).
+        let typed =
+            super::text::find(object, b"type\"").or_else(|| super::text::find(object, b"type\\\""));
+        if let Some(t) = typed {
             let after = &object[t..];
             if super::text::contains_ci(after, b"pubkey")
                 || super::text::contains_ci(after, b"publickey")
@@ -396,7 +404,16 @@ fn under_ciphertext(b: &[u8], s: usize) -> bool {
 /// A whole JWT whose payload is an anon key's.
 fn anon_jwt(v: &[u8]) -> bool {
     let mut parts = v.split(|&c| c == b'.');
-    v.starts_with(b"eyJ") && parts.nth(1).is_some_and(super::text::anon_payload)
+    v.starts_with(b"eyJ") && parts.nth(1).is_some_and(super::text::anon_payload) || jwt_header(v)
+}
+
+/// `eyJhbGciOiJSUzI1NiIs…` alone: a JWT's header (`{"alg": …}`), the same for every
+/// token its issuer signs; documentation shows it before `.<payload>.<signature>`.
+fn jwt_header(v: &[u8]) -> bool {
+    v.starts_with(b"eyJ") && !v.contains(&b'.') && {
+        let json = super::text::b64_decode_prefix(v, 256);
+        json.ends_with(b"}") && super::text::find(&json, b"\"alg\"").is_some()
+    }
 }
 
 /// Keys a vendor issues to be published in a web page, by the marker its documentation
@@ -452,16 +469,30 @@ pub(super) fn publishable(v: &[u8]) -> bool {
 }
 
 /// Inside a template expression still open on this line (`{{ lookup('…', 'secret=…') }}`,
-/// `${{ … }}`): code that fetches a value when the template renders, not a value.
+/// `${{ … }}`): code that fetches a value when the template renders, not a value. A
+/// literal the expression gives (`{{ $pw := "…" }}`, `| default("…")`) is a value, and
+/// so is text in a wiki's monospace (`{{Authorization: Bearer …}}`: no code has `: `).
 fn in_template(b: &[u8], s: usize) -> bool {
     let ls = super::text::line_start(b, s);
     let head = &b[ls..s];
-    match head.windows(2).rposition(|w| w == b"{{") {
-        Some(open) => {
-            !head[open..].windows(2).any(|w| w == b"}}") && !super::structure::default_literal(head)
-        }
-        None => false,
-    }
+    let Some(open) = head.windows(2).rposition(|w| w == b"{{") else {
+        return false;
+    };
+    let expr = &head[open + 2..];
+    let assigned = {
+        let h = head.trim_ascii_end();
+        h.strip_suffix(b"\"")
+            .or_else(|| h.strip_suffix(b"'"))
+            .is_some_and(|h| {
+                let h = h.trim_ascii_end();
+                h.ends_with(b":=") || h.ends_with(b"=") && !h.ends_with(b"==")
+            })
+    };
+    let prose = super::text::find(expr, b": ").is_some() && !expr.contains(&b'(');
+    !expr.windows(2).any(|w| w == b"}}")
+        && !super::structure::default_literal(head)
+        && !assigned
+        && !prose
 }
 
 /// A Google API key in a Firebase web app's configuration (`apiKey` beside `authDomain`,

@@ -133,6 +133,46 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("rake secret", Need::Token, Requires::Nothing),
     // git-crypt's symmetric key, exported to stdout (`git-crypt export-key - | base64`).
     ("export-key", Need::Token, Requires::Nothing),
+    // More generators and getters: Django's key maker in a one-liner, password managers'
+    // generators and revealed fields, secret managers' plain values, a service's first
+    // or reset password, a configuration getter asked for a secret's name.
+    ("get_random_secret_key(", Need::Token, Requires::Nothing),
+    ("keepassxc-cli generate", Need::Password, Requires::Nothing),
+    (
+        "keepassxc-cli show",
+        Need::Password,
+        Requires::Word(b"-a password"),
+    ),
+    ("bw generate", Need::Password, Requires::Nothing),
+    ("lpass show", Need::Password, Requires::Word(b"--password")),
+    ("item get ", Need::Password, Requires::Word(b"--reveal")),
+    ("secrets get ", Need::Password, Requires::Word(b"--plain")),
+    (
+        "keyvault secret show",
+        Need::Password,
+        Requires::Word(b"tsv"),
+    ),
+    (
+        "get-parameter ",
+        Need::Password,
+        Requires::Word(b"--with-decryption"),
+    ),
+    ("initial-password", Need::Password, Requires::Nothing),
+    ("reset-password", Need::Password, Requires::Nothing),
+    ("config get ", Need::Password, Requires::SecretName),
+    ("diceware", Need::Password, Requires::Nothing),
+    ("xkcdpass", Need::Password, Requires::Nothing),
+];
+
+/// Generators whose output is a passphrase of words and blanks (module doc).
+const PHRASE_MAKERS: &[&str] = &["diceware", "xkcdpass"];
+
+/// The label a generator puts before the value it made or reset (`New value: …`).
+const OUTPUT_LABELS: &[&[u8]] = &[
+    b"new value:",
+    b"new password:",
+    b"generated password:",
+    b"new token:",
 ];
 
 /// What a generator's command line must hold for its output to be the secret alone.
@@ -203,12 +243,12 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
     if !holds {
         return;
     }
-    values_below(b, le, need, out);
+    values_below(b, le, need, PHRASE_MAKERS.contains(&literal), out);
 }
 
 /// Each line below `le` (until a prompt, at most [`GENERATED_LINES`]) that is one value
 /// and a secret's: quoted or bare, no blank inside.
-fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
+fn values_below(b: &[u8], le: usize, need: Need, phrase: bool, out: &mut Vec<Hit>) {
     let mut ls = le + 1;
     for _ in 0..GENERATED_LINES {
         if ls >= b.len() {
@@ -242,10 +282,17 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
         }
         let mut vs = ls + (line.len() - line.trim_ascii_start().len());
         let mut ve = vs + line.trim_ascii().len();
-        if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
-            vs += 1;
-            ve -= 1;
+        if phrase && generated_phrase(&b[vs..ve]) {
+            out.push(("secret", vs, ve));
+            return;
         }
+        if let Some(label) = OUTPUT_LABELS
+            .iter()
+            .find(|l| b[vs..ve].len() > l.len() && b[vs..vs + l.len()].eq_ignore_ascii_case(l))
+        {
+            vs = super::text::skip_blanks(b, vs + label.len()).min(ve);
+        }
+        (vs, ve) = unquoted(b, vs, ve);
         let v = &b[vs..ve];
         let shaped = match need {
             Need::Password => !is_path_like(v) && !is_email(v) && !is_version(v),
@@ -256,6 +303,20 @@ fn values_below(b: &[u8], le: usize, need: Need, out: &mut Vec<Hit>) {
         }
         ls = le + 1;
     }
+}
+
+/// `reed comet lantern lemon garnet`: four to twelve words of letters, one blank or
+/// dash between them, as a passphrase generator prints them.
+fn generated_phrase(v: &[u8]) -> bool {
+    let Some(&sep) = v.iter().find(|&&c| c == b' ' || c == b'-') else {
+        return false;
+    };
+    let words = v.split(|&c| c == sep);
+    let n = words.clone().count();
+    (4..=12).contains(&n)
+        && words
+            .into_iter()
+            .all(|w| (2..=12).contains(&w.len()) && w.iter().all(u8::is_ascii_alphanumeric))
 }
 
 /// The value of a table row `| token | sdk-… |` (two cells between pipes) whose first
@@ -317,7 +378,7 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     }
     if RANDOM_CALLS.iter().any(|c| contains_ci(expr, c)) {
         let mut hits = Vec::new();
-        values_below(b, le, Need::Token, &mut hits);
+        values_below(b, le, Need::Token, false, &mut hits);
         return hits.into_iter().next();
     }
     let name = expr
@@ -336,19 +397,26 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let ve0 = line_end(b, vs0, 1024);
     // Blanks may run past a line cut at its bound.
     let mut vs = skip_blanks(b, vs0).min(ve0);
-    let mut ve = vs + b[vs..ve0].trim_ascii_end().len();
+    let ve = vs + b[vs..ve0].trim_ascii_end().len();
     if b[vs..ve].starts_with(b"=> ") {
         vs += 3;
     }
-    if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
-        vs += 1;
-        ve -= 1;
-    }
+    let (vs, ve) = unquoted(b, vs, ve);
     let v = &b[vs..ve];
     if v.len() < 6 || v.iter().any(u8::is_ascii_whitespace) || !plausible(v, Need::Password) {
         return None;
     }
     Some(("password", vs, ve))
+}
+
+/// The inside of a value a REPL printed as a literal (`"…"`, `'…'`, bytes' `b'…'`).
+fn unquoted(b: &[u8], vs: usize, ve: usize) -> (usize, usize) {
+    let vs = vs + usize::from(ve >= vs + 3 && b[vs] == b'b' && b[vs + 1] == b[ve - 1]);
+    if ve >= vs + 2 && b[vs] == b[ve - 1] && matches!(b[vs], b'"' | b'\'') {
+        (vs + 1, ve - 1)
+    } else {
+        (vs, ve)
+    }
 }
 
 /// Lines of output read at most, and bytes per line.

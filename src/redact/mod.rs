@@ -371,4 +371,6 @@ mod tests_round14;
 #[cfg(test)]
 mod tests_round15;
 #[cfg(test)]
+mod tests_round16;
+#[cfg(test)]
 mod tests_shapes;

@@ -7,7 +7,7 @@
 //! sentence (`label::along_sentence`: `Пароль от базы: X`, `la contraseña es X`), or
 //! after a full-width `：`, a dash or another script's verb.
 
-use super::{Family, Found, Key, direct_value, need_for};
+use super::{Family, Found, Key, apart_value, direct_value, need_for};
 use crate::redact::text::{Need, at, plausible, run, skip_blanks};
 
 /// Names of secrets in ASCII, by family; `classify_word` reads them.
@@ -76,6 +76,40 @@ pub(in crate::redact) const ASCII_WORDS: &[(&str, Family)] = &[
     ("kulcs", Family::Key),
     ("cheie", Family::Key),
     ("kljuc", Family::Key),
+    // Romanised names a key is given where its script is not ASCII: Irish, Tamil,
+    // Zulu, Korean, Japanese, Hebrew, Latvian, Mongolian, Greek, Thai, Persian,
+    // Georgian, Armenian, Albanian, Kazakh, Turkish, Hindi, Bengali, Chinese and
+    // Russian names of a password, a secret and a key.
+    ("pasfhocal", Family::Password),
+    ("kadavuchol", Family::Password),
+    ("kadavucchol", Family::Password),
+    ("iphasiwedi", Family::Password),
+    ("bimilbeonho", Family::Password),
+    ("bimilbunho", Family::Password),
+    ("pasuwado", Family::Password),
+    ("pasuwaado", Family::Password),
+    ("sisma", Family::Password),
+    ("parole", Family::Password),
+    ("nuuts", Family::Password),
+    ("kodikos", Family::Password),
+    ("rahatphan", Family::Password),
+    ("ramz", Family::Password),
+    ("paroli", Family::Password),
+    ("gaghtnabar", Family::Password),
+    ("fjalekalimi", Family::Password),
+    ("kupiyasoz", Family::Password),
+    ("sifresi", Family::Password),
+    ("mima", Family::Password),
+    ("himitsu", Family::Secret),
+    ("bimil", Family::Secret),
+    ("rahasya", Family::Secret),
+    ("gopon", Family::Secret),
+    ("titok", Family::Secret),
+    ("miyao", Family::Key),
+    ("klyuch", Family::Key),
+    ("kluch", Family::Key),
+    ("chabi", Family::Key),
+    ("kunji", Family::Key),
 ];
 
 /// Names of secrets in other scripts (or with letters outside ASCII), by family. A name
@@ -142,12 +176,18 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("كلمة المرور", Family::Password),
     ("كلمة السر", Family::Password),
     ("पासवर्ड", Family::Password),
+    ("कूटशब्द", Family::Password),
+    ("गुप्तशब्द", Family::Password),
+    ("гасло", Family::Password),
+    ("Гасло", Family::Password),
     ("رمز عبور", Family::Password),
     ("токен", Family::Token),
     ("Токен", Family::Token),
     ("令牌", Family::Token),
     ("トークン", Family::Token),
     ("토큰", Family::Token),
+    ("कुंजी", Family::Key),
+    ("চাবি", Family::Key),
     ("ключ", Family::Key),
     ("Ключ", Family::Key),
     ("密钥", Family::Key),
@@ -173,6 +213,9 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     // `jeton_d_accès`, `clé_d_accès`: the ASCII word before it is cut at `è`.
     ("d_accès", Family::Token),
     ("d'accès", Family::Token),
+    ("रहस्य", Family::Secret),
+    ("গোপন", Family::Secret),
+    ("סוד", Family::Secret),
     ("секрет", Family::Secret),
     ("Секрет", Family::Secret),
     ("秘密", Family::Secret),
@@ -209,7 +252,7 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
         family,
         kind,
     };
-    if let Some(f) = direct_value(b, &key) {
+    if let Some(f) = direct_value(b, &key).or_else(|| apart_value(b, s, ke, family, kind)) {
         return Some(f);
     }
     // `Пароль от базы: X`: a few words on, as an English label's sentence would.

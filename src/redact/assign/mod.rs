@@ -192,9 +192,11 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if w == b"salt" || ends(b"salt") && w.len() > 4 && classify_word(stem(b"salt")).is_some() {
         return Some(Family::Salt);
     }
+    // A long name is found at a key's end too (`DBKENNWORT`, like `DBPASSWORD`); a short
+    // one only whole (`enclave` is no `clave`).
     foreign::ASCII_WORDS
         .iter()
-        .find(|(x, _)| x.as_bytes() == w)
+        .find(|(x, _)| x.as_bytes() == w || x.len() >= 7 && ends(x.as_bytes()))
         .map(|&(_, f)| f)
 }
 
@@ -450,6 +452,21 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     {
         return None;
     }
+    // `--no-password`, `--insecure-no-password`: a switch that turns the secret off.
+    if flag && {
+        let k = &b[ks..ke];
+        k.len() > 3 && k[..3].eq_ignore_ascii_case(b"no-") || contains_ci(k, b"-no-")
+    } {
+        return None;
+    }
+    // `…/api:1.1.0`, `gcloud run deploy api --image …`: a weak word alone (`api`,
+    // `seed`) is a path's or a service's name unless a separator gives it a value.
+    if one_of(key, WEAK_WORDS) && !flag {
+        let sep = skip_blanks(b, past_key_closing(b, ke));
+        if before(b, ks) == Some(b'/') || !matches!(at(b, sep), Some(b'=' | b':')) {
+            return None;
+        }
+    }
     let (family, kind) = match classify_key(key)? {
         // `--auth <token>` is a flag, not docker's `"auth": "<base64>"`.
         (Family::Auth, "docker-auth") if flag => (Family::Auth, "token"),
@@ -485,26 +502,37 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         if own_literal {
             return None;
         }
-        value::byte_array(b, ke, family, kind)
-            .or_else(|| value::escaped_bytes(b, ke, family, kind))
-            .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
-            .or_else(|| value::named_element(b, ks, ke, family, kind))
-            .or_else(|| name_value_pair(b, ks, ke, family, kind))
-            .or_else(|| near_quoted(b, ks, ke, family, kind))
-            .or_else(|| {
-                // Once per line: a second secret word on it reads the same sentence and
-                // the same lines below.
-                if ks < reach.label {
-                    return None;
-                }
-                reach.label = line_end(b, ke, 512);
-                label::labelled(b, ks, ke, family, kind)
-            })
+        apart_value(b, ks, ke, family, kind).or_else(|| {
+            // Once per line: a second secret word on it reads the same sentence and the
+            // same lines below.
+            if ks < reach.label {
+                return None;
+            }
+            reach.label = line_end(b, ke, 512);
+            label::labelled(b, ks, ke, family, kind)
+        })
     });
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
         reach.value = f.end;
     }
     found
+}
+
+/// The value a key at `ks..ke` is given apart from it: written out as bytes, in the
+/// next element, as a `name`/`value` pair, or quoted near it.
+pub(super) fn apart_value(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    value::byte_array(b, ke, family, kind)
+        .or_else(|| value::escaped_bytes(b, ke, family, kind))
+        .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
+        .or_else(|| value::named_element(b, ks, ke, family, kind))
+        .or_else(|| name_value_pair(b, ks, ke, family, kind))
+        .or_else(|| near_quoted(b, ks, ke, family, kind))
 }
 
 /// A key that names a secret, where it is and how it was written.
@@ -623,7 +651,7 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
         Some(b':') if at(b, skip_blanks(b, sp + 1)).is_none_or(|c| c == b'\n' || c == b'\r') => {
             // CloudFormation's `DBPassword:` whose `Default:` (or an SSM-style
             // `Value:`) sits in the mapping below it.
-            let below = child_default(b, ks, sp + 1);
+            let below = child_default(b, ks, sp + 1).or_else(|| list_item_below(b, ks, sp + 1));
             return AfterKey::Decided(below.and_then(|range| judged(b, range, need, key.kind)));
         }
         Some(b':')
@@ -776,7 +804,12 @@ fn unseparated_value(
     // Prose's verb "pass" (`or pass "latin-1" to open()`, ``pass `gcc-12` as CC``)
     // names no password: only a machine-made value after it is one.
     let verb = key_is(b, ks, key.end, b"pass");
-    let need = if key.flag || set || netrc || table {
+    // `:api-key "8cbb…-…"` (EDN, Lisp): a quoted UUID the key is given is a token
+    // (Heroku's, SmartThings', Consul's), where prose would not quote one.
+    let quoted_uuid = quoted
+        && matches!(key.family, Family::Key | Family::Token | Family::Secret)
+        && value_at(b, sp, ks).is_some_and(|(vs, ve)| super::text::is_uuid(&b[vs..ve]));
+    let need = if key.flag || set || netrc || table || quoted_uuid {
         need
     } else if quoted && key.family == Family::Password && !verb {
         Need::Password
@@ -835,6 +868,34 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
     // follows its `=` (`const TOKEN: &str = "…"`), or Ada's and Pascal's `:=` after
     // a keyword and the type (`Password : constant String := "…"`).
     let mut op = skip_blanks(b, end);
+    // `@pw NVARCHAR(128) = N'…'`, `pw VARCHAR2(64) := '…'`: a sized type.
+    let type_name = run(v, 0, |c| c.is_ascii_alphanumeric());
+    if unquoted && type_name > 0 && v[0].is_ascii_alphabetic() && {
+        let rest = &b[start + type_name..line_end(b, end, 32)];
+        rest.first() == Some(&b'(')
+    } {
+        let close = run(&b[..line_end(b, end, 32)], start + type_name, |c| c != b')');
+        if at(b, close) == Some(b')') {
+            op = skip_blanks(b, close + 1);
+            if at(b, op) == Some(b':') {
+                op += 1;
+            }
+            if at(b, op) == Some(b'=') && at(b, op + 1) != Some(b'=') {
+                return checked_value(
+                    b,
+                    key,
+                    op + 1,
+                    ValueAt {
+                        j: skip_blanks(b, op + 1),
+                        need,
+                        must_quote: true,
+                    },
+                );
+            }
+            // A declaration without a value: `DECLARE @pw NVARCHAR(128);`.
+            return None;
+        }
+    }
     if unquoted && v.iter().all(u8::is_ascii_alphabetic) {
         let typed = run(b, op, |c| c.is_ascii_alphanumeric() || c == b'_');
         if typed > op && at(b, skip_blanks(b, typed)) == Some(b':') {
@@ -971,6 +1032,23 @@ fn child_default(b: &[u8], ks: usize, colon_end: usize) -> Option<(usize, usize)
     })
 }
 
+/// The one item of a sequence right under the key at `ks` (`secretKey:` then `- f277…`,
+/// as Unity serialises a field), at the key's indent or deeper: its value.
+fn list_item_below(b: &[u8], ks: usize, colon_end: usize) -> Option<(usize, usize)> {
+    let indent = ks - line_body(b, line_start(b, ks));
+    let ls = line_end(b, colon_end, 256) + 1;
+    let content = line_body(b, ls.min(b.len()));
+    let body = skip_blanks(b, content);
+    if body - content < indent || !b[body..].starts_with(b"- ") {
+        return None;
+    }
+    let (vs, ve) = value_at(b, skip_blanks(b, body + 2), ks)?;
+    // One scalar: not a mapping's first pair (`- name: x`), nothing after it.
+    let rest = skip_blanks(b, ve + usize::from(before(b, vs).is_some_and(is_quote)));
+    (!b[vs..ve].contains(&b':') && at(b, rest).is_none_or(|c| c == b'\n' || c == b'\r'))
+        .then_some((vs, ve))
+}
+
 /// The lines of the block under the key at `ks` (whose line ends after `from`), at most
 /// `max`: each as where its content starts and where it ends, while more indented than
 /// the key (measured after a tool's line number, `line_body`).
@@ -1064,7 +1142,17 @@ fn grep_prefix(line: &[u8]) -> bool {
 /// `KeyPairs[0].PublicKey`: a value that is itself the name of a secret refers to one
 /// (an environment variable, a key inside a Kubernetes secret, a query), it is not one.
 fn names_a_secret(v: &[u8]) -> bool {
-    // TypeScript's non-null `!` and an index's `]` close a name.
+    // TypeScript's non-null `!` and an index's `]` close a name; T-SQL's `@` and a
+    // bind variable's `:` open one (`@rmtpassword = @db_password`); a secret manager's
+    // version follows one (`db-password:latest`, `stripe-key:3`).
+    let v = v
+        .strip_prefix(b"@")
+        .or_else(|| v.strip_prefix(b":"))
+        .unwrap_or(v);
+    let v = match v.iter().rposition(|&c| c == b':') {
+        Some(c) if &v[c + 1..] == b"latest" || v[c + 1..].iter().all(u8::is_ascii_digit) => &v[..c],
+        _ => v,
+    };
     let name = v.strip_suffix(b"!").unwrap_or(v);
     let name = name.strip_suffix(b"]").unwrap_or(name);
     name.len() >= 3

@@ -116,6 +116,8 @@ pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
     let quote_at = |k: usize| at(b, k).is_some_and(is_quote);
     match at(b, i) {
         Some(b'@') if quote_at(i + 1) => return i + 1,
+        // Erlang's and Elixir's binary: `<<"…">>`.
+        Some(b'<') if b[i..].starts_with(b"<<") && quote_at(i + 2) => return i + 2,
         Some(b'[') => {
             let k = skip_blanks(b, i + 1);
             if matches!(at(b, k), Some(b'"' | b'\'')) {
@@ -527,7 +529,16 @@ pub(super) fn byte_array(b: &[u8], ke: usize, family: Family, kind: &'static str
     }
     let le = line_end(b, ke, 128);
     let head = &b[ke..le];
-    let sep = head.iter().position(|&c| c == b'=' || c == b':')?;
+    let mut sep = head.iter().position(|&c| c == b'=' || c == b':')?;
+    // `COOKIE_KEY: [u8; 32] = [29, …]`: a type annotation between the colon and the `=`.
+    if head[sep] == b':'
+        && let Some(eq) = head[sep..].iter().position(|&c| c == b'=')
+        && !head[sep..sep + eq]
+            .iter()
+            .any(|&c| matches!(c, b',' | b'"' | b'\''))
+    {
+        sep += eq;
+    }
     let open = head[sep..].iter().position(|&c| c == b'[' || c == b'{')? + sep;
     // `= new byte[] {`: the type's empty brackets come before the list's.
     let open = match head.get(open + 1) {

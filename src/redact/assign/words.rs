@@ -196,6 +196,9 @@ pub(super) const DENY_TAIL: &[&[u8]] = &[
     b"manager",
     b"provider",
     b"source",
+    // A keychain's item that holds it: `FASTLANE_PASSWORD_KEYCHAIN_ITEM`.
+    b"keychain",
+    b"item",
     b"ref",
     b"refs",
     b"format",

@@ -863,6 +863,11 @@ fn secret_armor(label: &[u8]) -> bool {
     contains_ci(label, b"PRIVATE KEY")
         || contains_ci(label, b"SECRET")
         || contains_ci(label, b"STATIC KEY")
+        // OpenVPN's `tls-crypt-v2 client key` and `… server key`, and any other block
+        // that names a key without saying it is public.
+        || label.len() > 4
+            && label[label.len() - 4..].eq_ignore_ascii_case(b" KEY")
+            && !contains_ci(label, b"PUBLIC")
 }
 
 /// A PEM block that holds a secret, BEGIN to END or to the end of text.
@@ -871,10 +876,17 @@ pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<H
     if &b[s..e] != b"-----BEGIN " {
         return None;
     }
-    let label_end = run(&b[..(e + 64).min(b.len())], e, |c| {
-        c.is_ascii_alphanumeric() || c == b' '
-    });
+    // The label runs to the dashes that close the line (`OpenVPN tls-crypt-v2 client
+    // key` has dashes of its own).
+    let le = line_end(b, e, 80);
+    let label_end = find(&b[e..le], b"-----").map_or(e, |d| e + d);
     let label = &b[e..label_end];
+    if !label
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'-'))
+    {
+        return None;
+    }
     if !b[label_end..].starts_with(b"-----") || !secret_armor(label) {
         return None;
     }
@@ -888,7 +900,9 @@ pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<H
             // or a quote's marker starts each line of a real key.
             let body = &b[label_end + 5..l - "-----END ".len()];
             let key_bytes = body.iter().filter(|&&c| is_b64(c)).count();
-            if key_bytes < 16 || body.contains(&b'<') {
+            let elided =
+                find(body, b"...").is_some() || find(body, "\u{2026}".as_bytes()).is_some();
+            if key_bytes < 16 || body.contains(&b'<') || elided {
                 return None;
             }
             return hit("private-key", s, *reach);

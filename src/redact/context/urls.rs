@@ -25,7 +25,17 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
     let token_user = |user: &[u8]| {
         user.len() >= 20 && has_digit(user) && has_alpha(user) && !is_placeholder(user)
     };
-    match userinfo.iter().position(|&c| c == b':') {
+    // The colon between user and password, outside a `${USER:-app}` reference.
+    let mut depth = 0usize;
+    let colon = userinfo.iter().position(|&c| {
+        match c {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        c == b':' && depth == 0
+    });
+    match colon {
         Some(colon) if colon + 1 == userinfo.len() => {
             token_user(&userinfo[..colon]).then(|| hit("url-password", e, e + colon))?
         }

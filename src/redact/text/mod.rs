@@ -510,6 +510,8 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         return true;
     }
     if percent_variable(v)
+        || angle_slot(v)
+        || v == b"DATA+OMITTED"
         || v.starts_with(b"ENC[")
         || v.starts_with(b"ENC(")
         || is_reference(v)
@@ -533,6 +535,8 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         b"token",
         b"changeme",
         b"changeit",
+        // Appliances' and routers' documented first login.
+        b"admin",
         // RabbitMQ's documented default login.
         b"guest",
         // The Android debug keystore's documented store and key password.
@@ -553,6 +557,19 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
             || contains_ci(v, b"key")
             || contains_ci(v, b"password")
             || contains_ci(v, b"secret"))
+}
+
+/// `eyJhbGciOi….<payload>.<signature>`: a named slot in angle brackets anywhere in
+/// the value, where documentation leaves a part out.
+fn angle_slot(v: &[u8]) -> bool {
+    v.iter().enumerate().any(|(i, &c)| {
+        c == b'<' && {
+            let name = run(v, i + 1, |c| {
+                c.is_ascii_alphabetic() || matches!(c, b'_' | b'-' | b' ')
+            });
+            name >= i + 3 && at(v, name) == Some(b'>')
+        }
+    })
 }
 
 /// `@@PASSWORD@@`, `__DB_PASSWORD__`, `((db_password))`, `#{SECRET}#`: a name between
@@ -810,6 +827,20 @@ pub(super) fn plausible(v: &[u8], need: Need) -> bool {
         return false;
     }
     if v.starts_with(b"%s") || v.starts_with(b"${") || v.starts_with(b"#{") || is_pattern(v) {
+        return false;
+    }
+    // `NX_USER`, `DB_PASS`: capitals joined by underscores, no digit, is a variable's
+    // name (Jenkins' `usernameVariable: 'NX_USER'`), not its value.
+    if v.len() <= 40
+        && v.contains(&b'_')
+        && v.split(|&c| c == b'_')
+            .all(|p| p.len() >= 2 && p.iter().all(u8::is_ascii_uppercase))
+    {
+        return false;
+    }
+    // `b"1234…"` read from its prefix: the literal inside is the value, judged on its own.
+    let prefix = run(v, 0, |c| c.is_ascii_alphabetic());
+    if (1..=2).contains(&prefix) && matches!(at(v, prefix), Some(b'"' | b'\'')) {
         return false;
     }
     match need {

@@ -25,6 +25,8 @@ const STOP_WORDS: &[&[u8]] = &[
     b"password",
     b"token",
     b"unset",
+    // A secret manager's version, after a secret's name (`db-password:latest`).
+    b"latest",
     b"yes",
     b"no",
     b"n/a",
