@@ -563,8 +563,9 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             Box::new(|t, v| t.lead_relevance = v),
             Box::new(|t, v| t.howto_relevance = v),
             Box::new(|t, v| t.howto_coverage = v),
+            Box::new(|t, v| t.context = v),
         ];
-        let grids: [&[f32]; 25] = [
+        let grids: [&[f32]; 26] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -590,6 +591,7 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             &[0.1, 0.15, 0.2, 0.25],
             &[0.0, 0.4, 0.45, 0.5, 0.55, 0.6],
             &[0.0, 0.4, 0.5, 0.6, 0.7, 0.8],
+            &[0.0, 0.1, 0.25, 0.5, 1.0],
         ];
         for (set, grid) in candidates.iter().zip(grids) {
             for &v in grid {

@@ -214,6 +214,15 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let slots = source.doc_slots() as usize;
     let (score, matched) = bm25(units, slots, t);
     let credit = synonym_credit(units, &matched, slots, t);
+    // The whole paste, to order what its failure's lines admit (`Tuning::context`).
+    let whole = match &focus {
+        Some(_) if t.context > 0.0 => {
+            let w = self::units(source, req.text, t, n);
+            let max = w.maximum.max(f32::MIN_POSITIVE);
+            Some((bm25(&w.units, slots, t).0, max))
+        }
+        _ => None,
+    };
     let need = (t.min_units as u32).min(own_units).max(1);
     let single_common = own_units == 1
         && units
@@ -292,7 +301,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
             continue;
         }
-        let own = (s / maximum).min(1.0) + t.signature_bonus * sig;
+        let around = whole
+            .as_ref()
+            .map_or(0.0, |(w, max)| t.context * (w[d] / max).min(1.0));
+        let own = (s / maximum).min(1.0) + t.signature_bonus * sig + around;
         let signals = Signals {
             signature: sig,
             coverage,

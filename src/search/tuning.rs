@@ -112,6 +112,13 @@ pub struct Tuning {
     /// golangci-lint" is not answered by a learning about golangci-lint's
     /// config format that shares only "files". 0 turns it off.
     pub howto_coverage: f32,
+    /// Weight, in ordering the learnings a pasted log admits, of the lines the
+    /// log's reading left out (`logtext::salient`: its info lines, the
+    /// commands around the failure): members of a family that store the
+    /// same error differ in what those lines say (`lsof` shows the port's
+    /// owner, `ssh -v` the refused signature). They never admit a learning:
+    /// chatter would lift everything it shares a word with. 0 turns it off.
+    pub context: f32,
 }
 
 impl Default for Tuning {
@@ -149,6 +156,7 @@ impl Default for Tuning {
             lead_ratio: 0.8,
             howto_relevance: 0.5,
             howto_coverage: 0.6,
+            context: 1.0,
         }
     }
 }

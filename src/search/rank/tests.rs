@@ -877,3 +877,41 @@ fn a_traceback_or_a_prefixed_log_ranks_as_the_error_it_carries() {
         );
     }
 }
+
+#[test]
+fn the_lines_around_a_pasted_failure_order_the_learnings_that_share_it() {
+    // Two learnings store the same refusal; what the paste printed around it
+    // (the pubkey test) says which one this is.
+    let denied = "admin@switch.lab: Permission denied (publickey).";
+    let learnings = vec![
+        learning(
+            "perms",
+            "ssh ignores a private key whose permissions are too open",
+            "ssh -i ~/.ssh/id_ed25519 deploy@build",
+            denied,
+            "chmod 600 the key file; ssh refuses keys other users can read",
+        ),
+        learning(
+            "rsa",
+            "OpenSSH refuses ssh-rsa signatures to a legacy switch",
+            "ssh -i ~/.ssh/id_rsa admin@switch",
+            &format!("{denied} send_pubkey_test: no mutual signature algorithm"),
+            "add PubkeyAcceptedAlgorithms +ssh-rsa for that host",
+        ),
+    ];
+    let index = index_of(&learnings);
+    let paste = "Aug 19 13:23:07 box ssh[6531]: debug1: Offering public key: /home/kim/.ssh/id_rsa RSA\n\
+                 Aug 19 13:23:07 box ssh[6531]: debug1: send_pubkey_test: no mutual signature algorithm\n\
+                 Aug 19 13:23:07 box ssh[6531]: error: admin@old-switch.lab: Permission denied (publickey).\n\
+                 Aug 19 13:23:07 box systemd[1]: ssh.service: Failed with result 'exit-code'.";
+    let with = rank(&index, &ask(paste), &Tuning::default());
+    assert_eq!(ids(&with).first(), Some(&"rsa"), "{:?}", ids(&with));
+    // Without the context signal the debug lines are chatter, dropped before
+    // ranking, and the shorter learning that shares the error line wins.
+    let without = Tuning {
+        context: 0.0,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(paste), &without);
+    assert_eq!(ids(&hits), ["perms", "rsa"]);
+}
