@@ -268,6 +268,13 @@ fn is_framing(line: &str) -> bool {
     if indented && t.contains(".go:") && (t.contains(" +0x") || !t.contains(' ')) {
         return true;
     }
+    // journalctl's header: `-- Journal begins at …, ends at now. --`.
+    if t.starts_with("-- Journal begins at")
+        || t.starts_with("-- Logs begin at")
+        || t == "-- No entries --"
+    {
+        return true;
+    }
     // CI runners' framing: GitHub Actions' groups, Jenkins' steps, GitLab's sections.
     if t.starts_with("##[group]")
         || t.starts_with("##[endgroup]")
@@ -468,6 +475,11 @@ fn strip_prefix(line: &str) -> (Level, &str) {
             continue;
         }
         break;
+    }
+    // A glog line behind a syslog or journal prefix (`host kubectl[42]: E0314
+    // 10:01:12.551203 21877 memcache.go:265] …`).
+    if stripped && let Some((inner, msg)) = glog(rest.trim_start()) {
+        return (inner, msg);
     }
     (level, rest.trim_start())
 }
@@ -784,6 +796,15 @@ mod tests {
         // Two lines behind a prefix are too few to call the rest chatter.
         let two = "main.go:42: opening db\nmain.go:43: dial tcp: connection refused";
         assert_eq!(said(two), "opening db\ndial tcp: connection refused");
+    }
+
+    #[test]
+    fn a_journal_header_and_a_glog_line_behind_a_journal_prefix_are_framing() {
+        let j = "-- Journal begins at Fri 2026-09-08 07:12:01 UTC, ends at now. --
+                 2026-09-11T14:02:50+0000 ip-10-0-3-41 app[44029]: feature flags refreshed
+                 2026-09-11T14:02:55+0000 ip-10-0-3-41 app[44029]: E0314 10:01:12.551203   21877 memcache.go:265] couldn't get current server API group list
+                 2026-09-11T14:02:58+0000 ip-10-0-3-41 app[44029]: leader lease renewed";
+        assert_eq!(said(j), "couldn't get current server API group list");
     }
 
     #[test]
