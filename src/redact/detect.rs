@@ -99,6 +99,12 @@ enum Anchor {
     RecoveryCode,
     /// An askpass helper (`SSH_ASKPASS`, `GIT_ASKPASS`): what it echoes is the password.
     Askpass,
+    /// A Terraform state's `random_password` resource: its `result`.
+    RandomPassword,
+    /// A cookie jar in Netscape's format (curl's `-c`, a browser's export).
+    CookieJar,
+    /// A raw key in hex on a line of its own below a sentence that names a private key.
+    PrivateKeyBelow,
     /// A trailing comment that says the value before it is secret (`# keep private`).
     CommentSaysSecret,
     /// An argument list (`argv.rs`).
@@ -129,6 +135,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("sk-", Anchor::SkDash), ("T3BlbkFJ", Anchor::OpenAiMarker),
     ("eyJ", Anchor::Jwt),
     ("-----BEGIN ", Anchor::Pem), ("LS0tLS1CRUdJTi", Anchor::B64Pem),
+    ("AEdJVENSWVBUS0VZ", Anchor::B64Pem),
     ("ewog", Anchor::B64PrettyJson), ("ewoi", Anchor::B64PrettyJson),
     ("Private-Lines:", Anchor::Putty),
     // Slack's webhooks are pasted without a scheme; the others are found after `://`.
@@ -166,7 +173,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("seed", Anchor::Keyword), ("login", Anchor::Keyword),
     ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("appid", Anchor::Keyword), ("skey", Anchor::Keyword), ("encrypt", Anchor::Keyword),
-    ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword),
+    ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword), ("suri", Anchor::Keyword),
+    ("\"private\"", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
@@ -175,6 +183,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional), ("send \"", Anchor::ExpectSend),
     ("recovery key", Anchor::RecoveryCode), ("recovery code", Anchor::RecoveryCode),
     ("backup code", Anchor::RecoveryCode), ("recovery password", Anchor::RecoveryCode),
+    ("security key", Anchor::RecoveryCode),
     ("askpass", Anchor::Askpass),
     ("keep private", Anchor::CommentSaysSecret), ("keep secret", Anchor::CommentSaysSecret),
     ("do not share", Anchor::CommentSaysSecret), ("don't share", Anchor::CommentSaysSecret),
@@ -182,11 +191,13 @@ const FIXED: &[(&str, Anchor)] = &[
     ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
-    ("BUNDLE_", Anchor::Bundler), ("code=", Anchor::OauthCode), ("\"auth\" \"", Anchor::QuotedAuth),
+    ("\"random_password\"", Anchor::RandomPassword),
+    ("Netscape HTTP Cookie File", Anchor::CookieJar), ("private key", Anchor::PrivateKeyBelow), ("BUNDLE_", Anchor::Bundler), ("code=", Anchor::OauthCode), ("\"auth\" \"", Anchor::QuotedAuth),
     ("keys:", Anchor::KeyedMap), ("secrets:", Anchor::KeyedMap), ("tokens:", Anchor::KeyedMap),
-    ("credentials:", Anchor::KeyedMap), ("fernet(", Anchor::Fernet), ("accounts:", Anchor::Accounts),
+    ("credentials:", Anchor::KeyedMap), ("keys\": {", Anchor::KeyedMap),
+    ("secrets\": {", Anchor::KeyedMap), ("tokens\": {", Anchor::KeyedMap), ("fernet(", Anchor::Fernet), ("accounts:", Anchor::Accounts),
     ("net user ", Anchor::Positional), ("samba-tool user create ", Anchor::Positional),
-    ("bundle config ", Anchor::Positional),
+    ("bundle config ", Anchor::Positional), ("set-agent-token ", Anchor::Positional),
     ("wpa_passphrase ", Anchor::Positional), ("openssl passwd ", Anchor::Positional),
     ("nickserv identify ", Anchor::Positional), ("oathtool ", Anchor::Positional),
     ("login ", Anchor::AuthVerb), ("auth ", Anchor::AuthVerb), ("authorize ", Anchor::AuthVerb), ("unlock ", Anchor::AuthVerb),
@@ -210,7 +221,11 @@ const FIXED: &[(&str, Anchor)] = &[
     ("default", Anchor::TemplateDefault),
     ("aad3b435b51404eeaad3b435b51404ee:", Anchor::Ntlm), ("-hashes ", Anchor::Ntlm),
     (":aes256-cts-hmac-sha1-96:", Anchor::Protocol), (":aes128-cts-hmac-sha1-96:", Anchor::Protocol),
-    ("auth plain ", Anchor::Protocol),
+    ("auth plain ", Anchor::Protocol), ("mechanism=\"plain\">", Anchor::Protocol),
+    ("mechanism='plain'>", Anchor::Protocol), ("UGFzc3dvcmQ6", Anchor::Protocol),
+    ("$4\r\nAUTH\r\n", Anchor::Protocol), (" crypt aes-", Anchor::Protocol),
+    (" crypt serpent-", Anchor::Protocol), (" crypt twofish-", Anchor::Protocol),
+    (" crypt capi:", Anchor::Protocol),
     ("type=EXECVE", Anchor::Argv), ("args:", Anchor::Argv), ("\"args\"", Anchor::Argv),
     ("command:", Anchor::Argv), ("\"command\"", Anchor::Argv), ("execve(", Anchor::Argv),
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
@@ -487,6 +502,12 @@ impl Scan<'_> {
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
             Anchor::ExpectSend => context(structure::expect_send(b, s, e)),
             Anchor::RecoveryCode => context(structure::recovery_code(b, e)),
+            Anchor::RandomPassword => context(structure::random_password(b, e)),
+            Anchor::PrivateKeyBelow => context(structure::hex_key_below(b, e)),
+            Anchor::CookieJar => {
+                push_all(self.out, CONTEXT, |hits| structure::cookie_jar(b, e, hits));
+                None
+            }
             Anchor::Askpass => context(structure::askpass(b, e)),
             Anchor::CommentSaysSecret => context(structure::commented_secret(b, s)),
             Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
@@ -532,6 +553,8 @@ impl Scan<'_> {
                 } else {
                     e
                 };
+                // `"private"`: anchored with its quotes, the key is the word inside.
+                let s = s + usize::from(literal.starts_with('"'));
                 let found = keyword_value(b, s, e, &mut reach.assign);
                 if found.is_none() {
                     push_all(self.out, NEAR, |hits| {
@@ -616,6 +639,8 @@ fn url_credentials(b: &[u8], s: usize, e: usize, out: &mut Vec<Candidate>) -> Op
     context(context::url_credentials(b, s, e))
         .or_else(|| context::webhook_url(b, s, e).map(|h| (h, SPECIFIC)))
         .or_else(|| context(context::hook_host(b, e)))
+        .or_else(|| context(context::otp_migration(b, s, e)))
+        .or_else(|| context(context::fragment_key(b, e)))
 }
 
 /// The arguments of a login verb at `s..e`, into `out`: all of them where a command

@@ -43,6 +43,10 @@ pub(super) const READERS: &[&str] = &[
     "less ",
     "more ",
     "bat ",
+    // Dumpers print the same file's bytes (`xxd -p ~/.lightning/bitcoin/hsm_secret`).
+    "xxd ",
+    "hexdump ",
+    "base64 ",
     // Decrypters print the plaintext of an encrypted secret's file.
     "gpg -d ",
     "gpg --decrypt ",
@@ -436,6 +440,8 @@ const SECRET_WORDS: &[&[u8]] = &[
     b"pgpass",
     b"netrc",
     b"cookie",
+    // PAM's TOTP seed file: its first line is the seed.
+    b"google_authenticator",
 ];
 
 /// The fields of the output of the reader at `s..e`, when it reads a secret's file.

@@ -90,7 +90,13 @@ pub(super) fn expect_send(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// single blanks. The key's `ID:` is not the key. `e` is after the label.
 pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
     let le = line_end(b, e, 160);
-    let colon = super::text::find(&b[e..le], b": ")? + e;
+    // `… my backup code? ve8z-i7g6-n4gi`: a question's mark ends the label too.
+    let Some(colon) = super::text::find(&b[e..le], b": ")
+        .or_else(|| super::text::find(&b[e..le], b"? "))
+        .map(|c| c + e)
+    else {
+        return code_line_below(b, le);
+    };
     let between = &b[e..colon];
     if between
         .split(|c| !c.is_ascii_alphanumeric())
@@ -123,6 +129,34 @@ pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
         ve -= 1;
     }
     (alnum >= 8 && (groups >= 2 || alnum >= 10)).then(|| hit("recovery-code", vs, ve))?
+}
+
+/// `Save your Security Key` … then a line that is only the key in groups (Element's
+/// `EsUH 4sC7 PXoJ …`, a disk's recovery key): within the three lines below the
+/// label's, four or more groups of 3 to 10 letters and digits, one blank or dash
+/// between them, with digits among them.
+fn code_line_below(b: &[u8], le: usize) -> Option<Hit> {
+    let mut ls = le + 1;
+    for _ in 0..3 {
+        if ls >= b.len() {
+            return None;
+        }
+        let end = line_end(b, ls, 256);
+        let line = b[ls..end].trim_ascii();
+        let vs = skip_blanks(b, ls);
+        let groups: Vec<&[u8]> = line.split(|&c| c == b' ' || c == b'-').collect();
+        let shaped = groups.len() >= 4
+            && groups
+                .iter()
+                .all(|g| (3..=10).contains(&g.len()) && g.iter().all(u8::is_ascii_alphanumeric))
+            && line.iter().filter(|c| c.is_ascii_digit()).count() >= 2
+            && line.iter().any(u8::is_ascii_alphabetic);
+        if shaped {
+            return hit("recovery-code", vs, vs + line.len());
+        }
+        ls = end + 1;
+    }
+    None
 }
 
 /// An askpass helper (`SSH_ASKPASS`, `GIT_ASKPASS`, `SUDO_ASKPASS`): a script whose
@@ -232,6 +266,8 @@ const POSITIONAL: &[(&[u8], usize)] = &[
     (b"samba-tool user create", 1),
     // `wpa_passphrase SSID PASSPHRASE`.
     (b"wpa_passphrase", 1),
+    // `consul acl set-agent-token TYPE TOKEN`.
+    (b"set-agent-token", 1),
     // The last argument: `openssl passwd -6 -salt S PASSWORD`, IRC's `/msg NickServ
     // IDENTIFY [ACCOUNT] PASSWORD`, `oathtool --totp -b SEED`.
     (b"openssl passwd", LAST),
@@ -300,8 +336,11 @@ pub(super) fn positional(b: &[u8], s: usize, e: usize, literal: &str) -> Option<
         }
         share + 1
     } else if lit.eq_ignore_ascii_case(b"bundle config") {
-        // `bundle config [--global] gems.contribsys.com USER:PASS`: a gem source's login,
-        // not a setting (`set path vendor`, `build.nokogiri …`).
+        // `bundle config [set] [--global] gems.contribsys.com USER:PASS`: a gem source's
+        // login, not a setting (`set path vendor`, `build.nokogiri …`).
+        if args.first().is_some_and(|&(vs, ve)| &b[vs..ve] == b"set") {
+            args.remove(0);
+        }
         let &(hs, he) = args.first()?;
         let host = &b[hs..he];
         let &(vs, ve) = args.get(1)?;
@@ -754,9 +793,164 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
         let end = run(b, e, |c| c.is_ascii_hexdigit());
         return (end - e >= 32).then(|| hit("kerberos-key", e, end))?;
     }
+    if literal == "UGFzc3dvcmQ6" {
+        // Base64 is case-sensitive; the anchors are matched without case.
+        return (&b[e - literal.len()..e] == literal.as_bytes())
+            .then(|| login_password(b, e))
+            .flatten();
+    }
+    if literal.starts_with('$') {
+        return resp_auth(b, e);
+    }
+    if literal.starts_with(" crypt ") {
+        return dm_crypt_key(b, e);
+    }
     let end = run(b, e, super::text::is_b64);
     let decoded = super::text::b64_decode_prefix(&b[e..end], 256);
     (end - e >= 12 && decoded.contains(&0)).then(|| hit("password", e, end))?
+}
+
+/// SMTP's `AUTH LOGIN`: after the server's `334 UGFzc3dvcmQ6` ("Password:" in
+/// base64), the client's next line is the password in base64, however a transcript
+/// frames it (`C: …`, `send: '…\r\n'`). `e` is after the challenge.
+fn login_password(b: &[u8], e: usize) -> Option<Hit> {
+    let ls = run(b, line_end(b, e, 256), |c| c == b'\r' || c == b'\n');
+    if ls >= b.len() {
+        return None;
+    }
+    let le = line_end(b, ls, 1024);
+    // The longest base64 run on the line that decodes to printable text.
+    let mut i = ls;
+    while i < le {
+        let end = run(&b[..le], i, super::text::is_b64);
+        if end - i >= 8 && (i == ls || !super::text::is_b64(b[i - 1])) {
+            let decoded = super::text::b64_decode_prefix(&b[i..end], 256);
+            if !decoded.is_empty() && decoded.iter().all(|c| c.is_ascii_graphic() || *c == b' ') {
+                return hit("password", i, end);
+            }
+        }
+        i = end.max(i + 1);
+    }
+    None
+}
+
+/// A dm-crypt table line (`dmsetup table --showkeys`, a `crypt` target in a script):
+/// `crypt <cipher> <key in hex> <iv offset> <device> …`. `e` is inside the cipher.
+fn dm_crypt_key(b: &[u8], e: usize) -> Option<Hit> {
+    let cipher_end = run(b, e, |c| !c.is_ascii_whitespace());
+    let start = skip_blanks(b, cipher_end);
+    let end = run(b, start, |c| c.is_ascii_hexdigit());
+    let key = &b[start..end];
+    (key.len() >= 32
+        && at(b, end).is_none_or(|c| c.is_ascii_whitespace())
+        && !super::text::is_filler(key))
+    .then(|| hit("key", start, end))?
+}
+
+/// A Terraform state's `"type": "random_password"` resource: the password it made is
+/// its instance's `"result"` (sensitive in the plan, plain in the state file). `e` is
+/// after the quoted type; the resource's next `"type"` ends the search.
+pub(super) fn random_password(b: &[u8], e: usize) -> Option<Hit> {
+    let hi = (e + 4096).min(b.len());
+    let until = super::text::find(&b[e..hi], b"\"type\"").map_or(hi, |p| e + p);
+    let key = super::text::find(&b[e..until], b"\"result\"")? + e + 8;
+    let colon = skip_blanks(b, key);
+    if at(b, colon) != Some(b':') {
+        return None;
+    }
+    let open = skip_blanks(b, colon + 1);
+    if at(b, open) != Some(b'"') {
+        return None;
+    }
+    let end = run(&b[..until], open + 1, |c| c != b'"' && c != b'\n');
+    (end - open > 8 && at(b, end) == Some(b'"')).then(|| hit("password", open + 1, end))?
+}
+
+/// The lines of a cookie jar in Netscape's format under its header: `domain, flag,
+/// path, secure, expiry, name, value` between tabs. A value that is machine-made, or
+/// carries a long random run (Roblox's warning before its token), is a session.
+pub(super) fn cookie_jar(b: &[u8], e: usize, out: &mut Vec<Hit>) {
+    let mut ls = line_end(b, e, 256) + 1;
+    for _ in 0..256 {
+        if ls >= b.len() {
+            return;
+        }
+        let le = line_end(b, ls, 8192);
+        let line = &b[ls..le];
+        let fields: Vec<&[u8]> = line.split(|&c| c == b'\t').collect();
+        if fields.len() == 7 {
+            let v = fields[6];
+            let vs = le - v.len();
+            let random_run = v
+                .split(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-')))
+                .any(|r| r.len() >= 32 && plausible(r, Need::Token));
+            if v.len() >= 16 && (plausible(v, Need::Strong) || random_run) {
+                out.push(("cookie", vs, le));
+            }
+        } else if !line.is_empty() && !line.starts_with(b"#") {
+            return;
+        }
+        ls = le + 1;
+    }
+}
+
+/// A wallet's "Show private key" (`This is your private key. Never disclose it.` then
+/// the key): a line of 64 hex digits, `0x` or not, within the two lines below the
+/// words. `e` is after them.
+pub(super) fn hex_key_below(b: &[u8], e: usize) -> Option<Hit> {
+    // A digest of the key file is 64 hex digits too.
+    let said = &b[line_start(b, e)..line_end(b, e, 512)];
+    if ["sha", "digest", "checksum", "fingerprint", "hash", "public"]
+        .iter()
+        .any(|w| contains_ci(said, w.as_bytes()))
+    {
+        return None;
+    }
+    let mut ls = line_end(b, e, 512) + 1;
+    for _ in 0..2 {
+        if ls >= b.len() {
+            return None;
+        }
+        let le = line_end(b, ls, 256);
+        let body = skip_blanks(b, ls).min(le);
+        let start = body + if b[body..le].starts_with(b"0x") { 2 } else { 0 };
+        let end = run(&b[..le], start, |c| c.is_ascii_hexdigit());
+        if end - start == 64
+            && b[end..le].trim_ascii().is_empty()
+            && !super::text::is_filler(&b[start..end])
+        {
+            return hit("private-key", start, end);
+        }
+        ls = le + 1;
+    }
+    None
+}
+
+/// Redis' `AUTH` as RESP puts it on the wire (`*3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$24
+/// \r\n<password>\r\n`): the last bulk string of the command is the password. `e` is
+/// after `AUTH\r\n`.
+fn resp_auth(b: &[u8], e: usize) -> Option<Hit> {
+    let mut i = e;
+    let mut last = None;
+    for _ in 0..2 {
+        if at(b, i) != Some(b'$') {
+            break;
+        }
+        let digits = run(b, i + 1, |c| c.is_ascii_digit());
+        let n: usize = std::str::from_utf8(&b[i + 1..digits]).ok()?.parse().ok()?;
+        if !b[digits..].starts_with(b"\r\n") || digits + 2 + n > b.len() {
+            break;
+        }
+        let start = digits + 2;
+        last = Some((start, start + n));
+        i = start + n;
+        if !b[i..].starts_with(b"\r\n") {
+            break;
+        }
+        i += 2;
+    }
+    let (start, end) = last?;
+    (end - start >= 6).then(|| hit("password", start, end))?
 }
 
 /// `WIFI:T:WPA;S:Lab-Net;P:<password>;;`: the network's password in a join code (the

@@ -151,3 +151,180 @@ fn references_names_and_elided_values_are_kept() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn protocol_transcripts_give_their_passwords_away() {
+    // SMTP's AUTH LOGIN: the line after the server's `334 UGFzc3dvcmQ6` ("Password:").
+    let pw = "aHVudGVyMi1zdGFwbGUtOTk=";
+    assert_gone(
+        &format!("S: 334 UGFzc3dvcmQ6\r\nC: {pw}\r\nS: 235 ok\r\n"),
+        pw,
+    );
+    // Redis' AUTH on the wire: the command's last bulk string.
+    let v = format!("{}&", alnum(20));
+    assert_gone(
+        &format!(
+            "*3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n${}\r\n{v}\r\n*1\r\n$4\r\nPING\r\n",
+            v.len()
+        ),
+        &v,
+    );
+    // XMPP's SASL PLAIN: `\0user\0password` in base64.
+    let plain = "AGpvYW8AYW5jaG9yLndpbGxvdy5vcmNoaWQuOTgxNQ==";
+    assert_gone(
+        &format!(
+            "<auth xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\" mechanism=\"PLAIN\">{plain}</auth>"
+        ),
+        plain,
+    );
+}
+
+#[test]
+fn a_urls_fragment_key_and_an_authenticator_export_are_redacted() {
+    let k = format!("R6{}", alnum(20));
+    assert_gone(
+        &format!("https://send.example.io/download/6bf3258f68ab85b3/#{k}\n"),
+        &k,
+    );
+    let data = format!("CkEK{}", alnum(60));
+    assert_gone(
+        &format!("otpauth-migration://offline?data={data}%3D%3D\n"),
+        &data,
+    );
+    assert_clean("see https://docs.example.com/guide#section-Three\nand https://github.com/a/b/blob/main/x.rs#L10-L20\n");
+}
+
+#[test]
+fn files_and_tables_of_secrets_are_read() {
+    let seed = "EMVIVX4DKTTHHYNUYCCRMR24KU";
+    assert_gone(
+        &format!("$ sudo cat /home/kim/.google_authenticator\n{seed}\n\" RATE_LIMIT 3 30\n"),
+        seed,
+    );
+    let hex = "3ae8f9fdf823107cdc499e57e8cb3d79bf8bf2b17fc909500425dffc5d5d";
+    assert_gone(
+        &format!("$ xxd -p ~/.lightning/bitcoin/hsm_secret\n{hex}\n8992\n"),
+        hex,
+    );
+    let key = "316a9d9c81d87b2b1c0c7fd3f8c26b6eeaf4c7959609638df706791855da025d";
+    assert_gone(
+        &format!("luks-0d31: 0 1951133696 crypt aes-xts-plain64 {key} 0 259:2 32768\n"),
+        key,
+    );
+    let s2 = "A7AE7004E2786723BCE8B327BBBF351A";
+    assert_gone(
+        &format!("{{\n  \"securityKeys\": {{\n    \"S2_AccessControl\": \"{s2}\"\n  }}\n}}\n"),
+        s2,
+    );
+    // A Matrix device's `keys` are public.
+    assert_clean(&format!(
+        "{{\n  \"keys\": {{\n    \"ed25519:QXKV\": \"{s2}\"\n  }}\n}}\n"
+    ));
+    let secret = format!("{}/{}", alnum(20), alnum(19));
+    assert_gone(
+        &format!(
+            "\u{feff}User Name,Access Key Id,Secret Access Key\nci,AKIAQX7ZP2K9M4W8R3T6,{secret}\n"
+        ),
+        &secret,
+    );
+    assert_clean("name,old password hint,email\nbob,my cat name,bob@example.com\n");
+    let pw = format!("{}1#", alnum(18));
+    assert_gone(
+        &format!("    content: |\n      pg-05.internal:5432:*:replicator:{pw}\n"),
+        &pw,
+    );
+    let result = format!("*{}=", alnum(20));
+    assert_gone(
+        &format!(
+            "  \"type\": \"random_password\",\n  \"instances\": [{{\"attributes\": {{\n    \"length\": 24,\n    \"result\": \"{result}\"\n  }}}}]\n"
+        ),
+        &result,
+    );
+    let cookie = format!("_|WARNING:-DO-NOT-SHARE-THIS.|_{}", alnum(64));
+    assert_gone(
+        &format!(
+            "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tTRUE\t1769659690\tsession\t{cookie}\n"
+        ),
+        &alnum(64),
+    );
+}
+
+#[test]
+fn keys_beside_their_pair_their_wallet_or_their_dump_are_redacted() {
+    let private = "f32d52809137223a1686f59f4e87c2979d24038a4e00d0e486d86f89057f440a";
+    assert_gone(
+        &format!(
+            "\"keyval\": {{\n  \"public\": \"ed1044bb91efd5c6d4dd6a4e23da95c02d1e9b3aa520fd4338ac605ff91662a8\",\n  \"private\": \"{private}\"\n}}"
+        ),
+        private,
+    );
+    assert_clean("{\"name\": \"x\", \"private\": true, \"public\": false}\n");
+    assert_gone(
+        &format!("$ polkadot key insert --suri 0x{private} --key-type babe\n"),
+        private,
+    );
+    assert_gone(
+        &format!(
+            "Show private key\nThis is your private key. Never disclose it.\n{private}\nDone\n"
+        ),
+        private,
+    );
+    assert_clean(&format!("SHA-256 of the private key file:\n{private}\n"));
+    let b64 = format!("AEdJVENSWVBUS0VZAAAAAgAAAAAAAAAB{}==", alnum(60));
+    assert_gone(
+        &format!("echo \"{b64}\" | base64 -d > /tmp/git-crypt.key\n"),
+        &b64,
+    );
+    let v = format!("{}+{}/{}==", alnum(30), alnum(20), alnum(30));
+    assert_gone(
+        &format!(
+            "<masterKey p4:requiresEncryption=\"true\" xmlns:p4=\"http://schemas.asp.net/2015/03/dataProtection\">\n  <!-- Warning: the key below is in an unencrypted form. -->\n  <value>{v}</value>\n</masterKey>\n"
+        ),
+        &v,
+    );
+    assert!(
+        redacted(&format!(
+            "<masterKey p4:requiresEncryption=\"true\">\n<value>{v}</value>\n"
+        ))
+        .contains("p4:requiresEncryption=\"true\"")
+    );
+    let code = "EsUH 4sC7 PXoJ cngm gNPB ANHo 687B DrZp Ey1Y ch7H AvmG vXGV";
+    assert_gone(
+        &format!("Save your Security Key\nStore it somewhere safe.\n\n{code}\n\n[Copy]\n"),
+        code,
+    );
+    assert_gone(
+        "can you use my backup code? ve8z-i7g6-n4gi\n",
+        "ve8z-i7g6-n4gi",
+    );
+    assert_clean("Insert your security key and touch it.\nThe quick brown fox jumps over\n");
+}
+
+#[test]
+fn network_gear_and_cli_positions_hold_passwords() {
+    let c = alnum(16);
+    assert_gone(&format!("snmp-server community {c} RW 10\n"), &c);
+    assert_clean("snmp-server community public RO\n");
+    let pw = "juniper.nimbus.fennel.3254";
+    assert_gone(
+        &format!("sw-core-01(config)#username netops privilege 15 secret 0 {pw}\n"),
+        pw,
+    );
+    assert_gone(
+        "bundle config set --global gems.contribsys.com 933cccc9:41b377f7\n",
+        "41b377f7",
+    );
+    assert_clean("bundle config set --local path vendor/bundle\n");
+    let psk = format!("{}/{}=", alnum(30), alnum(12));
+    assert_gone(
+        &format!(
+            "wg set wg0 peer WmBCYRMNZOtzafcJtuqQphvYXnP+2RoANr9fTMIeTLw= preshared-key <(echo {psk}) allowed-ips 10.9.0.7/32\n"
+        ),
+        &psk,
+    );
+    let token = "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b2c";
+    assert_gone(
+        &format!("$ consul acl set-agent-token agent {token}\n"),
+        token,
+    );
+}

@@ -136,7 +136,7 @@ pub(super) fn column_below(
     (family, kind): (Family, &'static str),
     out: &mut Vec<Hit>,
 ) {
-    if !header_word(&b[ks..ke]) {
+    if !header_word(&b[ks..ke]) && !cell_name(&b[ks..ke]) {
         return;
     }
     let ls = line_start(b, ks);
@@ -201,7 +201,8 @@ fn header_column(header: &[u8], k: usize, kend: usize) -> Option<(u8, usize)> {
         }
         let column = header[..k].iter().filter(|&&c| c == sep).count();
         // The name is the whole cell (`password`, not `old password hint`).
-        if cell(header, sep, column) == Some((k, kend)) && header_word(&header[k..kend]) {
+        let name = &header[k..kend];
+        if cell(header, sep, column) == Some((k, kend)) && (header_word(name) || cell_name(name)) {
             return Some((sep, column));
         }
     }
@@ -229,6 +230,14 @@ fn unquote(row: &[u8], s: usize, e: usize) -> (usize, usize) {
     } else {
         (s, e)
     }
+}
+
+/// `Secret access key`, `Access Token`: two to four plain words, one blank between
+/// them, naming a column. Whether they name a secret is `classify_key`'s to say (`old
+/// password hint` names none).
+pub(super) fn cell_name(w: &[u8]) -> bool {
+    let words = w.split(|&c| c == b' ');
+    (2..=4).contains(&words.clone().count()) && words.into_iter().all(plain_word)
 }
 
 /// `password`, `Token`, `KEY`: one word of letters, in one case or capitalised.

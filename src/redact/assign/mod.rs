@@ -170,6 +170,10 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     if w == b"appid" || w == b"skey" || w == b"encrypt" || w == b"setcookie" {
         return Some(Family::Key);
     }
+    // Substrate's `--suri`: a key's secret URI (its seed or mnemonic).
+    if w == b"suri" {
+        return Some(Family::Secret);
+    }
     if w == b"key" || ends(b"key") && one_of(stem(b"key"), KEY_STEMS) {
         return Some(Family::Key);
     }
@@ -363,12 +367,23 @@ pub(super) fn table_column(
     reach: &mut Reach,
     out: &mut Vec<super::context::Hit>,
 ) {
-    let ks = run_back(b, s, s.saturating_sub(64), is_key_char);
-    let ke = run(&b[..(e + 64).min(b.len())], e, is_key_char);
+    let mut ks = run_back(b, s, s.saturating_sub(64), is_key_char);
+    let mut ke = run(&b[..(e + 64).min(b.len())], e, is_key_char);
     // Cheap tests first, once per line: a header names its column in a word of its
     // own, on a line with cells (this runs for every secret word no assignment took).
     if ks < reach.table || !label::header_word(&b[ks..ke]) {
         return;
+    }
+    // A cell of a few words (`Secret access key` in a console's credentials CSV).
+    let cs = run_back(b, ks, ks.saturating_sub(40), |c| {
+        c.is_ascii_alphabetic() || c == b' '
+    });
+    let ce = run(&b[..(ke + 40).min(b.len())], ke, |c| {
+        c.is_ascii_alphabetic() || c == b' '
+    });
+    if (cs, ce) != (ks, ke) && label::cell_name(b[cs..ce].trim_ascii()) {
+        ks = cs + (b[cs..ce].len() - b[cs..ce].trim_ascii_start().len());
+        ke = ks + b[cs..ce].trim_ascii().len();
     }
     let le = line_end(b, ke, 1024);
     let line = &b[line_start(b, ks)..le];
@@ -467,7 +482,15 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
             return None;
         }
     }
-    let (family, kind) = match classify_key(key)? {
+    // `"private": "f32d…"` beside `"public": "ed10…"` (a TUF or securesystemslib key
+    // file, a wallet's key pair): the private half of the pair.
+    let pair_half = || {
+        (key_quote.is_some()
+            && key.eq_ignore_ascii_case(b"private")
+            && contains_ci(&b[ks.saturating_sub(400)..ks], b"\"public\""))
+        .then_some((Family::Key, "private-key"))
+    };
+    let (family, kind) = match classify_key(key).or_else(pair_half)? {
         // `--auth <token>` is a flag, not docker's `"auth": "<base64>"`.
         (Family::Auth, "docker-auth") if flag => (Family::Auth, "token"),
         // Prose: "Incorrect API key provided".
@@ -533,6 +556,7 @@ pub(super) fn apart_value(
         .or_else(|| value::named_element(b, ks, ke, family, kind))
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind))
+        .or_else(|| value::value_child(b, ks, ke, family, kind))
 }
 
 /// A key that names a secret, where it is and how it was written.
@@ -917,15 +941,24 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
         return checked_value(b, key, after, value);
     }
     // `api_key.revoked key_id=key_…`: after a blank, a `name=` starts the next pair.
+    // An element's next attribute (`<masterKey p4:requiresEncryption="true">`) too.
+    let tag_open = before(b, key.start) == Some(b'<');
     let name_len = run(v, 0, |c| {
-        c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'_' | b'.')
+        c.is_ascii_lowercase()
+            || c.is_ascii_digit()
+            || matches!(c, b'_' | b'.')
+            || tag_open && (c.is_ascii_uppercase() || matches!(c, b':' | b'-'))
     });
     if unquoted
-        && j == sp
+        && (j == sp || tag_open)
         && !key.flag
         && name_len >= 2
         && at(v, name_len) == Some(b'=')
-        && at(v, name_len + 1).is_some_and(|c| c != b'=')
+        && match at(v, name_len + 1) {
+            Some(c) => c != b'=',
+            // The attribute's quoted value starts right after: `p4:x="true"`.
+            None => tag_open && at(b, end).is_some_and(is_quote),
+        }
     {
         return None;
     }
@@ -1075,10 +1108,66 @@ fn block_below(
     .take(max)
 }
 
+/// `"securityKeys": {` (Z-Wave JS), `"tokens": {`: a JSON object of secrets by name,
+/// one member a line, up to its `}`. A name that says public (`"publicKeys"`) holds
+/// public keys. `s..e` is the anchor, from inside the quoted name to the brace.
+fn json_keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::context::Hit>) {
+    let name_start = run_back(b, s, s.saturating_sub(64), |c| {
+        c.is_ascii_alphanumeric() || c == b'_'
+    });
+    let qualifier = b[name_start..s]
+        .strip_suffix(b"_")
+        .unwrap_or(&b[name_start..s]);
+    // Keys alone are as often public (a Matrix device's `"keys": {`): only keys a
+    // qualifier calls secret are.
+    let secret_keys = [
+        b"security".as_slice(),
+        b"secret",
+        b"api",
+        b"access",
+        b"private",
+        b"master",
+        b"encryption",
+        b"session",
+    ]
+    .iter()
+    .any(|q| qualifier.eq_ignore_ascii_case(q));
+    if contains_ci(qualifier, b"pub") || b[s..s + 4].eq_ignore_ascii_case(b"keys") && !secret_keys {
+        return;
+    }
+    let mut ls = line_end(b, e, 64) + 1;
+    for _ in 0..16 {
+        if ls >= b.len() {
+            return;
+        }
+        let le = line_end(b, ls, 512);
+        let body = skip_blanks(b, ls);
+        if at(b, body) != Some(b'"') {
+            return;
+        }
+        let name_end = run(&b[..le], body + 1, |c| c != b'"');
+        let colon = skip_blanks(b, name_end + 1);
+        if at(b, colon) != Some(b':') {
+            return;
+        }
+        if let Some((vs, ve)) = value_at(b, skip_blanks(b, colon + 1), body)
+            && ve <= le
+            && before(b, vs) == Some(b'"')
+            && plausible(&b[vs..ve], Need::Strong)
+        {
+            out.push(("secret", vs, ve));
+        }
+        ls = le + 1;
+    }
+}
+
 /// `keys:` (LiveKit's key/secret map), `secrets:`, `tokens:`, `credentials:` ending its
 /// line: a mapping whose entries are `<key id>: <secret>`, so each value that looks
 /// machine-made is a secret. `e` is the end of the anchor (`keys:`).
 pub(super) fn keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::context::Hit>) {
+    if b[..e].ends_with(b"{") {
+        return json_keyed_map(b, s, e, out);
+    }
     if at(b, skip_blanks(b, e)).is_some_and(|c| c != b'\n' && c != b'\r')
         || before(b, s).is_some_and(|c| !c.is_ascii_whitespace())
     {
@@ -1277,8 +1366,9 @@ fn key_is(b: &[u8], ks: usize, ke: usize, word: &[u8]) -> bool {
 /// `aws configure set KEY V`, `ENV KEY V`, `setx KEY V`, `config set KEY V`,
 /// `proxy_set_header X-Api-Key V`.
 fn set_context(line: &[u8]) -> bool {
+    // A device's prompt is glued to the command (`sw-01(config)#username …`).
     let words = line
-        .split(|c| c.is_ascii_whitespace())
+        .split(|&c| c.is_ascii_whitespace() || c == b'#')
         .filter(|w| !w.is_empty());
     let mut set = false;
     for w in words {
@@ -1299,6 +1389,10 @@ fn set_context(line: &[u8]) -> bool {
                 b"add_header",
                 b"grpc_set_header",
                 b"header_up",
+                // Network gear's configuration lines (`snmp-server community <x> RW`,
+                // `username ops privilege 15 secret 0 <x>`).
+                b"snmp-server",
+                b"username",
             ],
         );
     }

@@ -118,6 +118,8 @@ pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
         Some(b'@') if quote_at(i + 1) => return i + 1,
         // Erlang's and Elixir's binary: `<<"…">>`.
         Some(b'<') if b[i..].starts_with(b"<<") && quote_at(i + 2) => return i + 2,
+        // A process substitution that echoes the value: `<(echo …)`.
+        Some(b'<') if b[i..].starts_with(b"<(echo ") => return skip_blanks(b, i + 7),
         Some(b'[') => {
             let k = skip_blanks(b, i + 1);
             if matches!(at(b, k), Some(b'"' | b'\'')) {
@@ -597,6 +599,42 @@ pub(super) fn byte_array(b: &[u8], ke: usize, family: Family, kind: &'static str
         start: first.unwrap_or(last),
         end: last,
         direct: true,
+    })
+}
+
+/// `<masterKey p4:requiresEncryption="true">` then, a line or two below, `<value>…
+/// </value>` (ASP.NET's data-protection key ring): an element named for the secret
+/// whose `value` child holds it.
+pub(super) fn value_child(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    family: Family,
+    kind: &'static str,
+) -> Option<Found> {
+    if before(b, ks) != Some(b'<') {
+        return None;
+    }
+    let le = line_end(b, ke, 512);
+    let close = b[ke..le].iter().position(|&c| c == b'>')? + ke;
+    if b[close - 1] == b'/' {
+        return None;
+    }
+    let hi = (close + 400).min(b.len());
+    let tag = crate::redact::text::find_ci(&b[close..hi], b"<value>")? + close + 7;
+    let end = run(&b[..hi], tag, |c| c != b'<');
+    if !b[end..].starts_with(b"</") {
+        return None;
+    }
+    let (vs, ve) = (
+        skip_blanks(b, tag),
+        tag + b[tag..end].trim_ascii_end().len(),
+    );
+    (ve > vs && plausible(&b[vs..ve], super::need_for(family))).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: false,
     })
 }
 

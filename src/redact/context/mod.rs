@@ -708,7 +708,8 @@ pub(super) fn yaml_str(b: &[u8], e: usize) -> Option<Hit> {
 
 /// A `.pgpass` line, `host:port:database:user:password`, found by its port field.
 pub(super) fn pgpass(b: &[u8], s: usize) -> Option<Hit> {
-    let ls = line_start(b, s);
+    // Indented as a block's content (`content: |` in Ansible, a heredoc in YAML).
+    let ls = skip_blanks(b, line_start(b, s));
     let le = line_end(b, s, 512);
     let line = &b[ls..le];
     let fields: Vec<&[u8]> = line.split(|&c| c == b':').collect();
@@ -844,7 +845,10 @@ pub(super) fn b64_pem(b: &[u8], s: usize) -> Option<Hit> {
     }
     let end = run(&b[..(s + 65536).min(b.len())], s, is_b64);
     let head = b64_decode_prefix(&b[s..end], 64);
-    (find(&head, b"PRIVATE KEY").is_some() && end - s >= 40).then(|| hit("private-key", s, end))?
+    // git-crypt's exported key file opens with `\0GITCRYPTKEY`.
+    let key_file = head.starts_with(b"\0GITCRYPTKEY");
+    ((find(&head, b"PRIVATE KEY").is_some() || key_file) && end - s >= 40)
+        .then(|| hit("private-key", s, end))?
 }
 
 /// A pretty-printed JSON document in base64 (`ewog…`, `{\n  "`): a credential when it

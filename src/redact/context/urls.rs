@@ -267,3 +267,42 @@ pub(in crate::redact) fn oauth_code(b: &[u8], s: usize, e: usize) -> Option<Hit>
     let v = &b[e..end];
     (plausible(v, Need::Token) && !is_placeholder(v)).then(|| hit("token", e, end))?
 }
+
+/// `https://send.example.io/download/<id>/#<key>`, Bitwarden Send's `…/#<id>/<key>`: a key
+/// in a URL's fragment, which a browser never sends to the server — where end-to-end
+/// encrypted sharing (Send, PrivateBin, Excalidraw) puts the key that decrypts the
+/// file. Its last segment, when it is random, is the key; `e` is after `://`.
+pub(in crate::redact) fn fragment_key(b: &[u8], e: usize) -> Option<Hit> {
+    let url_end = run(&b[..(e + 2048).min(b.len())], e, |c| {
+        !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'<' | b'>' | b')'))
+    });
+    let hash = b[e..url_end].iter().position(|&c| c == b'#')? + e;
+    let frag = &b[hash + 1..url_end];
+    let start = frag
+        .iter()
+        .rposition(|&c| matches!(c, b'/' | b'=' | b'!' | b','))
+        .map_or(hash + 1, |p| hash + 2 + p);
+    let end = run(&b[..url_end], start, is_b64url);
+    let seg = &b[start..end];
+    (seg.len() >= 16
+        && end == url_end
+        && has_digit(seg)
+        && seg.iter().any(u8::is_ascii_uppercase)
+        && seg.iter().any(u8::is_ascii_lowercase)
+        && plausible(seg, Need::Token))
+    .then(|| hit("url-key", start, end))?
+}
+
+/// `otpauth-migration://offline?data=…`: Google Authenticator's export, every account's
+/// TOTP seed in one base64 parameter. `e` is after `://`.
+pub(in crate::redact) fn otp_migration(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if !b[..s].ends_with(b"otpauth-migration") && !b[..s].ends_with(b"OTPAUTH-MIGRATION") {
+        return None;
+    }
+    let le = line_end(b, e, 4096);
+    let data = find(&b[e..le], b"data=")? + e + 5;
+    let end = run(&b[..le], data, |c| {
+        is_b64url(c) || matches!(c, b'+' | b'/' | b'%' | b'=')
+    });
+    (end - data >= 16).then(|| hit("totp-seed", data, end))?
+}

@@ -535,8 +535,10 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         b"token",
         b"changeme",
         b"changeit",
-        // Appliances' and routers' documented first login.
+        // Appliances' and routers' documented first login, SNMP's default communities.
         b"admin",
+        b"public",
+        b"private",
         // RabbitMQ's documented default login.
         b"guest",
         // The Android debug keystore's documented store and key password.
@@ -1060,13 +1062,22 @@ fn dotted_passphrase(v: &[u8]) -> bool {
         return false;
     };
     let letters = last.iter().take_while(|c| c.is_ascii_alphabetic()).count();
-    words.len() >= 2
+    // `juniper.nimbus.fennel.3254`: the number its own part after three words.
+    let numbered = words.len() >= 3
+        && letters == 0
+        && (2..=6).contains(&last.len())
+        && last.iter().all(u8::is_ascii_digit)
         && words
             .iter()
-            .all(|w| (3..=12).contains(&w.len()) && w.iter().all(u8::is_ascii_alphabetic))
-        && (3..=12).contains(&letters)
-        && (2..=6).contains(&(last.len() - letters))
-        && last[letters..].iter().all(u8::is_ascii_digit)
+            .all(|w| (3..=12).contains(&w.len()) && w.iter().all(u8::is_ascii_lowercase));
+    numbered
+        || words.len() >= 2
+            && words
+                .iter()
+                .all(|w| (3..=12).contains(&w.len()) && w.iter().all(u8::is_ascii_alphabetic))
+            && (3..=12).contains(&letters)
+            && (2..=6).contains(&(last.len() - letters))
+            && last[letters..].iter().all(u8::is_ascii_digit)
 }
 
 /// `some_function_name_2`, `my-service-v2`: words joined by separators, not random bytes.
