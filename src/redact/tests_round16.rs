@@ -191,7 +191,9 @@ fn a_urls_fragment_key_and_an_authenticator_export_are_redacted() {
         &format!("otpauth-migration://offline?data={data}%3D%3D\n"),
         &data,
     );
-    assert_clean("see https://docs.example.com/guide#section-Three\nand https://github.com/a/b/blob/main/x.rs#L10-L20\n");
+    assert_clean(
+        "see https://docs.example.com/guide#section-Three\nand https://github.com/a/b/blob/main/x.rs#L10-L20\n",
+    );
 }
 
 #[test]
