@@ -173,7 +173,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("seed", Anchor::Keyword), ("login", Anchor::Keyword),
     ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("appid", Anchor::Keyword), ("skey", Anchor::Keyword), ("encrypt", Anchor::Keyword),
-    ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword), ("suri", Anchor::Keyword),
+    ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword), ("--suri", Anchor::Keyword),
     ("\"private\"", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
