@@ -198,9 +198,19 @@ fn classify_word(w: &[u8]) -> Option<Family> {
     }
     // A long name is found at a key's end too (`DBKENNWORT`, like `DBPASSWORD`); a short
     // one only whole (`enclave` is no `clave`).
-    foreign::ASCII_WORDS
-        .iter()
-        .find(|(x, _)| x.as_bytes() == w || x.len() >= 7 && ends(x.as_bytes()))
+    // Only a word longer than the shortest such name plus a prefix is read for its end:
+    // most words are shorter, and this runs for every word of every key.
+    let exact = foreign::ASCII_WORDS.iter().find(|(x, _)| x.as_bytes() == w);
+    exact
+        .or_else(|| {
+            (w.len() >= 9)
+                .then(|| {
+                    foreign::ASCII_WORDS
+                        .iter()
+                        .find(|(x, _)| x.len() >= 7 && w.len() > x.len() && ends(x.as_bytes()))
+                })
+                .flatten()
+        })
         .map(|&(_, f)| f)
 }
 
