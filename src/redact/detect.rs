@@ -52,6 +52,10 @@ enum Anchor {
     Putty,
     Webhook,
     PathSecret,
+    /// An RTMP URL's last segment: the stream key.
+    StreamKey,
+    /// A SIP URI's `user:password@`.
+    SipUri,
     Azure,
     SignatureParam,
     Url,
@@ -140,6 +144,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("Private-Lines:", Anchor::Putty),
     // Slack's webhooks are pasted without a scheme; the others are found after `://`.
     ("hooks.slack.com/", Anchor::Webhook),
+    ("rtmp://", Anchor::StreamKey), ("rtmps://", Anchor::StreamKey), ("sip:", Anchor::SipUri),
+    ("sips:", Anchor::SipUri),
     ("/webhooks/", Anchor::PathSecret), ("/webhook/", Anchor::PathSecret),
     ("/hooks/", Anchor::PathSecret), ("/token/", Anchor::PathSecret),
     ("/tokens/", Anchor::PathSecret), ("/key/", Anchor::PathSecret),
@@ -218,6 +224,10 @@ const FIXED: &[(&str, Anchor)] = &[
     ("secretkeyspec(", Anchor::ClientArgs), ("hmac.new(", Anchor::ClientArgs),
     ("createhmac(", Anchor::ClientArgs), ("createcipheriv(", Anchor::ClientArgs),
     ("aes.new(", Anchor::ClientArgs),
+    // A JWT library's signing or verifying call: its literal argument is the HMAC key.
+    ("jwt.sign(", Anchor::ClientArgs), ("jwt.encode(", Anchor::ClientArgs),
+    ("jwt.verify(", Anchor::ClientArgs), ("jwt.decode(", Anchor::ClientArgs),
+    ("hmac256(", Anchor::ClientArgs), ("hmac512(", Anchor::ClientArgs),
     ("default", Anchor::TemplateDefault),
     ("aad3b435b51404eeaad3b435b51404ee:", Anchor::Ntlm), ("-hashes ", Anchor::Ntlm),
     (":aes256-cts-hmac-sha1-96:", Anchor::Protocol), (":aes128-cts-hmac-sha1-96:", Anchor::Protocol),
@@ -448,6 +458,8 @@ impl Scan<'_> {
             Anchor::Putty => specific(context::putty(b, e)),
             Anchor::Webhook => specific(context::webhook(b, s, e, literal)),
             Anchor::PathSecret => context(context::path_secret(b, s, e)),
+            Anchor::StreamKey => context(context::stream_key(b, e)),
+            Anchor::SipUri => context(context::sip_password(b, s, e)),
             Anchor::Azure => specific(context::azure(b, s, e)),
             Anchor::SignatureParam => specific(context::signature_param(b, s, e)),
             Anchor::Infix => specific(context::infix(b, s, e, literal)),

@@ -373,4 +373,6 @@ mod tests_round15;
 #[cfg(test)]
 mod tests_round16;
 #[cfg(test)]
+mod tests_round17;
+#[cfg(test)]
 mod tests_shapes;

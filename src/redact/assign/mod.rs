@@ -487,7 +487,7 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     // `…/api:1.1.0`, `gcloud run deploy api --image …`: a weak word alone (`api`,
     // `seed`) is a path's or a service's name unless a separator gives it a value.
     if one_of(key, WEAK_WORDS) && !flag {
-        let sep = skip_blanks(b, past_key_closing(b, ke));
+        let sep = skip_blanks(b, past_key_closing(b, ks, ke));
         if before(b, ks) == Some(b'/') || !matches!(at(b, sep), Some(b'=' | b':')) {
             return None;
         }
@@ -525,7 +525,7 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
     // `key: 'anon'`: a key given its own quoted literal has that value or none; a
     // literal elsewhere on its line is another's.
     let own_literal = {
-        let i = past_key_closing(b, ke);
+        let i = past_key_closing(b, ks, ke);
         let sp = skip_blanks(b, i);
         matches!(at(b, sp), Some(b':' | b'='))
             && !matches!(at(b, sp + 1), Some(b'=' | b':'))
@@ -605,7 +605,7 @@ struct ValueAt {
 /// `key => v`, `<key>v</key>`, `define('KEY', 'v')`, `--key v`, `set key v`.
 fn direct_value(b: &[u8], key: &Key) -> Option<Found> {
     let (ks, ke) = (key.start, key.end);
-    let i = past_key_closing(b, ke);
+    let i = past_key_closing(b, ks, ke);
     let sp = skip_blanks(b, i);
     let need = need_for(key.family);
     if let Some(range) = element_value(b, ks, ke) {
@@ -624,7 +624,7 @@ fn direct_value(b: &[u8], key: &Key) -> Option<Found> {
 }
 
 /// Where the closing of a quoted or indexed key (`"`, `\"`, `]`) ends.
-fn past_key_closing(b: &[u8], ke: usize) -> usize {
+fn past_key_closing(b: &[u8], ks: usize, ke: usize) -> usize {
     let mut i = ke;
     if at(b, i) == Some(b'\\') && at(b, i + 1).is_some_and(is_quote) {
         i += 2;
@@ -632,6 +632,10 @@ fn past_key_closing(b: &[u8], ke: usize) -> usize {
         i += 1;
     }
     if at(b, i) == Some(b']') {
+        i += 1;
+    }
+    // Lisp's earmuffs: `(defparameter *api-secret* "…")`.
+    if at(b, i) == Some(b'*') && before(b, ks) == Some(b'*') {
         i += 1;
     }
     i
@@ -688,6 +692,12 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
             let below = child_default(b, ks, sp + 1).or_else(|| list_item_below(b, ks, sp + 1));
             return AfterKey::Decided(below.and_then(|range| judged(b, range, need, key.kind)));
         }
+        // An ARM template's `"adminPassword": { "value": "…" }`, Remote Config's
+        // `"api_key": { "defaultValue": { "value": "…" } }`: the value in the object.
+        Some(b':') if at(b, skip_blanks(b, sp + 1)) == Some(b'{') => {
+            let range = object_value(b, skip_blanks(b, sp + 1), 2);
+            return AfterKey::Decided(range.and_then(|range| judged(b, range, need, key.kind)));
+        }
         Some(b':')
             if !matches!(at(b, sp + 1), Some(b':' | b'/' | b'\\'))
                 || at(b, sp + 1) == Some(b'\\') && at(b, sp + 2).is_some_and(is_quote) =>
@@ -726,8 +736,17 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
         // (Spring's failure analysis): the key ends its line, a `Value:` line follows.
         Some(b'\n') => match value_line_below(b, sp) {
             Some(j) => j,
-            None => return AfterKey::Decided(None),
+            None => return AfterKey::Decided(path_line_value(b, key, sp)),
         },
+        // R's `pw <- "…"`, `pw <<- "…"`: an assignment whose value is a quoted literal.
+        Some(b'<') if b[sp..].starts_with(b"<-") || b[sp..].starts_with(b"<<-") => {
+            must_quote = true;
+            sp + if at(b, sp + 1) == Some(b'<') { 3 } else { 2 }
+        }
+        _ if let Some(j) = typed_declaration(b, sp) => {
+            must_quote = true;
+            j
+        }
         _ => match unseparated_value(b, key, i, sp, need) {
             Some((j, bare_need)) => {
                 need = bare_need;
@@ -741,6 +760,97 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
         need,
         must_quote,
     })
+}
+
+/// A declaration's type between the name and its value, in the languages that write it
+/// there: `pw As String = "…"` (VB), `pw string = "…"` (Go), `pw TYPE string VALUE '…'`
+/// (ABAP), `WS-PW PIC X(16) VALUE '…'` (COBOL). Up to three type words, each perhaps
+/// sized (`X(16)`) or marked (`*string`, `[]byte`), on the key's line; where the value
+/// starts after its `=`, `:=` or `VALUE`.
+fn typed_declaration(b: &[u8], sp: usize) -> Option<usize> {
+    let end = line_end(b, sp, 64);
+    let mut i = sp;
+    for _ in 0..4 {
+        let marked = run(&b[..end], i, |c| matches!(c, b'*' | b'&' | b'[' | b']'));
+        let word = run(&b[..end], marked, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.')
+        });
+        if word == marked || !b[marked].is_ascii_alphabetic() {
+            return None;
+        }
+        let mut next = word;
+        if at(b, next) == Some(b'(') {
+            let close = run(&b[..end], next + 1, |c| c.is_ascii_digit() || c == b',');
+            if at(b, close) != Some(b')') || close == next + 1 {
+                return None;
+            }
+            next = close + 1;
+        }
+        if i > sp && b[marked..word].eq_ignore_ascii_case(b"value") {
+            return (at(b, next) == Some(b' ')).then_some(next + 1);
+        }
+        let op = skip_blanks(b, next);
+        if op == next {
+            return None;
+        }
+        if at(b, op) == Some(b'=') && at(b, op + 1) != Some(b'=') {
+            return Some(op + 1);
+        }
+        if b[op..].starts_with(b":=") {
+            return Some(op + 2);
+        }
+        i = op;
+    }
+    None
+}
+
+/// The string of an object at `open` (its `{`) whose first member is its value
+/// (`"value"`, `"defaultValue"`, `"Value"`), through at most `depth` such objects.
+fn object_value(b: &[u8], open: usize, depth: u8) -> Option<(usize, usize)> {
+    let q = skip_ws(b, open + 1, 64);
+    if depth == 0 || !at(b, q).is_some_and(is_quote) {
+        return None;
+    }
+    let name_end = run(b, q + 1, |c| c.is_ascii_alphabetic());
+    let name = &b[q + 1..name_end];
+    if at(b, name_end) != Some(b[q])
+        || !(name.eq_ignore_ascii_case(b"value") || name.eq_ignore_ascii_case(b"defaultvalue"))
+    {
+        return None;
+    }
+    let colon = skip_blanks(b, name_end + 1);
+    if at(b, colon) != Some(b':') {
+        return None;
+    }
+    let v = skip_blanks(b, colon + 1);
+    match at(b, v) {
+        Some(b'{') => object_value(b, v, depth - 1),
+        Some(c) if is_quote(c) => value_at(b, v, open),
+        _ => None,
+    }
+}
+
+/// A key-value store's listing (`etcdctl get --prefix`, ZooKeeper's `get`): the key's
+/// path alone on its line (`/config/shop/api_secret`), its value alone on the next. `sp`
+/// is the end of the key's line.
+fn path_line_value(b: &[u8], key: &Key, sp: usize) -> Option<Found> {
+    let ls = line_start(b, key.start);
+    let path = &b[ls..key.start];
+    if path.first() != Some(&b'/')
+        || path.last() != Some(&b'/')
+        || !path
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'_' | b'-' | b'.'))
+    {
+        return None;
+    }
+    let vs = sp + 1;
+    let ve = line_end(b, vs, MAX_VALUE);
+    let v = &b[vs..ve];
+    if v.is_empty() || v.iter().any(u8::is_ascii_whitespace) {
+        return None;
+    }
+    judged(b, (vs, ve), Need::Token, key.kind)
 }
 
 /// Where the value of a `Value:` (or `Value =`) line right below `sp`, the end of
@@ -1200,8 +1310,8 @@ pub(super) fn keyed_map(b: &[u8], s: usize, e: usize, out: &mut Vec<super::conte
 }
 
 /// Where a directive's value starts after words that qualify it: Cisco's encryption type
-/// (`password 0 v`, `key 7 v`, `community v RO`) and a directive's flags (kickstart's
-/// `rootpw --plaintext v`). Only where the key starts its line (a configuration
+/// (`password 0 v`, `key 7 v`, `community v RO`, `password cipher v`) and a directive's
+/// flags (kickstart's `rootpw --plaintext v`). Only where the key starts its line (a configuration
 /// directive), and only when a value follows.
 fn after_directive_words(b: &[u8], ks: usize, sp: usize) -> usize {
     let line = &b[line_start(b, ks)..ks];
@@ -1219,8 +1329,14 @@ fn after_directive_words(b: &[u8], ks: usize, sp: usize) -> usize {
         let flag = w.len() > 2
             && w.starts_with(b"--")
             && w[2..].iter().all(|c| c.is_ascii_lowercase() || *c == b'-');
+        // Huawei's and H3C's `password cipher v`, `irreversible-cipher v`, `simple v`:
+        // how the device is to store the password typed after it.
+        let storage = [b"cipher".as_slice(), b"irreversible-cipher", b"simple"].contains(&w);
         let next = skip_blanks(b, w_end);
-        if !(type_digit || flag) || next == w_end || at(b, next).is_none_or(|c| c == b'\n') {
+        if !(type_digit || flag || storage)
+            || next == w_end
+            || at(b, next).is_none_or(|c| c == b'\n')
+        {
             break;
         }
         i = next;
@@ -1254,6 +1370,12 @@ fn names_a_secret(v: &[u8]) -> bool {
     };
     let name = v.strip_suffix(b"!").unwrap_or(v);
     let name = name.strip_suffix(b"]").unwrap_or(name);
+    // A prompt asks for one: `InputBox("Password?")`, `getpass("Token: ")`.
+    let name = name.trim_ascii_end();
+    let name = name
+        .strip_suffix(b"?")
+        .or_else(|| name.strip_suffix(b":"))
+        .unwrap_or(name);
     name.len() >= 3
         && name
             .iter()

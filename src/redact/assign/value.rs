@@ -109,7 +109,7 @@ const DECODERS: &[&[u8]] = &[
 ];
 
 /// Where the literal a value holds starts, when it is wrapped: an Objective-C or C#
-/// `@"…"`, a string prefix (`b"…"`, `rb'…'`, `u8"…"`, `L"…"`), a list of one string as
+/// `@"…"`, a string prefix (`b"…"`, `rb'…'`, `u8"…"`, `L"…"`, SQL's `N'…'`), a list of one string as
 /// gRPC metadata and header maps print it (`["…"]`), PHP's `var_dump` (`string(9)
 /// "…"`), or a decoder's call ([`DECODERS`]). Anything else starts at `i`.
 pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
@@ -149,6 +149,9 @@ pub(super) fn literal_inside(b: &[u8], i: usize) -> usize {
             b"L",
             b"B",
             b"R",
+            // SQL's national and PostgreSQL's escape strings: `N'…'`, `E'…'`.
+            b"N",
+            b"E",
         ]
         .iter()
         .any(|p| prefix.eq_ignore_ascii_case(p));

@@ -85,6 +85,8 @@ pub(super) const KEY_STEMS: &[&[u8]] = &[
     b"sas",
     b"account",
     b"crypt",
+    // Thread's and Zigbee's network key, the mesh's shared secret.
+    b"network",
     b"enc",
     b"hmac",
     b"jwt",

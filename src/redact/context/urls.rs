@@ -163,6 +163,51 @@ pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit
     None
 }
 
+/// `rtmp://host/app/<key>`: what follows the application's name is the stream key,
+/// which publishes to the channel; `e` is the end of `rtmp://`.
+pub(in crate::redact) fn stream_key(b: &[u8], e: usize) -> Option<Hit> {
+    let end = run(&b[..(e + 512).min(b.len())], e, |c| {
+        !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'<' | b'>' | b'?'))
+    });
+    let url = &b[e..end];
+    // Host, application, key: two slashes at least.
+    if url.iter().filter(|&&c| c == b'/').count() < 2 {
+        return None;
+    }
+    let ks = e + url.iter().rposition(|&c| c == b'/')? + 1;
+    let key = &b[ks..end];
+    let random = key.len() >= 12
+        && has_digit(key)
+        && has_alpha(key)
+        && !crate::redact::text::is_file_name(key)
+        && !is_placeholder(key)
+        && !key.starts_with(b"{")
+        && !key.starts_with(b"$");
+    random.then(|| hit("stream-key", ks, end))?
+}
+
+/// `sip:alice:<password>@pbx.example.com`: a SIP URI's password (RFC 3261 allows one
+/// in the userinfo); `s..e` is the `sip:` anchor.
+pub(in crate::redact) fn sip_password(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let user = run(&b[..(e + 128).min(b.len())], e, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'+' | b'%')
+    });
+    if user == e || at(b, user) != Some(b':') {
+        return None;
+    }
+    let ps = user + 1;
+    let pe = run(&b[..(ps + 128).min(b.len())], ps, |c| {
+        !(c.is_ascii_whitespace() || matches!(c, b'@' | b';' | b'>' | b'<' | b'"' | b'\''))
+    });
+    let pass = &b[ps..pe];
+    let ok = at(b, pe) == Some(b'@') && !pass.is_empty() && !is_placeholder(pass);
+    // `sip:alice:5060@…` is no password; a port is digits.
+    (ok && !pass.iter().all(u8::is_ascii_digit)).then(|| hit("url-password", ps, pe))?
+}
+
 /// `20131114`, `v4`: a date or a version among a route's words.
 fn is_numeric_word(seg: &[u8]) -> bool {
     !seg.is_empty()
