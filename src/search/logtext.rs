@@ -208,9 +208,8 @@ fn level_word(word: &str) -> Option<Level> {
     match w.to_ascii_lowercase().as_str() {
         "error" | "err" | "fatal" | "crit" | "critical" | "panic" | "severe" | "alert"
         | "emerg" => Some(Level::Error),
-        "info" | "debug" | "dbug" | "trace" | "notice" | "verbose" | "inf" | "dbg" => {
-            Some(Level::Chatter)
-        }
+        "info" | "information" | "debug" | "dbug" | "trace" | "notice" | "verbose" | "inf"
+        | "dbg" => Some(Level::Chatter),
         "warn" | "warning" | "wrn" => Some(Level::Warning),
         _ => None,
     }
@@ -292,7 +291,7 @@ fn is_framing(line: &str) -> bool {
 /// job, whatever failed. A closer that carries more than its code (GitLab's
 /// `ERROR: Job failed: failed to pull image …`) is the failure, and stays.
 fn is_runner_line(line: &str) -> bool {
-    const FRAMING: [&str; 27] = [
+    const FRAMING: &[&str] = &[
         // Azure Pipelines' task banner and the script it wrote.
         "Task         :",
         "Description  :",
@@ -322,6 +321,36 @@ fn is_runner_line(line: &str) -> bool {
         "Job succeeded",
         "Finished: ",
         "Started by ",
+        // GitHub Actions' "Set up job", checkout, cache and artifact steps, and
+        // "Complete job".
+        "Current runner version:",
+        "Runner Image Provisioner",
+        "GITHUB_TOKEN Permissions",
+        "Secret source: ",
+        "Prepare workflow directory",
+        "Prepare all required actions",
+        "Getting action download info",
+        "Download action repository ",
+        "Complete job name:",
+        "Syncing repository: ",
+        "Getting Git version info",
+        "Temporarily overriding HOME=",
+        "Deleting the contents of ",
+        "Initializing the repository",
+        "Fetching the repository",
+        "Determining the checkout info",
+        "Checking out the ref",
+        "Cache restored successfully",
+        "Cache restored from key:",
+        "Cache hit occurred on the primary key",
+        "With the provided path, there will be ",
+        "Artifact name is valid!",
+        "Root directory input is valid!",
+        "Beginning upload of artifact content",
+        "Finished uploading artifact content",
+        "[command]/usr/bin/git ",
+        "Post job cleanup.",
+        "Cleaning up orphan processes",
     ];
     const CLOSERS: [&str; 7] = [
         "Job failed",
@@ -582,6 +611,14 @@ fn is_stamp(piece: &str) -> bool {
     if p.len() == 3 && MONTHS.contains(&p.to_ascii_lowercase().as_str()) {
         return true;
     }
+    // A 12-hour clock: zerolog's console `2:20PM`, Windows' `2:20:11 PM`.
+    if matches!(p, "AM" | "PM" | "am" | "pm") {
+        return true;
+    }
+    let p = ["AM", "PM", "am", "pm"]
+        .iter()
+        .find_map(|m| p.strip_suffix(m).filter(|t| t.contains(':')))
+        .unwrap_or(p);
     let digits = p.bytes().filter(u8::is_ascii_digit).count();
     // Seconds since the epoch (`1771444778.146`), logcat's `10-05`.
     let epoch = p.split_once('.').map_or(p, |(whole, _)| whole);
@@ -828,6 +865,12 @@ mod tests {
         let compose =
             "queue-1| subscriber ready\nqueue-1| AMQP connection refused\nqueue-1| retry in 5s";
         assert_eq!(said(compose), "AMQP connection refused");
+        // A 12-hour clock: zerolog's console writer, Windows' event viewer.
+        let zerolog =
+            "3:04PM INF cache warmed\n3:04PM ERR lease lost to node-b\n3:05PM INF retrying";
+        assert_eq!(said(zerolog), "lease lost to node-b");
+        let windows = "2:20:11 PM Information service started\n2:20:12 PM Error disk quota exceeded on D:\n2:20:13 PM Information heartbeat";
+        assert_eq!(said(windows), "disk quota exceeded on D:");
         // A sentence's "I" after the time is no level.
         let prose = "10:00:01 I restarted the worker\n10:00:02 I checked df";
         assert_eq!(said(prose), "I restarted the worker\nI checked df");
@@ -912,6 +955,9 @@ mod tests {
             "2025-01-02T03:04:05Z Exited with code exit status 2"
         ));
         assert!(!is_runner_framing("fatal: not a git repository"));
+        // GitHub Actions' set-up and clean-up steps around the one that failed.
+        let gha = "Current runner version: '2.320.0'\nSecret source: Actions\nPrepare workflow directory\nDownload action repository 'actions/checkout@v4' (SHA:0123abcd)\nComplete job name: test\n##[group]Run make test\nmake test\n##[endgroup]\nlinker: cannot find -lssl\nError: Process completed with exit code 2.\nPost job cleanup.\n[command]/usr/bin/git version\nCleaning up orphan processes";
+        assert_eq!(said(gha), "make test\nlinker: cannot find -lssl");
     }
 
     #[test]
