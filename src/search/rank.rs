@@ -242,12 +242,16 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         0.0
     };
     let mut hits: Vec<(u32, f32, f32, Signals)> = Vec::new();
+    // Learnings not admitted that could follow an answer (`Tuning::companion_ratio`).
+    let mut companions: Vec<(u32, f32, f32, Signals)> = Vec::new();
+    let mut best_relevance = 0f32;
     for (d, &s) in score.iter().enumerate() {
         let sig = signatures.get(&(d as u32)).copied().unwrap_or(0.0);
         if s <= 0.0 && sig <= 0.0 {
             continue;
         }
         let relevance = relevance_of(d);
+        best_relevance = best_relevance.max(relevance);
         let (coverage, missing) = shape.coverage(units, matched[d], &q.unknown);
         let agreement = shape.agreement(units, matched[d]);
         let telling = units
@@ -287,6 +291,12 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             && evidence as f32 >= t.lead_units * own_units as f32
         {
             "lead"
+        } else if t.companion_ratio > 0.0
+            && !single_common
+            && evidence >= need
+            && coverage >= t.min_coverage
+        {
+            "companion"
         } else {
             continue;
         };
@@ -313,14 +323,33 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             admitted_by,
             units: evidence,
         };
-        hits.push((
+        let found = (
             doc,
             order_score(own, &a, req, tables, t),
             relevance,
             signals,
-        ));
+        );
+        if found.3.admitted_by == "companion" {
+            companions.push(found);
+        } else {
+            hits.push(found);
+        }
     }
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    if !hits.is_empty() && hits.len() < req.limit {
+        // After every answer, in their own order.
+        let floor = hits.iter().map(|h| h.1).fold(f32::INFINITY, f32::min);
+        companions.retain(|c| c.2 >= t.companion_ratio * best_relevance);
+        companions.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let top = companions
+            .first()
+            .map_or(1.0, |c| c.1.max(f32::MIN_POSITIVE));
+        hits.extend(
+            companions.into_iter().map(|(doc, s, relevance, signals)| {
+                (doc, floor * 0.5 * s / top, relevance, signals)
+            }),
+        );
+    }
     hits.truncate(req.limit);
     hits.into_iter()
         .filter_map(|(doc, s, relevance, signals)| {

@@ -119,6 +119,15 @@ pub struct Tuning {
     /// owner, `ssh -v` the refused signature). They never admit a learning:
     /// chatter would lift everything it shares a word with. 0 turns it off.
     pub context: f32,
+    /// Once a text has an answer, the learnings that were not admitted but
+    /// come within this share of the best relevance any learning reached,
+    /// on as many units and as much coverage as an admitted one needs, are
+    /// shown after every admitted one: a log's failure that a family of
+    /// learnings share (`CERTIFICATE_VERIFY_FAILED` behind a proxy, on a
+    /// macOS install, in an old image) is told apart by the lines around it,
+    /// and a signature can pick the wrong member. They never make a text
+    /// answered, nor move an admitted answer down. 0 turns it off.
+    pub companion_ratio: f32,
 }
 
 impl Default for Tuning {
@@ -157,6 +166,7 @@ impl Default for Tuning {
             howto_relevance: 0.5,
             howto_coverage: 0.6,
             context: 1.0,
+            companion_ratio: 0.6,
         }
     }
 }

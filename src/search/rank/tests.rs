@@ -915,3 +915,53 @@ fn the_lines_around_a_pasted_failure_order_the_learnings_that_share_it() {
     let hits = rank(&index, &ask(paste), &without);
     assert_eq!(ids(&hits), ["perms", "rsa"]);
 }
+
+#[test]
+fn a_family_that_shares_the_failure_follows_the_answer_and_never_answers_alone() {
+    let mut family = corpus();
+    family.extend([
+        learning(
+            "tls-proxy",
+            "pip install fails behind the office TLS proxy",
+            "pip install httpx",
+            "SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate'))",
+            "pip config set global.cert /etc/ssl/certs/corp-root.pem",
+        ),
+        learning(
+            "tls-macos",
+            "python.org Python on macOS verifies no certificate",
+            "python3 fetch.py",
+            "urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate>",
+            "run Install Certificates.command from the Python folder",
+        ),
+        learning(
+            "tls-image",
+            "an old base image rejects a renewed certificate chain",
+            "docker run old-image curl https://api.example.com",
+            "SSL: CERTIFICATE_VERIFY_FAILED certificate verify failed: certificate has expired",
+            "update ca-certificates in the image",
+        ),
+    ]);
+    let index = index_of(&family);
+    let text =
+        "pip install fails: CERTIFICATE_VERIFY_FAILED unable to get local issuer certificate";
+    let loose = Tuning {
+        companion_ratio: 0.4,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &loose);
+    assert_eq!(ids(&hits), ["tls-proxy", "tls-macos"], "{hits:?}");
+    assert_eq!(hits[0].signals.admitted_by, "signature");
+    // The macOS member shares the failure, not the install: it follows.
+    assert_eq!(hits[1].signals.admitted_by, "companion");
+    assert!(hits[1].score < hits[0].score);
+    // Off, only what was admitted is shown.
+    let off = Tuning {
+        companion_ratio: 0.0,
+        ..Tuning::default()
+    };
+    assert_eq!(ids(&rank(&index, &ask(text), &off)), ["tls-proxy"]);
+    // A text nothing answers gets nothing, companions or not.
+    let none = "how do I pin the version of the Docker daemon's cgroup driver";
+    assert!(rank(&index, &ask(none), &loose).is_empty());
+}
