@@ -107,6 +107,8 @@ enum Anchor {
     RandomPassword,
     /// A cookie jar in Netscape's format (curl's `-c`, a browser's export).
     CookieJar,
+    /// A JAAS login module's options: `user_<name>="…"` is that user's password.
+    Jaas,
     /// A raw key in hex on a line of its own below a sentence that names a private key.
     PrivateKeyBelow,
     /// A trailing comment that says the value before it is secret (`# keep private`).
@@ -241,7 +243,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
-    ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
+    ("LoginModule required", Anchor::Jaas), ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -518,6 +520,10 @@ impl Scan<'_> {
             Anchor::PrivateKeyBelow => context(structure::hex_key_below(b, e)),
             Anchor::CookieJar => {
                 push_all(self.out, CONTEXT, |hits| structure::cookie_jar(b, e, hits));
+                None
+            }
+            Anchor::Jaas => {
+                push_all(self.out, CONTEXT, |hits| structure::jaas_users(b, e, hits));
                 None
             }
             Anchor::Askpass => context(structure::askpass(b, e)),

@@ -894,6 +894,34 @@ pub(super) fn cookie_jar(b: &[u8], e: usize, out: &mut Vec<Hit>) {
     }
 }
 
+/// The options of a JAAS login module (Kafka's and ZooKeeper's `PlainLoginModule`,
+/// `DigestLoginModule`): each `user_<name>="…"` defines that user and its password, up
+/// to the entry's closing `;`. `e` is after `LoginModule required`.
+pub(super) fn jaas_users(b: &[u8], e: usize, out: &mut Vec<Hit>) {
+    let end = (e + 4096).min(b.len());
+    let close = super::text::find(&b[e..end], b";").map_or(end, |p| e + p);
+    let mut i = e;
+    while let Some(p) = super::text::find(&b[i..close], b"user_") {
+        let ks = i + p;
+        i = ks + 5;
+        if before(b, ks).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
+            continue;
+        }
+        let name = run(b, ks + 5, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+        });
+        if name == ks + 5 || at(b, name) != Some(b'=') || at(b, name + 1) != Some(b'"') {
+            continue;
+        }
+        let vs = name + 2;
+        let ve = run(&b[..close], vs, |c| c != b'"' && c != b'\n');
+        if at(b, ve) == Some(b'"') && plausible(&b[vs..ve], Need::Password) {
+            out.push(("password", vs, ve));
+        }
+        i = ve;
+    }
+}
+
 /// A wallet's "Show private key" (`This is your private key. Never disclose it.` then
 /// the key): a line of 64 hex digits, `0x` or not, within the two lines below the
 /// words. `e` is after them.

@@ -2,7 +2,8 @@
 //! String`, Go's `string`, ABAP's `TYPE … VALUE`, COBOL's `PIC X(n) VALUE`), R's `<-`,
 //! SQL's `N'…'`, Lisp's earmuffs, the value inside an ARM or Remote Config object, a
 //! JWT library's signing key, a key-value store's listing, a network device's `password
-//! cipher`, a Thread network key, an RTMP stream key and a SIP URI's password; and,
+//! cipher`, a Thread network key, an RTMP stream key, a SIP URI's password, a quoted
+//! reply's label over its empty quoted lines and a JAAS module's `user_<name>`; and,
 //! kept as they are, a declaration without a value, a reference to a vault, a stream
 //! URL without a key, a SIP URI without a password and a JWT call given a variable.
 
@@ -127,4 +128,29 @@ fn a_stream_key_and_a_sip_password_leave_their_urls() {
     assert_clean("rtmp://localhost:1935/live/test\n");
     assert_clean("<uri>sip:4410@pbx.example.net;transport=tls</uri>");
     assert_clean("To: <sip:alice:5060@example.com>\ngossip:5 peers\n");
+}
+
+#[test]
+fn a_quoted_replys_label_reaches_past_its_empty_quoted_lines() {
+    let h = "8c1f0b7e92d4a6f35e0c7b19d2a84f6e1b3c5d7a";
+    assert_gone(
+        &format!(
+            "On Mon, dev@example.org wrote:\n> Hi,\n> here is the staging key for your account:\n>\n>     {h}\n>\n> Regards\n"
+        ),
+        h,
+    );
+    assert_clean("> Which key should I use?\n>\n> The one from the wiki page.\n");
+}
+
+#[test]
+fn a_jaas_modules_user_entries_hold_passwords() {
+    let (a, b) = ("Pw8-zQ2_Lm7xK", "Al9-wT3_Kp4zQ");
+    let text = format!(
+        "KafkaServer {{\n    org.apache.kafka.common.security.plain.PlainLoginModule required\n    username=\"admin\"\n    user_admin=\"{a}\"\n    user_alice=\"{b}\";\n}};\n"
+    );
+    let out = redacted(&text);
+    assert!(!out.contains(a) && !out.contains(b), "{out}");
+    assert!(out.contains("username=\"admin\""), "{out}");
+    // Outside a login module, `user_` names a user, not a password.
+    assert_clean("user_alice=\"alice@example.org\"\n");
 }

@@ -435,7 +435,11 @@ fn below(b: &[u8], ks: usize, ke: usize, family: Family) -> Option<(usize, usize
         let e = line_end(b, s, 512);
         i = e;
         let body = strip_prefixes(b, s, e);
-        if body >= e || b[body..e].trim_ascii().is_empty() {
+        // A quoted reply's empty line is its marker alone (`>`, `> >`).
+        let marker_only = b[body..e]
+            .iter()
+            .all(|&c| c == b'>' || c.is_ascii_whitespace());
+        if body >= e || marker_only {
             continue;
         }
         // Without a label, only a chat's next message or a REPL's answer is the value
