@@ -34,8 +34,9 @@
 //!
 //! Code hands credentials over in its own ways (`structure.rs`, `assign/value.rs`): a
 //! machine-made literal given to a client's constructor (`SDK("…")`, `new
-//! Client(…)`), a template's default for a secret, a key written as its bytes, an XML
-//! name element over its value element.
+//! Client(…)`) or to a JWT library's signing call, a template's default for a secret, a
+//! key written as its bytes, an XML name element over its value element, and a value
+//! past the type a declaration gives its name (`pw As String = "…"`, `TYPE … VALUE`).
 //!
 //! What a person chose counts where the command says credential (`command.rs`): a
 //! credential verb among a command's first words or after a REPL prompt (`register`,
@@ -52,8 +53,8 @@
 //! key whose name says a page ships it (`…_JS_…`, `NEXT_PUBLIC_…`, `VITE_…`, unless it
 //! also says admin, service or secret) are public (`allow.rs`, `assign/mod.rs`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 16 were tuned on
-//! blind sets 1–14, so only blind set 15 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 17 were tuned on
+//! blind sets 1–15, so only blind set 16 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `msoffcrypto-tool -p PW`, a chosen word after `-setcookie`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a
