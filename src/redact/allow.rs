@@ -51,6 +51,27 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
             .any(|p| b[..s].ends_with(p) || v.starts_with(p))
         || jwk_public_member(b, s, e)
         || data_uri(b, s, v)
+        || openpgp_fingerprint(b, v)
+}
+
+/// `5E53F5352BFC6607572792A3C2092D0B49FA23A7`: an OpenPGP key's fingerprint (v4: 40
+/// upper-case hex digits, v5/v6: 64) in a text about PGP keys. Tools print fingerprints
+/// in capitals; secrets in hex come in lower case.
+fn openpgp_fingerprint(b: &[u8], v: &[u8]) -> bool {
+    (v.len() == 40 || v.len() == 64)
+        && v.iter()
+            .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c))
+        && v.iter().any(u8::is_ascii_alphabetic)
+        && v.iter().any(u8::is_ascii_digit)
+        && [
+            b"PGP".as_slice(),
+            b"GPG",
+            b"gpg",
+            b"fingerprint",
+            b"Fingerprint",
+        ]
+        .iter()
+        .any(|w| super::text::find(b, w).is_some())
 }
 
 /// `"n": "…"` of `{"kty": "RSA", …, "n": "…", "e": "AQAB"}`: a public member of a JSON

@@ -5,7 +5,8 @@
 //! cipher`, a Thread network key, an RTMP stream key, a SIP URI's password, a quoted
 //! reply's label over its empty quoted lines and a JAAS module's `user_<name>`; and,
 //! kept as they are, a declaration without a value, a reference to a vault, a stream
-//! URL without a key, a SIP URI without a password and a JWT call given a variable.
+//! URL without a key, a SIP URI without a password, a JWT call given a variable, an
+//! elided token, a Key Vault id and an OpenPGP fingerprint.
 
 use super::tests::{alnum, assert_clean, redacted};
 
@@ -153,4 +154,22 @@ fn a_jaas_modules_user_entries_hold_passwords() {
     assert!(out.contains("username=\"admin\""), "{out}");
     // Outside a login module, `user_` names a user, not a password.
     assert_clean("user_alice=\"alice@example.org\"\n");
+}
+
+#[test]
+fn elided_tokens_key_vault_ids_and_pgp_fingerprints_stay() {
+    assert_clean("{\"access_token\": \"eyJhbGciOi...\", \"token_type\": \"Bearer\"}\n");
+    assert_clean("token: sk_live_51H...x9Qz\n");
+    assert_clean(
+        "\"kid\": \"https://ops-kv.vault.azure.net/keys/token-signing/5b7a0c3e9d2f41868a1e6c0b3f7d2e94\",\n",
+    );
+    assert_clean(
+        "Encrypt reports to our key (`3F8A1C0E5B7D92A4C6E0F1B2D3A4958677C8E9F0`):\n\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n",
+    );
+    // A long piece before the dots is still a secret's worth.
+    let t = alnum(30);
+    assert!(!redacted(&format!("api_token = \"{t}...\"\n")).contains(&t));
+    // Hex in capitals with no word of PGP around it is judged as any value.
+    let h = "3F8A1C0E5B7D92A4C6E0F1B2D3A4958677C8E9F0";
+    assert!(!redacted(&format!("api_secret = \"{h}\"\n")).contains(h));
 }

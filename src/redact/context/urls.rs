@@ -137,7 +137,21 @@ pub(in crate::redact) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit
 pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // Inside a URL: a `://` earlier on the line.
     let ls = line_start(b, s);
-    find(&b[ls..s], b"://")?;
+    let scheme = find(&b[ls..s], b"://")? + ls + 3;
+    // Azure Key Vault's URLs name a key or secret and its version, never its value.
+    let host = run(&b[..s], scheme, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+    });
+    if [
+        ".vault.azure.net",
+        ".vault.azure.cn",
+        ".vault.usgovcloudapi.net",
+    ]
+    .iter()
+    .any(|h| b[scheme..host].ends_with(h.as_bytes()))
+    {
+        return None;
+    }
     let hook = ["hook", "integration", "heartbeat", "ping", "push"]
         .iter()
         .any(|w| contains_ci(&b[s..e], w.as_bytes()));

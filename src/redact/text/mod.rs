@@ -655,8 +655,11 @@ fn masked(v: &[u8]) -> bool {
             && t.chars()
                 .all(|c| matches!(c, '●' | '•' | '∗' | '·' | '■' | '○' | '⬤' | '*'))
     })
-        // An elided value: `sk-proj-…Q0kK`, shown shortened by the tool that owns it.
+        // An elided value: `sk-proj-…Q0kK`, shown shortened by the tool that owns it;
+        // with ASCII dots (`eyJhbGciOi...`, `ya29.a0Af...x9Q`) when no piece left is
+        // long enough to be a secret's worth.
         || std::str::from_utf8(v).is_ok_and(|t| t.contains('…'))
+        || find(v, b"...").is_some() && v.split(|&c| c == b'.').all(|p| p.len() <= 16)
 }
 
 /// `000102…1e1f`: hex of bytes counted up, a test vector's key, not a secret.
