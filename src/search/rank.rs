@@ -241,6 +241,18 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     } else {
         0.0
     };
+    // A learning the request may see, with its order score.
+    let shown = |doc: u32, own: f32, relevance: f32, signals: Signals| {
+        let a = source.attrs(doc)?;
+        (admits(&a, req, tables) && !pulled_docs.contains(&doc)).then(|| {
+            (
+                doc,
+                order_score(own, &a, req, tables, t),
+                relevance,
+                signals,
+            )
+        })
+    };
     let mut hits: Vec<(u32, f32, f32, Signals)> = Vec::new();
     // Learnings not admitted that could follow an answer (`Tuning::companion_ratio`).
     let mut companions: Vec<(u32, f32, f32, Signals)> = Vec::new();
@@ -306,11 +318,6 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         if bar > 0.0 && !vouched && (relevance < bar || coverage < t.howto_coverage) {
             continue;
         }
-        let doc = d as u32;
-        let Some(a) = source.attrs(doc) else { continue };
-        if !admits(&a, req, tables) || pulled_docs.contains(&doc) {
-            continue;
-        }
         let around = whole
             .as_ref()
             .map_or(0.0, |(w, max)| t.context * (w[d] / max).min(1.0));
@@ -323,15 +330,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             admitted_by,
             units: evidence,
         };
-        let found = (
-            doc,
-            order_score(own, &a, req, tables, t),
-            relevance,
-            signals,
-        );
-        if found.3.admitted_by == "companion" {
-            companions.push(found);
-        } else {
+        // A companion's attributes are read only if it comes near enough.
+        if admitted_by == "companion" {
+            companions.push((d as u32, own, relevance, signals));
+        } else if let Some(found) = shown(d as u32, own, relevance, signals) {
             hits.push(found);
         }
     }
@@ -339,7 +341,11 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     if !hits.is_empty() && hits.len() < req.limit {
         // After every answer, in their own order.
         let floor = hits.iter().map(|h| h.1).fold(f32::INFINITY, f32::min);
-        companions.retain(|c| c.2 >= t.companion_ratio * best_relevance);
+        let mut companions: Vec<_> = companions
+            .into_iter()
+            .filter(|c| c.2 >= t.companion_ratio * best_relevance)
+            .filter_map(|(doc, own, relevance, signals)| shown(doc, own, relevance, signals))
+            .collect();
         companions.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let top = companions
             .first()
