@@ -764,7 +764,7 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
 
 /// A declaration's type between the name and its value, in the languages that write it
 /// there: `pw As String = "…"` (VB), `pw string = "…"` (Go), `pw TYPE string VALUE '…'`
-/// (ABAP), `WS-PW PIC X(16) VALUE '…'` (COBOL). Up to three type words, each perhaps
+/// (ABAP), `WS-PW PIC X(16) VALUE '…'` (COBOL). Up to four type words, each perhaps
 /// sized (`X(16)`) or marked (`*string`, `[]byte`), on the key's line; where the value
 /// starts after its `=`, `:=` or `VALUE`.
 fn typed_declaration(b: &[u8], sp: usize) -> Option<usize> {
