@@ -7,7 +7,8 @@
 //! (`family kind secret text`) and `negatives.tsv` (`family kind text`),
 //! texts with `\n`, `\t`, `\r`, `\\` escaped. A positive is caught when no
 //! 8-character window of its secret survives redaction (the corpus's own
-//! rule, README.md beside it); a negative is a false positive when
+//! rule, README.md beside it) other than one the text also holds outside
+//! the secret; a negative is a false positive when
 //! redaction changes it at all. Prints recall and false positives per
 //! family, and the kinds missed, so issue 35's held-out figures can be
 //! compared run to run. `--summary` prints the family table only: use it on
@@ -42,14 +43,20 @@ fn unescape(s: &str) -> String {
     out
 }
 
-fn survives(secret: &str, redacted: &str) -> bool {
+/// Whether any 8-character piece of `secret` is still in `redacted`. A piece
+/// that also occurs in the text outside the secret (the indentation between a
+/// YAML block's PEM lines, a certificate's algorithm identifier next to the
+/// key it certifies) proves nothing, so it does not count as a survivor.
+fn survives(secret: &str, text: &str, redacted: &str) -> bool {
     let chars: Vec<char> = secret.chars().collect();
     if chars.len() < 8 {
         return redacted.contains(secret);
     }
-    chars
-        .windows(8)
-        .any(|w| redacted.contains(&w.iter().collect::<String>()))
+    let outside = text.replacen(secret, "\u{0}", 1);
+    chars.windows(8).any(|w| {
+        let piece: String = w.iter().collect();
+        redacted.contains(&piece) && !outside.contains(&piece)
+    })
 }
 
 #[derive(Default)]
@@ -80,7 +87,7 @@ fn main() {
         let redacted = learnsync::redact::redact(&text);
         let t = positives.entry(family.to_string()).or_default();
         t.total += 1;
-        if survives(&secret, &redacted) {
+        if survives(&secret, &text, &redacted) {
             *t.missed_kinds.entry(kind.to_string()).or_default() += 1;
             if misses {
                 println!("missed {family}/{kind}: {redacted:?}");
