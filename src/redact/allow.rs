@@ -294,6 +294,8 @@ fn ciphertext(v: &[u8]) -> bool {
         || v.strip_prefix(b"EJ[1:")
             .is_some_and(|rest| body(rest.strip_suffix(b"]").unwrap_or(rest)))
         || v.starts_with(b"{AQAAAB") && v.ends_with(b"}")
+        // OpenSSL's `enc -a` output: base64 of `Salted__`, the salt, the ciphertext.
+        || v.starts_with(b"U2FsdGVkX1") && v.len() >= 44 && v.iter().all(|&c| is_b64(c))
 }
 
 /// A value in a table column whose header says digest or id (`fly secrets list`'s

@@ -238,6 +238,9 @@ const FIXED: &[(&str, Anchor)] = &[
     ("$4\r\nAUTH\r\n", Anchor::Protocol), (" crypt aes-", Anchor::Protocol),
     (" crypt serpent-", Anchor::Protocol), (" crypt twofish-", Anchor::Protocol),
     (" crypt capi:", Anchor::Protocol),
+    // A TLS key log (`SSLKEYLOGFILE`): the label, the client random, the secret.
+    ("CLIENT_RANDOM ", Anchor::Protocol), ("_TRAFFIC_SECRET", Anchor::Protocol),
+    ("EXPORTER_SECRET ", Anchor::Protocol),
     ("type=EXECVE", Anchor::Argv), ("args:", Anchor::Argv), ("\"args\"", Anchor::Argv),
     ("command:", Anchor::Argv), ("\"command\"", Anchor::Argv), ("execve(", Anchor::Argv),
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
@@ -325,11 +328,20 @@ static FOREIGN: LazyLock<(AhoCorasick, Vec<&'static str>)> = LazyLock::new(|| {
     let mut patterns = Vec::new();
     let mut names = Vec::new();
     for &(w, _) in assign::foreign::WORDS {
-        patterns.push(w.to_string());
-        names.push(w);
-        if w.contains(' ') {
-            patterns.push(w.replace(' ', "_"));
-            names.push(w);
+        let mut chars = w.chars();
+        let capitalised: String = chars
+            .next()
+            .into_iter()
+            .flat_map(char::to_uppercase)
+            .chain(chars)
+            .collect();
+        for form in [w.to_string(), capitalised, w.to_uppercase()] {
+            for form in [form.replace(' ', "_"), form] {
+                if !patterns.contains(&form) {
+                    patterns.push(form);
+                    names.push(w);
+                }
+            }
         }
     }
     let automaton = AhoCorasickBuilder::new()

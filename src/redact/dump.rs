@@ -29,9 +29,9 @@
 use super::assign::classify_key;
 use super::context::Hit;
 use super::text::{
-    Need, contains_ci, has_alpha, has_digit, is_dotted_identifier, is_email, is_numeric_shape,
-    is_passphrase, is_path_like, is_placeholder, is_version, line_end, looks_like_word_list,
-    plausible, random_letters, skip_blanks,
+    Need, at, contains_ci, find, has_alpha, has_digit, is_dotted_identifier, is_email,
+    is_numeric_shape, is_passphrase, is_path_like, is_placeholder, is_version, line_end,
+    looks_like_word_list, plausible, random_letters, run, skip_blanks,
 };
 
 /// Commands that print a file, as anchors (case-insensitive, `Get-Content` included).
@@ -61,9 +61,34 @@ pub(super) const READERS: &[&str] = &[
 /// make its output ciphertext.
 const DECRYPTERS: &[&[u8]] = &[b"gpg ", b"sops ", b"age ", b"ansible-vault "];
 
-/// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, and a
-/// REPL's prompt (`> `, `>>> `) before an expression.
-pub(super) const PRINTERS: &[&str] = &["echo $", "printenv ", "\n> ", "\n>>> "];
+/// Commands that print one value, as anchors: `echo $NAME`, `printenv NAME`, a REPL's
+/// prompt (`> `, `>>> `) before an expression, and a debugger's ([`DEBUGGER_PRINT`]).
+pub(super) const PRINTERS: &[&str] = &[
+    "echo $",
+    "printenv ",
+    "\n> ",
+    "\n>>> ",
+    "(gdb) ",
+    "(pdb) ",
+    "(lldb) ",
+    "ipdb> ",
+    "(dlv) ",
+    "(rr) ",
+    "(pdb++) ",
+];
+
+/// A debugger's commands that print an expression's value: `(gdb) p cfg->pw`,
+/// `(Pdb) pp self.token`, `(lldb) po key`, `(dlv) print pw`. Pdb also prints a bare
+/// expression.
+const DEBUGGER_PRINT: &[&[u8]] = &[
+    b"p ",
+    b"pp ",
+    b"print ",
+    b"po ",
+    b"expr ",
+    b"display ",
+    b"call ",
+];
 
 /// Commands whose output is a secret they made or fetched (module doc): the anchor, what
 /// the output is — what a person chose (`Password`: a store's getter prints
@@ -366,15 +391,32 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         return None;
     }
     let le = line_end(b, e, 256);
-    let expr = b[e..le].trim_ascii();
-    // One expression: a name, a path of names, an index (`ENV['X']`), `${X}`, a getter
-    // called with the name (`localStorage.getItem("id_token")`).
+    let mut expr = b[e..le].trim_ascii();
+    let debugger = b[s] == b'(' || b[s..e].ends_with(b"> ") && b[s] != b'\n';
+    if debugger && let Some(cmd) = DEBUGGER_PRINT.iter().find(|c| expr.starts_with(c)) {
+        expr = expr[cmd.len()..].trim_ascii_start();
+    }
+    // One expression: a name, a path of names (`cfg->pw` too), an index (`ENV['X']`),
+    // `${X}`, a getter called with the name (`localStorage.getItem("id_token")`).
     let simple = !expr.is_empty()
         && expr.iter().all(|&c| {
             c.is_ascii_alphanumeric()
                 || matches!(
                     c,
-                    b'_' | b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$' | b'(' | b')'
+                    b'_' | b'.'
+                        | b'['
+                        | b']'
+                        | b'\''
+                        | b'"'
+                        | b'{'
+                        | b'}'
+                        | b'$'
+                        | b'('
+                        | b')'
+                        | b'-'
+                        | b'>'
+                        | b'*'
+                        | b'&'
                 )
         });
     if !simple {
@@ -389,7 +431,19 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         .split(|&c| {
             matches!(
                 c,
-                b'.' | b'[' | b']' | b'\'' | b'"' | b'{' | b'}' | b'$' | b'(' | b')'
+                b'.' | b'['
+                    | b']'
+                    | b'\''
+                    | b'"'
+                    | b'{'
+                    | b'}'
+                    | b'$'
+                    | b'('
+                    | b')'
+                    | b'-'
+                    | b'>'
+                    | b'*'
+                    | b'&'
             )
         })
         .rfind(|p| !p.is_empty())?;
@@ -405,12 +459,32 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     if b[vs..ve].starts_with(b"=> ") {
         vs += 3;
     }
+    if debugger {
+        vs = debugger_value(b, vs, ve);
+    }
     let (vs, ve) = unquoted(b, vs, ve);
     let v = &b[vs..ve];
     if v.len() < 6 || v.iter().any(u8::is_ascii_whitespace) || !plausible(v, Need::Password) {
         return None;
     }
     Some(("password", vs, ve))
+}
+
+/// Where a debugger's printed value starts: past gdb's `$1 = ` or lldb's `(std::string)
+/// $0 = `, and past the address gdb prints before a `char *`'s string (`0x55… "…"`).
+fn debugger_value(b: &[u8], vs: usize, ve: usize) -> usize {
+    let line = &b[vs..ve];
+    let mut v = match find(line, b" = ") {
+        Some(eq) if line[..eq].contains(&b'$') => vs + eq + 3,
+        _ => vs,
+    };
+    if b[v..ve].starts_with(b"0x") {
+        let addr = run(&b[..ve], v + 2, |c| c.is_ascii_hexdigit());
+        if at(b, addr) == Some(b' ') && at(b, addr + 1) == Some(b'"') {
+            v = addr + 1;
+        }
+    }
+    v
 }
 
 /// The inside of a value a REPL printed as a literal (`"…"`, `'…'`, bytes' `b'…'`).

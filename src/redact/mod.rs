@@ -376,4 +376,6 @@ mod tests_round16;
 #[cfg(test)]
 mod tests_round17;
 #[cfg(test)]
+mod tests_round18;
+#[cfg(test)]
 mod tests_shapes;

@@ -805,9 +805,30 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
     if literal.starts_with(" crypt ") {
         return dm_crypt_key(b, e);
     }
+    if literal.ends_with("_SECRET") || literal.ends_with("SECRET ") || literal.ends_with("RANDOM ")
+    {
+        return keylog_secret(b, e - literal.len());
+    }
     let end = run(b, e, super::text::is_b64);
     let decoded = super::text::b64_decode_prefix(&b[e..end], 256);
     (end - e >= 12 && decoded.contains(&0)).then(|| hit("password", e, end))?
+}
+
+/// A TLS key log line (NSS's format, what `SSLKEYLOGFILE` makes browsers, curl and
+/// Go write): `<LABEL> <client random, 64 hex> <secret, hex>`, the label at the start
+/// of its line. The client random is public; the secret decrypts the session. `s` is
+/// where the anchor starts, inside the label.
+fn keylog_secret(b: &[u8], s: usize) -> Option<Hit> {
+    let label_char = |c: u8| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_';
+    if before(b, run_back(b, s, 0, label_char)).is_some_and(|c| c != b'\n') {
+        return None;
+    }
+    let random = skip_blanks(b, run(b, s, label_char));
+    let random_end = run(b, random, |c| c.is_ascii_hexdigit());
+    let secret = skip_blanks(b, random_end);
+    let end = run(b, secret, |c| c.is_ascii_hexdigit());
+    (random_end - random == 64 && secret > random_end && end - secret >= 32)
+        .then(|| hit("tls-secret", secret, end))?
 }
 
 /// SMTP's `AUTH LOGIN`: after the server's `334 UGFzc3dvcmQ6` ("Password:" in

@@ -804,30 +804,41 @@ fn typed_declaration(b: &[u8], sp: usize) -> Option<usize> {
     None
 }
 
-/// The string of an object at `open` (its `{`) whose first member is its value
-/// (`"value"`, `"defaultValue"`, `"Value"`), through at most `depth` such objects.
+/// The string of an object at `open` (its `{`) that holds its value (`"value"`,
+/// `"defaultValue"`, `"Value"`) among its first four members, the others plain strings
+/// (`"type": "securestring"`), through at most `depth` such objects.
 fn object_value(b: &[u8], open: usize, depth: u8) -> Option<(usize, usize)> {
-    let q = skip_ws(b, open + 1, 64);
-    if depth == 0 || !at(b, q).is_some_and(is_quote) {
+    if depth == 0 {
         return None;
     }
-    let name_end = run(b, q + 1, |c| c.is_ascii_alphabetic());
-    let name = &b[q + 1..name_end];
-    if at(b, name_end) != Some(b[q])
-        || !(name.eq_ignore_ascii_case(b"value") || name.eq_ignore_ascii_case(b"defaultvalue"))
-    {
-        return None;
+    let mut q = skip_ws(b, open + 1, 64);
+    for _ in 0..4 {
+        if !at(b, q).is_some_and(is_quote) {
+            return None;
+        }
+        let name_end = run(b, q + 1, |c| c.is_ascii_alphabetic());
+        let name = &b[q + 1..name_end];
+        let colon = skip_blanks(b, name_end + 1);
+        if at(b, name_end) != Some(b[q]) || at(b, colon) != Some(b':') {
+            return None;
+        }
+        let v = skip_blanks(b, colon + 1);
+        if name.eq_ignore_ascii_case(b"value") || name.eq_ignore_ascii_case(b"defaultvalue") {
+            return match at(b, v) {
+                Some(b'{') => object_value(b, v, depth - 1),
+                Some(c) if is_quote(c) => value_at(b, v, open),
+                _ => None,
+            };
+        }
+        // Past this member's string to the next member's name.
+        let (_, end) = value_at(b, v, open).filter(|_| at(b, v).is_some_and(is_quote))?;
+        let comma = skip_blanks(b, end + 1);
+        if at(b, comma) != Some(b',') {
+            return None;
+        }
+        q = skip_ws(b, comma + 1, 64);
     }
-    let colon = skip_blanks(b, name_end + 1);
-    if at(b, colon) != Some(b':') {
-        return None;
-    }
-    let v = skip_blanks(b, colon + 1);
-    match at(b, v) {
-        Some(b'{') => object_value(b, v, depth - 1),
-        Some(c) if is_quote(c) => value_at(b, v, open),
-        _ => None,
-    }
+    None
 }
 
 /// A key-value store's listing (`etcdctl get --prefix`, ZooKeeper's `get`): the key's
@@ -929,7 +940,9 @@ fn unseparated_value(
     let grep_n = grep_prefix(line);
     let table = (grep_n || line.iter().all(|c| c.is_ascii_whitespace())) && {
         let ve = run(b, sp, |c| !c.is_ascii_whitespace());
-        ve > sp && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
+        ve > sp
+            && at(b, skip_blanks(b, ve)).is_none_or(|c| c == b'\n' || c == b'\r')
+            && !title(b, ks, sp, ve)
     };
     if blanks > 4 && !table || b[sp] == b'-' && !table && !super::text::dash_random(b, sp) {
         return None;
@@ -961,6 +974,15 @@ fn unseparated_value(
         Need::Strong
     };
     Some((sp, need))
+}
+
+/// A heading in title case, not a key over its value: `Password Store` (what `pass ls`
+/// prints first), `Token Exchange`. The key and the one word after it capitalised,
+/// the word in letters alone.
+fn title(b: &[u8], ks: usize, vs: usize, ve: usize) -> bool {
+    b[ks].is_ascii_uppercase()
+        && b[vs].is_ascii_uppercase()
+        && b[vs + 1..ve].iter().all(u8::is_ascii_lowercase)
 }
 
 /// Prose's "pass `--region eu-west-1`", "set `AWS_PROFILE`", "pass `default=str`": a

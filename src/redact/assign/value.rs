@@ -66,6 +66,9 @@ pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> 
     if placeholder_start(first) || comment {
         return None;
     }
+    // The shell reads `PASSPHRASE=a,b=c cmd` as one value: after an environment
+    // variable's name a `,` or `;` starts a list only before another such name.
+    let env_name = is_env_name(&b[ks..run(b, ks, is_key_char)]);
     let mut end = i;
     while end < cap {
         let c = b[end];
@@ -74,7 +77,9 @@ pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> 
                 c,
                 b'"' | b'\'' | b'`' | b'<' | b'>' | b'|' | b')' | b'}' | b']'
             )
-            || matches!(c, b',' | b';') && list_separator(&b[end + 1..cap], end == i)
+            || matches!(c, b',' | b';')
+                && list_separator(&b[end + 1..cap], end == i)
+                && (!env_name || is_env_name(&b[end + 1..run(b, end + 1, is_key_char)]))
             || c == b'&' && query_separator(&b[end + 1..cap]);
         if stop {
             break;
@@ -202,10 +207,25 @@ pub(super) fn list_separator(rest: &[u8], first: bool) -> bool {
             }
         }
     }
+    // A list's next name is a word (`user=`, `port2=`), not a run of a password's
+    // characters (`mF5Q0vo=`): no digit inside it is followed by a letter.
+    let wordy = !rest[..name_end]
+        .windows(2)
+        .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_alphabetic());
     rest.first().is_none_or(|&c| {
         c.is_ascii_whitespace()
             || matches!(c, b'"' | b'\'' | b'`' | b')' | b'}' | b']' | b',' | b';')
-    }) || name_end > 0 && matches!(at(rest, name_end), Some(b'=' | b':'))
+    }) || name_end > 0 && wordy && matches!(at(rest, name_end), Some(b'=' | b':'))
+}
+
+/// An environment variable's name as a shell sets it: `PASSPHRASE`, `AWS_PROFILE`,
+/// `A1` (capitals, digits and `_`, a capital first, two characters or more).
+fn is_env_name(name: &[u8]) -> bool {
+    name.len() >= 2
+        && name[0].is_ascii_uppercase()
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
 }
 
 /// An `&` that ends a value: `&&`, a blank, the end, or the next `name=` of a query

@@ -913,6 +913,20 @@ pub(super) fn pem(text: &str, s: usize, e: usize, reach: &mut usize) -> Option<H
         }
         from = l;
     }
+    // No END: a key cut short runs to the end of the text, but only if a body
+    // follows; a sentence that names the header (`starts with -----BEGIN … KEY-----
+    // then`) holds none.
+    let mut k = label_end + 5;
+    while let Some(c) = at(b, k) {
+        match c {
+            b'\\' if at(b, k + 1) == Some(b'n') => k += 2,
+            c if c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'+') => k += 1,
+            _ => break,
+        }
+    }
+    if run(b, k, is_b64) - k < 16 {
+        return None;
+    }
     *reach = b.len();
     hit("private-key", s, b.len())
 }
