@@ -125,9 +125,10 @@ pub(super) fn verb_in_command(b: &[u8], s: usize) -> bool {
 
 /// The arguments of a credential verb's command from `e`, up to the command's end:
 /// `register user host PASSWORD`, `AUTH user PASSWORD`, `addauth digest user:PASSWORD`,
-/// `ACL SETUSER u on '>PASSWORD'`. Flags and their values are other rules' business; a
-/// `key=value` argument is an assignment's. Returns how far it read.
-pub(super) fn verb_arguments(b: &[u8], e: usize, out: &mut Vec<Hit>) -> usize {
+/// `ACL SETUSER u on '>PASSWORD'`, and a route's token (`join host:port/TOKEN`), the
+/// only one read when `routes_only`. Flags and their values are other rules' business;
+/// a `key=value` argument is an assignment's. Returns how far it read.
+pub(super) fn verb_arguments(b: &[u8], e: usize, routes_only: bool, out: &mut Vec<Hit>) -> usize {
     let le = line_end(b, e, 1024);
     let cmd_end = b[e..le]
         .iter()
@@ -144,7 +145,30 @@ pub(super) fn verb_arguments(b: &[u8], e: usize, out: &mut Vec<Hit>) -> usize {
             .iter()
             .position(|&c| c == b'@')
             .is_some_and(|p| is_host(&a[p + 1..]));
-        if std::mem::take(&mut after_flag) || a.contains(&b'=') || is_email(a) || user_at_host {
+        // `name=value` is an assignment's; a password may hold a `=` of its own.
+        let assignment = a.iter().position(|&c| c == b'=').is_some_and(|p| {
+            p > 0
+                && a[0].is_ascii_alphabetic()
+                && a[..p]
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        });
+        if std::mem::take(&mut after_flag) || assignment || is_email(a) || user_at_host {
+            continue;
+        }
+        // A join's `host:port/<token>/<hash>` (MicroK8s): the route's first part.
+        if let Some(slash) = a.iter().position(|&c| c == b'/')
+            && endpoint(&a[..slash])
+            && a[..slash].contains(&b':')
+        {
+            let t = &a[slash + 1..];
+            let t = &t[..t.iter().position(|&c| c == b'/').unwrap_or(t.len())];
+            if t.len() >= 16 && plausible(t, Need::Token) {
+                out.push(("token", vs + slash + 1, vs + slash + 1 + t.len()));
+            }
+            continue;
+        }
+        if routes_only {
             continue;
         }
         // Redis ACL's `>password` adds one; `user:password` for ZooKeeper's digest.
@@ -335,7 +359,7 @@ mod tests {
         let s = text.find(verb).expect("verb in text");
         let mut out = Vec::new();
         if verb_in_command(text.as_bytes(), s) {
-            verb_arguments(text.as_bytes(), s + verb.len(), &mut out);
+            verb_arguments(text.as_bytes(), s + verb.len(), false, &mut out);
         }
         out.iter()
             .map(|&(_, a, z)| text[a..z].to_string())

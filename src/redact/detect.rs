@@ -113,6 +113,8 @@ enum Anchor {
     PrivateKeyBelow,
     /// A trailing comment that says the value before it is secret (`# keep private`).
     CommentSaysSecret,
+    /// strace opening a file whose name says secret: what it reads from it.
+    StraceOpen,
     /// An argument list (`argv.rs`).
     Argv,
     /// A protocol's or a dump's credential after its fixed marker (Kerberos keys in a
@@ -163,6 +165,9 @@ const FIXED: &[(&str, Anchor)] = &[
     ("_hooks/", Anchor::PathSecret), ("/heartbeat/", Anchor::PathSecret),
     ("/push/", Anchor::PathSecret), ("/ping/", Anchor::PathSecret),
     ("/integrations/", Anchor::PathSecret), ("/t/", Anchor::PathSecret),
+    // Log and event collectors' ingest URLs, a calendar's private feed.
+    ("/receiver/", Anchor::PathSecret), ("/inputs/", Anchor::PathSecret),
+    ("/private-", Anchor::PathSecret),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
@@ -213,6 +218,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("register ", Anchor::AuthVerb), ("unseal ", Anchor::AuthVerb), ("setuser ", Anchor::AuthVerb),
     ("addauth ", Anchor::AuthVerb), ("user add ", Anchor::AuthVerb), ("useradd ", Anchor::AuthVerb),
     ("adduser ", Anchor::AuthVerb), ("http-basic.", Anchor::AuthVerb), ("passwd ", Anchor::AuthVerb),
+    ("add_user ", Anchor::AuthVerb), ("change_password ", Anchor::AuthVerb),
+    ("join ", Anchor::AuthVerb),
     (" using ", Anchor::Using), ("user ", Anchor::FtpUser),
     ("@", Anchor::At), ("]:", Anchor::SaslPasswd),
     // Calls that open a session with a password argument; a line that says TOTP.
@@ -241,6 +248,15 @@ const FIXED: &[(&str, Anchor)] = &[
     // A TLS key log (`SSLKEYLOGFILE`): the label, the client random, the secret.
     ("CLIENT_RANDOM ", Anchor::Protocol), ("_TRAFFIC_SECRET", Anchor::Protocol),
     ("EXPORTER_SECRET ", Anchor::Protocol),
+    // tcpdump's SNMP: `C="community" GetRequest(28)`; AMQP's PLAIN response as an
+    // Erlang binary: `<<0,"user",0,"password">>`.
+    (" C=", Anchor::Protocol), ("<<0,\"", Anchor::Protocol),
+    // Wireshark's LDAP bind: `authentication: simple (0)` over `simple: <password>`.
+    ("simple: ", Anchor::Protocol),
+    // strace's `openat(…, "<secret file>", …) = 3` then `read(3, "<content>", …)`.
+    ("openat(", Anchor::StraceOpen), ("open(\"", Anchor::StraceOpen),
+    // `cryptsetup luksDump --dump-volume-key`: the volume key as spaced hex bytes.
+    ("MK dump:", Anchor::Protocol), ("Volume key:", Anchor::Protocol),
     ("type=EXECVE", Anchor::Argv), ("args:", Anchor::Argv), ("\"args\"", Anchor::Argv),
     ("command:", Anchor::Argv), ("\"command\"", Anchor::Argv), ("execve(", Anchor::Argv),
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
@@ -496,6 +512,7 @@ impl Scan<'_> {
             Anchor::Chpasswd => context(stdin::chpasswd(b, s, e)),
             Anchor::Positional => context(structure::positional(b, s, e, literal)),
             Anchor::StdinReader => context(stdin::credential(b, s, e, literal)),
+            Anchor::StraceOpen => context(dump::strace_read(b, e)),
             Anchor::FileReader => {
                 // Weaker than a key that names the value: `password: x` in the file
                 // keeps its own kind and its whole value.
@@ -686,7 +703,9 @@ fn auth_verb_arguments(
     let mut end = e;
     push_all(out, CONTEXT, |hits| {
         end = if command::verb_in_command(b, s) {
-            command::verb_arguments(b, e, hits)
+            // A join presents a token only in its route (`microk8s join host:port/<token>`);
+            // its bare arguments are peers and network ids.
+            command::verb_arguments(b, e, literal == "join ", hits)
         } else if matches!(literal, "login " | "auth " | "authorize " | "unlock ") {
             // Login sub-commands anywhere on a line: machine-made arguments only.
             structure::auth_verb(b, s, e, hits)

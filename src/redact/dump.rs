@@ -46,6 +46,9 @@ pub(super) const READERS: &[&str] = &[
     // Dumpers print the same file's bytes (`xxd -p ~/.lightning/bitcoin/hsm_secret`).
     "xxd ",
     "hexdump ",
+    "strings ",
+    // `tr '\0' '\n' < /proc/1/environ`: a NUL-separated file made readable.
+    "tr ",
     "base64 ",
     // Decrypters print the plaintext of an encrypted secret's file.
     "gpg -d ",
@@ -516,6 +519,12 @@ const SECRET_WORDS: &[&[u8]] = &[
     b"cookie",
     // PAM's TOTP seed file: its first line is the seed.
     b"google_authenticator",
+    b"keytab",
+    b"keyfile",
+    // A directory of keys (`/etc/zfs/keys/`, `/etc/wireguard/keys/`).
+    b"/keys/",
+    // A process's environment (`/proc/1/environ`), where its secrets are handed over.
+    b"/environ",
 ];
 
 /// The fields of the output of the reader at `s..e`, when it reads a secret's file.
@@ -540,6 +549,7 @@ pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
     if !secret_arg || le >= b.len() {
         return;
     }
+    let environ = find(&b[s..le], b"/environ").is_some();
     let mut ls = le + 1;
     for _ in 0..MAX_LINES {
         if ls >= b.len() {
@@ -550,10 +560,37 @@ pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
         if prompt(line) {
             break;
         }
-        if !line.trim_ascii_start().starts_with(b"#") {
+        if environ {
+            environ_field(b, ls, le, out);
+        } else if !line.trim_ascii_start().starts_with(b"#") {
             fields(b, ls, le, out);
         }
         ls = le + 1;
+    }
+}
+
+/// A line of a process's environment, `NAME=value`: whatever the name, a value that
+/// is long and random (a key handed over as `K=…`); names that say secret are the
+/// assignments' business. Container ids, commit ids and words stay.
+fn environ_field(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
+    let Some(eq) = b[ls..le].iter().position(|&c| c == b'=') else {
+        return;
+    };
+    let (vs, ve) = (ls + eq + 1, le);
+    let v = &b[vs..ve];
+    let alnum: Vec<u8> = v
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphanumeric)
+        .collect();
+    if v.len() >= 24
+        && v.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'='))
+        && !v.iter().all(u8::is_ascii_hexdigit)
+        && super::text::random_alnum(&alnum, 24)
+        && plausible(v, Need::Strong)
+    {
+        out.push(("secret", vs, ve));
     }
 }
 
@@ -614,6 +651,46 @@ fn secret_file(path: &[u8]) -> bool {
             .split(|&c| matches!(c, b'.' | b'_' | b'-'))
             .any(|w| [b"pass".as_slice(), b"pw", b"pwd"].iter().any(|p| w.eq_ignore_ascii_case(p)));
     named && !public
+}
+
+/// strace's `openat(AT_FDCWD, "/run/secrets/db_password", O_RDONLY) = 3`: when the
+/// path says secret, what the next lines `read(3, "…", n)` from that descriptor is its
+/// content. `e` is after `openat(` or `open("`.
+pub(super) fn strace_read(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 1024);
+    let q = e + b[e..le].iter().position(|&c| c == b'"')?;
+    let path_end = q + 1 + b[q + 1..le].iter().position(|&c| c == b'"')?;
+    if !secret_file(&b[q + 1..path_end]) {
+        return None;
+    }
+    let eq = find(&b[path_end..le], b") = ")? + path_end + 4;
+    let fd = &b[eq..run(&b[..le], eq, |c| c.is_ascii_digit())];
+    if fd.is_empty() {
+        return None;
+    }
+    let mut ls = le + 1;
+    for _ in 0..8 {
+        if ls >= b.len() {
+            return None;
+        }
+        let lend = line_end(b, ls, MAX_LINE);
+        let line = &b[ls..lend];
+        let head = [b"read(".as_slice(), fd, b", \""].concat();
+        if let Some(p) = find(line, &head) {
+            let vs = ls + p + head.len();
+            let ve = vs + b[vs..lend].iter().position(|&c| c == b'"')?;
+            let ve = if b[vs..ve].ends_with(b"\\n") {
+                ve - 2
+            } else {
+                ve
+            };
+            let v = &b[vs..ve];
+            return (v.len() >= 6 && plausible(v, Need::Password) && !is_placeholder(v))
+                .then_some(("password", vs, ve));
+        }
+        ls = lend + 1;
+    }
+    None
 }
 
 /// The name a decrypted file had before it was encrypted (`creds.txt.gpg` → `creds.txt`).

@@ -11,7 +11,7 @@
 
 use super::context::Hit;
 use super::structure::{argument, arguments, chosen_secret, password_value};
-use super::text::{Need, at, before, line_end, line_start, plausible, run_back, skip_blanks};
+use super::text::{Need, at, before, line_end, line_start, plausible, run, run_back, skip_blanks};
 
 /// How a reader is written: the anchor `detect.rs` matches, and what must follow it.
 pub(super) const READERS: &[&str] = &[
@@ -73,6 +73,25 @@ pub(super) fn fed(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
         .map_or(le, |p| e + p);
     if let Some(p) = b[e..cmd_end].windows(3).position(|w| w == b"<<<") {
         return argument(b, skip_blanks(b, e + p + 3));
+    }
+    // A here-document (`chpasswd <<EOF`, `kinit u <<-'END'`): its first line.
+    if let Some(p) = b[e..cmd_end].windows(2).position(|w| w == b"<<") {
+        let tag_at = e + p + 2;
+        let tag_at = tag_at + usize::from(at(b, tag_at) == Some(b'-'));
+        let tag_at = skip_blanks(b, tag_at);
+        let tag_at = tag_at + usize::from(at(b, tag_at).is_some_and(|c| c == b'\'' || c == b'"'));
+        let tag_end = run(b, tag_at, |c| c.is_ascii_alphanumeric() || c == b'_');
+        let body = le + 1;
+        if tag_end == tag_at || body >= b.len() {
+            return None;
+        }
+        let body_end = line_end(b, body, 1024);
+        let line = b[body..body_end].trim_ascii();
+        if line.is_empty() || line == &b[tag_at..tag_end] {
+            return None;
+        }
+        let vs = body + (b[body..body_end].len() - b[body..body_end].trim_ascii_start().len());
+        return Some((vs, vs + line.len()));
     }
     // The pipe into the reader's command, with no other command between.
     let pipe = b[ls..s].iter().rposition(|&c| c == b'|')? + ls;

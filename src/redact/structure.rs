@@ -809,6 +809,29 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
     {
         return keylog_secret(b, e - literal.len());
     }
+    if literal.ends_with(':') {
+        return spaced_hex_key(b, e);
+    }
+    if literal == " C=" {
+        return snmp_community(b, e);
+    }
+    if literal == "simple: " {
+        let above = &b[e.saturating_sub(160)..line_start(b, e)];
+        let ve = line_end(b, e, 256);
+        let v = b[e..ve].trim_ascii_end();
+        return (super::text::find(above, b"authentication: simple").is_some()
+            && plausible(v, Need::Password))
+        .then(|| hit("password", e, e + v.len()))?;
+    }
+    if literal.starts_with("<<0") {
+        // Past the user's string and the second NUL to the password's string.
+        let user_end = run(b, e, |c| c != b'"' && c != b'\n');
+        let rest = &b[user_end..line_end(b, user_end, 256)];
+        let pw = rest.strip_prefix(b"\",0,\"")?;
+        let len = pw.iter().position(|&c| c == b'"')?;
+        let vs = user_end + 5;
+        return (len > 0).then(|| hit("password", vs, vs + len))?;
+    }
     let end = run(b, e, super::text::is_b64);
     let decoded = super::text::b64_decode_prefix(&b[e..end], 256);
     (end - e >= 12 && decoded.contains(&0)).then(|| hit("password", e, end))?
@@ -829,6 +852,45 @@ fn keylog_secret(b: &[u8], s: usize) -> Option<Hit> {
     let end = run(b, secret, |c| c.is_ascii_hexdigit());
     (random_end - random == 64 && secret > random_end && end - secret >= 32)
         .then(|| hit("tls-secret", secret, end))?
+}
+
+/// tcpdump's line for an SNMP packet: `C=<community>` (quoted in newer versions) then
+/// the PDU. The community is SNMPv1/v2c's password; `public`, the default, is not.
+fn snmp_community(b: &[u8], e: usize) -> Option<Hit> {
+    let quoted = at(b, e) == Some(b'"');
+    let vs = e + usize::from(quoted);
+    let ve = run(b, vs, |c| !c.is_ascii_whitespace() && c != b'"');
+    let pdu = skip_blanks(b, ve + usize::from(quoted));
+    const PDUS: &[&[u8]] = &[b"Get", b"Set", b"Trap", b"V2Trap", b"Inform", b"Report"];
+    let v = &b[vs..ve];
+    (v.len() >= 4
+        && PDUS.iter().any(|p| b[pdu..].starts_with(p))
+        && !v.eq_ignore_ascii_case(b"public"))
+    .then(|| hit("password", vs, ve))?
+}
+
+/// A key printed as hex bytes apart (`27 48 90 11 …`), its lines after the first
+/// indented, as `cryptsetup luksDump --dump-volume-key` prints the volume key; 16
+/// bytes or more. `e` is after the label.
+fn spaced_hex_key(b: &[u8], e: usize) -> Option<Hit> {
+    let start = skip_blanks(b, e);
+    let (mut i, mut end, mut bytes) = (start, start, 0);
+    loop {
+        let pair = at(b, i).is_some_and(|c| c.is_ascii_hexdigit())
+            && at(b, i + 1).is_some_and(|c| c.is_ascii_hexdigit())
+            && at(b, i + 2).is_none_or(|c| c.is_ascii_whitespace());
+        if !pair {
+            break;
+        }
+        bytes += 1;
+        end = i + 2;
+        i = skip_blanks(b, end);
+        // The next line goes on only when indented.
+        if at(b, i) == Some(b'\n') && at(b, i + 1).is_some_and(|c| c == b' ' || c == b'\t') {
+            i = skip_blanks(b, i + 1);
+        }
+    }
+    (bytes >= 16).then(|| hit("key", start, end))?
 }
 
 /// SMTP's `AUTH LOGIN`: after the server's `334 UGFzc3dvcmQ6` ("Password:" in

@@ -564,6 +564,7 @@ pub(super) fn apart_value(
         .or_else(|| value::escaped_bytes(b, ke, family, kind))
         .or_else(|| value::xml_name_value(b, ks, ke, family, kind))
         .or_else(|| value::named_element(b, ks, ke, family, kind))
+        .or_else(|| value::next_cell(b, ke, family, kind))
         .or_else(|| name_value_pair(b, ks, ke, family, kind))
         .or_else(|| near_quoted(b, ks, ke, family, kind))
         .or_else(|| value::value_child(b, ks, ke, family, kind))
@@ -1411,13 +1412,37 @@ fn names_a_secret(v: &[u8]) -> bool {
             parts.clone().all(|p| {
                 !(random_alnum(p, 12)
                     || has_digit(p) && has_upper(p) && has_lower(p)
-                    || p.split(|&c| c == b'_' || c == b'-').any(interleaved))
+                    || p.split(|&c| c == b'_' || c == b'-').any(interleaved)
+                    || jumbled_case(p))
             }) && parts.any(|p| {
                 classify_key(p).is_some()
                     || contains_ci(p, b"publickey")
                     || contains_ci(p, b"public_key")
             })
         }
+}
+
+/// `KVPwRXMvJm`: letters whose case changes so often that no word of a name is
+/// left, only two-letter pieces (`KV`, `Pw`, `RX`, …); a name's words are longer
+/// (`kVPNPassword`: `k`, `VPN`, `Password`). Four pieces or more, none over two.
+fn jumbled_case(p: &[u8]) -> bool {
+    let boundary = |i: usize| {
+        p[i].is_ascii_uppercase()
+            && (p[i - 1].is_ascii_lowercase()
+                || p[i - 1].is_ascii_uppercase()
+                    && p.get(i + 1).is_some_and(u8::is_ascii_lowercase))
+    };
+    let (mut pieces, mut longest, mut len) = (1, 0, 1);
+    for i in 1..p.len() {
+        if boundary(i) {
+            pieces += 1;
+            longest = longest.max(len);
+            len = 1;
+        } else {
+            len += 1;
+        }
+    }
+    pieces >= 4 && longest.max(len) <= 2
 }
 
 /// The quoted argument of the `send`/`sendline` that answers a prompt closing at `i`,

@@ -61,8 +61,21 @@ pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> 
             return Some((i + 1, e));
         }
     }
-    // `key: # comment`; but `PASSWORD=#x` is a value (no blank, no comment).
-    let comment = first == b'#' && before(b, i).is_some_and(|c| c.is_ascii_whitespace());
+    // `-var 'db_password=Zd)V|I'`: an assignment quoted whole as one shell word or
+    // string; its value runs to the closing quote, through `)`, `|` and `&`.
+    if let Some(q) = before(b, ks).filter(|&c| c == b'\'' || c == b'"')
+        && b[ks..i].ends_with(b"=")
+        && let Some(close) = b[i..line_end(b, i, MAX_VALUE)].iter().position(|&c| c == q)
+        && close > 0
+        && !b[i..i + close].contains(&b' ')
+    {
+        return Some((i, i + close));
+    }
+    // `key: # comment`; but `PASSWORD=#x` is a value (no blank, no comment), and so is
+    // what follows a network device's type digit (`secret 0 #x`).
+    let type_digit = i >= 3 && b[i - 2].is_ascii_digit() && b[i - 3] == b' ' && b[i - 1] == b' ';
+    let comment =
+        first == b'#' && before(b, i).is_some_and(|c| c.is_ascii_whitespace()) && !type_digit;
     if placeholder_start(first) || comment {
         return None;
     }
@@ -549,7 +562,10 @@ pub(super) fn escaped_bytes(
 /// written out as its bytes, 16 or more of them, decimal or `0x`, after the key's `=` or
 /// `:`. A run counted up or one byte repeated is a test vector or a buffer, not a key.
 pub(super) fn byte_array(b: &[u8], ke: usize, family: Family, kind: &'static str) -> Option<Found> {
-    if !matches!(family, Family::Key | Family::Secret | Family::Salt) {
+    if !matches!(
+        family,
+        Family::Key | Family::Secret | Family::Salt | Family::Token
+    ) {
         return None;
     }
     let le = line_end(b, ke, 128);
@@ -573,14 +589,15 @@ pub(super) fn byte_array(b: &[u8], ke: usize, family: Family, kind: &'static str
     let mut i = ke + open + 1;
     let cap = (i + MAX_VALUE).min(b.len());
     let mut bytes = Vec::new();
-    let (mut first, mut last) = (None, i);
+    let (mut first, mut last, mut cast) = (None, i, None);
     while i < cap {
         let c = b[i];
         if matches!(c, b']' | b'}') {
             break;
         }
         if c == b'(' {
-            // A cast: `(byte)`, `(uint8_t)`.
+            // A cast: `(byte)`, `(uint8_t)`; the first byte's is part of the value.
+            cast.get_or_insert(i);
             i = run(&b[..cap], i, |c| c != b')') + 1;
             continue;
         }
@@ -599,7 +616,7 @@ pub(super) fn byte_array(b: &[u8], ke: usize, family: Family, kind: &'static str
             }
             .filter(|n| (-128..=255).contains(n))?;
             bytes.push(n);
-            first.get_or_insert(s);
+            first.get_or_insert(cast.unwrap_or(s));
             last = e;
             i = e;
             continue;
@@ -757,6 +774,37 @@ pub(super) fn named_element(
     }
     let need = need_for(family);
     plausible(&b[vs..ve], need).then_some(Found {
+        kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
+}
+
+/// `<td class="e">$_SERVER['DD_APP_KEY']</td><td class="v">…</td>` (phpinfo, an HTML
+/// report): a table row whose cell names the secret; the next cell holds it.
+pub(super) fn next_cell(b: &[u8], ke: usize, family: Family, kind: &'static str) -> Option<Found> {
+    let close = run(&b[..(ke + 3).min(b.len())], ke, |c| {
+        matches!(c, b'\'' | b'"' | b']')
+    });
+    let rest = &b[close..line_end(b, close, 512)];
+    let after = [b"</td>".as_slice(), b"</th>"]
+        .iter()
+        .find(|t| rest.len() >= t.len() && rest[..t.len()].eq_ignore_ascii_case(t))?
+        .len();
+    let open = skip_ws(b, close + after, 16);
+    if !b[open..].starts_with(b"<td") {
+        return None;
+    }
+    let vs = open
+        + b[open..line_end(b, open, 512)]
+            .iter()
+            .position(|&c| c == b'>')?
+        + 1;
+    let vs = skip_blanks(b, vs);
+    let ve = run(&b[..line_end(b, vs, MAX_VALUE)], vs, |c| c != b'<');
+    let ve = vs + b[vs..ve].trim_ascii_end().len();
+    (b[ve..].starts_with(b"</") && plausible(&b[vs..ve], need_for(family))).then_some(Found {
         kind,
         start: vs,
         end: ve,

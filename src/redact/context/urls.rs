@@ -152,9 +152,18 @@ pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit
     {
         return None;
     }
-    let hook = ["hook", "integration", "heartbeat", "ping", "push"]
-        .iter()
-        .any(|w| contains_ci(&b[s..e], w.as_bytes()));
+    let hook = [
+        "hook",
+        "integration",
+        "heartbeat",
+        "ping",
+        "push",
+        "receiver",
+        "inputs",
+        "private",
+    ]
+    .iter()
+    .any(|w| contains_ci(&b[s..e], w.as_bytes()));
     // The credential may come after a few words (`/integrations/generic/20131114/alert/
     // <uuid>`): the first random segment among the next four.
     let mut start = e;
@@ -168,7 +177,10 @@ pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit
             let kind = if hook { "webhook-token" } else { "token" };
             return hit(kind, start, secret_segments_end(b, end, hook));
         }
-        let word = !seg.is_empty() && seg.len() <= 16 && !has_digit(seg) || is_numeric_word(seg);
+        // Words, numbers and short ids (`v1`, Django's base64 user id `NzY1Mg`) lead on.
+        let word = !seg.is_empty() && seg.len() <= 16 && !has_digit(seg)
+            || is_numeric_word(seg)
+            || (1..=8).contains(&seg.len());
         if !word || at_next != Some(b'/') {
             return None;
         }
