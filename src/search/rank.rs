@@ -425,22 +425,114 @@ fn asks_how(text: &str) -> bool {
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|w| !w.is_empty())
         .collect();
-    words.windows(2).enumerate().any(|(i, w)| {
-        let next = words.get(i + 2).copied().unwrap_or("");
-        match (w[0], w[1]) {
-            ("how", "to") | ("can", "i") => true,
-            ("how", "do" | "can" | "should" | "would") => matches!(next, "i" | "we" | "you"),
-            ("what", "s" | "is") => {
-                next == "the"
-                    && matches!(
-                        words.get(i + 3).copied().unwrap_or(""),
-                        "command" | "way" | "difference" | "easiest"
-                    )
+    // "docker: copy a log file out of a stopped container", "configure vite to
+    // proxy …": a task asked for in the imperative, in prose (a word such as "a",
+    // "to", "from" among its words, not a command's flags).
+    let task = {
+        let rest = match words.first() {
+            Some(_)
+                if lower
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.ends_with(':')) =>
+            {
+                &words[1..]
             }
+            _ => &words[..],
+        };
+        rest.len() >= 5
+            && rest.first().is_some_and(|w| TASK_VERBS.contains(w))
+            && rest.iter().any(|w| PROSE.contains(w))
+            && !text.contains(" --")
+    };
+    // "can uv run …", "is there a way to …": a question about what a tool can do.
+    let opening = task
+        || match (words.first().copied(), words.get(1).copied()) {
+            (Some("can" | "could"), Some(w)) => !matches!(w, "t" | "not" | "no"),
+            (Some("is" | "are"), Some("there")) => true,
             _ => false,
-        }
-    })
+        };
+    opening
+        || words.windows(2).enumerate().any(|(i, w)| {
+            let next = words.get(i + 2).copied().unwrap_or("");
+            match (w[0], w[1]) {
+                ("how", "to") | ("can", "i") => true,
+                // "how can pip download …", "how do tasks pass …": the same question
+                // about a tool or a thing rather than the asker.
+                ("how", "can" | "do") => !next.is_empty(),
+                ("how", "should" | "would") => matches!(next, "i" | "we" | "you"),
+                ("what", "s" | "is") => {
+                    next == "the"
+                        && matches!(
+                            words.get(i + 3).copied().unwrap_or(""),
+                            "command" | "way" | "difference" | "easiest"
+                        )
+                }
+                _ => false,
+            }
+        })
 }
+
+/// Verbs a task asked for in the imperative starts with ([`asks_how`]).
+const TASK_VERBS: &[&str] = &[
+    "add",
+    "allow",
+    "build",
+    "change",
+    "configure",
+    "convert",
+    "copy",
+    "create",
+    "debug",
+    "delete",
+    "deploy",
+    "disable",
+    "enable",
+    "encrypt",
+    "export",
+    "find",
+    "forward",
+    "generate",
+    "get",
+    "import",
+    "install",
+    "keep",
+    "limit",
+    "list",
+    "make",
+    "migrate",
+    "mount",
+    "move",
+    "open",
+    "parametrize",
+    "print",
+    "publish",
+    "record",
+    "remove",
+    "rename",
+    "restrict",
+    "run",
+    "schedule",
+    "send",
+    "set",
+    "show",
+    "sign",
+    "skip",
+    "split",
+    "start",
+    "stop",
+    "sync",
+    "update",
+    "upgrade",
+    "use",
+    "watch",
+];
+
+/// Words of prose, not of a command line ([`asks_how`]).
+const PROSE: &[&str] = &[
+    "a", "an", "the", "to", "from", "with", "into", "out", "of", "for", "only", "instead",
+    "without", "every", "each", "my", "our",
+];
 
 /// For a text of several lines, the learning whose relevance leads every
 /// other's by the margin of [`Tuning::lead_ratio`] (module doc, 3).
@@ -791,8 +883,22 @@ impl Query {
         self.maximum += t.concept * w;
         // A rare concept named by one word is still telling.
         let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
-        let telling = postings.len() as f32 <= (t.concept_df_share * n as f32).max(1.0);
         let synonyms = || synonym_words(text.phrase, text.cover, m.concept, text.word_unit);
+        // A concept the text names only by a program's name (`kafka`) says which
+        // tool, not what is asked: it is no evidence that a learning answers.
+        let names = synonyms();
+        let program_only = text
+            .cover
+            .iter()
+            .filter(|s| s.concept == m.concept)
+            .flat_map(|s| text.phrase[s.start..s.end].split(' '))
+            .all(|w| {
+                text.word_unit
+                    .get(w)
+                    .is_some_and(|&j| !self.units[j].distinct)
+            });
+        let telling =
+            postings.len() as f32 <= (t.concept_df_share * n as f32).max(1.0) && !program_only;
         self.units.push(Unit {
             postings,
             idf: w,
@@ -804,8 +910,8 @@ impl Query {
                 (false, false) => 0,
             },
             label: Label::Concept(name.to_string()),
-            words: if rare { synonyms() } else { Vec::new() },
-            names: synonyms(),
+            words: if rare { names.clone() } else { Vec::new() },
+            names,
             distinct: false,
             telling,
         });

@@ -588,15 +588,17 @@ fn a_concept_many_learnings_hold_admits_nothing_below_the_threshold() {
 /// The corpus's KG plus `state-lock`, named by one word ("wedged") that no
 /// learning holds: a paraphrase reaches the lock learning only through it.
 fn index_with_state_lock(learnings: &[Learning]) -> Index {
+    index_with_concept(learnings, "state-lock", b"synonyms:: state lock, wedged\n")
+}
+
+/// The corpus's KG plus one concept file.
+fn index_with_concept(learnings: &[Learning], slug: &str, body: &[u8]) -> Index {
     let (concepts, problems) = kg::check(&[
         (
             "kg/protected-branch.md".to_string(),
             b"synonyms:: protected branch, branch protection, GH006\n".to_vec(),
         ),
-        (
-            "kg/state-lock.md".to_string(),
-            b"synonyms:: state lock, wedged\n".to_vec(),
-        ),
+        (format!("kg/{slug}.md"), body.to_vec()),
     ]);
     assert!(problems.is_empty(), "{problems:?}");
     let docs: Vec<Doc> = learnings
@@ -834,6 +836,11 @@ fn how_to_questions_are_told_from_reports() {
         "What is the difference between a and b",
         "can I run make in another directory?",
         "no idea how to undo this",
+        "how can pip download all wheels for an offline machine",
+        "can uv run a one-off tool without installing it",
+        "is there a way to preview a helm upgrade",
+        "docker: copy a log file out of a stopped container",
+        "configure vite to proxy /api calls to a backend",
     ] {
         assert!(asks_how(q), "{q}");
     }
@@ -843,6 +850,10 @@ fn how_to_questions_are_told_from_reports() {
         "git push rejected: protected branch",
         "how do I\nError: exit 1",
         "",
+        "can't connect to the database after the upgrade",
+        "run: cargo build --release --target x86_64-unknown-linux-musl",
+        "install -m 644 app.service /etc/systemd/system/",
+        "npm: command not found in the runner image",
     ] {
         assert!(!asks_how(q), "{q}");
     }
@@ -964,4 +975,19 @@ fn a_family_that_shares_the_failure_follows_the_answer_and_never_answers_alone()
     // A text nothing answers gets nothing, companions or not.
     let none = "how do I pin the version of the Docker daemon's cgroup driver";
     assert!(rank(&index, &ask(none), &loose).is_empty());
+}
+
+#[test]
+fn a_concept_named_only_by_the_program_does_not_vouch_for_a_how_to() {
+    let index = index_with_concept(&corpus(), "docker", b"synonyms:: docker, docker engine\n");
+    // `docker` is the program and the only concept the question names: which
+    // tool, not what is asked. The learning about its socket does not answer.
+    let text = "how do I rename a docker volume without losing the data";
+    assert!(rank(&index, &ask(text), &Tuning::default()).is_empty());
+    // A concept named by words of what is asked still vouches.
+    let asked = "how do I get around branch protection on main";
+    assert_eq!(
+        ids(&rank(&index, &ask(asked), &Tuning::default())).first(),
+        Some(&"push")
+    );
 }
