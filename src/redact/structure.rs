@@ -860,7 +860,7 @@ fn snmp_community(b: &[u8], e: usize) -> Option<Hit> {
     let quoted = at(b, e) == Some(b'"');
     let vs = e + usize::from(quoted);
     let ve = run(b, vs, |c| !c.is_ascii_whitespace() && c != b'"');
-    let pdu = skip_blanks(b, ve + usize::from(quoted));
+    let pdu = skip_blanks(b, (ve + usize::from(quoted)).min(b.len()));
     const PDUS: &[&[u8]] = &[b"Get", b"Set", b"Trap", b"V2Trap", b"Inform", b"Report"];
     let v = &b[vs..ve];
     (v.len() >= 4
