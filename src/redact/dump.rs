@@ -668,15 +668,14 @@ pub(super) fn strace_read(b: &[u8], e: usize) -> Option<Hit> {
     if fd.is_empty() {
         return None;
     }
+    let head = [b"read(".as_slice(), fd, b", \""].concat();
     let mut ls = le + 1;
     for _ in 0..8 {
         if ls >= b.len() {
             return None;
         }
         let lend = line_end(b, ls, MAX_LINE);
-        let line = &b[ls..lend];
-        let head = [b"read(".as_slice(), fd, b", \""].concat();
-        if let Some(p) = find(line, &head) {
+        if let Some(p) = find(&b[ls..lend], &head) {
             let vs = ls + p + head.len();
             let ve = vs + b[vs..lend].iter().position(|&c| c == b'"')?;
             let ve = if b[vs..ve].ends_with(b"\\n") {

@@ -816,21 +816,10 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
         return snmp_community(b, e);
     }
     if literal == "simple: " {
-        let above = &b[e.saturating_sub(160)..line_start(b, e)];
-        let ve = line_end(b, e, 256);
-        let v = b[e..ve].trim_ascii_end();
-        return (super::text::find(above, b"authentication: simple").is_some()
-            && plausible(v, Need::Password))
-        .then(|| hit("password", e, e + v.len()))?;
+        return ldap_simple_bind(b, e);
     }
     if literal.starts_with("<<0") {
-        // Past the user's string and the second NUL to the password's string.
-        let user_end = run(b, e, |c| c != b'"' && c != b'\n');
-        let rest = &b[user_end..line_end(b, user_end, 256)];
-        let pw = rest.strip_prefix(b"\",0,\"")?;
-        let len = pw.iter().position(|&c| c == b'"')?;
-        let vs = user_end + 5;
-        return (len > 0).then(|| hit("password", vs, vs + len))?;
+        return amqp_plain_response(b, e);
     }
     let end = run(b, e, super::text::is_b64);
     let decoded = super::text::b64_decode_prefix(&b[e..end], 256);
@@ -852,6 +841,25 @@ fn keylog_secret(b: &[u8], s: usize) -> Option<Hit> {
     let end = run(b, secret, |c| c.is_ascii_hexdigit());
     (random_end - random == 64 && secret > random_end && end - secret >= 32)
         .then(|| hit("tls-secret", secret, end))?
+}
+
+/// Wireshark's detail of an LDAP bind: `simple: <password>` under `authentication:
+/// simple (0)`. `e` is after `simple: `.
+fn ldap_simple_bind(b: &[u8], e: usize) -> Option<Hit> {
+    let above = &b[e.saturating_sub(160)..line_start(b, e)];
+    let v = b[e..line_end(b, e, 256)].trim_ascii_end();
+    (super::text::find(above, b"authentication: simple").is_some() && plausible(v, Need::Password))
+        .then(|| hit("password", e, e + v.len()))?
+}
+
+/// AMQP's PLAIN response as RabbitMQ's trace prints it, an Erlang binary of
+/// `\0user\0password`: `<<0,"user",0,"password">>`. `e` is inside the user's string.
+fn amqp_plain_response(b: &[u8], e: usize) -> Option<Hit> {
+    let user_end = run(b, e, |c| c != b'"' && c != b'\n');
+    let pw = b[user_end..line_end(b, user_end, 256)].strip_prefix(b"\",0,\"")?;
+    let len = pw.iter().position(|&c| c == b'"')?;
+    let vs = user_end + 5;
+    (len > 0).then(|| hit("password", vs, vs + len))?
 }
 
 /// tcpdump's line for an SNMP packet: `C=<community>` (quoted in newer versions) then

@@ -429,17 +429,11 @@ fn asks_how(text: &str) -> bool {
     // proxy …": a task asked for in the imperative, in prose (a word such as "a",
     // "to", "from" among its words, not a command's flags).
     let task = {
-        let rest = match words.first() {
-            Some(_)
-                if lower
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|w| w.ends_with(':')) =>
-            {
-                &words[1..]
-            }
-            _ => &words[..],
-        };
+        let labelled = lower
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.ends_with(':'));
+        let rest = &words[usize::from(labelled && !words.is_empty())..];
         rest.len() >= 5
             && rest.first().is_some_and(|w| TASK_VERBS.contains(w))
             && rest.iter().any(|w| PROSE.contains(w))
@@ -883,20 +877,14 @@ impl Query {
         self.maximum += t.concept * w;
         // A rare concept named by one word is still telling.
         let rare = postings.len() as f32 <= (t.single_df_share * n as f32).max(1.0);
-        let synonyms = || synonym_words(text.phrase, text.cover, m.concept, text.word_unit);
+        let names = synonym_words(text.phrase, text.cover, m.concept, text.word_unit);
         // A concept the text names only by a program's name (`kafka`) says which
         // tool, not what is asked: it is no evidence that a learning answers.
-        let names = synonyms();
-        let program_only = text
-            .cover
-            .iter()
-            .filter(|s| s.concept == m.concept)
-            .flat_map(|s| text.phrase[s.start..s.end].split(' '))
-            .all(|w| {
-                text.word_unit
-                    .get(w)
-                    .is_some_and(|&j| !self.units[j].distinct)
-            });
+        let program_only = concept_words(text.phrase, text.cover, m.concept).all(|w| {
+            text.word_unit
+                .get(w)
+                .is_some_and(|&j| !self.units[j].distinct)
+        });
         let telling =
             postings.len() as f32 <= (t.concept_df_share * n as f32).max(1.0) && !program_only;
         self.units.push(Unit {
@@ -916,11 +904,9 @@ impl Query {
             telling,
         });
         let unit = self.units.len() - 1;
-        for s in text.cover.iter().filter(|s| s.concept == m.concept) {
-            for w in text.phrase[s.start..s.end].split(' ') {
-                for u in self.unknown.iter_mut().filter(|u| u.term == w) {
-                    u.concept = Some(unit);
-                }
+        for w in concept_words(text.phrase, text.cover, m.concept) {
+            for u in self.unknown.iter_mut().filter(|u| u.term == w) {
+                u.concept = Some(unit);
             }
         }
     }
@@ -1051,15 +1037,24 @@ fn synonym_words(
     concept: u32,
     word_unit: &HashMap<String, usize>,
 ) -> Vec<usize> {
-    let mut out: Vec<usize> = cover
-        .iter()
-        .filter(|s| s.concept == concept)
-        .flat_map(|s| phrase[s.start..s.end].split(' '))
+    let mut out: Vec<usize> = concept_words(phrase, cover, concept)
         .filter_map(|w| word_unit.get(w).copied())
         .collect();
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The words of the text's stretches that name `concept`.
+fn concept_words<'a>(
+    phrase: &'a str,
+    cover: &'a [kg::Stretch],
+    concept: u32,
+) -> impl Iterator<Item = &'a str> {
+    cover
+        .iter()
+        .filter(move |s| s.concept == concept)
+        .flat_map(move |s| phrase[s.start..s.end].split(' '))
 }
 
 pub(super) fn pulled_docs(source: &dyn Source, pulled: Option<&HashSet<String>>) -> HashSet<u32> {
