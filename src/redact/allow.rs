@@ -36,12 +36,17 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || column_says_public(b, s)
         || annotated_public(b, e)
         || in_page_script(b, s)
+        || browser_sdk_key(b, s)
         || under_ciphertext(b, s)
         || publishable(v)
         || in_reference(b, s)
         || in_template(b, s)
         || v.starts_with(b"AIza") && firebase_web_config(b, s, e)
         || key_id_field(b, s)
+        || aws_key_id_listed(b, s, e)
+        || sql_column_type(b, v, e)
+        || solana_pay(b, s)
+        || v.starts_with(b"type.googleapis.com/")
         // A DID's method-specific id: `did:key:z6Mk…` is the public key.
         || b[..s].ends_with(b"did:key:")
         // Tailscale's public keys name themselves: `nodekey:`, `mkey:`, `discokey:`
@@ -136,6 +141,84 @@ fn key_id_field(b: &[u8], s: usize) -> bool {
     head.ends_with(b"\"kid\"") || head.ends_with(b"'kid'")
 }
 
+/// `password_salt bytea NOT NULL`: the type a table's column is declared with.
+fn sql_column_type(b: &[u8], v: &[u8], e: usize) -> bool {
+    const TYPES: &[&[u8]] = &[
+        b"bytea",
+        b"blob",
+        b"longblob",
+        b"mediumblob",
+        b"tinyblob",
+        b"varbinary",
+        b"binary",
+        b"varchar",
+        b"nvarchar",
+        b"varchar2",
+        b"nvarchar2",
+        b"nchar",
+        b"text",
+        b"longtext",
+        b"mediumtext",
+        b"tinytext",
+        b"citext",
+        b"clob",
+        b"nclob",
+        b"uuid",
+        b"jsonb",
+        b"bytes",
+        b"string",
+        b"raw",
+    ];
+    let after = &b[e..];
+    let ends = [
+        b" NOT NULL".as_slice(),
+        b" not null",
+        b" NULL",
+        b" DEFAULT",
+        b" default",
+        b" PRIMARY",
+        b" UNIQUE",
+        b" REFERENCES",
+        b",",
+        b")",
+        b";",
+        b"(",
+    ];
+    TYPES.iter().any(|t| v.eq_ignore_ascii_case(t)) && ends.iter().any(|x| after.starts_with(x))
+}
+
+/// A value inside a Solana Pay URI (`solana:<recipient>?spl-token=<mint>&reference=…`):
+/// accounts and mints, public by design, put in a QR code for anyone to pay.
+fn solana_pay(b: &[u8], s: usize) -> bool {
+    let start = run_back(b, s, s.saturating_sub(300), |c| {
+        !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b'<' | b'(')
+    });
+    b[start..s].starts_with(b"solana:")
+}
+
+/// An AWS access key id where AWS prints it as the name of a key, not beside its secret:
+/// a SigV4 credential scope (`Credential=AKIA…/20250809/eu-west-1/s3/aws4_request`) or
+/// an API's `AccessKeyId` field (`iam list-access-keys`, a CloudTrail event). The id
+/// alone grants nothing; the secret beside it, when one is, is found on its own.
+pub(super) fn aws_key_id_listed(b: &[u8], s: usize, e: usize) -> bool {
+    let id = |v: &[u8]| v.len() >= 20 && v[..4].iter().all(u8::is_ascii_uppercase);
+    let scope = |rest: &[u8]| {
+        rest.len() > 10
+            && rest[0] == b'/'
+            && rest[1..9].iter().all(u8::is_ascii_digit)
+            && rest[9] == b'/'
+    };
+    let v = &b[s..e];
+    if id(v) && scope(&b[s + 20..]) {
+        return true;
+    }
+    let head = b[s.saturating_sub(16)..s].trim_ascii_end();
+    let head = head.strip_suffix(b"\"").unwrap_or(head).trim_ascii_end();
+    let head = head.strip_suffix(b":").unwrap_or(head).trim_ascii_end();
+    let head = head.strip_suffix(b"\"").unwrap_or(head);
+    id(v) && (head.ends_with(b"AccessKeyId") || head.ends_with(b"accessKeyId"))
+}
+
 /// `{"@type":"/cosmos.crypto.secp256k1.PubKey","key":"…"}`: a value whose object's type
 /// names a public key; and a value inside an object a key opened that says public
 /// (`"pub_key": {…}`, Matrix's `"verify_keys": {"ed25519:a": {"key": "…"}}`), up to two
@@ -146,8 +229,9 @@ fn typed_public(b: &[u8], s: usize) -> bool {
     if let Some(o) = open {
         let object = &head[o..];
         // `"@type": "…PubKey"`, also inside a JSON string (`\"@type\":\"…\"`).
-        let typed =
-            super::text::find(object, b"type\"").or_else(|| super::text::find(object, b"type\\\""));
+        let typed = super::text::find(object, b"type\"")
+            .or_else(|| super::text::find(object, b"type\\\""))
+            .or_else(|| super::text::find(object, b"typeUrl\""));
         if let Some(t) = typed {
             let after = &object[t..];
             if super::text::contains_ci(after, b"pubkey")
@@ -227,7 +311,42 @@ pub(super) fn signature_at(b: &[u8], s: usize, e: usize) -> bool {
     });
     let in_query =
         s > 0 && b[s - 1] == b'=' && name_start > 0 && matches!(b[name_start - 1], b'?' | b'&');
-    !in_query && (versioned_before && e - s >= 20 || signature_shaped(&b[s..e]))
+    !in_query
+        && (versioned_before && e - s >= 20
+            || signature_shaped(&b[s..e])
+            || request_signature(b, s)
+            || signature_reference(&b[s..e]))
+}
+
+/// A signature one request carries in its headers (`Stripe-Signature: t=…,v1=…`,
+/// `X-Twilio-Signature: …`, RFC 9421's `Signature: sig1=:…:`, the `Signature=` of an
+/// `AWS4-HMAC-SHA256` Authorization): it proves that request and no other, unlike a
+/// signed URL's, which grants what the URL does to whoever holds it.
+fn request_signature(b: &[u8], s: usize) -> bool {
+    let ls = super::text::line_start(b, s);
+    let head = &b[ls..s];
+    if head.ends_with(b"Signature=") && super::text::find(head, b"SignedHeaders=").is_some() {
+        return true;
+    }
+    let Some(name) = head.trim_ascii_end().strip_suffix(b":") else {
+        return false;
+    };
+    let ns = run_back(name, name.len(), 0, |c| {
+        c.is_ascii_alphanumeric() || c == b'-'
+    });
+    let name = &name[ns..];
+    let name = name.trim_ascii_end();
+    // `X-Hub-Signature-256`: the digest's size after the name.
+    let digits = name.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let name = &name[..name.len() - digits];
+    let name = name.strip_suffix(b"-").unwrap_or(name);
+    let header = name.len() >= 9 && name[name.len() - 9..].eq_ignore_ascii_case(b"signature");
+    header && (name.contains(&b'-') || name == b"Signature")
+}
+
+/// `ghcr.io/org/app:sha256-….sig`: where a signature is kept, not the signature.
+fn signature_reference(v: &[u8]) -> bool {
+    v.ends_with(b".sig") && v.contains(&b'/')
 }
 
 /// What a value named signature holds when it is one: a webhook's versioned scheme
@@ -296,6 +415,29 @@ fn ciphertext(v: &[u8]) -> bool {
         || v.starts_with(b"{AQAAAB") && v.ends_with(b"}")
         // OpenSSL's `enc -a` output: base64 of `Salted__`, the salt, the ciphertext.
         || v.starts_with(b"U2FsdGVkX1") && v.len() >= 44 && v.iter().all(|&c| is_b64(c))
+        || bitwarden_enc_string(v)
+        || dpapi_blob(v.strip_prefix(b"51:b:").unwrap_or(v))
+}
+
+/// Bitwarden's EncString, `2.<iv>|<ciphertext>|<mac>` in base64: what its encrypted
+/// export and its vault hold, openable only with the account's key.
+fn bitwarden_enc_string(v: &[u8]) -> bool {
+    let Some(rest) = v.strip_prefix(b"2.").or_else(|| v.strip_prefix(b"0.")) else {
+        return false;
+    };
+    let parts: Vec<&[u8]> = rest.split(|&c| c == b'|').collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| p.len() >= 16 && p.iter().all(|&c| is_b64(c)))
+}
+
+/// A Windows DPAPI blob in hex (an `.rdp` file's `password 51:b:…`): version 1 and
+/// the DPAPI provider's GUID lead every one; only the user's logon opens it.
+fn dpapi_blob(v: &[u8]) -> bool {
+    v.len() >= 100
+        && v[..40].eq_ignore_ascii_case(b"01000000D08C9DDF0115D1118C7A00C04FC297EB")
+        && v.iter().all(|&c| is_hex(c))
 }
 
 /// A value in a table column whose header says digest or id (`fly secrets list`'s
@@ -395,6 +537,18 @@ fn in_page_script(b: &[u8], s: usize) -> bool {
         .is_some_and(|o| !head[o..].contains(&b'>'))
 }
 
+/// A key a browser SDK is started with, which its vendor documents as public: Paddle's
+/// client-side token (`Paddle.Initialize({ token: … })`) and Pusher's app key (Laravel
+/// Echo's `broadcaster: 'pusher', key: …`). Their secrets (Paddle's API key, Pusher's
+/// app secret) never go to a browser.
+fn browser_sdk_key(b: &[u8], s: usize) -> bool {
+    let head = &b[s.saturating_sub(240)..s];
+    super::text::find(head, b"Paddle.Initialize(").is_some_and(|i| !head[i..].contains(&b')'))
+        || super::text::find(head, b"broadcaster").is_some_and(|i| {
+            super::text::contains_ci(&head[i..], b"pusher") && !head[i..].contains(&b'}')
+        })
+}
+
 /// A value under `encryptedData:` (a SealedSecret) is ciphertext only the cluster's
 /// controller can open: safe to commit by design.
 fn under_ciphertext(b: &[u8], s: usize) -> bool {
@@ -482,7 +636,7 @@ pub(super) fn publishable(v: &[u8]) -> bool {
     let segment = v
         .split(|&c| c == b'_' || c == b'-')
         .take(3)
-        .any(|w| w.eq_ignore_ascii_case(b"publishable"));
+        .any(|w| w.eq_ignore_ascii_case(b"publishable") || w.eq_ignore_ascii_case(b"public"));
     let client_token = v.len() == 35
         && v.starts_with(b"pub")
         && v[3..]
@@ -518,16 +672,27 @@ fn in_template(b: &[u8], s: usize) -> bool {
         && !prose
 }
 
-/// A Google API key in a Firebase web app's configuration (`apiKey` beside `authDomain`,
-/// `messagingSenderId` or a `firebaseapp.com` host): Firebase documents these keys as
-/// identifiers meant to ship in the page. The same `AIza…` key elsewhere stays secret.
+/// A Google API key in a Firebase app's configuration: a web app's (`apiKey` beside
+/// `authDomain`, `messagingSenderId` or a `firebaseapp.com` host), an Android app's
+/// `google-services.json` (`mobilesdk_app_id`, `current_key`) or an iOS app's
+/// `GoogleService-Info.plist` (`GOOGLE_APP_ID`, `GCM_SENDER_ID`). Firebase documents
+/// these keys as identifiers meant to ship in the app. The same `AIza…` key elsewhere
+/// stays secret.
 pub(super) fn firebase_web_config(b: &[u8], s: usize, e: usize) -> bool {
     let lo = s.saturating_sub(400);
     let hi = (e + 400).min(b.len());
     let near = &b[lo..hi];
-    super::text::contains_ci(near, b"authDomain")
-        || super::text::contains_ci(near, b"messagingSenderId")
-        || super::text::contains_ci(near, b"firebaseapp.com")
+    [
+        b"authDomain".as_slice(),
+        b"messagingSenderId",
+        b"firebaseapp.com",
+        b"mobilesdk_app_id",
+        b"current_key",
+        b"GOOGLE_APP_ID",
+        b"GCM_SENDER_ID",
+    ]
+    .iter()
+    .any(|m| super::text::contains_ci(near, m))
 }
 
 /// A Google API key in the Maps JavaScript API's script URL (`maps.googleapis.com/maps/
@@ -809,7 +974,7 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
     let sep_start = run_back(b, s, s.saturating_sub(8), |c| {
         matches!(
             c,
-            b' ' | b'\t' | b'"' | b'\'' | b'`' | b':' | b'=' | b'(' | b'\\'
+            b' ' | b'\t' | b'"' | b'\'' | b'`' | b':' | b'=' | b'(' | b'\\' | b'|'
         )
     });
     // `Implicit account ID (public, derived from your public key): …`: an aside in
@@ -875,6 +1040,8 @@ fn labelled_public(b: &[u8], s: usize, v: &[u8]) -> bool {
             && !scope.windows(7).any(|w| w.eq_ignore_ascii_case(b"private"))
         // An Ethereum validator's `withdrawal_credentials`: an address, by its name.
         || super::text::contains_ci(label, b"withdrawal_credentials")
+        // A PSBT's or a descriptor's Taproot keys are x-only public keys.
+        || super::text::contains_ci(label, b"taproot")
 }
 
 /// The last camel-case word of `w` (`publicKey` → `Key`, `keyId` → `Id`), or `w`.

@@ -673,6 +673,9 @@ fn vendor_token(
     {
         push(out, ("aws-secret-key", ps, pe), SPECIFIC);
     }
+    if v.aws_pair && allow::aws_key_id_listed(b, s, end) {
+        return None;
+    }
     Some(((v.kind, s, end), SPECIFIC))
 }
 

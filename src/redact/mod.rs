@@ -378,4 +378,6 @@ mod tests_round17;
 #[cfg(test)]
 mod tests_round18;
 #[cfg(test)]
+mod tests_round19;
+#[cfg(test)]
 mod tests_shapes;

@@ -491,7 +491,18 @@ pub(super) fn near_quoted(
         }
         i += 1;
     }
-    // Backward: the value comes first and the key names it after (`… into config.Password`).
+    // Backward: the value comes first and the key names it after (`… into config.Password`),
+    // unless the name is code with its own value: a call's other argument (`join('…',
+    // channel, tokenFromServer)`) or a key set to a variable (`f('…', { key: userId })`).
+    let ws = run_back(b, ks, ks.saturating_sub(64), |c| {
+        c.is_ascii_alphanumeric() || c == b'_'
+    });
+    let we = run(b, ke, |c| c.is_ascii_alphanumeric() || c == b'_');
+    let prev = b[..ws].trim_ascii_end().last().copied();
+    let next = at(b, skip_blanks(b, we));
+    if matches!(prev, Some(b',' | b'(' | b'{')) && matches!(next, Some(b',' | b')' | b':')) {
+        return None;
+    }
     let start = line_start(b, ks).max(ks.saturating_sub(NEAR));
     let mut j = ks;
     let mut words = 0;

@@ -1,0 +1,123 @@
+//! Round 19: what a request's signature, a listing of key ids, an app's shipped
+//! configuration and a few ciphertexts look like, kept as they are; and the secrets
+//! beside them still found.
+
+use super::tests::{assert_clean, redacted};
+
+#[track_caller]
+fn assert_gone(text: &str, secret: &str) {
+    let out = redacted(text);
+    assert!(!out.contains(secret), "secret survived in {out:?}");
+}
+
+#[test]
+fn a_requests_own_signature_is_not_a_credential() {
+    assert_clean(
+        "Stripe-Signature: t=1712000042,v1=5f0c7e1a9b2d4c6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e\n",
+    );
+    assert_clean("X-Plivo-Signature: Vq8Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf=\n");
+    assert_clean(
+        "Signature-Input: sig7=(\"@method\");created=1712000042\nSignature: sig7=:Wm9vQmFyQmF6UXV4Q29yZ2VHcmF1bHRXYWxkb0ZyZWRQbHVnWHl6enlUaHVk:\n",
+    );
+    assert_clean(
+        "Authorization: AWS4-HMAC-SHA256 Credential=AKIAQ7ZT2XLM0RK4WP6N/20260311/us-east-2/sqs/aws4_request, SignedHeaders=host;x-amz-date, Signature=0d2f4a6c8e1b3d5f7a9c0e2f4b6d8a1c3e5f7b9d0a2c4e6f8b1d3f5a7c9e0b2d\n",
+    );
+    assert_clean("Pushing signature to: registry.example.net/team/api:sha256-4be1.sig\n");
+    // A signed URL's signature grants what the URL does: still a credential.
+    let sig = "7c1e9a3f5b2d4c6e8a0f1b3d5e7c9a2b4d6f8e0a1c3b5d7f9e2a4c6b8d0f1e3a";
+    assert_gone(
+        &format!(
+            "curl -O 'https://b.s3.amazonaws.com/r.csv?X-Amz-Expires=300&X-Amz-Signature={sig}'\n"
+        ),
+        sig,
+    );
+}
+
+#[test]
+fn an_access_key_id_listed_alone_is_an_id() {
+    assert_clean(
+        "{\n  \"AccessKeyMetadata\": [\n    {\n      \"UserName\": \"deploy\",\n      \"AccessKeyId\": \"AKIAZ3LQ7M2XW0RT4VPN\",\n      \"Status\": \"Inactive\"\n    }\n  ]\n}\n",
+    );
+    assert_clean("{\"userIdentity\": {\"accessKeyId\": \"ASIAZ3LQ7M2XW0RT4VPN\"}}\n");
+    // Beside its secret, the secret goes.
+    let secret = "q7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4Ii";
+    assert_gone(
+        &format!(
+            "{{\"Credentials\": {{\"AccessKeyId\": \"ASIAZ3LQ7M2XW0RT4VPN\", \"SecretAccessKey\": \"{secret}\"}}}}\n"
+        ),
+        secret,
+    );
+    // Elsewhere the id is still redacted.
+    assert_gone(
+        "aws_access_key_id = AKIAZ3LQ7M2XW0RT4VPN\n",
+        "AKIAZ3LQ7M2XW0RT4VPN",
+    );
+}
+
+#[test]
+fn a_mobile_apps_firebase_key_ships_with_the_app() {
+    let key = "AIzaQv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0A";
+    assert_clean(&format!(
+        "\"client\": [{{\"client_info\": {{\"mobilesdk_app_id\": \"1:42:android:ab12\"}},\n \"api_key\": [{{\"current_key\": \"{key}\"}}]}}]\n"
+    ));
+    assert_clean(&format!(
+        "<key>API_KEY</key>\n<string>{key}</string>\n<key>GOOGLE_APP_ID</key>\n<string>1:42:ios:ab12</string>\n"
+    ));
+    assert_gone(&format!("GOOGLE_MAPS_SERVER_KEY={key}\n"), key);
+}
+
+#[test]
+fn browser_sdk_keys_and_public_segments_are_public() {
+    assert_clean("Paddle.Initialize({ token: 'test_7c2e9a4f1b3d5c8e0a6f2b4d9e1' });\n");
+    assert_clean(
+        "window.Echo = new Echo({ broadcaster: 'pusher', key: '4e1a9c7f2b8d3e6a0c5f', cluster: 'ap2' });\n",
+    );
+    assert_clean(
+        "Xendit.setPublishableKey('xnd_public_development_Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9');\n",
+    );
+    // The same vendors' secrets are not.
+    let secret = "pdl_live_apikey_01hx7zt2xlm0rk4wp6ny1hs3jd_Qv7Zt2xLm0Rk4Wp6Ny1Hs3";
+    assert_gone(&format!("PADDLE_API_KEY={secret}\n"), secret);
+}
+
+#[test]
+fn a_value_beside_code_that_names_another_is_not_that_value() {
+    // `tokenFromServer` and `key: user` have values of their own.
+    assert_clean(
+        "await rtc.join('0b6d1f3a5c7e9b2d4f6a8c0e1b3d5f7a', room, tokenFromServer, uid);\n",
+    );
+    assert_clean("track('9a1c3e5b7d2f4a6c8e0b1d3f', { key: user.id });\n");
+    assert_clean(
+        "const ld = LDClient.initialize('65f1c2e9a4b7d3f0e8a1c6b2', { kind: 'user', key: userKey });\n",
+    );
+    let secret = "Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8";
+    assert_gone(&format!("copied '{secret}' into config.Password\n"), secret);
+}
+
+#[test]
+fn ciphertexts_types_and_public_uris_are_kept() {
+    assert_clean(
+        "{\"login\": {\"password\": \"2.Qv7Zt2xLm0Rk4Wp6Ny1Hs3==|Jd5Gf8Bv9Cc0Aa2Ee4Ii6Oo8Uu0Yy2Tt4Rr6Ww8Qq0=|Zz1Xx3Cc5Vv7Bb9Nn1Mm3Ll5Kk7Jj9Hh1Gg3Ff5Dd7=\"}}\n",
+    );
+    let blob = format!(
+        "01000000D08C9DDF0115D1118C7A00C04FC297EB{}",
+        "0A1B2C3D4E5F6789".repeat(8)
+    );
+    assert_clean(&format!("username:s:CORP\\ops\r\npassword 51:b:{blob}\r\n"));
+    assert_clean("ALTER TABLE accounts ADD COLUMN password_salt bytea NOT NULL;\n");
+    assert_clean(
+        "solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?amount=3&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v\n",
+    );
+    assert_clean("| field | value |\n|---|---|\n| OAuth client ID | `4e1a9c7f2b8d3e6a0c5f` |\n");
+    assert_clean(
+        "{\"keyData\": {\"typeUrl\": \"type.googleapis.com/google.crypto.tink.EcdsaPublicKey\", \"value\": \"EgYIAxACGAIaIQDq7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4Ii\"}}\n",
+    );
+    assert_clean(
+        "\"taproot_internal_key\": \"5e1a9c7f2b8d3e6a0c5f4e1a9c7f2b8d3e6a0c5f4e1a9c7f2b8d3e6a0c5f7b9d\"\n",
+    );
+    // A password column's value is still a password.
+    assert_gone(
+        "INSERT INTO users (name, password) VALUES ('ops', 'Zt2xLm0Rk4Wp');\n",
+        "Zt2xLm0Rk4Wp",
+    );
+}
