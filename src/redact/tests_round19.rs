@@ -121,3 +121,76 @@ fn ciphertexts_types_and_public_uris_are_kept() {
         "Zt2xLm0Rk4Wp",
     );
 }
+
+#[test]
+fn a_requests_target_carries_its_routes_token() {
+    let token = "k3v8q1x7zt2lm0rk4wp6ny1hs3";
+    assert_gone(
+        &format!("POST /hooks/{token} HTTP/1.1\r\nHost: chat.example.org\r\n"),
+        token,
+    );
+    let token = "Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4Ii6Oo8Uu0Yy2Tt4Rr6Ww8_Qq0-Zz1Xx3";
+    assert_gone(
+        &format!(
+            "10.0.0.7 - - [01/Mar/2026:10:00:00 +0000] \"POST /receiver/v1/http/{token}== HTTP/1.1\" 200 12\n"
+        ),
+        token,
+    );
+    assert_clean("GET /hooks/new HTTP/1.1\n");
+}
+
+#[test]
+fn an_api_key_sent_as_basics_user_name_is_the_credential() {
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    for user in [
+        "sk_live_51Qv7Zt2xLm0Rk4Wp6Ny1Hs3",
+        "private_QvZtxLmRkWpNyHsJdGfBv",
+    ] {
+        let header = b64(&format!("{user}:"));
+        assert_gone(&format!("      Authorization: Basic {header}\r\n"), &header);
+        assert_gone(
+            &format!("<- \"GET /v1 HTTP/1.1\\r\\nAuthorization: Basic {header}\\r\\n\"\n"),
+            &header,
+        );
+    }
+    // A short or sample user with no password is not a credential.
+    assert_clean(&format!("Authorization: Basic {}\n", b64("admin:")));
+}
+
+#[test]
+fn a_header_object_and_an_encoded_header_lose_their_value() {
+    let token = "MTIzNDU2Nzg5MDEyMzQ1Njc4.Qv7Zt2.xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa";
+    assert_gone(
+        &format!(
+            "\"header\": [\n  {{ \"key\": \"Authorization\", \"value\": \"Bot {token}\", \"type\": \"text\" }}\n]\n"
+        ),
+        token,
+    );
+    assert_gone(
+        &format!(
+            "\"headers\": [\n  {{\n    \"name\": \"Authorization\",\n    \"value\": \"Bearer {token}\"\n  }}\n]\n"
+        ),
+        token,
+    );
+    let basic = "MTIzNDU2OmdsY19Rdjdadd4eExtMFJrNFdwNk55MUhzM0pkNUdmOEJ2OUNjMEFh";
+    assert_gone(
+        &format!("OTEL_EXPORTER_OTLP_HEADERS=Authorization=Basic%20{basic}\n"),
+        basic,
+    );
+}
+
+#[test]
+fn a_full_width_or_ethiopic_colon_separates_a_value() {
+    assert_gone(
+        "回调配置\nToken：Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9\n",
+        "Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9",
+    );
+    assert_gone(
+        "本番のAPIキー：9f1c3e5b7d2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e（取扱注意）\n",
+        "9f1c3e5b7d2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e",
+    );
+    assert_gone("የይለፍ ቃል፦ Zt2#xLm0=Rk4Wp\n", "Zt2#xLm0=Rk4Wp");
+    // What the sentence says after the colon is not a value.
+    assert_clean("密码：（请向管理员索取）\nToken：（见运维手册）\n");
+}

@@ -251,8 +251,11 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
     }
     // A full-width colon, or a sentence's verb: the value is the next word.
     let mut i = skip_blanks(b, ke + usize::from(matches!(at(b, ke), Some(b'"' | b'\''))));
-    if b[i..].starts_with("：".as_bytes()) {
-        i += "：".len();
+    if let Some(c) = ["：", "፦"]
+        .iter()
+        .find(|c| b[i..].starts_with(c.as_bytes()))
+    {
+        i += c.len();
     } else if let Some(v) = VERBS.iter().find(|v| b[i..].starts_with(v)) {
         i += v.len();
     } else {
@@ -261,8 +264,12 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
     i = skip_blanks(b, i);
     let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\'' | b'`'));
     let vs = i + usize::from(quote.is_some());
+    // Up to the next blank, quote or comma, or the script's own punctuation (`（`).
     let ve = run(b, vs, |c| {
-        !c.is_ascii_whitespace() && Some(c) != quote && !matches!(c, b'"' | b'\'' | b'`' | b',')
+        c.is_ascii()
+            && !c.is_ascii_whitespace()
+            && Some(c) != quote
+            && !matches!(c, b'"' | b'\'' | b'`' | b',')
     });
     // A sentence's full stop is not the value's.
     let ve = if quote.is_none() && ve > vs && b[ve - 1] == b'.' {

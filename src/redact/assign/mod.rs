@@ -744,6 +744,18 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
             must_quote = true;
             sp + if at(b, sp + 1) == Some(b'<') { 3 } else { 2 }
         }
+        // A full-width colon (`Token：…` in Chinese or Japanese text), Ethiopic's `፦`;
+        // what the script says after it (`（请向管理员索取）`) is not a value.
+        _ if let Some(c) = ["：", "፦"]
+            .iter()
+            .find(|c| b[sp..].starts_with(c.as_bytes())) =>
+        {
+            let j = skip_blanks(b, sp + c.len());
+            if !at(b, j).is_some_and(|c| c.is_ascii()) {
+                return AfterKey::Decided(None);
+            }
+            j
+        }
         _ if let Some(j) = typed_declaration(b, sp) => {
             must_quote = true;
             j

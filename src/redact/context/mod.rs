@@ -104,6 +104,14 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     let blank = skip_blanks(b, i);
     if matches!(at(b, blank), Some(b':' | b'=')) {
         i = skip_blanks(b, blank + 1);
+    } else if quoted && at(b, blank) == Some(b',') && {
+        // A HAR's or a Postman collection's header object, over lines or not:
+        // `"name": "Authorization", "value": "…"`.
+        let ws = run(b, blank + 1, |c| c.is_ascii_whitespace());
+        b[ws..].starts_with(b"\"value\"") && at(b, skip_blanks(b, ws + 7)) == Some(b':')
+    } {
+        let ws = run(b, blank + 1, |c| c.is_ascii_whitespace());
+        i = skip_blanks(b, skip_blanks(b, ws + 7) + 1);
     } else if quoted
         && at(b, blank) == Some(b',')
         && matches!(at(b, skip_blanks(b, blank + 1)), Some(b'"' | b'\''))
@@ -123,6 +131,10 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     let known = AUTH_SCHEMES.iter().any(|k| scheme.eq_ignore_ascii_case(k));
     let (start, end) = if known && at(b, word_end) == Some(b' ') {
         let start = skip_blanks(b, word_end);
+        (start, cred_end(b, start))
+    } else if known && b[word_end..].starts_with(b"%20") {
+        // URL-encoded, as OpenTelemetry's `OTEL_EXPORTER_OTLP_HEADERS` wants it.
+        let start = word_end + 3;
         (start, cred_end(b, start))
     } else if at(b, word_end) == Some(b'=') && word_end > i {
         // `key=AAAA…`, `token=…`.
@@ -177,8 +189,22 @@ pub(super) fn basic(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let decoded = b64_decode_prefix(v, 256);
     let colon = decoded.iter().position(|&c| c == b':')?;
     let printable = decoded.iter().all(|c| c.is_ascii_graphic() || *c == b' ');
-    (printable && colon > 0 && decoded.len() > colon + 1 && !sample_basic(&decoded))
+    let filled = decoded.len() > colon + 1 || key_as_user(&decoded[..colon]);
+    (printable && colon > 0 && filled && !sample_basic(&decoded))
         .then(|| hit("auth-header", start, end))?
+}
+
+/// `sk_live_…:`: an API key sent as Basic's user name with an empty password (Stripe,
+/// Toss, ImageKit, HelloSign and many more): the key is the whole credential.
+fn key_as_user(user: &[u8]) -> bool {
+    let mixed = user.iter().any(u8::is_ascii_uppercase) && has_lower(user);
+    user.len() >= 16
+        && has_alpha(user)
+        && (has_digit(user) || mixed && user.len() >= 20)
+        && user
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        && !is_placeholder(user)
 }
 
 /// `username:password`, `admin:admin` (decoded from `Basic …`): documentation's sample
@@ -188,6 +214,9 @@ fn sample_basic(decoded: &[u8]) -> bool {
         return false;
     };
     let (user, pass) = (&decoded[..colon], &decoded[colon + 1..]);
+    if pass.is_empty() {
+        return !key_as_user(user);
+    }
     pass == user || is_placeholder(pass)
 }
 

@@ -135,9 +135,17 @@ pub(in crate::redact) fn webhook_url(b: &[u8], s: usize, e: usize) -> Option<Hit
 /// A URL path segment after one that names a credential (`/webhooks/<random>/…`,
 /// `/token/<random>`): the random segment is the credential.
 pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
-    // Inside a URL: a `://` earlier on the line.
+    // Inside a URL: a `://` earlier on the line, or a request's target (`POST /hooks/…
+    // HTTP/1.1` in a proxy's dump or an access log).
     let ls = line_start(b, s);
-    let scheme = find(&b[ls..s], b"://")? + ls + 3;
+    let request = ["GET ", "POST ", "PUT ", "PATCH ", "DELETE "]
+        .iter()
+        .any(|m| b[..s].ends_with(m.as_bytes()));
+    let scheme = match find(&b[ls..s], b"://") {
+        Some(i) => i + ls + 3,
+        None if request => s,
+        None => return None,
+    };
     // Azure Key Vault's URLs name a key or secret and its version, never its value.
     let host = run(&b[..s], scheme, |c| {
         c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
