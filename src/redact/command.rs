@@ -16,7 +16,7 @@ use super::context::Hit;
 use super::structure::{argument, arguments, chosen_secret, is_host, password_shaped};
 use super::text::{
     Need, at, before, contains_ci, has_alpha, has_digit, is_email, is_path_like, line_end,
-    line_start, plausible, skip_blanks,
+    line_start, plausible, run, skip_blanks,
 };
 
 /// Where the shell command holding byte `i` starts on its line: after a pipe, `;`, `&&`,
@@ -30,6 +30,12 @@ pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
         if let Some(p) = super::text::find(&b[ls..i], glyph.as_bytes()) {
             start = start.max(ls + p + glyph.len());
         }
+    }
+    // `history`'s numbered lines (`  513  vault operator unseal …`).
+    let t = skip_blanks(b, start);
+    let d = run(&b[..i], t, |c| c.is_ascii_digit());
+    if d > t && b[d..i].starts_with(b"  ") {
+        start = d + 2;
     }
     let from = start;
     for k in from..i {

@@ -196,6 +196,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("chpasswd", Anchor::Chpasswd), ("add_user", Anchor::Positional), ("send \"", Anchor::ExpectSend),
     ("recovery key", Anchor::RecoveryCode), ("recovery code", Anchor::RecoveryCode),
     ("backup code", Anchor::RecoveryCode), ("recovery password", Anchor::RecoveryCode),
+    ("verification codes", Anchor::RecoveryCode),
     ("security key", Anchor::RecoveryCode),
     ("askpass", Anchor::Askpass),
     ("keep private", Anchor::CommentSaysSecret), ("keep secret", Anchor::CommentSaysSecret),
@@ -544,7 +545,10 @@ impl Scan<'_> {
             Anchor::TemplateDefault => context(structure::template_default(b, s, e)),
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),
             Anchor::ExpectSend => context(structure::expect_send(b, s, e)),
-            Anchor::RecoveryCode => context(structure::recovery_code(b, e)),
+            Anchor::RecoveryCode => {
+                push_all(self.out, CONTEXT, |hits| structure::code_block(b, s, hits));
+                context(structure::recovery_code(b, e))
+            }
             Anchor::RandomPassword => context(structure::random_password(b, e)),
             Anchor::PrivateKeyBelow => context(structure::hex_key_below(b, e)),
             Anchor::CookieJar => {

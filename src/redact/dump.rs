@@ -78,6 +78,8 @@ pub(super) const PRINTERS: &[&str] = &[
     "(dlv) ",
     "(rr) ",
     "(pdb++) ",
+    // IPython's and Jupyter's `In [7]: print(os.environ["TOKEN"])`.
+    "]: print(",
 ];
 
 /// A debugger's commands that print an expression's value: `(gdb) p cfg->pw`,
@@ -194,6 +196,11 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("config get ", Need::Password, Requires::SecretName),
     ("diceware", Need::Password, Requires::Nothing),
     ("xkcdpass", Need::Password, Requires::Nothing),
+    // A cluster's gossip encryption key (`nomad operator gossip keyring generate`).
+    ("keyring generate", Need::Token, Requires::Nothing),
+    // A cloud CLI asked for one field as text (`aws sts assume-role --query
+    // Credentials.SecretAccessKey --output text`): its value when the field says secret.
+    ("--output text", Need::Token, Requires::QueriedSecret),
 ];
 
 /// Generators whose output is a passphrase of words and blanks (module doc).
@@ -215,6 +222,8 @@ pub(super) enum Requires {
     Word(&'static [u8]),
     /// An argument that names a secret (`SESSION_SECRET`, `admin_password`).
     SecretName,
+    /// A `--query` whose last field names a secret (`Credentials.SecretAccessKey`).
+    QueriedSecret,
 }
 
 /// Calls that return random bytes or a random secret, in a REPL's expression.
@@ -271,6 +280,19 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
             .split(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))
             .find(|w| !w.is_empty() && !w.starts_with(b"-"))
             .is_some_and(|w| classify_key(w).is_some()),
+        Requires::QueriedSecret => {
+            let line = &b[super::text::line_start(b, s)..le];
+            find(line, b"--query ").is_some_and(|q| {
+                line[q + 8..]
+                    .split(|c| c.is_ascii_whitespace())
+                    .find(|w| !w.is_empty())
+                    .and_then(|w| {
+                        w.split(|&c| matches!(c, b'.' | b'[' | b']' | b'"' | b'\''))
+                            .rfind(|p| !p.is_empty())
+                    })
+                    .is_some_and(|field| classify_key(field).is_some())
+            })
+        }
     };
     if !holds {
         return;
@@ -390,7 +412,12 @@ fn table_value(b: &[u8], ls: usize, le: usize) -> Option<Hit> {
 /// `> var.name`, when the name says secret; `s..e` is the printer's anchor.
 pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // A command word: after a blank, a prompt's `$`, or the quote of `sh -c 'echo $X'`.
-    if b[s] != b'\n' && s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$' | b'\'' | b'"') {
+    let ipython = b[s] == b']' && b[super::text::line_start(b, s)..s].starts_with(b"In [");
+    if b[s] != b'\n'
+        && s > 0
+        && !ipython
+        && !matches!(b[s - 1], b' ' | b'\t' | b'\n' | b'$' | b'\'' | b'"')
+    {
         return None;
     }
     let le = line_end(b, e, 256);
@@ -459,8 +486,11 @@ pub(super) fn printed(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     // Blanks may run past a line cut at its bound.
     let mut vs = skip_blanks(b, vs0).min(ve0);
     let ve = vs + b[vs..ve0].trim_ascii_end().len();
+    // irb's `=> `, a browser console's `< ` before the answer.
     if b[vs..ve].starts_with(b"=> ") {
         vs += 3;
+    } else if b[vs..ve].starts_with(b"< ") {
+        vs += 2;
     }
     if debugger {
         vs = debugger_value(b, vs, ve);

@@ -91,10 +91,11 @@ pub(super) fn expect_send(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
     let le = line_end(b, e, 160);
     // `… my backup code? ve8z-i7g6-n4gi`: a question's mark ends the label too.
-    let Some(colon) = super::text::find(&b[e..le], b": ")
+    // `your recovery key is 124245-…`: a sentence's verb ends it as well.
+    let sep = super::text::find(&b[e..le], b": ")
         .or_else(|| super::text::find(&b[e..le], b"? "))
-        .map(|c| c + e)
-    else {
+        .or_else(|| b[e..le].starts_with(b" is ").then_some(2));
+    let Some(colon) = sep.map(|c| c + e) else {
         return code_line_below(b, le);
     };
     let between = &b[e..colon];
@@ -128,7 +129,69 @@ pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
     while ve > vs && matches!(b[ve - 1], b'-' | b' ') {
         ve -= 1;
     }
-    (alnum >= 8 && (groups >= 2 || alnum >= 10)).then(|| hit("recovery-code", vs, ve))?
+    if !(alnum >= 8 && (groups >= 2 || alnum >= 10)) {
+        return None;
+    }
+    // A list of codes (`codes: I3NMD5JNYI, PRYSNGPPVS, …`): each the first's length.
+    let n = ve - vs;
+    while b[ve..].starts_with(b", ") {
+        let ce = run(&b[..le], ve + 2, |c| c.is_ascii_alphanumeric() || c == b'-');
+        if ce - (ve + 2) != n {
+            break;
+        }
+        ve = ce;
+    }
+    hit("recovery-code", vs, ve)
+}
+
+/// Lines that are only codes (GitHub's `f8a8e-6o3ds`, Google's `4319 9462   5743 3350`),
+/// four or more in a row, within thirty lines of a label that says recovery or backup
+/// codes, above or below it: a saved list of one-time codes.
+pub(super) fn code_block(b: &[u8], s: usize, out: &mut Vec<Hit>) {
+    let coded = |line: &[u8]| {
+        let words: Vec<&[u8]> = line
+            .split(|c| c.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        // Each word digits or dash-joined groups, never a word of prose.
+        (1..=4).contains(&words.len())
+            && words.iter().all(|w| {
+                w.split(|&c| c == b'-')
+                    .all(|g| (4..=6).contains(&g.len()) && g.iter().all(u8::is_ascii_alphanumeric))
+                    && (w.contains(&b'-') || w.iter().all(u8::is_ascii_digit))
+            })
+    };
+    // From thirty lines above the label to thirty below.
+    let mut ls = line_start(b, s);
+    for _ in 0..30 {
+        if ls == 0 {
+            break;
+        }
+        ls = line_start(b, ls - 1);
+    }
+    let mut run_lines: Vec<(usize, usize)> = Vec::new();
+    let flush = |lines: &mut Vec<(usize, usize)>, out: &mut Vec<Hit>| {
+        if lines.len() >= 4 {
+            out.extend(lines.iter().map(|&(a, z)| ("recovery-code", a, z)));
+        }
+        lines.clear();
+    };
+    for _ in 0..61 {
+        if ls >= b.len() {
+            break;
+        }
+        let le = line_end(b, ls, 256);
+        let line = &b[ls..le];
+        let body = line.trim_ascii();
+        if !body.is_empty() && coded(body) {
+            let a = ls + (line.len() - line.trim_ascii_start().len());
+            run_lines.push((a, a + body.len()));
+        } else {
+            flush(&mut run_lines, out);
+        }
+        ls = le + 1;
+    }
+    flush(&mut run_lines, out);
 }
 
 /// `Save your Security Key` … then a line that is only the key in groups (Element's

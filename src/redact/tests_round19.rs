@@ -194,3 +194,76 @@ fn a_full_width_or_ethiopic_colon_separates_a_value() {
     // What the sentence says after the colon is not a value.
     assert_clean("密码：（请向管理员索取）\nToken：（见运维手册）\n");
 }
+
+#[test]
+fn values_printed_by_commands_that_fetch_or_make_them() {
+    assert_gone(
+        "  812  vault status\n  813  vault operator unseal Qv7Zt2xLm0Rk4Wp6Ny1Hs3/Jd5Gf8Bv9Cc0Aa2Ee4Ii6O\n",
+        "Qv7Zt2xLm0Rk4Wp6Ny1Hs3/Jd5Gf8Bv9Cc0Aa2Ee4Ii6O",
+    );
+    assert_gone(
+        "$ nomad operator gossip keyring generate\nQv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4I=\n",
+        "Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4I=",
+    );
+    assert_gone(
+        "$ aws sts get-session-token --query Credentials.SecretAccessKey --output text\nZt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4Ii6\n",
+        "Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4Ii6",
+    );
+    assert_clean(
+        "$ aws ec2 describe-instances --query 'Reservations[0].Instances[0].InstanceId' --output text\ni-0a1b2c3d4e5f67890\n",
+    );
+    assert_gone(
+        "In [3]: print(os.environ[\"LEDGER_API_TOKEN\"])\nQv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0\n\nIn [4]: \n",
+        "Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0",
+    );
+    assert_gone(
+        "> sessionStorage.getItem('vendorApiKey')\n< 'Zt2xLm0Rk4Wp6Ny1Hs3Jd5'\n",
+        "Zt2xLm0Rk4Wp6Ny1Hs3Jd5",
+    );
+}
+
+#[test]
+fn recovery_codes_in_sentences_lists_and_blocks() {
+    let key = "306218-580283-112343-697499-011396-452122-604890-217305";
+    assert_gone(
+        &format!("[09:12] it: your recovery key is {key} – type it in\n"),
+        key,
+    );
+    assert_gone(
+        "ops: backup codes: K4Z8QW2M7T, PRQNSVXLBC, 7D1H3JX0WE, ZJ5G9XBFQA\n",
+        "PRQNSVXLBC",
+    );
+    let codes = [
+        "a8b3c-9xk2p",
+        "mm4q1-zt7vv",
+        "p0wqe-lk3nb",
+        "uu8rt-xycaw",
+        "k3m9z-q2w8e",
+    ];
+    let block = format!(
+        "{}\n\n(recovery-codes.txt)\nKeep these recovery codes somewhere safe.\n",
+        codes.join("\n")
+    );
+    let out = redacted(&block);
+    for c in codes {
+        assert!(!out.contains(c), "{c} survived in {out}");
+    }
+    let google = "BACKUP VERIFICATION CODES\nops@example.org\n\n1234 5678   9012 3456\n6543 2109   8765 4321\n1357 2468   9753 8642\n2468 1357   8642 9753\n";
+    assert!(!redacted(google).contains("9012 3456"));
+    // Words near the label are not codes.
+    assert_clean(
+        "Recovery codes\n\nKeep them safe\nPrint them once\nStore them offline\nShare them never\n",
+    );
+}
+
+#[test]
+fn a_diceware_passphrase_under_its_name() {
+    let phrase = "lantern copper meadow falcon quartz tundra";
+    assert_gone(&format!("- backup passphrase: {phrase}\n"), phrase);
+    assert_gone(
+        &format!("ana: the passphrase for the shared vault (no screenshots): \"{phrase}\"\n"),
+        phrase,
+    );
+    // A sentence about passphrases is prose.
+    assert_clean("passphrase: choose one with at least five random words\n");
+}

@@ -13,8 +13,9 @@
 use super::{DENY_KEY_BEFORE, DENY_TOKEN_BEFORE, Family, Found, one_of};
 use crate::redact::context::Hit;
 use crate::redact::text::{
-    Need, at, escaped_quote, find_ci, has_alpha, has_digit, has_upper, is_passphrase, is_stop_word,
-    is_uuid, line_end, line_start, looks_like_word_list, plausible, skip_blanks,
+    Need, at, escaped_quote, find_ci, has_alpha, has_digit, has_upper, is_passphrase,
+    is_spaced_passphrase, is_stop_word, is_uuid, line_end, line_start, looks_like_word_list,
+    plausible, skip_blanks,
 };
 
 /// Words a sentence may put between the secret's name and its value.
@@ -395,6 +396,12 @@ pub(super) fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usi
         {
             return Some(range);
         }
+        if let Some(vs) = sep
+            && family == Family::Password
+            && let Some(range) = spaced_phrase(b, skip_blanks(b, vs), end)
+        {
+            return Some(range);
+        }
         i += 1;
     }
     None
@@ -591,6 +598,21 @@ fn value_token(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
     (ve > vs).then_some((vs, ve))
 }
 
+/// A diceware phrase from `i` to the end of its quotes or of the line (`: "desert delta
+/// rosemary basil ember"`).
+fn spaced_phrase(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
+    if i >= end {
+        return None;
+    }
+    let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\''));
+    let vs = i + usize::from(quote.is_some());
+    let ve = match quote {
+        Some(q) => crate::redact::text::run(&b[..end], vs, |c| c != q),
+        None => vs + b[vs..end].trim_ascii_end().len(),
+    };
+    is_spaced_passphrase(&b[vs..ve]).then_some((vs, ve))
+}
+
 /// `api.example.com:443`: a host and its port (Deno's `Requires net access to …`).
 fn host_port(v: &[u8]) -> bool {
     let Some(colon) = v.iter().rposition(|&c| c == b':') else {
@@ -607,7 +629,7 @@ fn host_port(v: &[u8]) -> bool {
 
 /// Only a value that looks machine-made counts where nothing but words name it.
 fn machine_made(v: &[u8], family: Family) -> bool {
-    if family == Family::Password && is_passphrase(v) {
+    if family == Family::Password && (is_passphrase(v) || is_spaced_passphrase(v)) {
         return true;
     }
     if !plausible(v, Need::Strong) || looks_like_word_list(v) || host_port(v) {

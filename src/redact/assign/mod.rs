@@ -619,9 +619,33 @@ fn direct_value(b: &[u8], key: &Key) -> Option<Found> {
         return shell_default(b, key, i, need);
     }
     match after_separator(b, key, i, sp, need) {
-        AfterKey::Value(value) => checked_value(b, key, sp, value),
+        AfterKey::Value(value) => {
+            spaced_passphrase(b, key, value.j).or_else(|| checked_value(b, key, sp, value))
+        }
         AfterKey::Decided(found) => found,
     }
+}
+
+/// `encryption passphrase: drum poppy whisker granite desert`: under a name that says
+/// passphrase, the rest of the line (or of its quotes) when it is a diceware phrase.
+fn spaced_passphrase(b: &[u8], key: &Key, j: usize) -> Option<Found> {
+    if !crate::redact::text::contains_ci(&b[key.start..key.end], b"passphrase") {
+        return None;
+    }
+    let mut vs = skip_blanks(b, j);
+    let quote = at(b, vs).filter(|&c| is_quote(c));
+    vs += usize::from(quote.is_some());
+    let le = line_end(b, vs, 256);
+    let ve = match quote {
+        Some(q) => run(&b[..le], vs, |c| c != q),
+        None => vs + b[vs..le].trim_ascii_end().len(),
+    };
+    crate::redact::text::is_spaced_passphrase(&b[vs..ve]).then_some(Found {
+        kind: key.kind,
+        start: vs,
+        end: ve,
+        direct: true,
+    })
 }
 
 /// Where the closing of a quoted or indexed key (`"`, `\"`, `]`) ends.

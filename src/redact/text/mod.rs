@@ -1057,6 +1057,19 @@ pub(super) fn is_passphrase(v: &[u8]) -> bool {
     words >= 3 && numbers >= 1
 }
 
+/// `desert delta rosemary basil ember cougar`: five to twelve lower-case words of three
+/// to nine letters, one blank apart, none a word prose needs (`and`, `the`, `your`): a
+/// diceware passphrase, when a name says passphrase.
+pub(in crate::redact) fn is_spaced_passphrase(v: &[u8]) -> bool {
+    let words: Vec<&[u8]> = v.split(|&c| c == b' ').collect();
+    (5..=12).contains(&words.len())
+        && words.iter().all(|w| {
+            (3..=9).contains(&w.len())
+                && w.iter().all(u8::is_ascii_lowercase)
+                && !stop_words::is_stop_word(w)
+        })
+}
+
 /// `violet.honey.dagger.beacon921`: three or more words joined by dots, a number glued
 /// to the last: a generated passphrase, not a property path.
 fn dotted_passphrase(v: &[u8]) -> bool {
