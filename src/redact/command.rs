@@ -31,6 +31,16 @@ pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
             start = start.max(ls + p + glyph.len());
         }
     }
+    // cmd.exe's prompt, glued to the command (`C:\backup>7z a -p… …`).
+    let t = skip_blanks(b, start);
+    if b[t..i].len() > 3
+        && b[t].is_ascii_alphabetic()
+        && b[t + 1..].starts_with(b":\\")
+        && let Some(gt) = b[t..i].iter().position(|&c| c == b'>')
+        && !b[t..t + gt].contains(&b' ')
+    {
+        start = t + gt + 1;
+    }
     // `history`'s numbered lines (`  513  vault operator unseal …`).
     let t = skip_blanks(b, start);
     let d = run(&b[..i], t, |c| c.is_ascii_digit());

@@ -122,6 +122,8 @@ enum Anchor {
     Protocol,
     /// A Wi-Fi join code's password.
     Wifi,
+    Registry,
+    LoginCall,
     /// An SSH2 (RFC 4716 style) private key block.
     Ssh2,
     /// openssl's `-K <hex>` and `-k <password>`.
@@ -261,6 +263,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("type=EXECVE", Anchor::Argv), ("args:", Anchor::Argv), ("\"args\"", Anchor::Argv),
     ("command:", Anchor::Argv), ("\"command\"", Anchor::Argv), ("execve(", Anchor::Argv),
     ("CMD [", Anchor::Argv), ("ENTRYPOINT [", Anchor::Argv),
+    (".login(", Anchor::LoginCall), ("REG_SZ ", Anchor::Registry), ("REG_EXPAND_SZ ", Anchor::Registry),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
     ("LoginModule required", Anchor::Jaas), ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
@@ -563,6 +566,8 @@ impl Scan<'_> {
             Anchor::CommentSaysSecret => context(structure::commented_secret(b, s)),
             Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
             Anchor::Wifi => context(structure::wifi_code(b, e)),
+            Anchor::Registry => context(structure::registry_value(b, s, e)),
+            Anchor::LoginCall => context(structure::login_call(b, e)),
             Anchor::Ssh2 => specific(structure::ssh2_private(b, e)),
             Anchor::OpensslKey => context(structure::openssl_key(b, s, e)),
             Anchor::QueryLogin => context(structure::query_login(b, s, e)),

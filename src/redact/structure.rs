@@ -60,6 +60,33 @@ pub(super) fn password_value(b: &[u8], vs: usize, ve: usize) -> Option<Hit> {
         .then(|| hit("password", vs, ve))?
 }
 
+/// `s.login("ops@example.org", "…")` (Python's smtplib, imaplib, ftplib, poplib's
+/// `pass_`): the second literal of a login call is its password; Google's app
+/// passwords come as four groups of four letters. `e` is after `login(`.
+pub(super) fn login_call(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    let quoted = |i: usize| -> Option<(usize, usize)> {
+        let q = at(b, i).filter(|&c| c == b'"' || c == b'\'')?;
+        let ve = run(&b[..le], i + 1, |c| c != q);
+        (ve < le).then_some((i + 1, ve))
+    };
+    let (_, ue) = quoted(skip_blanks(b, e))?;
+    if at(b, ue + 1) != Some(b',') {
+        return None;
+    }
+    let (vs, ve) = quoted(skip_blanks(b, ue + 2))?;
+    let v = &b[vs..ve];
+    let groups: Vec<&[u8]> = v.split(|&c| c == b' ').collect();
+    let app_password = groups.len() == 4
+        && groups
+            .iter()
+            .all(|g| g.len() == 4 && g.iter().all(u8::is_ascii_lowercase));
+    if app_password {
+        return hit("password", vs, ve);
+    }
+    (v.len() >= 6 && !is_placeholder(v)).then(|| password_value(b, vs, ve))?
+}
+
 /// `expect "assword:"; send "pw\r"` (an expect script, or its `expect -c '…'` one-liner
 /// in a crontab): what a script sends to a password prompt. `e` is after `send "`.
 pub(super) fn expect_send(b: &[u8], s: usize, e: usize) -> Option<Hit> {
@@ -1148,6 +1175,23 @@ pub(super) fn wifi_code(b: &[u8], e: usize) -> Option<Hit> {
         i = field_end + 1;
     }
     None
+}
+
+/// `    RECAPTCHA_SECRET_KEY    REG_SZ    6L9T…` (`reg query`'s output, a `.reg` listing):
+/// a registry value whose name says secret. `s` is where the type starts.
+pub(super) fn registry_value(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let name = b[ls..s].trim_ascii();
+    if name.is_empty() || name.contains(&b' ') {
+        return None;
+    }
+    super::assign::classify_key(name)?;
+    let le = line_end(b, e, 1024);
+    let vs = skip_blanks(b, e);
+    let ve = vs + b[vs..le].trim_ascii_end().len();
+    let v = &b[vs..ve];
+    (v.len() >= 8 && !v.contains(&b' ') && plausible(v, Need::Password))
+        .then(|| hit("password", vs, ve))?
 }
 
 /// `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----` (Tectia, the RFC 4716 style): the body

@@ -267,3 +267,26 @@ fn a_diceware_passphrase_under_its_name() {
     // A sentence about passphrases is prose.
     assert_clean("passphrase: choose one with at least five random words\n");
 }
+
+#[test]
+fn a_registry_value_a_swift_header_a_login_call_and_a_windows_prompt() {
+    assert_gone(
+        "HKEY_CURRENT_USER\\Environment\r\n    TEMP    REG_EXPAND_SZ    %USERPROFILE%\\Temp\r\n    PAYMENTS_API_SECRET    REG_SZ    Zt2xLm0Rk4Wp6Ny1Hs3J\r\n",
+        "Zt2xLm0Rk4Wp6Ny1Hs3J",
+    );
+    assert_clean("    TEMP    REG_EXPAND_SZ    %USERPROFILE%\\AppData\\Local\\Temp\r\n");
+    assert_gone(
+        "request.setValue(\"Bearer Zt2xLm0Rk4Wp6Ny1Hs3Jd5\", forHTTPHeaderField: \"Authorization\")\n",
+        "Zt2xLm0Rk4Wp6Ny1Hs3Jd5",
+    );
+    assert_gone(
+        "    s.login(\"ops@example.org\", \"abcd efgh ijkl mnop\")\n",
+        "abcd efgh ijkl mnop",
+    );
+    assert_gone("M.login(\"ops\", \"Zt2xLm0Rk4Wp\")\n", "Zt2xLm0Rk4Wp");
+    assert_clean("ftp.login(\"anonymous\", \"guest@example.org\")\nimap.login(user, password)\n");
+    assert_gone(
+        "C:\\backup>7z a -pZt2xLm0Rk4Wp -mhe=on db.7z D:\\dumps\\*.bak\r\n",
+        "Zt2xLm0Rk4Wp",
+    );
+}

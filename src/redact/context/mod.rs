@@ -96,6 +96,9 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     if before(b, s).is_some_and(|c| c.is_ascii_alphanumeric()) {
         return None;
     }
+    if let Some(h) = header_named_after(b, s) {
+        return Some(h);
+    }
     let mut i = e;
     let quoted = matches!(at(b, i), Some(b'"' | b'\''));
     if quoted {
@@ -170,6 +173,30 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
         return None;
     }
     hit("auth-header", start, end)
+}
+
+/// Swift's `request.setValue("<credential>", forHTTPHeaderField: "Authorization")`:
+/// the value comes before the header's name. `s` is where the name starts.
+fn header_named_after(b: &[u8], s: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let head = &b[ls..s];
+    let head = head.strip_suffix(b"\"")?.trim_ascii_end();
+    if !head.ends_with(b"forHTTPHeaderField:") {
+        return None;
+    }
+    let open = find(head, b"Value(\"")? + ls + 7;
+    let close = run(b, open, |c| c != b'"');
+    let mut vs = open;
+    let word_end = run(&b[..close], vs, |c| c.is_ascii_alphanumeric() || c == b'-');
+    if at(b, word_end) == Some(b' ')
+        && AUTH_SCHEMES
+            .iter()
+            .any(|k| b[vs..word_end].eq_ignore_ascii_case(k))
+    {
+        vs = skip_blanks(b, word_end);
+    }
+    let v = &b[vs..close];
+    (v.len() >= 8 && has_digit(v) && !is_placeholder(v)).then(|| hit("auth-header", vs, close))?
 }
 
 /// `Basic <base64>` anywhere (an nginx `proxy_set_header`, a log's `header="Basic …"`):
@@ -336,8 +363,12 @@ fn command_words(b: &[u8], i: usize) -> impl Iterator<Item = &[u8]> {
         })
         .filter(|w| !w.is_empty())
         .map(|w| {
-            // `/usr/bin/mysql`, `C:\\Program Files\\7-Zip\\7z.exe`.
-            let base = w.rsplit(|&c| c == b'/' || c == b'\\').next().unwrap_or(w);
+            // `/usr/bin/mysql`, `C:\\Program Files\\7-Zip\\7z.exe`, and cmd.exe's
+            // prompt glued to the program (`C:\\backup>7z`).
+            let base = w
+                .rsplit(|&c| c == b'/' || c == b'\\' || c == b'>')
+                .next()
+                .unwrap_or(w);
             base.strip_suffix(b".exe")
                 .or_else(|| base.strip_suffix(b".EXE"))
                 .unwrap_or(base)
