@@ -429,11 +429,13 @@ fn asks_how(text: &str) -> bool {
     // proxy …": a task asked for in the imperative, in prose (a word such as "a",
     // "to", "from" among its words, not a command's flags).
     let task = {
-        let labelled = lower
+        // The label may name a sub-command (`gcloud run deploy: set …`).
+        let label = lower
             .split_whitespace()
-            .next()
-            .is_some_and(|w| w.ends_with(':'));
-        let rest = &words[usize::from(labelled && !words.is_empty())..];
+            .take(4)
+            .position(|w| w.ends_with(':'))
+            .map_or(0, |p| p + 1);
+        let rest = &words[label.min(words.len())..];
         rest.len() >= 5
             && rest.first().is_some_and(|w| TASK_VERBS.contains(w))
             && rest.iter().any(|w| PROSE.contains(w))
@@ -471,8 +473,11 @@ fn asks_how(text: &str) -> bool {
 const TASK_VERBS: &[&str] = &[
     "add",
     "allow",
+    "attach",
     "build",
+    "cancel",
     "change",
+    "clean",
     "configure",
     "convert",
     "copy",
@@ -481,14 +486,17 @@ const TASK_VERBS: &[&str] = &[
     "delete",
     "deploy",
     "disable",
+    "download",
     "enable",
     "encrypt",
     "export",
+    "expose",
     "find",
     "forward",
     "generate",
     "get",
     "import",
+    "increase",
     "install",
     "keep",
     "limit",
@@ -499,23 +507,34 @@ const TASK_VERBS: &[&str] = &[
     "move",
     "open",
     "parametrize",
+    "pin",
     "print",
     "publish",
     "record",
+    "reduce",
     "remove",
     "rename",
+    "reset",
+    "resize",
     "restrict",
+    "retry",
+    "rotate",
     "run",
     "schedule",
     "send",
     "set",
+    "share",
     "show",
     "sign",
     "skip",
+    "speed",
     "split",
     "start",
     "stop",
+    "switch",
     "sync",
+    "trigger",
+    "turn",
     "update",
     "upgrade",
     "use",
@@ -525,7 +544,7 @@ const TASK_VERBS: &[&str] = &[
 /// Words of prose, not of a command line ([`asks_how`]).
 const PROSE: &[&str] = &[
     "a", "an", "the", "to", "from", "with", "into", "out", "of", "for", "only", "instead",
-    "without", "every", "each", "my", "our",
+    "without", "every", "each", "my", "our", "and", "between", "so", "when", "after",
 ];
 
 /// For a text of several lines, the learning whose relevance leads every

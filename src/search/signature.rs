@@ -37,11 +37,17 @@ pub fn lines(text: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     for line in text.lines().take(MAX_LINES) {
         let clean = super::logtext::strip_controls(line);
-        if is_context_line(&clean) {
+        // A Python frame (`File "/srv/a.py", line 3, in <module>`) says where, not what.
+        let frame = clean.trim_start().starts_with("File \"")
+            && clean
+                .split_once(", line ")
+                .and_then(|(_, rest)| rest.split_once(", in "))
+                .is_some_and(|(_, name)| !name.trim().contains(' '));
+        if frame || is_context_line(&clean) {
             continue;
         }
         let words = words(&clean);
-        if words.len() >= MIN_WORDS && !out.contains(&words) {
+        if words.len() >= MIN_WORDS && !out.contains(&words) && !is_trace_header(&words) {
             out.push(words);
         }
         // A message of several sentences is cut at a sentence when it is
@@ -84,6 +90,25 @@ pub fn tails(text: &str) -> Vec<Tail> {
         }
     }
     out
+}
+
+/// A line every stack trace of a language prints around its failure
+/// (`Traceback (most recent call last):`, Python's chained-exception
+/// separators, Go's `WARNING: DATA RACE`): it says a trace follows, not which
+/// failure, so it is no signature however few learnings hold it.
+fn is_trace_header(words: &[String]) -> bool {
+    const HEADERS: &[&str] = &[
+        "traceback most recent call last",
+        "during handling of the above exception another exception occurred",
+        "the above exception was the direct cause of the following exception",
+        "warning data race",
+        "exception in thread main",
+    ];
+    // Compared as the same words a line becomes (the tokeniser drops some).
+    let line = words.join(" ");
+    HEADERS
+        .iter()
+        .any(|h| line.ends_with(&self::words(h).join(" ")))
 }
 
 /// An SQL client's context around an error (`LINE 3: select …`, the caret
@@ -167,6 +192,23 @@ mod tests {
         assert_ne!(
             line("No module named 'yaml'"),
             line("No module named 'cv2'")
+        );
+    }
+
+    #[test]
+    fn a_stack_traces_own_header_is_not_a_signature() {
+        let sig = lines(
+            "Traceback (most recent call last):\n  File \"/srv/a.py\", line 3, in <module>\nRecursionError: maximum recursion depth exceeded\n",
+        );
+        assert_eq!(sig.len(), 1, "{sig:?}");
+        assert_eq!(
+            sig[0].first().map(String::as_str),
+            Some("recursionerror"),
+            "{sig:?}"
+        );
+        assert!(lines("WARNING: DATA RACE\nWrite at 0x00c0 by goroutine 7:").len() <= 1);
+        assert!(
+            lines("During handling of the above exception, another exception occurred:").is_empty()
         );
     }
 

@@ -841,6 +841,8 @@ fn how_to_questions_are_told_from_reports() {
         "is there a way to preview a helm upgrade",
         "docker: copy a log file out of a stopped container",
         "configure vite to proxy /api calls to a backend",
+        "reset the root password of a database running in a container",
+        "gcloud run deploy: set minimum instances and keep cpu allocated",
     ] {
         assert!(asks_how(q), "{q}");
     }
@@ -854,6 +856,8 @@ fn how_to_questions_are_told_from_reports() {
         "run: cargo build --release --target x86_64-unknown-linux-musl",
         "install -m 644 app.service /etc/systemd/system/",
         "npm: command not found in the runner image",
+        "reset: terminal settings lost after ssh",
+        "gcloud run deploy: ERROR: (gcloud.run.deploy) PERMISSION_DENIED",
     ] {
         assert!(!asks_how(q), "{q}");
     }
