@@ -318,16 +318,14 @@ pub(super) fn signature_at(b: &[u8], s: usize, e: usize) -> bool {
             || signature_reference(&b[s..e]))
 }
 
-/// A signature one request carries in its headers (`Stripe-Signature: t=…,v1=…`,
-/// `X-Twilio-Signature: …`, RFC 9421's `Signature: sig1=:…:`, the `Signature=` of an
-/// `AWS4-HMAC-SHA256` Authorization): it proves that request and no other, unlike a
-/// signed URL's, which grants what the URL does to whoever holds it.
+/// A signature one request carries in a header of its own (`Stripe-Signature: t=…,v1=…`,
+/// `X-Twilio-Signature: …`, RFC 9421's `Signature: sig1=:…:`): it proves that request
+/// and no other, unlike a signed URL's, which grants what the URL does to whoever holds
+/// it. An `Authorization` header's signature (SigV4's) stays redacted with the header:
+/// it is that request's credential, replayable while it is fresh.
 fn request_signature(b: &[u8], s: usize) -> bool {
     let ls = super::text::line_start(b, s);
     let head = &b[ls..s];
-    if head.ends_with(b"Signature=") && super::text::find(head, b"SignedHeaders=").is_some() {
-        return true;
-    }
     let Some(name) = head.trim_ascii_end().strip_suffix(b":") else {
         return false;
     };
