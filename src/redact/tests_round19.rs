@@ -291,4 +291,9 @@ fn a_registry_value_a_swift_header_a_login_call_and_a_windows_prompt() {
         "C:\\backup>7z a -pZt2xLm0Rk4Wp -mhe=on db.7z D:\\dumps\\*.bak\r\n",
         "Zt2xLm0Rk4Wp",
     );
+    // A login verb after cmd.exe's prompt is at a command's start.
+    assert_gone(
+        "C:\\ops>vault operator unseal Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4I\r\n",
+        "Qv7Zt2xLm0Rk4Wp6Ny1Hs3Jd5Gf8Bv9Cc0Aa2Ee4I",
+    );
 }

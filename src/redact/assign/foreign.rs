@@ -251,7 +251,7 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
     }
     // A full-width colon, or a sentence's verb: the value is the next word.
     let mut i = skip_blanks(b, ke + usize::from(matches!(at(b, ke), Some(b'"' | b'\''))));
-    if let Some(c) = ["：", "፦"]
+    if let Some(c) = super::WIDE_COLONS
         .iter()
         .find(|c| b[i..].starts_with(c.as_bytes()))
     {

@@ -600,7 +600,7 @@ fn value_token(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
 
 /// A diceware phrase from `i` to the end of its quotes or of the line (`: "desert delta
 /// rosemary basil ember"`).
-fn spaced_phrase(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
+pub(super) fn spaced_phrase(b: &[u8], i: usize, end: usize) -> Option<(usize, usize)> {
     if i >= end {
         return None;
     }

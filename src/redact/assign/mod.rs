@@ -602,6 +602,10 @@ struct ValueAt {
     must_quote: bool,
 }
 
+/// Colons of other scripts that end a label: the full-width `：` (Chinese, Japanese) and
+/// Ethiopic's `፦`.
+const WIDE_COLONS: [&str; 2] = ["：", "፦"];
+
 /// The value right after the key: `KEY=v`, `key: v`, `"key": "v"`, `['KEY'] = 'v'`,
 /// `key => v`, `<key>v</key>`, `define('KEY', 'v')`, `--key v`, `set key v`.
 fn direct_value(b: &[u8], key: &Key) -> Option<Found> {
@@ -632,18 +636,12 @@ fn spaced_passphrase(b: &[u8], key: &Key, j: usize) -> Option<Found> {
     if !crate::redact::text::contains_ci(&b[key.start..key.end], b"passphrase") {
         return None;
     }
-    let mut vs = skip_blanks(b, j);
-    let quote = at(b, vs).filter(|&c| is_quote(c));
-    vs += usize::from(quote.is_some());
-    let le = line_end(b, vs, 256);
-    let ve = match quote {
-        Some(q) => run(&b[..le], vs, |c| c != q),
-        None => vs + b[vs..le].trim_ascii_end().len(),
-    };
-    crate::redact::text::is_spaced_passphrase(&b[vs..ve]).then_some(Found {
+    let vs = skip_blanks(b, j);
+    let (start, end) = label::spaced_phrase(b, vs, line_end(b, vs, 256))?;
+    Some(Found {
         kind: key.kind,
-        start: vs,
-        end: ve,
+        start,
+        end,
         direct: true,
     })
 }
@@ -770,7 +768,7 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
         }
         // A full-width colon (`Token：…` in Chinese or Japanese text), Ethiopic's `፦`;
         // what the script says after it (`（请向管理员索取）`) is not a value.
-        _ if let Some(c) = ["：", "፦"]
+        _ if let Some(c) = WIDE_COLONS
             .iter()
             .find(|c| b[sp..].starts_with(c.as_bytes())) =>
         {

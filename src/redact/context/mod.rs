@@ -107,14 +107,8 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     let blank = skip_blanks(b, i);
     if matches!(at(b, blank), Some(b':' | b'=')) {
         i = skip_blanks(b, blank + 1);
-    } else if quoted && at(b, blank) == Some(b',') && {
-        // A HAR's or a Postman collection's header object, over lines or not:
-        // `"name": "Authorization", "value": "…"`.
-        let ws = run(b, blank + 1, |c| c.is_ascii_whitespace());
-        b[ws..].starts_with(b"\"value\"") && at(b, skip_blanks(b, ws + 7)) == Some(b':')
-    } {
-        let ws = run(b, blank + 1, |c| c.is_ascii_whitespace());
-        i = skip_blanks(b, skip_blanks(b, ws + 7) + 1);
+    } else if let Some(colon) = har_value(b, blank, quoted) {
+        i = skip_blanks(b, colon + 1);
     } else if quoted
         && at(b, blank) == Some(b',')
         && matches!(at(b, skip_blanks(b, blank + 1)), Some(b'"' | b'\''))
@@ -168,6 +162,18 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
         return None;
     }
     hit("auth-header", start, end)
+}
+
+/// A HAR's or a Postman collection's header object, over lines or not: `"name":
+/// "Authorization", "value": "…"`; where the `:` after `"value"` is. `blank` is after the
+/// name's closing quote.
+fn har_value(b: &[u8], blank: usize, quoted: bool) -> Option<usize> {
+    if !quoted || at(b, blank) != Some(b',') {
+        return None;
+    }
+    let ws = run(b, blank + 1, |c| c.is_ascii_whitespace());
+    let colon = skip_blanks(b, ws + 7);
+    (b[ws..].starts_with(b"\"value\"") && at(b, colon) == Some(b':')).then_some(colon)
 }
 
 /// Swift's `request.setValue("<credential>", forHTTPHeaderField: "Authorization")`:
