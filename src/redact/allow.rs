@@ -47,8 +47,13 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || sql_column_type(b, v, e)
         || solana_pay(b, s)
         || v.starts_with(b"type.googleapis.com/")
-        // A DID's method-specific id: `did:key:z6Mk…` is the public key.
+        // A DID's method-specific id: `did:key:z6Mk…` is the public key; an Ethereum
+        // node's `enode://<public key>@host:port` names the node by its public key.
         || b[..s].ends_with(b"did:key:")
+        || b[..s].ends_with(b"enode://")
+        || solana_program(v)
+        || public_session_id(b, s, v)
+        || unsigned_json(v)
         // Tailscale's public keys name themselves: `nodekey:`, `mkey:`, `discokey:`
         // (the private ones are `privkey:`, `nlpriv:`).
         || [b"nodekey:".as_slice(), b"mkey:", b"discokey:", b"nlpub:"]
@@ -57,6 +62,68 @@ pub(super) fn is_public(b: &[u8], s: usize, e: usize, named: bool) -> bool {
         || jwk_public_member(b, s, e)
         || data_uri(b, s, v)
         || openpgp_fingerprint(b, v)
+}
+
+/// Solana's own programs, named in every client's code: the token programs, the
+/// associated-token and memo programs, and the sysvars and native programs whose ids
+/// are a word padded with `1`s (`ComputeBudget111…`).
+fn solana_program(v: &[u8]) -> bool {
+    const PROGRAMS: [&[u8]; 5] = [
+        b"TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+        b"TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+        b"ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
+        b"MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+        b"metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s",
+    ];
+    let padded = (32..=44).contains(&v.len()) && v.ends_with(b"1111111111") && {
+        let word = &v[..v.len() - v.iter().rev().take_while(|&&c| c == b'1').count()];
+        !word.is_empty() && word.iter().all(u8::is_ascii_alphabetic)
+    };
+    PROGRAMS.contains(&v) || padded
+}
+
+/// A session id that is public by what carries it: a TLS handshake's (a dissector's
+/// `Session ID:` under `Handshake Protocol`, sent in the clear), and the Session
+/// messenger's account id (`05` and an X25519 public key in hex, 66 digits).
+fn public_session_id(b: &[u8], s: usize, v: &[u8]) -> bool {
+    let head = &b[super::text::line_start(b, s)..s];
+    if !super::text::contains_ci(head, b"session id") {
+        return false;
+    }
+    let messenger = v.len() == 66 && v.starts_with(b"05") && v.iter().all(|&c| is_hex(c));
+    let tls = super::text::find(&b[s.saturating_sub(600)..s], b"Handshake Protocol").is_some();
+    messenger || tls
+}
+
+/// A cookie's or a field's value that is JSON in base64 and nothing else
+/// (`ui_prefs=eyJ0aGVtZSI6…`): anyone can write it, so nothing can trust it as a
+/// credential. A session's JSON carries a signature after a `.` (Flask's, a JWT's),
+/// and JSON that names a secret or a session inside, or holds a machine-made value,
+/// stays redacted.
+fn unsigned_json(v: &[u8]) -> bool {
+    if !v.starts_with(b"eyJ") || v.len() > 2048 || !v.iter().all(|&c| is_b64(c) || is_b64url(c)) {
+        return false;
+    }
+    let json = super::text::b64_decode_prefix(v, 2048);
+    let whole = json.len() + 3 >= v.len() * 3 / 4;
+    let named = [
+        b"token".as_slice(),
+        b"secret",
+        b"session",
+        b"passw",
+        b"key",
+        b"auth",
+        b"sid",
+        b"user",
+    ]
+    .iter()
+    .any(|w| super::text::contains_ci(&json, w));
+    // Preferences are words; a value machine-made (a tunnel's secret, an account's id)
+    // makes the JSON a token whatever its keys are called.
+    let random = json
+        .split(|c| !c.is_ascii_alphanumeric())
+        .any(|w| w.len() >= 16);
+    whole && json.starts_with(b"{") && json.ends_with(b"}") && !named && !random
 }
 
 /// `5E53F5352BFC6607572792A3C2092D0B49FA23A7`: an OpenPGP key's fingerprint (v4: 40
@@ -536,12 +603,14 @@ fn in_page_script(b: &[u8], s: usize) -> bool {
 }
 
 /// A key a browser SDK is started with, which its vendor documents as public: Paddle's
-/// client-side token (`Paddle.Initialize({ token: … })`) and Pusher's app key (Laravel
-/// Echo's `broadcaster: 'pusher', key: …`). Their secrets (Paddle's API key, Pusher's
+/// client-side token (`Paddle.Initialize({ token: … })`), Pusher's app key (Laravel
+/// Echo's `broadcaster: 'pusher', key: …`) and Rollbar's client token (`_rollbarConfig`). Their secrets (Paddle's API key, Pusher's
 /// app secret) never go to a browser.
 fn browser_sdk_key(b: &[u8], s: usize) -> bool {
     let head = &b[s.saturating_sub(240)..s];
     super::text::find(head, b"Paddle.Initialize(").is_some_and(|i| !head[i..].contains(&b')'))
+        // Rollbar's `post_client_item` token, in the snippet every page carries.
+        || super::text::find(head, b"_rollbarConfig").is_some_and(|i| !head[i..].contains(&b'}'))
         || super::text::find(head, b"broadcaster").is_some_and(|i| {
             super::text::contains_ci(&head[i..], b"pusher") && !head[i..].contains(&b'}')
         })
@@ -550,8 +619,9 @@ fn browser_sdk_key(b: &[u8], s: usize) -> bool {
 /// A value under `encryptedData:` (a SealedSecret) is ciphertext only the cluster's
 /// controller can open: safe to commit by design.
 fn under_ciphertext(b: &[u8], s: usize) -> bool {
-    let from = s.saturating_sub(512);
-    let Some(k) = super::text::find(&b[from..s], b"encryptedData:") else {
+    // A sealed value is hundreds of bytes: the block's key may be a few of them back.
+    let from = s.saturating_sub(8192);
+    let Some(k) = b[from..s].windows(14).rposition(|w| w == b"encryptedData:") else {
         return false;
     };
     let parent = from + k;
@@ -616,6 +686,19 @@ pub(super) fn publishable(v: &[u8]) -> bool {
         b"rzp_test_",
         // Statsig's client SDK keys, made for the browser and the app.
         b"client-",
+        // RevenueCat's public SDK keys, one per store (`appl_`, `goog_`, `amzn_`).
+        b"appl_",
+        b"goog_",
+        b"amzn_",
+        // PubNub's publish and subscribe keys; its secret key is `sec-c-`.
+        b"pub-c-",
+        b"sub-c-",
+        // Branch's keys go into the app's manifest; its secret is `secret_live_`.
+        b"key_live_",
+        b"key_test_",
+        // A Stripe Checkout Session's id, in the URL the customer is sent to.
+        b"cs_live_",
+        b"cs_test_",
     ]
     .iter()
     .any(|p| v.starts_with(p));

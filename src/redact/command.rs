@@ -31,6 +31,20 @@ pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
             start = start.max(ls + p + glyph.len());
         }
     }
+    // Oh My Zsh's default theme: `➜  dir git:(main) ✗ cmd`, the folder's name and the
+    // branch before the command.
+    if let Some(p) = super::text::find(&b[ls..i], "\u{279c} ".as_bytes()) {
+        let dir = skip_blanks(b, ls + p + 4);
+        let mut k = run(&b[..i], dir, |c| !c.is_ascii_whitespace());
+        if k > dir && at(b, k) == Some(b' ') {
+            k = skip_blanks(b, k);
+            if b[k..i].starts_with(b"git:(") {
+                k = run(&b[..i], k, |c| c != b' ');
+                k = skip_blanks(b, k);
+            }
+            start = start.max(k.min(i));
+        }
+    }
     // cmd.exe's prompt, glued to the command (`C:\backup>7z a -p… …`).
     let t = skip_blanks(b, start);
     if b[t..i].len() > 3

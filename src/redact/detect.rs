@@ -78,6 +78,8 @@ enum Anchor {
     Generator,
     QuotedPair,
     HereString,
+    /// `--vault-password-file <(echo '…')`: a secret's file made on the command line.
+    Substitution,
     TypedValue,
     AuthVerb,
     Using,
@@ -266,7 +268,7 @@ const FIXED: &[(&str, Anchor)] = &[
     (".login(", Anchor::LoginCall), ("REG_SZ ", Anchor::Registry), ("REG_EXPAND_SZ ", Anchor::Registry),
     ("WIFI:", Anchor::Wifi), ("---- BEGIN SSH2 ", Anchor::Ssh2), (" -K ", Anchor::OpensslKey),
     ("&p=", Anchor::QueryLogin),
-    ("LoginModule required", Anchor::Jaas), ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
+    ("LoginModule required", Anchor::Jaas), ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("<(echo ", Anchor::Substitution), ("<(printf ", Anchor::Substitution), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
     ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
@@ -585,6 +587,7 @@ impl Scan<'_> {
             }
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
+            Anchor::Substitution => context(stdin::substituted(b, s, e)),
             Anchor::Argv => {
                 if let Some((_, lists)) = self.argv.as_mut() {
                     lists.push((e, literal));

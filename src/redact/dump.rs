@@ -110,7 +110,7 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("get-access-token", Need::Token, Requires::Nothing),
     ("auth token", Need::Token, Requires::Nothing),
     ("auth:token", Need::Token, Requires::Nothing),
-    ("get secret ", Need::Token, Requires::Word(b"base64")),
+    ("get secret ", Need::Password, Requires::Word(b"base64")),
     ("op read ", Need::Password, Requires::Nothing),
     ("bw get password", Need::Password, Requires::Nothing),
     ("secret-tool lookup", Need::Password, Requires::Nothing),
@@ -163,6 +163,17 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("/dev/urandom", Need::Token, Requires::Nothing),
     ("token_urlsafe(", Need::Token, Requires::Nothing),
     ("token_hex(", Need::Token, Requires::Nothing),
+    ("token_bytes(", Need::Token, Requires::Nothing),
+    // Node's `crypto.randomBytes(32).toString('hex')`, PHP's `random_bytes(32)`,
+    // Python's `os.urandom(32)`.
+    ("randombytes(", Need::Token, Requires::Nothing),
+    ("random_bytes(", Need::Token, Requires::Nothing),
+    ("urandom(", Need::Token, Requires::Nothing),
+    // `jq -r .shared_secret f.json`: one field printed raw, a secret's when its name
+    // says so.
+    ("jq -r ", Need::Password, Requires::QueriedSecret),
+    ("jq --raw-output ", Need::Password, Requires::QueriedSecret),
+    ("yq -r ", Need::Password, Requires::QueriedSecret),
     ("rails secret", Need::Token, Requires::Nothing),
     ("rake secret", Need::Token, Requires::Nothing),
     // git-crypt's symmetric key, exported to stdout (`git-crypt export-key - | base64`).
@@ -222,7 +233,8 @@ pub(super) enum Requires {
     Word(&'static [u8]),
     /// An argument that names a secret (`SESSION_SECRET`, `admin_password`).
     SecretName,
-    /// A `--query` whose last field names a secret (`Credentials.SecretAccessKey`).
+    /// A `--query` or a jq filter whose last field names a secret
+    /// (`Credentials.SecretAccessKey`, `.shared_secret`).
     QueriedSecret,
 }
 
@@ -282,8 +294,15 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
             .is_some_and(|w| classify_key(w).is_some()),
         Requires::QueriedSecret => {
             let line = &b[super::text::line_start(b, s)..le];
-            find(line, b"--query ").is_some_and(|q| {
-                line[q + 8..]
+            // A cloud CLI's `--query` names the field; jq's and yq's filter is their
+            // first argument.
+            let filter = if literal.ends_with("text") {
+                find(line, b"--query ").map(|q| q + 8)
+            } else {
+                Some(e - super::text::line_start(b, s))
+            };
+            filter.is_some_and(|q| {
+                line[q..]
                     .split(|c| c.is_ascii_whitespace())
                     .find(|w| !w.is_empty())
                     .and_then(|w| {
@@ -295,9 +314,47 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
         }
     };
     if !holds {
+        if literal == "vault kv get " {
+            vault_data(b, le, out);
+        }
         return;
     }
     values_below(b, le, need, PHRASE_MAKERS.contains(&literal), out);
+}
+
+/// `vault kv get`'s table without `-field`: under its `=== Data ===` banner, each row
+/// is a key and its value. A value is a secret's when its key says so or it is
+/// machine-made (a key named `value` holds whatever the secret is).
+fn vault_data(b: &[u8], le: usize, out: &mut Vec<Hit>) {
+    let mut ls = le + 1;
+    let mut data = false;
+    for _ in 0..40 {
+        if ls >= b.len() {
+            return;
+        }
+        let end = line_end(b, ls, MAX_LINE);
+        let line = &b[ls..end];
+        let t = line.trim_ascii();
+        if t.starts_with(b"=") {
+            data = find(t, b" Data ").is_some();
+        } else if prompt(line) || t.is_empty() && data {
+            return;
+        } else if data && !t.starts_with(b"---") && t != b"Key         Value" {
+            let ks = ls + (line.len() - line.trim_ascii_start().len());
+            let ke = run(b, ks, |c| !c.is_ascii_whitespace());
+            let vs = skip_blanks(b, ke);
+            let ve = vs + b[vs..end].trim_ascii_end().len();
+            let (k, v) = (&b[ks..ke], &b[vs..ve]);
+            let named = classify_key(k).is_some() || k == b"value";
+            if ve > vs
+                && !v.contains(&b' ')
+                && (named && plausible(v, Need::Password) || plausible(v, Need::Strong))
+            {
+                out.push(("secret", vs, ve));
+            }
+        }
+        ls = end + 1;
+    }
 }
 
 /// Each line below `le` (until a prompt, at most [`GENERATED_LINES`]) that is one value

@@ -161,12 +161,21 @@ fn findings_with(text: &str, argv: bool) -> Vec<Finding> {
             .then(a.start.cmp(&b.start))
             .then(b.end.cmp(&a.end))
     });
+    // A value its name shows to be a signature is one for every other rule too: the
+    // entropy of a WebAuthn assertion's `"signature"` is a signature's.
+    let signatures: Vec<(usize, usize)> = candidates
+        .iter()
+        .filter(|c| c.kind == "signature" && allow::signature_at(text.as_bytes(), c.start, c.end))
+        .map(|c| (c.start, c.end))
+        .collect();
     let mut taken: Taken = BTreeMap::new();
     for c in candidates {
         if !text.is_char_boundary(c.start)
             || !text.is_char_boundary(c.end)
             || overlaps_marker(&markers, c.start, c.end)
-            || c.kind == "signature" && allow::signature_at(text.as_bytes(), c.start, c.end)
+            || c.priority < detect::SPECIFIC
+                && signatures.iter().any(|&(s, e)| s <= c.start && c.end <= e)
+            || c.kind == "signature" && signatures.contains(&(c.start, c.end))
             || c.priority < detect::SPECIFIC
                 && allow::is_public(
                     text.as_bytes(),
@@ -379,5 +388,7 @@ mod tests_round17;
 mod tests_round18;
 #[cfg(test)]
 mod tests_round19;
+#[cfg(test)]
+mod tests_round20;
 #[cfg(test)]
 mod tests_shapes;

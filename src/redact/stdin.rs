@@ -32,6 +32,9 @@ pub(super) const READERS: &[&str] = &[
     "/dev/stdin",
     // `cryptsetup` reads a LUKS passphrase from a pipe when it is not a terminal.
     "cryptsetup",
+    // `pass insert` reads the entry from standard input (`-m`: its first line is the
+    // password).
+    "pass insert",
 ];
 
 /// The credential fed to the reader whose anchor `literal` is at `s..e`.
@@ -107,6 +110,24 @@ pub(super) fn echoed_word(b: &[u8], from: usize, to: usize) -> Option<(usize, us
         .windows(5)
         .rposition(|w| w == b"echo " || w == b"print")?;
     arguments(b, from + echo, to).last()
+}
+
+/// `--vault-password-file <(echo 'pw')`, `--password-file <(printf %s pw)`: a file made
+/// on the command line for a flag whose name says secret holds the echoed word. `s..e`
+/// is the `<(echo ` or `<(printf ` anchor.
+pub(super) fn substituted(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let flag_end = run_back(b, s, s.saturating_sub(2), |c| c == b' ' || c == b'=');
+    let flag_start = run_back(b, flag_end, flag_end.saturating_sub(64), |c| {
+        !c.is_ascii_whitespace()
+    });
+    let flag = &b[flag_start..flag_end];
+    let named = flag.starts_with(b"-")
+        && [b"pass".as_slice(), b"secret", b"token", b"key"]
+            .iter()
+            .any(|w| super::text::contains_ci(flag, w));
+    let close = e + b[e..line_end(b, e, 1024)].iter().position(|&c| c == b')')?;
+    let (vs, ve) = arguments(b, e, close).last()?;
+    (named && !b[vs..ve].starts_with(b"%")).then(|| password_value(b, vs, ve))?
 }
 
 /// `hcloud context create prod <<< <token>`: a here-string of a long machine-made value

@@ -1177,10 +1177,26 @@ pub(super) fn wifi_code(b: &[u8], e: usize) -> Option<Hit> {
     None
 }
 
-/// `    RECAPTCHA_SECRET_KEY    REG_SZ    6L9T…` (`reg query`'s output, a `.reg` listing):
-/// a registry value whose name says secret. `s` is where the type starts.
+/// `    RECAPTCHA_SECRET_KEY    REG_SZ    6L9T…` (`reg query`'s output, a `.reg` listing,
+/// `reg add`'s `/v NAME /t REG_SZ /d …`): a registry value whose name says secret. `s`
+/// is where the type starts.
 pub(super) fn registry_value(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let ls = line_start(b, s);
+    // `reg add … /v DefaultPassword /t REG_SZ /d <value>`: the name and the data are
+    // the switches' arguments.
+    if b[ls..s].ends_with(b"/t ") || b[ls..s].ends_with(b"/T ") {
+        let le = line_end(b, e, 1024);
+        let switch = |from: usize, to: usize, name: &[u8]| {
+            b[from..to]
+                .windows(3)
+                .position(|w| w.eq_ignore_ascii_case(name))
+                .and_then(|p| argument(b, skip_blanks(b, from + p + 3)))
+        };
+        let (ns, ne) = switch(ls, s, b"/v ")?;
+        super::assign::classify_key(&b[ns..ne])?;
+        let (vs, ve) = switch(e, le, b"/d ")?;
+        return password_value(b, vs, ve);
+    }
     let name = b[ls..s].trim_ascii();
     if name.is_empty() || name.contains(&b' ') {
         return None;

@@ -16,6 +16,13 @@ pub(super) fn redacted(text: &str) -> String {
     redact(text).into_owned()
 }
 
+/// The secret is gone from the redacted text, whatever marker replaced it.
+#[track_caller]
+pub(super) fn assert_gone(text: &str, secret: &str) {
+    let out = redacted(text);
+    assert!(!out.contains(secret), "secret survived in {out:?}");
+}
+
 #[track_caller]
 pub(super) fn assert_redacts(text: &str, secret: &str, kind: &str) {
     let out = redacted(text);

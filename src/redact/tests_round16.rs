@@ -8,13 +8,7 @@
 //! the password off, a device's default login, an escaped public key type and a test
 //! seed counted up.
 
-use super::tests::{alnum, assert_clean, redacted};
-
-#[track_caller]
-fn assert_gone(text: &str, secret: &str) {
-    let out = redacted(text);
-    assert!(!out.contains(secret), "secret survived in {out:?}");
-}
+use super::tests::{alnum, assert_clean, assert_gone, redacted};
 
 #[test]
 fn romanised_and_glued_names_of_a_password_are_keys() {

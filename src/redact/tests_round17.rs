@@ -8,13 +8,7 @@
 //! URL without a key, a SIP URI without a password, a JWT call given a variable, an
 //! elided token, a Key Vault id and an OpenPGP fingerprint.
 
-use super::tests::{alnum, assert_clean, redacted};
-
-#[track_caller]
-fn assert_gone(text: &str, secret: &str) {
-    let out = redacted(text);
-    assert!(!out.contains(secret), "secret survived in {out:?}");
-}
+use super::tests::{alnum, assert_clean, assert_gone, redacted};
 
 /// A password as people and generators write them: letters, digits and punctuation
 /// that other rules split at (`=`, `-`, `.`).

@@ -3,13 +3,7 @@
 //! scripts capitalised; and, kept as they are, a sentence that names a PEM header,
 //! `pass ls`'s title, OpenSSL's salted ciphertext and a list of names after a value.
 
-use super::tests::{assert_clean, redacted};
-
-#[track_caller]
-fn assert_gone(text: &str, secret: &str) {
-    let out = redacted(text);
-    assert!(!out.contains(secret), "secret survived in {out:?}");
-}
+use super::tests::{assert_clean, assert_gone, redacted};
 
 #[test]
 fn a_shell_variable_keeps_its_commas() {

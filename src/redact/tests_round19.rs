@@ -2,13 +2,7 @@
 //! configuration and a few ciphertexts look like, kept as they are; and the secrets
 //! beside them still found.
 
-use super::tests::{assert_clean, redacted};
-
-#[track_caller]
-fn assert_gone(text: &str, secret: &str) {
-    let out = redacted(text);
-    assert!(!out.contains(secret), "secret survived in {out:?}");
-}
+use super::tests::{assert_clean, assert_gone, redacted};
 
 #[test]
 fn a_requests_own_signature_is_not_a_credential() {

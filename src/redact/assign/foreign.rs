@@ -8,7 +8,7 @@
 //! after a full-width `：`, a dash or another script's verb.
 
 use super::{Family, Found, Key, apart_value, direct_value, need_for};
-use crate::redact::text::{Need, at, plausible, run, skip_blanks};
+use crate::redact::text::{Need, at, line_end, plausible, run, skip_blanks};
 
 /// Names of secrets in ASCII, by family; `classify_word` reads them.
 pub(in crate::redact) const ASCII_WORDS: &[(&str, Family)] = &[
@@ -156,6 +156,16 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("ਪਾਸਵਰਡ", Family::Password),
     ("પાસવર્ડ", Family::Password),
     ("గుప్తపదం", Family::Password),
+    ("പാസ്\u{200c}വേഡ്", Family::Password),
+    ("പാസ്വേഡ്", Family::Password),
+    ("ಪಾಸ್\u{200c}ವರ್ಡ್", Family::Password),
+    ("ಪಾಸ್ವರ್ಡ್", Family::Password),
+    ("ಗುಪ್ತಪದ", Family::Password),
+    ("ପାସୱାର୍ଡ", Family::Password),
+    ("сырсөз", Family::Password),
+    ("серсүз", Family::Password),
+    ("پارول", Family::Password),
+    ("پټنوم", Family::Password),
     ("პაროლი", Family::Password),
     ("գաղտնաբառ", Family::Password),
     ("የይለፍ ቃል", Family::Password),
@@ -223,6 +233,16 @@ const VERBS: &[&[u8]] = &[
     "은 ".as_bytes(),
 ];
 
+/// The quotes of other scripts a value may stand in: CJK corner brackets, guillemets
+/// and curly quotes.
+const BRACKETS: [(&str, &str); 5] = [
+    ("「", "」"),
+    ("『", "』"),
+    ("«", "»"),
+    ("“", "”"),
+    ("„", "“"),
+];
+
 /// The value a name in another script at `s..e` (the anchor `literal`) is given.
 pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Found> {
     let (family, kind) = named(literal)?;
@@ -238,7 +258,8 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
         kind,
     };
     if let Some(f) = direct_value(b, &key).or_else(|| apart_value(b, s, ke, family, kind)) {
-        return Some(f);
+        // `Пароль: уточните у дежурного`: the sentence goes on where a value would be.
+        return (!starts_sentence(b, f.start, f.end)).then_some(f);
     }
     // `Пароль от базы: X`: a few words on, as an English label's sentence would.
     if let Some((start, end)) = super::label::along_sentence(b, ke, family) {
@@ -258,10 +279,31 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
         i += c.len();
     } else if let Some(v) = VERBS.iter().find(|v| b[i..].starts_with(v)) {
         i += v.len();
+    } else if let Some(v) = VERBS.iter().find(|v| b[e..].starts_with(v)) {
+        // `密碼是`: a verb of a script without blanks, read as the key's going on.
+        i = e + v.len();
     } else {
         return None;
     }
     i = skip_blanks(b, i);
+    // `密碼是「X」`, `«X»`: the script's own quotes around the value.
+    if let Some((open, close)) = BRACKETS
+        .iter()
+        .find(|(o, _)| b[i..].starts_with(o.as_bytes()))
+    {
+        let vs = i + open.len();
+        let ve = vs
+            + b[vs..line_end(b, vs, 256)]
+                .windows(close.len())
+                .position(|w| w == close.as_bytes())?;
+        let v = &b[vs..ve];
+        return (v.len() >= 8 && v.is_ascii() && plausible(v, need_for(family))).then_some(Found {
+            kind,
+            start: vs,
+            end: ve,
+            direct: true,
+        });
+    }
     let quote = at(b, i).filter(|c| matches!(c, b'"' | b'\'' | b'`'));
     let vs = i + usize::from(quote.is_some());
     // Up to the next blank, quote or comma, or the script's own punctuation (`（`).
@@ -300,6 +342,23 @@ pub(in crate::redact) fn foreign_column(
         return;
     };
     super::label::column_below(b, s, key_end(b, e), (family, kind), out);
+}
+
+/// Whether `b[s..e]` is a word of a script other than Latin's that another word
+/// follows: what a sentence says in place of a value (`Пароль: уточните у …`,
+/// `비밀번호: 담당자에게 문의하세요`).
+fn starts_sentence(b: &[u8], s: usize, e: usize) -> bool {
+    let Ok(word) = std::str::from_utf8(&b[s..e]) else {
+        return false;
+    };
+    let next = std::str::from_utf8(&b[e..(e + 8).min(b.len())])
+        .or_else(|err| std::str::from_utf8(&b[e..e + err.valid_up_to()]))
+        .unwrap_or("");
+    let mut after = next.chars();
+    !word.is_ascii()
+        && word.chars().all(char::is_alphabetic)
+        && after.next() == Some(' ')
+        && after.next().is_some_and(char::is_alphabetic)
 }
 
 /// The family and marker kind of the name `literal` (one of `WORDS`).

@@ -602,9 +602,9 @@ struct ValueAt {
     must_quote: bool,
 }
 
-/// Colons of other scripts that end a label: the full-width `：` (Chinese, Japanese) and
-/// Ethiopic's `፦`.
-const WIDE_COLONS: [&str; 2] = ["：", "፦"];
+/// Colons of other scripts that end a label: the full-width `：` (Chinese, Japanese),
+/// Ethiopic's `፦` and `፡`, Armenian's `՝` and Khmer's `៖`.
+const WIDE_COLONS: [&str; 5] = ["：", "፦", "፡", "՝", "៖"];
 
 /// The value right after the key: `KEY=v`, `key: v`, `"key": "v"`, `['KEY'] = 'v'`,
 /// `key => v`, `<key>v</key>`, `define('KEY', 'v')`, `--key v`, `set key v`.
@@ -959,11 +959,15 @@ fn unseparated_value(
     if blanks == 0 || at(b, sp).is_none_or(|c| c == b'\n') {
         return None;
     }
-    let sp = after_directive_words(b, ks, sp);
+    let typed = after_directive_words(b, ks, sp);
+    // `secret 0 v`, `password cipher v`: a device's configuration says how it stores
+    // what comes next, which is the value.
+    let device = typed != sp && at(b, sp) != Some(b'-');
+    let sp = typed;
     // The value first: when even the key's own test rejects it (prose: `token
     // expired`), the line need not be read for a context.
     let (vs, ve) = value_at(b, sp, ks)?;
-    if !plausible(&b[vs..ve], need) {
+    if !plausible(&b[vs..ve], if device { Need::Password } else { need }) {
         return None;
     }
     if code_not_value(b, vs, ve) {
@@ -1001,7 +1005,9 @@ fn unseparated_value(
     let quoted_uuid = quoted
         && matches!(key.family, Family::Key | Family::Token | Family::Secret)
         && value_at(b, sp, ks).is_some_and(|(vs, ve)| super::text::is_uuid(&b[vs..ve]));
-    let need = if key.flag || set || netrc || table || quoted_uuid {
+    let need = if device {
+        Need::Password
+    } else if key.flag || set || netrc || table || quoted_uuid {
         need
     } else if quoted && key.family == Family::Password && !verb {
         Need::Password

@@ -423,7 +423,14 @@ pub(super) fn is_file_name(v: &[u8]) -> bool {
 /// `os.environ.TOKEN`, `config.secret`: a reference in code, not a value. A segment
 /// with digits and both cases (`hvs.CAES…9fL`) is random, so not a name.
 pub(super) fn is_dotted_identifier(v: &[u8]) -> bool {
-    v.contains(&b'.')
+    // A kubeadm bootstrap token, `[a-z0-9]{6}.[a-z0-9]{16}`, however few digits it drew.
+    let bootstrap = v.len() == 23
+        && v[6] == b'.'
+        && v.iter()
+            .enumerate()
+            .all(|(i, &c)| i == 6 || c.is_ascii_lowercase() || c.is_ascii_digit());
+    !bootstrap
+        && v.contains(&b'.')
         && v.split(|&c| c == b'.').all(|part| {
             part.first()
                 .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
@@ -781,6 +788,10 @@ pub(super) fn is_filler(v: &[u8]) -> bool {
     v.iter().all(|&c| c == first || Some(c) == other)
         || v.iter()
             .all(|&c| matches!(c, b'x' | b'X' | b'0' | b'*' | b'.' | b'-' | b'_'))
+        // `XXXX…_YYYY…` (a fine-grained GitHub token's two parts): each segment one
+        // letter over and over.
+        || v.split(|&c| c == b'_' || c == b'-')
+            .all(|seg| seg.len() >= 4 && seg.iter().all(|&c| c == seg[0]))
 }
 
 /// A reference to a secret kept elsewhere, not the secret: a secret manager's URI
@@ -1162,6 +1173,9 @@ pub(super) fn anon_payload(payload: &[u8]) -> bool {
     let json = b64_decode_prefix(payload, 512);
     let compact: Vec<u8> = json.iter().copied().filter(|c| *c != b' ').collect();
     find(&compact, b"\"role\":\"anon\"").is_some()
+        // jwt.io's example token, the one documentation everywhere copies: John Doe's.
+        || find(&compact, b"\"name\":\"JohnDoe\"").is_some()
+            && find(&compact, b"\"iat\":1516239022").is_some()
 }
 
 #[cfg(test)]

@@ -178,6 +178,13 @@ const STOP_WORDS: &[&[u8]] = &[
     b"replaceme",
     b"replace-me",
     b"notasecret",
+    // What a sentence says in place of a value: `Password: ask Priya`, `see the vault`.
+    b"ask",
+    b"see",
+    b"contact",
+    b"check",
+    b"request",
+    b"via",
 ];
 
 pub(in crate::redact) fn is_stop_word(v: &[u8]) -> bool {
