@@ -78,6 +78,8 @@ enum Anchor {
     Generator,
     QuotedPair,
     HereString,
+    /// `here you go: <value>` in a chat: what one person hands another.
+    HandOff,
     /// `--vault-password-file <(echo '…')`: a secret's file made on the command line.
     Substitution,
     TypedValue,
@@ -181,6 +183,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("cookie", Anchor::Cookie),
     // Roots of the words that name a secret in a key (`assign.rs` reads the whole key).
     ("pass", Anchor::Keyword), ("pw", Anchor::Keyword), ("psk", Anchor::Keyword),
+    ("sk:", Anchor::Keyword), ("sk=", Anchor::Keyword),
     ("secret", Anchor::Keyword), ("token", Anchor::Keyword), ("key", Anchor::Keyword),
     ("auth", Anchor::Keyword), ("cred", Anchor::Keyword), ("signature", Anchor::Keyword),
     ("salt", Anchor::Keyword), ("api", Anchor::Keyword), ("access", Anchor::Keyword),
@@ -206,6 +209,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("keep private", Anchor::CommentSaysSecret), ("keep secret", Anchor::CommentSaysSecret),
     ("do not share", Anchor::CommentSaysSecret), ("don't share", Anchor::CommentSaysSecret),
     ("do not commit", Anchor::CommentSaysSecret), ("don't commit", Anchor::CommentSaysSecret),
+    ("here you go", Anchor::HandOff), ("here it is", Anchor::HandOff), ("here you are", Anchor::HandOff),
     ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
@@ -231,6 +235,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("login(", Anchor::CallArgs), ("_pw_set(", Anchor::CallArgs), ("connection(", Anchor::CallArgs),
     ("pdo(", Anchor::CallArgs), ("PDO->__construct(", Anchor::CallArgs), ("pool(", Anchor::CallArgs), ("bind(", Anchor::CallArgs),
     ("connect(", Anchor::CallArgs), ("totp", Anchor::Totp),
+    // sbt's and Gradle's `Credentials("realm", "host", "user", "password")`.
+    ("credentials(", Anchor::CallArgs),
     ("client(", Anchor::ClientArgs), ("sdk(", Anchor::ClientArgs), ("auth(", Anchor::ClientArgs),
     ("provider(", Anchor::ClientArgs), ("app(", Anchor::ClientArgs),
     ("client.run(", Anchor::ClientArgs), ("bot.run(", Anchor::ClientArgs),
@@ -258,6 +264,8 @@ const FIXED: &[(&str, Anchor)] = &[
     (" C=", Anchor::Protocol), ("<<0,\"", Anchor::Protocol),
     // Wireshark's LDAP bind: `authentication: simple (0)` over `simple: <password>`.
     ("simple: ", Anchor::Protocol),
+    // ltrace's view of a password check: `strcmp("guess", "<stored>") = -1`.
+    ("strcmp(\"", Anchor::Protocol), ("strncmp(\"", Anchor::Protocol),
     // strace's `openat(…, "<secret file>", …) = 3` then `read(3, "<content>", …)`.
     ("openat(", Anchor::StraceOpen), ("open(\"", Anchor::StraceOpen),
     // `cryptsetup luksDump --dump-volume-key`: the volume key as spaced hex bytes.
@@ -588,6 +596,7 @@ impl Scan<'_> {
             Anchor::QuotedPair => context(dump::quoted_pair(b, s)),
             Anchor::HereString => context(stdin::here_string(b, e)),
             Anchor::Substitution => context(stdin::substituted(b, s, e)),
+            Anchor::HandOff => context(structure::handed_over(b, e)),
             Anchor::Argv => {
                 if let Some((_, lists)) = self.argv.as_mut() {
                     lists.push((e, literal));

@@ -46,6 +46,7 @@ pub(super) const READERS: &[&str] = &[
     // Dumpers print the same file's bytes (`xxd -p ~/.lightning/bitcoin/hsm_secret`).
     "xxd ",
     "hexdump ",
+    "od ",
     "strings ",
     // `tr '\0' '\n' < /proc/1/environ`: a NUL-separated file made readable.
     "tr ",
@@ -209,6 +210,12 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("xkcdpass", Need::Password, Requires::Nothing),
     // A cluster's gossip encryption key (`nomad operator gossip keyring generate`).
     ("keyring generate", Need::Token, Requires::Nothing),
+    // A whole environment printed (`printenv | sort`, `env | grep -v PATH`): each value
+    // long and random, whatever its name (`environ_field`).
+    ("printenv |", Need::Strong, Requires::Nothing),
+    ("env |", Need::Strong, Requires::Nothing),
+    // `klist -k -K` prints each key of a keytab after its principal, `(0x…)`.
+    ("klist ", Need::Token, Requires::Word(b"-K")),
     // A cloud CLI asked for one field as text (`aws sts assume-role --query
     // Credentials.SecretAccessKey --output text`): its value when the field says secret.
     ("--output text", Need::Token, Requires::QueriedSecret),
@@ -319,7 +326,56 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
         }
         return;
     }
+    if literal.ends_with(" |") || literal == "klist " {
+        lines_below(
+            b,
+            le,
+            |ls, end, out| {
+                if literal == "klist " {
+                    klist_key(b, ls, end, out);
+                } else {
+                    environ_field(b, ls, end, out);
+                }
+            },
+            out,
+        );
+        return;
+    }
     values_below(b, le, need, PHRASE_MAKERS.contains(&literal), out);
+}
+
+/// Each line of a command's output below `le`, up to the next prompt ([`MAX_LINES`]).
+fn lines_below(
+    b: &[u8],
+    le: usize,
+    mut each: impl FnMut(usize, usize, &mut Vec<Hit>),
+    out: &mut Vec<Hit>,
+) {
+    let mut ls = le + 1;
+    for _ in 0..MAX_LINES {
+        if ls >= b.len() {
+            return;
+        }
+        let end = line_end(b, ls, MAX_LINE);
+        if prompt(&b[ls..end]) {
+            return;
+        }
+        each(ls, end, out);
+        ls = end + 1;
+    }
+}
+
+/// `   3 host/db@EXAMPLE.COM (aes256-cts-hmac-sha1-96)  (0x<hex>)`: a keytab's key as
+/// `klist -K` prints it.
+fn klist_key(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
+    let Some(p) = find(&b[ls..le], b"(0x") else {
+        return;
+    };
+    let vs = ls + p + 3;
+    let ve = run(&b[..le], vs, |c| c.is_ascii_hexdigit());
+    if ve - vs >= 32 && at(b, ve) == Some(b')') {
+        out.push(("kerberos-key", vs, ve));
+    }
 }
 
 /// `vault kv get`'s table without `-field`: under its `=== Data ===` banner, each row
@@ -637,23 +693,25 @@ pub(super) fn scan(b: &[u8], s: usize, out: &mut Vec<Hit>) {
         return;
     }
     let environ = find(&b[s..le], b"/environ").is_some();
-    let mut ls = le + 1;
-    for _ in 0..MAX_LINES {
-        if ls >= b.len() {
-            break;
-        }
-        let le = line_end(b, ls, MAX_LINE);
-        let line = &b[ls..le];
-        if prompt(line) {
-            break;
-        }
-        if environ {
-            environ_field(b, ls, le, out);
-        } else if !line.trim_ascii_start().starts_with(b"#") {
-            fields(b, ls, le, out);
-        }
-        ls = le + 1;
-    }
+    // A dumper prints the file's bytes in hex: each line of them is the key's.
+    let dumper = [b"xxd ".as_slice(), b"od ", b"hexdump "]
+        .iter()
+        .any(|d| b[s..le].len() >= d.len() && b[s..s + d.len()].eq_ignore_ascii_case(d));
+    lines_below(
+        b,
+        le,
+        |ls, le, out| {
+            let line = &b[ls..le];
+            if dumper && let Some((hs, he)) = hex_bytes(line) {
+                out.push(("private-key", ls + hs, ls + he));
+            } else if environ {
+                environ_field(b, ls, le, out);
+            } else if !line.trim_ascii_start().starts_with(b"#") {
+                fields(b, ls, le, out);
+            }
+        },
+        out,
+    );
 }
 
 /// A line of a process's environment, `NAME=value`: whatever the name, a value that
@@ -679,6 +737,36 @@ fn environ_field(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
     {
         out.push(("secret", vs, ve));
     }
+}
+
+/// The hex a dump line shows, past its offset (`00000010: `, `0000020 `): groups of hex
+/// digits, 16 bytes or more in all (`xxd -p`'s 60 digits, `od -tx1`'s spaced bytes).
+/// `xxd`'s character column after two blanks is not part of it.
+fn hex_bytes(line: &[u8]) -> Option<(usize, usize)> {
+    let mut i = line.len() - line.trim_ascii_start().len();
+    let first = run(line, i, |c| !c.is_ascii_whitespace());
+    let word = &line[i..first];
+    // An offset: digits ending in `:`, or a first group of 7+ octal/hex digits.
+    if word.ends_with(b":") || word.len() >= 7 && first < line.len() && word.len() != 60 {
+        i = skip_blanks(line, first);
+    }
+    let mut end = i;
+    let mut digits = 0;
+    let mut k = i;
+    while k < line.len() {
+        let g = run(line, k, |c| c.is_ascii_hexdigit());
+        if g == k || g < line.len() && !line[g].is_ascii_whitespace() {
+            break;
+        }
+        digits += g - k;
+        end = g;
+        // Two blanks end the groups where a character column follows.
+        if line[g..].starts_with(b"  ") && word.ends_with(b":") {
+            break;
+        }
+        k = skip_blanks(line, g);
+    }
+    (digits >= 32).then_some((i, end))
 }
 
 /// BIND's `Kexample.com.+013+12345.key`: a zone key's DNSKEY record, public; its
@@ -716,9 +804,9 @@ fn secret_file(path: &[u8]) -> bool {
     .iter()
     .any(|w| contains_ci(name, w))
         || name.eq_ignore_ascii_case(b"passwd")
-        // Encrypted at rest (`credentials.yml.enc`, `secrets.env.gpg`): ciphertext, whose
-        // key is elsewhere.
-        || [b".enc".as_slice(), b".gpg", b".age", b".asc", b".sops"]
+        // Encrypted at rest (`credentials.yml.enc`, `secrets.env.gpg`, a KeePass
+        // database): ciphertext, whose key is elsewhere.
+        || [b".enc".as_slice(), b".gpg", b".age", b".asc", b".sops", b".kdbx"]
             .iter()
             .any(|x| name.len() > x.len() && name[name.len() - x.len()..].eq_ignore_ascii_case(x))
         // `auth.log` is sshd's log of logins, not a file of credentials.
@@ -731,6 +819,11 @@ fn secret_file(path: &[u8]) -> bool {
         || [b".psk".as_slice(), b".sec"]
             .iter()
             .any(|x| name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(x))
+        // Key stores and key files by their suffix: PKCS #12, Java's and Bouncy
+        // Castle's stores, PuTTY's keys.
+        || [b".p12".as_slice(), b".pfx", b".jks", b".bks", b".jceks", b".ppk"]
+            .iter()
+            .any(|x| name.len() > x.len() && name[name.len() - x.len()..].eq_ignore_ascii_case(x))
         || stem.eq_ignore_ascii_case(b"auth")
         || stem.eq_ignore_ascii_case(b"creds")
         // `.vault_pass.txt`, `db-pw`, `admin.pwd`: a word of the name says password.

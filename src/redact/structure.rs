@@ -232,8 +232,12 @@ fn code_line_below(b: &[u8], le: usize) -> Option<Hit> {
             return None;
         }
         let end = line_end(b, ls, 256);
-        let line = b[ls..end].trim_ascii();
-        let vs = skip_blanks(b, ls);
+        // A symbol before the code (systemd's `🔐 `) is the tool's, not the code's.
+        let mut vs = skip_blanks(b, ls).min(end);
+        if at(b, vs).is_some_and(|c| !c.is_ascii()) {
+            vs = skip_blanks(b, run(&b[..end], vs, |c| !c.is_ascii_whitespace())).min(end);
+        }
+        let line = b[vs..end].trim_ascii();
         let groups: Vec<&[u8]> = line.split(|&c| c == b' ' || c == b'-').collect();
         let shaped = groups.len() >= 4
             && groups
@@ -241,12 +245,59 @@ fn code_line_below(b: &[u8], le: usize) -> Option<Hit> {
                 .all(|g| (3..=10).contains(&g.len()) && g.iter().all(u8::is_ascii_alphanumeric))
             && line.iter().filter(|c| c.is_ascii_digit()).count() >= 2
             && line.iter().any(u8::is_ascii_alphabetic);
+        // systemd-cryptenroll's and YubiKey's modhex: eight groups of eight letters from
+        // `cbdefghijklnrtuv`, no digit.
+        let modhex = groups.len() == 8
+            && groups
+                .iter()
+                .all(|g| g.len() == 8 && g.iter().all(|c| b"cbdefghijklnrtuv".contains(c)));
+        let shaped = shaped || modhex;
         if shaped {
             return hit("recovery-code", vs, vs + line.len());
         }
         ls = end + 1;
     }
     None
+}
+
+/// `here you go: <value>`, or `ok here it is` and the value as the next message: in a
+/// chat, the one word a person hands over after saying so is what was asked for. The
+/// word must be shaped like a password (letters with digits or symbols, no blank);
+/// `e` is after the phrase.
+pub(super) fn handed_over(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 256);
+    // Letters alone, when their cases are mixed through the word (`PvMesOSqpgWR`),
+    // not words in camel case (`StagingBox`).
+    let mixed = |v: &[u8]| {
+        let upper = v.iter().filter(|c| c.is_ascii_uppercase()).count();
+        let longest_lower = v
+            .split(|c| !c.is_ascii_lowercase())
+            .map(<[u8]>::len)
+            .max()
+            .unwrap_or(0);
+        v.iter().all(u8::is_ascii_alphabetic) && upper >= 4 && has_lower(v) && longest_lower <= 4
+    };
+    let word = |vs: usize, ve: usize| -> Option<Hit> {
+        let v = b[vs..ve].trim_ascii_end();
+        (v.len() >= 12 && !v.contains(&b' ') && (password_shaped(v) || mixed(v)))
+            .then(|| hit("password", vs, vs + v.len()))?
+    };
+    let rest = run(&b[..le], e, |c| {
+        matches!(c, b':' | b',' | b' ' | b'-' | b'!' | b'.')
+    });
+    if rest < le {
+        return word(rest, le);
+    }
+    // The next message: its text after the sender (`[10:16] <ana> `, `… Lukas: `).
+    let ns = le + 1;
+    let ne = line_end(b, ns, 512);
+    let line = &b[ns.min(ne)..ne];
+    let head = &line[..line.len().min(80)];
+    let sender_end = [&b"> "[..], b": "]
+        .iter()
+        .filter_map(|sep| head.windows(2).rposition(|w| w == *sep).map(|p| p + 2))
+        .max()?;
+    word(ns + sender_end, ne)
 }
 
 /// An askpass helper (`SSH_ASKPASS`, `GIT_ASKPASS`, `SUDO_ASKPASS`): a script whose
@@ -911,9 +962,32 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
     if literal.starts_with("<<0") {
         return amqp_plain_response(b, e);
     }
+    if literal.ends_with("cmp(\"") {
+        return compared_string(b, e);
+    }
     let end = run(b, e, super::text::is_b64);
     let decoded = super::text::b64_decode_prefix(&b[e..end], 256);
     (end - e >= 12 && decoded.contains(&0)).then(|| hit("password", e, end))?
+}
+
+/// ltrace's `strcmp("guess", "<stored>") = -1`: what a program compares its input with
+/// is the password it checks; `e` is after the first argument's opening quote. The
+/// second argument, else the first, when it is shaped like a password.
+fn compared_string(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    if super::text::find(&b[e..le], b") ").is_none() || !b[e..le].contains(&b'=') {
+        return None;
+    }
+    let first_end = e + b[e..le].iter().position(|&c| c == b'"')?;
+    let second = super::text::find(&b[first_end..le], b", \"").map(|p| first_end + p + 3);
+    let strong = |vs: usize, ve: usize| {
+        (ve - vs >= 8 && password_shaped(&b[vs..ve])).then(|| hit("password", vs, ve))?
+    };
+    let second = second.and_then(|vs| {
+        let ve = vs + b[vs..le].iter().position(|&c| c == b'"')?;
+        strong(vs, ve)
+    });
+    second.or_else(|| strong(e, first_end))
 }
 
 /// A TLS key log line (NSS's format, what `SSLKEYLOGFILE` makes browsers, curl and

@@ -145,3 +145,93 @@ fn documentation_and_ciphertext_are_not_secrets() {
         &tunnel[20..60],
     );
 }
+
+#[test]
+fn values_a_yaml_line_a_url_or_a_vendor_prefix_carry() {
+    assert_gone(
+        "registry:\n  auth_token: Zq8)W{t2Lm]4Xp7\n  timeout: 5s\n",
+        "Zq8)W{t2Lm]4Xp7",
+    );
+    assert_gone(
+        "cloud:\n  ak: QWERTYUIOPASDFGHJKLZ\n  sk: Mq8Zt3Wp7Lx2Vn9Rb6Jd1HtQ5sYc0aFg4Ke8Ui2O\n",
+        "Mq8Zt3Wp7Lx2Vn9Rb6Jd1HtQ5sYc0aFg4Ke8Ui2O",
+    );
+    assert_clean("disk: /dev/nvme0n1p2\ntask=build\n");
+    assert_gone(
+        "10.0.0.9 - - \"POST /api/Resize?code=Zq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6TrMq8Zt3Wp7Lx==&w=2 HTTP/1.1\" 200\n",
+        "Zq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6Tr",
+    );
+    assert_clean("GET /api/items?code=EUR&limit=20 HTTP/1.1\n");
+    let lwa =
+        "IwEBIZq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6TrMq8Zt3Wp7Lx2-Vn9Rb6Jd1HtQ5sYc0aFg4Ke8Ui2Oy";
+    assert_gone(
+        &format!("| SP-API | ops@example.com | `Atzr|{lwa}` |\n"),
+        &lwa[10..50],
+    );
+    let ebay = "v^1.1#i^1#f^0#p^3#I^3#r^1#t^Ul4xMF8yOjlGNzQ4QzE2RjVCMkY0NzM4M0Q1RDc3QjdCRUY2QkIzXzFfMSNFXjI2MA==";
+    assert_gone(
+        &format!("<ebl:eBayAuthToken>{ebay}</ebl:eBayAuthToken>\n"),
+        &ebay[30..70],
+    );
+    assert_gone(
+        "\\newcommand{\\apikey}{Mq8Zt3Wp7Lx2Vn9Rb6Jd1HtQ5sYc0aFg}\n",
+        "Mq8Zt3Wp7Lx2Vn9Rb6Jd1HtQ5sYc0aFg",
+    );
+    assert_clean("\\newcommand{\\tokenname}{Bearer}\n");
+    assert_gone(
+        "{\"locale\":\"fr-FR\",\"auth\":\"Zq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6Tr\"}\n",
+        "Zq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6Tr",
+    );
+    assert_clean("{\"auth\": \"basic\", \"retries\": 3}\n");
+}
+
+#[test]
+fn codes_calls_and_traces_that_hold_a_password() {
+    assert_gone(
+        "$ sudo systemd-cryptenroll --recovery-key /dev/nvme0n1p3\nA secret recovery key has been generated for this volume:\n\n    \u{1f510} cbdefghi-jklnrtuv-vutrnlkj-ihgfedcb-bdfhjlnt-cegikrtv-ddffhhjj-kkllnnrr\n",
+        "jklnrtuv-vutrnlkj",
+    );
+    assert_gone(
+        "credentials += Credentials(\"Artifactory Realm\", \"repo.example.org\", \"ci\", \"walnut-harbor-quill-73\")\n",
+        "walnut-harbor-quill-73",
+    );
+    assert_gone(
+        "strcmp(\"guess\", \"Zt8qLm4Wx2pKv9\")            = -1\n",
+        "Zt8qLm4Wx2pKv9",
+    );
+    assert_clean("strcmp(\"en_US\", \"C\") = 1\n");
+    assert_gone(
+        "[09:12] <ana> can you send me the staging login?\n[09:13] <raj> here you go: QmTxRwZpLkVbNs\n",
+        "QmTxRwZpLkVbNs",
+    );
+    assert_gone(
+        "[01/03/2026, 10:02:11] Tomas: ok here it is\n[01/03/2026, 10:02:15] Tomas: Zq8Wt2Lm==:Xp7Vn3Rb6Jd1HkQ5sYc0\n",
+        "Xp7Vn3Rb6Jd1HkQ5sYc0",
+    );
+    assert_clean("[09:13] <raj> here you go: StagingBoxReadme\n");
+}
+
+#[test]
+fn dumps_of_key_files_and_whole_environments() {
+    let hex = "3082 04a3 0201 0002 8201 0100 c7f2 9a1b 4d6e 8f03 2c5b 7a9d 1e4f 6b8c";
+    assert_gone(
+        &format!("$ xxd tls/server.p12\n00000000: {hex}  0...\n"),
+        "c7f2 9a1b 4d6e 8f03",
+    );
+    assert_gone(
+        "$ od -An -tx1 krb/http.keytab\n 05 02 00 00 00 4a 00 01 00 0b 45 58 41 4d 50 4c\n 9f 3c 7a 21 d4 88 0e 6b 53 c1 aa 47 19 e2 70 b5\n",
+        "9f 3c 7a 21 d4 88 0e 6b",
+    );
+    // A KeePass database is ciphertext: its bytes are not the key.
+    assert_clean(
+        "$ xxd vault.kdbx | head -1\n00000000: 03d9 a29a 67fb 4bb5 0100 0300 0210 0031  ....g.K........1\n",
+    );
+    assert_gone(
+        "$ klist -k -K /etc/krb5.keytab\n   2 HTTP/web@EXAMPLE.ORG (aes256-cts-hmac-sha1-96)  (0x9f3c7a21d4880e6b53c1aa4719e270b5c8d2e41f0a6b3c5d7e9f1a2b4c6d8e0f)\n",
+        "9f3c7a21d4880e6b53c1aa4719e270b5",
+    );
+    assert_gone(
+        "$ printenv | sort\nHOME=/home/app\nLANG=C.UTF-8\nQ_X=Zq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6Tr\n",
+        "Zq8Wt2Lm4Xp7Vn3Rb6Jd1HkQ5sYc0FaGe9Ui2Oy6Tr",
+    );
+}

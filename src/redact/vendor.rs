@@ -40,6 +40,8 @@ pub(super) enum Body {
     HexDash,
     /// `[A-Za-z0-9$]`
     AlnumDollar,
+    /// `[A-Za-z0-9+/=_#^-]` (eBay's `v^1.1#i^1#…` fields, then base64)
+    B64Marks,
 }
 
 impl Body {
@@ -59,6 +61,7 @@ impl Body {
             Body::HexAny => is_hex(c),
             Body::HexDash => c.is_ascii_digit() || (b'a'..=b'f').contains(&c) || c == b'-',
             Body::AlnumDollar => c.is_ascii_alphanumeric() || c == b'$',
+            Body::B64Marks => is_b64(c) || matches!(c, b'_' | b'-' | b'#' | b'^'),
         }
     }
 
@@ -142,6 +145,11 @@ pub(super) const PREFIXES: &[(&str, Vendor)] = &[
     ("AROA", AWS_KEY_ID), ("AIPA", AWS_KEY_ID), ("ANPA", AWS_KEY_ID), ("ANVA", AWS_KEY_ID),
     ("ABIA", AWS_KEY_ID), ("ACCA", AWS_KEY_ID),
     ("ABSK", v("aws-bedrock-key", Body::B64, 100, MAX, Shape::Any)),
+    // Login with Amazon's access and refresh tokens (Selling Partner API, Alexa).
+    ("Atza|", v("amazon-token", Body::B64Any, 60, MAX, Shape::Any)),
+    ("Atzr|", v("amazon-token", Body::B64Any, 60, MAX, Shape::Any)),
+    // eBay's user tokens: `v^1.1#i^1#p^3#…#t^<base64>`.
+    ("v^1.1#i^1#", v("ebay-token", Body::B64Marks, 60, MAX, Shape::Any)),
     ("bedrock-api-key-", v("aws-bedrock-key", Body::B64, 20, MAX, Shape::Any)),
     // Forges and CI.
     ("ghp_", GITHUB), ("gho_", GITHUB), ("ghu_", GITHUB), ("ghs_", GITHUB), ("ghr_", GITHUB),

@@ -237,6 +237,11 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     {
         return None;
     }
+    // A key that is only `sk`: the secret half of Huawei's, Baidu's and Volcengine's
+    // `ak`/`sk` pair.
+    if key.eq_ignore_ascii_case(b"sk") {
+        return Some((Family::Key, "key"));
+    }
     let words = Words::of(key)?;
     // `auth_tag`, `authTag`: an AEAD's tag, stored beside its ciphertext.
     if words.n > 1 && words.get(key, words.n - 1).eq_ignore_ascii_case(b"tag") {
@@ -748,6 +753,9 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
             must_quote = true;
             sp + 1
         }
+        // LaTeX's `\newcommand{\apitoken}{…}`, `\def\apitoken{…}`: the macro's body.
+        Some(b'}') if b[sp..].starts_with(b"}{") && b[..ks].ends_with(b"{\\") => sp + 2,
+        Some(b'{') if b[..ks].ends_with(b"\\def\\") => sp + 1,
         Some(b'>') if before(b, ks) == Some(b'<') => {
             return AfterKey::Decided(tag_value(b, key, sp + 1, need));
         }
@@ -1179,13 +1187,21 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
             && matches!(v.len(), 16 | 40 | 64)
             && v.iter()
                 .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c));
-    if key_id
-        || names_a_secret(v)
-        || !plausible(v, need)
-        || family == Family::Auth
-            && kind == "docker-auth"
-            && !v.iter().all(|&c| super::text::is_b64(c))
-    {
+    // `"auth": "…"` that is not Docker's base64 of `user:password`: a web app's stored
+    // session token (`localStorage`'s `auth`), when it is long and machine-made.
+    let docker = family == Family::Auth && kind == "docker-auth";
+    let kind = if docker && !v.iter().all(|&c| super::text::is_b64(c)) {
+        if v.len() < 32
+            || !v.iter().all(|&c| super::text::is_b64url(c))
+            || !plausible(v, Need::Strong)
+        {
+            return None;
+        }
+        "token"
+    } else {
+        kind
+    };
+    if key_id || names_a_secret(v) || !plausible(v, need) {
         return None;
     }
     Some(Found {

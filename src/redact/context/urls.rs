@@ -337,12 +337,26 @@ pub(in crate::redact) fn oauth_code(b: &[u8], s: usize, e: usize) -> Option<Hit>
     ]
     .iter()
     .any(|w| contains_ci(line, w));
-    if !oauth {
+    // An Azure Function's key in its URL (`/api/<function>?code=…==`): the key that
+    // calls the function, as long as it is valid.
+    let path = b[ls..s]
+        .split(|c| c.is_ascii_whitespace())
+        .next_back()
+        .unwrap_or(b"");
+    let function = contains_ci(line, b"azurewebsites.net")
+        || super::super::text::find(path, b"/api/").is_some();
+    if !oauth && !function {
         return None;
     }
-    let end = run(&b[..le], e, |c| {
+    let mut end = run(&b[..le], e, |c| {
         is_b64url(c) || matches!(c, b'.' | b'~' | b'%')
     });
+    if function && !oauth {
+        end = run(&b[..le], end, |c| c == b'=');
+        if end - e < 40 {
+            return None;
+        }
+    }
     let v = &b[e..end];
     (plausible(v, Need::Token) && !is_placeholder(v)).then(|| hit("token", e, end))?
 }
