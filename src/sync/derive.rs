@@ -339,10 +339,8 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
     Ok(None)
 }
 
-/// Learnings recomputed together (their events and blobs held at once,
-/// and the next chunk's being read meanwhile). 256 held 1.7 MiB less than
-/// 512 at 10,000 learnings, at the same speed (benches/README.md).
-const RECOMPUTE_CHUNK: usize = 256;
+/// Learnings recomputed together (their events and blobs held at once).
+const RECOMPUTE_CHUNK: usize = 512;
 
 /// One learning to recompute, as read from the trees: each file named
 /// `<id>.md` in an agent folder (the first that parses is the learning),
