@@ -354,11 +354,6 @@ fn catch_up(
             }
         }
     }
-    // Held through the recompute: each learning's lines without the
-    // slack of their growth (a quarter of them on average).
-    for lines in delta.added.values_mut() {
-        lines.shrink_to_fit();
-    }
     Ok(delta)
 }
 
