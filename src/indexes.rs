@@ -86,7 +86,9 @@ fn keep(moved: &HeadMoved<'_>, dir: &LearningsDir, hub: Option<&str>, first: &Fi
     }
     lap.done("capture index");
     if moved.from != moved.to || !crate::search::on_disk::exists(dir) {
-        crate::search::update(dir, hub, &[], repo);
+        // It reads each events file it reads ahead once: none need stay
+        // cached through its fold, the synced-before peak.
+        repo.reading_blobs_once(|| crate::search::update(dir, hub, &[], repo));
         lap.done("search index");
     }
 }

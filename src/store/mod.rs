@@ -151,6 +151,15 @@ pub fn atomic_write_with(
     via_temp(path, true, write)
 }
 
+/// [`replace_file`] for a file written as a stream, as
+/// [`atomic_write_with`] does (no fsync).
+pub fn replace_file_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
+    via_temp(path, false, write)
+}
+
 fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     via_temp(path, durable, |f| f.write_all(bytes).map(|()| true)).map(drop)
 }

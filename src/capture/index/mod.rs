@@ -263,7 +263,11 @@ impl CaptureIndex {
     /// say of it: found in one pass over the snapshot however many lines
     /// forget something, since a hook pays for this on every call.
     fn apply_log(&mut self, log: &Path) {
-        let deltas = read_log(log);
+        self.apply_deltas(read_log(log));
+    }
+
+    /// [`CaptureIndex::apply_log`] of a log already read.
+    fn apply_deltas(&mut self, deltas: Vec<CaptureIndex>) {
         let mut last_forget: std::collections::HashMap<String, usize> =
             std::collections::HashMap::new();
         for (k, delta) in deltas.iter().enumerate() {
@@ -580,8 +584,9 @@ impl Rebuild {
 /// learnings and files their new versions. Once the log outgrows an eighth
 /// of the snapshot it is folded into a new one, so a sync's cost follows
 /// what changed (a 100,000-learning snapshot is ~35 MB of JSON to rewrite)
-/// and a hook never reads much more than the snapshot. Falls back to
-/// [`refresh`] when there is no readable snapshot.
+/// and a hook never reads much more than the snapshot. The fold streams
+/// each part file entry by entry ([`fold`]): the snapshot is never held
+/// whole. Falls back to [`refresh`] when there is no readable snapshot.
 pub fn update(dir: &crate::store::LearningsDir, hub: Option<&str>, changed: &[String]) {
     let state = dir.state();
     let mut forget = std::collections::BTreeSet::new();
@@ -593,8 +598,7 @@ pub fn update(dir: &crate::store::LearningsDir, hub: Option<&str>, changed: &[St
     if forget.is_empty() {
         return;
     }
-    let learnings = originals(&dir.root, &forget);
-    let mut delta = CaptureIndex::build(&learnings);
+    let mut delta = CaptureIndex::build(&originals(&dir.root, &forget));
     delta.forget = forget.into_iter().collect();
     let size = |path: PathBuf| std::fs::metadata(path).map_or(0, |m| m.len());
     let snapshot = size(state.capture_index()) + size(state.capture_advice());
@@ -611,19 +615,23 @@ pub fn update(dir: &crate::store::LearningsDir, hub: Option<&str>, changed: &[St
             Err(e) => tracing::debug!("capture log not appended ({e}); folding instead"),
         }
     }
-    let Some(mut index) = read_snapshot(&state) else {
+    drop(line);
+    if snapshot == 0 {
         refresh(dir, hub);
         return;
-    };
+    }
     let folding = start_folding(&state);
     // The whole log goes into the snapshot: nothing of it is kept.
-    index.apply_log(&folding);
-    index.merge(delta);
-    match index.save(&state) {
+    let overlay = fold::Overlay::of(read_log(&folding), delta);
+    match fold::fold(&state, &overlay) {
         Ok(()) => {
             let _ = std::fs::remove_file(&folding);
         }
-        Err(e) => tracing::warn!("could not refresh the capture index: {e}"),
+        Err(e) => {
+            tracing::debug!("capture index not folded ({e}); rebuilding it");
+            drop(overlay);
+            refresh(dir, hub);
+        }
     }
 }
 
@@ -751,6 +759,8 @@ fn finish_folding(state: &StateDir, folding: &Path, index: &CaptureIndex) {
     }
     let _ = std::fs::remove_file(folding);
 }
+
+mod fold;
 
 #[cfg(test)]
 mod tests;

@@ -308,3 +308,109 @@ fn a_fold_after_an_interrupted_one_keeps_the_live_log_after_the_old() {
         "the older line does not come back over the newer one"
     );
 }
+
+#[test]
+fn a_fold_writes_what_loading_merging_and_saving_the_whole_index_wrote() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (streamed, whole) = (
+        StateDir::at(tmp.path().join("streamed")),
+        StateDir::at(tmp.path().join("whole")),
+    );
+    let l = |id: &str, cmd: &str, fix: &str, pattern: Option<&str>| {
+        let mut l = learning(cmd, Some(fix));
+        l.id = id.into();
+        l.verify_pattern = pattern.map(str::to_string);
+        l
+    };
+    let raw = |id: &str, cmd: &str| {
+        let mut l = learning(cmd, None);
+        l.id = id.into();
+        l
+    };
+    let snapshot = CaptureIndex::build([
+        &l(
+            "a",
+            "git push -f",
+            "git push --force-with-lease",
+            Some("^git push"),
+        ),
+        &l("b", "git push -f", "git push -u origin HEAD", None),
+        &l("c", "make deploy", "make release", Some("^make ")),
+        &l("d", "cargo biuld", "cargo build", None),
+        &raw("e", "rm -rf /"),
+        &raw("f", "npm tset"),
+    ]);
+    let log = [
+        // A capture: a new learning, and b filed again on another command.
+        CaptureIndex::build([
+            &l("g", "ls -z", "ls -l", Some("^ls")),
+            &l("b", "git pull", "git pull --rebase", None),
+        ]),
+        // An earlier sync's line: c changed, f deleted.
+        CaptureIndex {
+            forget: vec!["c".into(), "f".into()],
+            ..CaptureIndex::build([&l("c", "make ship", "make release", Some("^make"))])
+        },
+    ];
+    // This sync: a changed (no pattern now), d deleted, h new at the front.
+    let delta = CaptureIndex {
+        forget: vec!["a".into(), "d".into(), "h".into()],
+        ..CaptureIndex::build([
+            &l(
+                "a",
+                "git push -f",
+                "git push --force-with-lease origin",
+                None,
+            ),
+            &raw("h", "aaa"),
+        ])
+    };
+    for state in [&streamed, &whole] {
+        snapshot.save(state).expect("save");
+    }
+    let mut expected = read_snapshot(&whole).expect("snapshot");
+    expected.apply_deltas(log.to_vec());
+    expected.merge(delta.clone());
+    expected.save(&whole).expect("save");
+    fold::fold(&streamed, &fold::Overlay::of(log.to_vec(), delta)).expect("fold");
+    for part in [StateDir::capture_index, StateDir::capture_advice] {
+        let read = |s: &StateDir| std::fs::read(part(s)).expect("part");
+        assert_eq!(
+            String::from_utf8_lossy(&read(&streamed)),
+            String::from_utf8_lossy(&read(&whole))
+        );
+    }
+    assert!(
+        CaptureIndex::load(&streamed)
+            .advice_for("git pull", all)
+            .is_some()
+    );
+}
+
+#[test]
+fn a_snapshot_a_save_did_not_write_is_not_folded_but_left_as_it_was() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let state = StateDir::at(tmp.path());
+    std::fs::create_dir_all(tmp.path()).expect("mkdir");
+    let overlay = || fold::Overlay::of(Vec::new(), CaptureIndex::build([&learning("ls", None)]));
+    CaptureIndex::default().save(&state).expect("save");
+    for bad in [
+        r#"{"version":5,"failures":{"b":{"id":"x","agent":"a"},"a":{"id":"y","agent":"a"}},"warnings":{},"patterns":[]}"#,
+        r#"{"version":4,"failures":{},"warnings":{},"patterns":[]}"#,
+        r#"{"failures":{},"version":5,"warnings":{},"patterns":[]}"#,
+        r#"{"version":5,"failures":{},"warnings":{},"patterns":[]"#,
+    ] {
+        std::fs::write(state.capture_index(), bad).expect("write");
+        assert!(fold::fold(&state, &overlay()).is_err(), "{bad}");
+        assert_eq!(
+            std::fs::read_to_string(state.capture_index()).expect("read"),
+            bad
+        );
+    }
+    let temps = std::fs::read_dir(tmp.path())
+        .expect("ls")
+        .flatten()
+        .filter(|e| crate::store::is_temp_name(&e.file_name().to_string_lossy()))
+        .count();
+    assert_eq!(temps, 0, "a refused fold leaves no temp file");
+}
