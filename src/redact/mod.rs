@@ -53,8 +53,8 @@
 //! key whose name says a page ships it (`…_JS_…`, `NEXT_PUBLIC_…`, `VITE_…`, unless it
 //! also says admin, service or secret) are public (`allow.rs`, `assign/mod.rs`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 19 were tuned on
-//! blind sets 1–17, so only blind set 18 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 20 were tuned on
+//! blind sets 1–18, so only blind set 19 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `msoffcrypto-tool -p PW`, a chosen word after `-setcookie`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a
