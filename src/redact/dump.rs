@@ -172,9 +172,9 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("urandom(", Need::Token, Requires::Nothing),
     // `jq -r .shared_secret f.json`: one field printed raw, a secret's when its name
     // says so.
-    ("jq -r ", Need::Password, Requires::QueriedSecret),
-    ("jq --raw-output ", Need::Password, Requires::QueriedSecret),
-    ("yq -r ", Need::Password, Requires::QueriedSecret),
+    ("jq -r ", Need::Password, Requires::FilteredSecret),
+    ("jq --raw-output ", Need::Password, Requires::FilteredSecret),
+    ("yq -r ", Need::Password, Requires::FilteredSecret),
     ("rails secret", Need::Token, Requires::Nothing),
     ("rake secret", Need::Token, Requires::Nothing),
     // git-crypt's symmetric key, exported to stdout (`git-crypt export-key - | base64`).
@@ -240,9 +240,11 @@ pub(super) enum Requires {
     Word(&'static [u8]),
     /// An argument that names a secret (`SESSION_SECRET`, `admin_password`).
     SecretName,
-    /// A `--query` or a jq filter whose last field names a secret
-    /// (`Credentials.SecretAccessKey`, `.shared_secret`).
+    /// A `--query` whose last field names a secret (`Credentials.SecretAccessKey`).
     QueriedSecret,
+    /// A jq or yq filter, the first argument, whose last field names a secret
+    /// (`.shared_secret`).
+    FilteredSecret,
 }
 
 /// Calls that return random bytes or a random secret, in a REPL's expression.
@@ -299,11 +301,9 @@ pub(super) fn generated(b: &[u8], s: usize, e: usize, literal: &str, out: &mut V
             .split(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))
             .find(|w| !w.is_empty() && !w.starts_with(b"-"))
             .is_some_and(|w| classify_key(w).is_some()),
-        Requires::QueriedSecret => {
+        Requires::QueriedSecret | Requires::FilteredSecret => {
             let line = &b[super::text::line_start(b, s)..le];
-            // A cloud CLI's `--query` names the field; jq's and yq's filter is their
-            // first argument.
-            let filter = if literal.ends_with("text") {
+            let filter = if matches!(needs, Requires::QueriedSecret) {
                 find(line, b"--query ").map(|q| q + 8)
             } else {
                 Some(e - super::text::line_start(b, s))
