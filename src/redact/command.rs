@@ -27,23 +27,23 @@ pub(super) fn segment_start(b: &[u8], i: usize) -> usize {
     let mut start = ls;
     // zsh themes' prompts end in `❯ `, `➜ ` or a dirty tree's `✗ `.
     for glyph in ["\u{276f} ", "\u{279c} ", "\u{2717} "] {
-        if let Some(p) = super::text::find(&b[ls..i], glyph.as_bytes()) {
-            start = start.max(ls + p + glyph.len());
-        }
-    }
-    // Oh My Zsh's default theme: `➜  dir git:(main) ✗ cmd`, the folder's name and the
-    // branch before the command.
-    if let Some(p) = super::text::find(&b[ls..i], "\u{279c} ".as_bytes()) {
-        let dir = skip_blanks(b, ls + p + 4);
-        let mut k = run(&b[..i], dir, |c| !c.is_ascii_whitespace());
-        if k > dir && at(b, k) == Some(b' ') {
-            k = skip_blanks(b, k);
-            if b[k..i].starts_with(b"git:(") {
-                k = run(&b[..i], k, |c| c != b' ');
-                k = skip_blanks(b, k);
+        let Some(p) = super::text::find(&b[ls..i], glyph.as_bytes()) else {
+            continue;
+        };
+        let mut after = ls + p + glyph.len();
+        // Oh My Zsh's default theme, `➜  dir git:(main) ✗ cmd`: the folder's name and
+        // the branch come before the command.
+        if glyph == "\u{279c} " {
+            let dir = skip_blanks(b, after);
+            let k = run(&b[..i], dir, |c| !c.is_ascii_whitespace());
+            if k > dir && at(b, k) == Some(b' ') {
+                after = skip_blanks(b, k);
+                if b[after..i].starts_with(b"git:(") {
+                    after = skip_blanks(b, run(&b[..i], after, |c| c != b' '));
+                }
             }
-            start = start.max(k.min(i));
         }
+        start = start.max(after.min(i));
     }
     // cmd.exe's prompt, glued to the command (`C:\backup>7z a -p… …`).
     let t = skip_blanks(b, start);

@@ -210,9 +210,8 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     ("xkcdpass", Need::Password, Requires::Nothing),
     // A cluster's gossip encryption key (`nomad operator gossip keyring generate`).
     ("keyring generate", Need::Token, Requires::Nothing),
-    // A whole environment printed (`printenv | sort`, `env | grep -v PATH`): each value
-    // long and random, whatever its name (`environ_field`).
-    ("printenv |", Need::Strong, Requires::Nothing),
+    // A whole environment printed (`env | grep -v PATH`, and `printenv | sort`, which
+    // ends in it): each value long and random, whatever its name (`environ_field`).
     ("env |", Need::Strong, Requires::Nothing),
     // `klist -k -K` prints each key of a keytab after its principal, `(0x…)`.
     ("klist ", Need::Token, Requires::Word(b"-K")),

@@ -112,6 +112,20 @@ pub(super) fn echoed_word(b: &[u8], from: usize, to: usize) -> Option<(usize, us
     arguments(b, from + echo, to).last()
 }
 
+/// Words a command's or a flag's name holds when what it is fed is a secret.
+fn says_secret(name: &[u8]) -> bool {
+    [
+        b"pass".as_slice(),
+        b"secret",
+        b"token",
+        b"_key",
+        b"-key",
+        b"apikey",
+    ]
+    .iter()
+    .any(|w| super::text::contains_ci(name, w))
+}
+
 /// `--vault-password-file <(echo 'pw')`, `--password-file <(printf %s pw)`: a file made
 /// on the command line for a flag whose name says secret holds the echoed word. `s..e`
 /// is the `<(echo ` or `<(printf ` anchor.
@@ -121,10 +135,7 @@ pub(super) fn substituted(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         !c.is_ascii_whitespace()
     });
     let flag = &b[flag_start..flag_end];
-    let named = flag.starts_with(b"-")
-        && [b"pass".as_slice(), b"secret", b"token", b"key"]
-            .iter()
-            .any(|w| super::text::contains_ci(flag, w));
+    let named = flag.starts_with(b"-") && says_secret(flag);
     let close = e + b[e..line_end(b, e, 1024)].iter().position(|&c| c == b')')?;
     let (vs, ve) = arguments(b, e, close).last()?;
     (named && !b[vs..ve].starts_with(b"%")).then(|| password_value(b, vs, ve))?
@@ -141,11 +152,7 @@ pub(super) fn here_string(b: &[u8], e: usize) -> Option<Hit> {
     }
     // `vercel env add DB_PASSWORD production <<< '…'`: a command whose words name a
     // secret takes a chosen value too.
-    let cmd = &b[line_start(b, e)..e];
-    let named = [b"pass".as_slice(), b"secret", b"token", b"_key", b"apikey"]
-        .iter()
-        .any(|w| super::text::contains_ci(cmd, w));
-    (named && chosen_secret(v)).then_some(("password", vs, ve))
+    (says_secret(&b[line_start(b, e)..e]) && chosen_secret(v)).then_some(("password", vs, ve))
 }
 
 /// `echo 'user:pass' | chpasswd`, `chpasswd <<< "user:pass"`: the part after the colon.

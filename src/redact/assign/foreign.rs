@@ -351,10 +351,7 @@ fn starts_sentence(b: &[u8], s: usize, e: usize) -> bool {
     let Ok(word) = std::str::from_utf8(&b[s..e]) else {
         return false;
     };
-    let next = std::str::from_utf8(&b[e..(e + 8).min(b.len())])
-        .or_else(|err| std::str::from_utf8(&b[e..e + err.valid_up_to()]))
-        .unwrap_or("");
-    let mut after = next.chars();
+    let mut after = utf8_from(b, e, 8).chars();
     !word.is_ascii()
         && word.chars().all(char::is_alphabetic)
         && after.next() == Some(' ')
@@ -376,15 +373,18 @@ fn named(literal: &str) -> Option<(Family, &'static str)> {
 /// Where a key that goes on from `e` ends: ASCII word characters and letters of any
 /// script, not a full-width colon or other punctuation.
 fn key_end(b: &[u8], e: usize) -> usize {
-    let Ok(rest) = std::str::from_utf8(&b[e..(e + 64).min(b.len())])
-        .or_else(|err| std::str::from_utf8(&b[e..e + err.valid_up_to()]))
-    else {
-        return e;
-    };
-    let len: usize = rest
+    let len: usize = utf8_from(b, e, 64)
         .chars()
         .take_while(|&c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
         .map(char::len_utf8)
         .sum();
     e + len
+}
+
+/// The whole characters of `b[e..e + max]`: a character the bound cuts is left out.
+fn utf8_from(b: &[u8], e: usize, max: usize) -> &str {
+    let bytes = &b[e..(e + max).min(b.len())];
+    std::str::from_utf8(bytes)
+        .or_else(|err| std::str::from_utf8(&bytes[..err.valid_up_to()]))
+        .unwrap_or("")
 }
