@@ -407,8 +407,7 @@ fn has_prefix(line: &str) -> bool {
 /// Takes a line's log prefix off: what it said of the line, and the rest.
 fn strip_prefix(line: &str) -> (Level, &str) {
     let mut rest = line.trim_start();
-    // GitHub Actions' `##[error]`, `##[warning]`.
-    if let Some((tag, msg)) = rest.strip_prefix("##[").and_then(|a| a.split_once(']')) {
+    if let Some((tag, msg)) = actions_tag(rest) {
         return (level_word(tag).unwrap_or(Level::Plain), msg);
     }
     // `[pod/name/container] ` and compose's `svc-1  | `.
@@ -437,6 +436,14 @@ fn strip_prefix(line: &str) -> (Level, &str) {
     // Up to six leading pieces of timestamp, level, thread, logger or host.
     for _ in 0..6 {
         let t = rest.trim_start();
+        // The runner's timestamp, then a level tag (`…Z ##[error]Process completed
+        // …`); `##[group]` and the like stay for the framing test.
+        if stripped
+            && let Some((tag, msg)) = actions_tag(t)
+            && let Some(tagged) = level_word(tag)
+        {
+            return (tagged, msg);
+        }
         // A bracketed group with spaces inside that holds a number or a level:
         // Apache's `[Thu Jan 22 04:57:47.305 2026] [core:error] [pid 49]`,
         // TeamCity's `[03:26:07]E: [Step 2/4]`.
@@ -511,6 +518,11 @@ fn strip_prefix(line: &str) -> (Level, &str) {
         return (inner, msg);
     }
     (level, rest.trim_start())
+}
+
+/// GitHub Actions' `##[error]`, `##[group]`: the tag and what follows it.
+fn actions_tag(t: &str) -> Option<(&str, &str)> {
+    t.strip_prefix("##[")?.split_once(']')
 }
 
 /// A leading `[…]` that a logger wrote: at most 48 characters, holding a
@@ -958,6 +970,9 @@ mod tests {
         // GitHub Actions' set-up and clean-up steps around the one that failed.
         let gha = "Current runner version: '2.320.0'\nSecret source: Actions\nPrepare workflow directory\nDownload action repository 'actions/checkout@v4' (SHA:0123abcd)\nComplete job name: test\n##[group]Run make test\nmake test\n##[endgroup]\nlinker: cannot find -lssl\nError: Process completed with exit code 2.\nPost job cleanup.\n[command]/usr/bin/git version\nCleaning up orphan processes";
         assert_eq!(said(gha), "make test\nlinker: cannot find -lssl");
+        // The same closer behind the runner's timestamp and its `##[error]` tag.
+        let stamped = "2025-03-14T00:13:19.7870000Z ##[group]Run helm upgrade web ./chart\n2025-03-14T00:13:25.8300000Z UPGRADE FAILED: release web is locked\n2025-03-14T00:13:26.4620000Z ##[error]Process completed with exit code 1.";
+        assert_eq!(said(stamped), "UPGRADE FAILED: release web is locked");
     }
 
     #[test]
