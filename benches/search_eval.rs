@@ -725,6 +725,11 @@ fn dump(dir: &Path, queries_path: &Path) {
                 })
             })
             .collect();
+        // What the default tuning answers, and what admitted each.
+        let real: Vec<serde_json::Value> = rank::rank(&index, &Request { limit: 5, ..req }, &Tuning::default())
+            .iter()
+            .map(|h| serde_json::json!({"id": h.meta.id, "ok": q.expect.as_deref() == Some(h.meta.id.as_str()), "by": h.signals.admitted_by, "rel": h.relevance}))
+            .collect();
         let (units, maximum) = rank::explain(&index, &q.q, &loose);
         let units: Vec<serde_json::Value> = units
             .iter()
@@ -732,7 +737,7 @@ fn dump(dir: &Path, queries_path: &Path) {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"kind": q.kind, "q": q.q, "expect": q.expect, "hits": hits, "units": units, "maximum": maximum})
+            serde_json::json!({"kind": q.kind, "q": q.q, "expect": q.expect, "real": real, "hits": hits, "units": units, "maximum": maximum})
         );
     }
 }

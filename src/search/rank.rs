@@ -315,7 +315,12 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         // A how-to question's answer covers what it asks beyond the program's
         // name, unless a signature or a telling concept vouches for it.
         let vouched = matches!(admitted_by, "signature" | "concepts") || telling;
-        if bar > 0.0 && !vouched && (relevance < bar || coverage < t.howto_coverage) {
+        let covers = if agreement > 0.0 {
+            t.howto_coverage
+        } else {
+            t.howto_coverage.max(t.howto_unbridged_coverage)
+        };
+        if bar > 0.0 && !vouched && (relevance < bar || coverage < covers) {
             continue;
         }
         let around = whole
@@ -627,6 +632,21 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
     out
 }
 
+/// Words a question uses to ask for a way out ("how do I get past …", "fix
+/// …", "work around …"), whatever failed: what is asked is the rest, so a
+/// learning need not hold them to cover it.
+const REMEDY: &[&str] = &[
+    "avoid",
+    "fix",
+    "fixing",
+    "get",
+    "past",
+    "prevent",
+    "resolve",
+    "solve",
+    "workaround",
+];
+
 /// The parts of a text that the coverage and the agreement weigh.
 struct Shape {
     /// Total weight of the distinctive words, known and unknown.
@@ -818,6 +838,9 @@ impl Query {
                 // error that changes every time, and says nothing.
                 if !term.bytes().any(|b| b.is_ascii_digit()) {
                     self.maximum += weight * t.unknown * unknown_idf;
+                    if REMEDY.contains(&term.as_str()) {
+                        continue;
+                    }
                     self.unknown.push(Unknown {
                         term,
                         word,
@@ -835,6 +858,7 @@ impl Query {
             let program = !source
                 .postings(&format!("{}{term}", super::postings::PROGRAM))
                 .is_empty();
+            let distinct = !program && !REMEDY.contains(&term.as_str());
             word_unit.insert(term, self.units.len());
             self.units.push(Unit {
                 postings,
@@ -845,7 +869,7 @@ impl Query {
                 label: Label::Word(word),
                 words: Vec::new(),
                 names: Vec::new(),
-                distinct: !program,
+                distinct,
                 telling: false,
             });
         }

@@ -112,6 +112,16 @@ pub struct Tuning {
     /// golangci-lint" is not answered by a learning about golangci-lint's
     /// config format that shares only "files". 0 turns it off.
     pub howto_coverage: f32,
+    /// The coverage a how-to question's answer needs when it holds none of
+    /// the KG concepts the question names: without the team's vocabulary
+    /// saying both are about the same thing, the words must say it, nearly
+    /// all of them. "how do I sign git commits with an ssh key instead of
+    /// gpg" shares "git", "ssh" and "key" with a learning about an agent
+    /// that lost its key, and nothing of what is asked. Our own corpus's
+    /// how-to answers hold the concept (`db-migrations` for "apply database
+    /// schema changes") and miss only the verb. At or below
+    /// `howto_coverage` it changes nothing.
+    pub howto_unbridged_coverage: f32,
     /// Weight, in ordering the learnings a pasted log admits, of the lines the
     /// log's reading left out (`logtext::salient`: its info lines, the
     /// commands around the failure): members of a family that store the
@@ -165,6 +175,7 @@ impl Default for Tuning {
             lead_ratio: 0.8,
             howto_relevance: 0.5,
             howto_coverage: 0.6,
+            howto_unbridged_coverage: 0.8,
             context: 1.0,
             companion_ratio: 0.6,
         }

@@ -785,6 +785,7 @@ fn a_how_to_question_that_shares_the_program_and_a_word_gets_nothing() {
         min_relevance: 0.05,
         howto_relevance: 0.0,
         howto_coverage: 0.0,
+        howto_unbridged_coverage: 0.0,
         ..Tuning::default()
     };
     assert!(!rank(&index, &ask(text), &loose).is_empty());
@@ -812,6 +813,7 @@ fn a_how_to_answer_covers_what_is_asked_beyond_the_program() {
     let text = "how do I rename the terraform state lock";
     let relevance_only = Tuning {
         howto_coverage: 0.0,
+        howto_unbridged_coverage: 0.0,
         ..Tuning::default()
     };
     assert_eq!(
@@ -993,5 +995,38 @@ fn a_concept_named_only_by_the_program_does_not_vouch_for_a_how_to() {
     assert_eq!(
         ids(&rank(&index, &ask(asked), &Tuning::default())).first(),
         Some(&"push")
+    );
+}
+
+#[test]
+fn a_how_to_answer_without_the_questions_concept_covers_nearly_all_of_it() {
+    // The learning shares every word but "normal" (a coverage of 0.76): enough
+    // when the team's graph says both are about the daemon's socket, not when
+    // only words say it.
+    let text = "how do I run docker ps as a normal user on the daemon socket";
+    let plain = index_of(&corpus());
+    assert!(rank(&plain, &ask(text), &Tuning::default()).is_empty());
+    let words_enough = Tuning {
+        howto_unbridged_coverage: 0.7,
+        ..Tuning::default()
+    };
+    assert_eq!(
+        ids(&rank(&plain, &ask(text), &words_enough)).first(),
+        Some(&"socket")
+    );
+    let kg = index_with_concept(
+        &corpus(),
+        "daemon-socket",
+        b"synonyms:: docker socket, daemon socket, engine socket\n",
+    );
+    let hits = rank(&kg, &ask(text), &Tuning::default());
+    assert_eq!(ids(&hits).first(), Some(&"socket"));
+    assert!(hits[0].signals.agreement > 0.0);
+    // Words that ask for a way out are not what is asked: without them the
+    // learning covers all of it.
+    let remedy = "how do I get past permission denied on the docker socket in docker ps";
+    assert_eq!(
+        ids(&rank(&plain, &ask(remedy), &Tuning::default())).first(),
+        Some(&"socket")
     );
 }
