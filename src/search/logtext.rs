@@ -143,7 +143,7 @@ const LONG: usize = 10;
 const NEAR: usize = 2;
 
 /// Words a line uses to say that something failed, in any logger's wording.
-fn says_failure(line: &str) -> bool {
+pub(super) fn says_failure(line: &str) -> bool {
     const MARKS: &[&str] = &[
         "error",
         "exception",

@@ -445,6 +445,8 @@ fn asks_how(text: &str) -> bool {
             && rest.first().is_some_and(|w| TASK_VERBS.contains(w))
             && rest.iter().any(|w| PROSE.contains(w))
             && !text.contains(" --")
+            // "save fails on a read-only volume": a report, not a task.
+            && !logtext::says_failure(text)
     };
     // "can uv run …", "is there a way to …": a question about what a tool can do.
     let opening = task
@@ -503,15 +505,18 @@ const TASK_VERBS: &[&str] = &[
     "import",
     "increase",
     "install",
+    "iterate",
     "keep",
     "limit",
     "list",
+    "load",
     "make",
     "migrate",
     "mount",
     "move",
     "open",
     "parametrize",
+    "pass",
     "pin",
     "print",
     "publish",
@@ -521,10 +526,14 @@ const TASK_VERBS: &[&str] = &[
     "rename",
     "reset",
     "resize",
+    "restore",
     "restrict",
     "retry",
+    "revert",
+    "roll",
     "rotate",
     "run",
+    "save",
     "schedule",
     "send",
     "set",
@@ -540,6 +549,7 @@ const TASK_VERBS: &[&str] = &[
     "sync",
     "trigger",
     "turn",
+    "undo",
     "update",
     "upgrade",
     "use",
@@ -549,7 +559,7 @@ const TASK_VERBS: &[&str] = &[
 /// Words of prose, not of a command line ([`asks_how`]).
 const PROSE: &[&str] = &[
     "a", "an", "the", "to", "from", "with", "into", "out", "of", "for", "only", "instead",
-    "without", "every", "each", "my", "our", "and", "between", "so", "when", "after",
+    "without", "every", "each", "my", "our", "and", "between", "so", "when", "after", "in", "on",
 ];
 
 /// For a text of several lines, the learning whose relevance leads every

@@ -845,6 +845,9 @@ fn how_to_questions_are_told_from_reports() {
         "configure vite to proxy /api calls to a backend",
         "reset the root password of a database running in a container",
         "gcloud run deploy: set minimum instances and keep cpu allocated",
+        "enable vi keys in tmux copy mode",
+        "undo my last local commit but keep the changes",
+        "roll back only the most recent migration",
     ] {
         assert!(asks_how(q), "{q}");
     }
@@ -860,6 +863,7 @@ fn how_to_questions_are_told_from_reports() {
         "npm: command not found in the runner image",
         "reset: terminal settings lost after ssh",
         "gcloud run deploy: ERROR: (gcloud.run.deploy) PERMISSION_DENIED",
+        "save fails on a read-only volume in the container",
     ] {
         assert!(!asks_how(q), "{q}");
     }
