@@ -54,7 +54,7 @@
 //! also says admin, service or secret) are public (`allow.rs`, `assign/mod.rs`).
 //!
 //! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 20 were tuned on
-//! blind sets 1–18, so only blind set 19 measures generalisation). Not found: a
+//! blind sets 1–18, so blind sets 19 and 20 measure generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `msoffcrypto-tool -p PW`, a chosen word after `-setcookie`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a

@@ -32,7 +32,9 @@
 //!    learning's relevance alike, the lead survives it. A how-to question
 //!    ("how do I …") needs a higher relevance unless a signature or a
 //!    telling concept vouches: a learning that shares its program and a
-//!    word records a failure, not the capability asked about.
+//!    word records a failure, not the capability asked about. One that
+//!    holds none of the concepts the question names must cover nearly all
+//!    of its words (those asking for a way out, "fix", "get past", aside).
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
