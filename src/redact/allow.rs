@@ -621,7 +621,7 @@ fn browser_sdk_key(b: &[u8], s: usize) -> bool {
 fn under_ciphertext(b: &[u8], s: usize) -> bool {
     // A sealed value is hundreds of bytes: the block's key may be a few of them back.
     let from = s.saturating_sub(8192);
-    let Some(k) = b[from..s].windows(14).rposition(|w| w == b"encryptedData:") else {
+    let Some(k) = super::text::rfind(&b[from..s], b"encryptedData:") else {
         return false;
     };
     let parent = from + k;
@@ -733,7 +733,7 @@ pub(super) fn publishable(v: &[u8]) -> bool {
 fn in_template(b: &[u8], s: usize) -> bool {
     let ls = super::text::line_start(b, s);
     let head = &b[ls..s];
-    let Some(open) = head.windows(2).rposition(|w| w == b"{{") else {
+    let Some(open) = super::text::rfind(head, b"{{") else {
         return false;
     };
     let expr = &head[open + 2..];
@@ -796,10 +796,7 @@ fn in_reference(b: &[u8], s: usize) -> bool {
         .windows(4)
         .enumerate()
         .any(|(i, w)| w == b"arn:" && opens_at(i));
-    let sops = token
-        .windows(4)
-        .rposition(|w| w == b"ENC[")
-        .is_some_and(|i| !token[i..].contains(&b']'));
+    let sops = super::text::rfind(token, b"ENC[").is_some_and(|i| !token[i..].contains(&b']'));
     arn || sops
 }
 

@@ -91,7 +91,7 @@ pub(super) fn login_call(b: &[u8], e: usize) -> Option<Hit> {
 /// in a crontab): what a script sends to a password prompt. `e` is after `send "`.
 pub(super) fn expect_send(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let head = &b[s.saturating_sub(200)..s];
-    let at_expect = head.windows(7).rposition(|w| w == b"expect ")?;
+    let at_expect = super::text::rfind(head, b"expect ")?;
     let prompt = &head[at_expect + 7..];
     let asks = contains_ci(prompt, b"assword") || contains_ci(prompt, b"passphrase");
     if !asks || super::text::find(prompt, b"send ").is_some() {
@@ -295,7 +295,7 @@ pub(super) fn handed_over(b: &[u8], e: usize) -> Option<Hit> {
     let head = &line[..line.len().min(80)];
     let sender_end = [&b"> "[..], b": "]
         .iter()
-        .filter_map(|sep| head.windows(2).rposition(|w| w == *sep).map(|p| p + 2))
+        .filter_map(|sep| super::text::rfind(head, sep).map(|p| p + 2))
         .max()?;
     word(ns + sender_end, ne)
 }
@@ -870,7 +870,7 @@ fn named_otherwise(b: &[u8], quote: usize) -> bool {
 pub(super) fn template_default(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let ls = line_start(b, s);
     let head = &b[ls..s];
-    let open = head.windows(2).rposition(|w| w == b"{{")?;
+    let open = super::text::rfind(head, b"{{")?;
     let expr = &head[open..];
     let names_secret = expr
         .split(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))

@@ -139,11 +139,25 @@ pub(super) fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
         .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
+/// Where `needle` first occurs in `hay`. The first byte is compared alone before the
+/// rest, so most windows cost one comparison, not a call to compare slices.
 pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || needle.len() > hay.len() {
+    let &first = needle.first()?;
+    if needle.len() > hay.len() {
         return None;
     }
-    hay.windows(needle.len()).position(|w| w == needle)
+    hay.windows(needle.len())
+        .position(|w| w[0] == first && w == needle)
+}
+
+/// Where `needle` last occurs in `hay` ([`find`] from the end).
+pub(super) fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let &first = needle.first()?;
+    if needle.len() > hay.len() {
+        return None;
+    }
+    hay.windows(needle.len())
+        .rposition(|w| w[0] == first && w == needle)
 }
 
 /// Shannon entropy of `v` in bits per byte.
