@@ -989,9 +989,15 @@ fn address(v: &[u8]) -> bool {
         return true;
     }
     if let Some(d) = base58check(v) {
+        // Tezos' public keys carry their own prefix bytes: `edpk`, `sppk`, `p2pk`.
+        const TEZOS_PUBLIC: [&[u8]; 3] =
+            [&[13, 15, 37, 217], &[3, 254, 226, 86], &[3, 178, 139, 127]];
         return match d.len() {
             21 => true,
             78 => matches!(d[45], 0x02 | 0x03),
+            36 | 37 => TEZOS_PUBLIC
+                .iter()
+                .any(|p| d.starts_with(p) && d.len() == p.len() + if p[0] == 13 { 32 } else { 33 }),
             _ => false,
         };
     }
@@ -1015,6 +1021,7 @@ const PUBLIC_LABELS: &[&[u8]] = &[
     b"commit",
     b"checksum",
     b"fingerprint",
+    b"thumbprint",
     b"etag",
     b"rev",
     b"revision",

@@ -183,7 +183,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("cookie", Anchor::Cookie),
     // Roots of the words that name a secret in a key (`assign.rs` reads the whole key).
     ("pass", Anchor::Keyword), ("pw", Anchor::Keyword), ("psk", Anchor::Keyword),
-    ("sk:", Anchor::Keyword), ("sk=", Anchor::Keyword),
+    ("sk:", Anchor::Keyword), ("sk=", Anchor::Keyword), ("sk =", Anchor::Keyword),
     ("secret", Anchor::Keyword), ("token", Anchor::Keyword), ("key", Anchor::Keyword),
     ("auth", Anchor::Keyword), ("cred", Anchor::Keyword), ("signature", Anchor::Keyword),
     ("salt", Anchor::Keyword), ("api", Anchor::Keyword), ("access", Anchor::Keyword),
@@ -194,7 +194,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("sess", Anchor::Keyword), ("verifier", Anchor::Keyword), ("community", Anchor::Keyword),
     ("appid", Anchor::Keyword), ("skey", Anchor::Keyword), ("encrypt", Anchor::Keyword),
     ("setcookie", Anchor::Keyword), ("macaroon", Anchor::Keyword), ("--suri", Anchor::Keyword),
-    ("\"private\"", Anchor::Keyword),
+    ("\"private\"", Anchor::Keyword), ("device_code", Anchor::Keyword),
+    ("devicecode", Anchor::Keyword), ("\"Plaintext\"", Anchor::Keyword),
     ("identified by", Anchor::IdentifiedBy),
     ("::add-mask::", Anchor::AddMask), ("!!str `", Anchor::YamlStr),
     (":5432:", Anchor::Pgpass), ("*:*:*:", Anchor::Pgpass),
@@ -253,7 +254,11 @@ const FIXED: &[(&str, Anchor)] = &[
     (":aes256-cts-hmac-sha1-96:", Anchor::Protocol), (":aes128-cts-hmac-sha1-96:", Anchor::Protocol),
     ("auth plain ", Anchor::Protocol), ("mechanism=\"plain\">", Anchor::Protocol),
     ("mechanism='plain'>", Anchor::Protocol), ("UGFzc3dvcmQ6", Anchor::Protocol),
-    ("$4\r\nAUTH\r\n", Anchor::Protocol), (" crypt aes-", Anchor::Protocol),
+    ("$4\r\nAUTH\r\n", Anchor::Protocol), ("$4\\r\\nAUTH\\r\\n", Anchor::Protocol),
+    // strace's read of a typed line; an Ethereum keystore's encrypted key; IRC's
+    // NickServ login; a Synapse signing key file's line.
+    ("read(0, \"", Anchor::Protocol), ("\"ciphertext\":", Anchor::Protocol),
+    (":identify ", Anchor::Protocol), ("ed25519 ", Anchor::Protocol), (" crypt aes-", Anchor::Protocol),
     (" crypt serpent-", Anchor::Protocol), (" crypt twofish-", Anchor::Protocol),
     (" crypt capi:", Anchor::Protocol),
     // A TLS key log (`SSLKEYLOGFILE`): the label, the client random, the secret.
@@ -278,7 +283,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("&p=", Anchor::QueryLogin),
     ("LoginModule required", Anchor::Jaas), ("\"kty\"", Anchor::Jwk), ("'kty'", Anchor::Jwk), ("kty:", Anchor::Jwk), ("\" \"", Anchor::QuotedPair), ("<<< ", Anchor::HereString), ("<(echo ", Anchor::Substitution), ("<(printf ", Anchor::Substitution), ("\"value\"", Anchor::TypedValue), ("\"cborHex\"", Anchor::TypedValue),
     ("Q~", Anchor::Infix), (".atlasv1.", Anchor::Infix),
-    ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix),
+    ("AAAAAAAAAAAAAAAAAAAAA", Anchor::Infix), (":AA", Anchor::Infix), (":fx", Anchor::Infix),
+    (":descriptor:x25519:", Anchor::Infix),
     // Every `_` and `-`: vendor prefixes that end in one, `<word>_<random>`, command-line
     // flags (`-p`, `--user`) and the formats marked by a separator (`key-…`, `…_mmk`),
     // dispatched in `separator` rather than given patterns of their own: each pattern
@@ -614,13 +620,9 @@ impl Scan<'_> {
             }
             Anchor::Dot => vendor::generic_dotted(b, s).map(|(a, z)| (("token", a, z), SHAPE)),
             Anchor::Keyword => {
-                // `pat"`, `pat:`: the camel-case `…Pat` key, anchored with its delimiter
-                // so that `path` and `pattern` do not fire; the key ends before it.
-                let e = if literal.ends_with(['"', ':']) {
-                    e - 1
-                } else {
-                    e
-                };
+                // `pat"`, `pat:`, `sk=`: a short key anchored with its delimiter so that
+                // `path`, `pattern` and `task` do not fire; the key ends before it.
+                let e = e - (literal.len() - literal.trim_end_matches(['"', ':', '=', ' ']).len());
                 // `"private"`: anchored with its quotes, the key is the word inside.
                 let s = s + usize::from(literal.starts_with('"'));
                 let found = keyword_value(b, s, e, &mut reach.assign);

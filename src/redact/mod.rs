@@ -391,4 +391,6 @@ mod tests_round19;
 #[cfg(test)]
 mod tests_round20;
 #[cfg(test)]
+mod tests_round21;
+#[cfg(test)]
 mod tests_shapes;

@@ -930,6 +930,18 @@ pub(super) fn ntlm_hashes(b: &[u8], s: usize, e: usize, literal: &str) -> Option
 /// the password) the key's hex; after `AUTH PLAIN ` (SMTP, IMAP's `AUTHENTICATE`) the
 /// base64 of `\0user\0password`.
 pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> {
+    if literal == "read(0, \"" {
+        return stdin_read(b, e);
+    }
+    if literal.ends_with("ciphertext\":") {
+        return keystore_ciphertext(b, e);
+    }
+    if literal == ":identify " {
+        return nickserv_identify(b, e);
+    }
+    if literal == "ed25519 " {
+        return synapse_signing_key(b, e);
+    }
     if literal.starts_with(':') {
         let end = run(b, e, |c| c.is_ascii_hexdigit());
         return (end - e >= 32).then(|| hit("kerberos-key", e, end))?;
@@ -941,7 +953,13 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
             .flatten();
     }
     if literal.starts_with('$') {
-        return resp_auth(b, e);
+        // strace prints the bytes escaped: `$4\r\nAUTH\r\n$17\r\n…`.
+        let newline: &[u8] = if literal.contains('\\') {
+            b"\\r\\n"
+        } else {
+            b"\r\n"
+        };
+        return resp_auth(b, e, newline);
     }
     if literal.starts_with(" crypt ") {
         return dm_crypt_key(b, e);
@@ -1212,7 +1230,7 @@ pub(super) fn hex_key_below(b: &[u8], e: usize) -> Option<Hit> {
 /// Redis' `AUTH` as RESP puts it on the wire (`*3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$24
 /// \r\n<password>\r\n`): the last bulk string of the command is the password. `e` is
 /// after `AUTH\r\n`.
-fn resp_auth(b: &[u8], e: usize) -> Option<Hit> {
+fn resp_auth(b: &[u8], e: usize, newline: &[u8]) -> Option<Hit> {
     let mut i = e;
     let mut last = None;
     for _ in 0..2 {
@@ -1221,19 +1239,84 @@ fn resp_auth(b: &[u8], e: usize) -> Option<Hit> {
         }
         let digits = run(b, i + 1, |c| c.is_ascii_digit());
         let n: usize = std::str::from_utf8(&b[i + 1..digits]).ok()?.parse().ok()?;
-        if !b[digits..].starts_with(b"\r\n") || digits + 2 + n > b.len() {
+        let start = digits + newline.len();
+        if !b[digits..].starts_with(newline) || start + n > b.len() {
             break;
         }
-        let start = digits + 2;
         last = Some((start, start + n));
         i = start + n;
-        if !b[i..].starts_with(b"\r\n") {
+        if !b[i..].starts_with(newline) {
             break;
         }
-        i += 2;
+        i += newline.len();
     }
     let (start, end) = last?;
     (end - start >= 6).then(|| hit("password", start, end))?
+}
+
+/// strace's `read(0, "<line>\\n", 4096) = N`: a line typed at a prompt, read from
+/// standard input. A password-shaped word alone on it is what was typed at `Password:`.
+/// `e` is after the opening quote.
+fn stdin_read(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 256);
+    let close = e + b[e..le].iter().position(|&c| c == b'"')?;
+    let end = if b[e..close].ends_with(b"\\n") {
+        close - 2
+    } else {
+        close
+    };
+    let v = &b[e..end];
+    (b[close..le].starts_with(b"\", ") && !v.contains(&b'\\') && password_shaped(v))
+        .then(|| hit("password", e, end))?
+}
+
+/// The `ciphertext` of an Ethereum keystore (Web3 Secret Storage): the private key,
+/// encrypted under a password the same file's `kdfparams` make cheap to try. `e` is
+/// after `"ciphertext":`.
+fn keystore_ciphertext(b: &[u8], e: usize) -> Option<Hit> {
+    let vs = skip_blanks(b, e);
+    if at(b, vs) != Some(b'"') {
+        return None;
+    }
+    let end = run(b, vs + 1, |c| c.is_ascii_hexdigit());
+    let near = &b[e.saturating_sub(400)..(end + 400).min(b.len())];
+    (end - vs > 32
+        && at(b, end) == Some(b'"')
+        && contains_ci(near, b"\"cipherparams\"")
+        && contains_ci(near, b"\"kdf\""))
+    .then(|| hit("private-key", vs + 1, end))?
+}
+
+/// IRC's `PRIVMSG NickServ :IDENTIFY [account] <password>`: the password is the last
+/// word. `e` is after `:IDENTIFY `.
+fn nickserv_identify(b: &[u8], e: usize) -> Option<Hit> {
+    let ls = line_start(b, e);
+    let le = line_end(b, e, 256);
+    if !contains_ci(&b[ls..e], b"nickserv") {
+        return None;
+    }
+    let rest = b[e..le].trim_ascii_end();
+    let last = rest.iter().rposition(|&c| c == b' ').map_or(0, |p| p + 1);
+    let v = &rest[last..];
+    (v.len() >= 6 && plausible(v, Need::Password))
+        .then(|| hit("password", e + last, e + rest.len()))?
+}
+
+/// A Synapse (Matrix) signing key file: one line `ed25519 <key id> <unpadded base64 of
+/// the 32-byte seed>`. `e` is after `ed25519 `, which opens the line.
+fn synapse_signing_key(b: &[u8], e: usize) -> Option<Hit> {
+    let s = e - b"ed25519 ".len();
+    if s > 0 && b[s - 1] != b'\n' {
+        return None;
+    }
+    let id_end = run(b, e, |c| c.is_ascii_alphanumeric() || c == b'_');
+    let vs = id_end + 1;
+    let end = run(b, vs, super::text::is_b64);
+    (id_end > e
+        && at(b, id_end) == Some(b' ')
+        && end - vs == 43
+        && at(b, end).is_none_or(|c| c == b'\n' || c == b'\r'))
+    .then(|| hit("private-key", vs, end))?
 }
 
 /// `WIFI:T:WPA;S:Lab-Net;P:<password>;;`: the network's password in a join code (the

@@ -42,6 +42,8 @@ pub(super) enum Body {
     AlnumDollar,
     /// `[A-Za-z0-9+/=_#^-]` (eBay's `v^1.1#i^1#…` fields, then base64)
     B64Marks,
+    /// `[A-Za-z0-9+/=_|-]` (Login with Amazon's `Atzr|…|…|…` segments)
+    B64Bars,
 }
 
 impl Body {
@@ -62,6 +64,7 @@ impl Body {
             Body::HexDash => c.is_ascii_digit() || (b'a'..=b'f').contains(&c) || c == b'-',
             Body::AlnumDollar => c.is_ascii_alphanumeric() || c == b'$',
             Body::B64Marks => is_b64(c) || matches!(c, b'_' | b'-' | b'#' | b'^'),
+            Body::B64Bars => is_b64(c) || matches!(c, b'_' | b'-' | b'|'),
         }
     }
 
@@ -70,6 +73,7 @@ impl Body {
         match self {
             Body::B64UrlDot => b".-_",
             Body::AlnumDash | Body::UpperDash | Body::HexDash | Body::B64Url => b"-",
+            Body::B64Bars => b"|",
             _ => b"",
         }
     }
@@ -146,8 +150,11 @@ pub(super) const PREFIXES: &[(&str, Vendor)] = &[
     ("ABIA", AWS_KEY_ID), ("ACCA", AWS_KEY_ID),
     ("ABSK", v("aws-bedrock-key", Body::B64, 100, MAX, Shape::Any)),
     // Login with Amazon's access and refresh tokens (Selling Partner API, Alexa).
-    ("Atza|", v("amazon-token", Body::B64Any, 60, MAX, Shape::Any)),
-    ("Atzr|", v("amazon-token", Body::B64Any, 60, MAX, Shape::Any)),
+    ("Atza|", v("amazon-token", Body::B64Bars, 60, MAX, Shape::Any)),
+    ("Atzr|", v("amazon-token", Body::B64Bars, 60, MAX, Shape::Any)),
+    // ASP.NET Core's data-protected payloads (auth and session cookies, antiforgery
+    // tokens) open with its magic header's base64url.
+    ("CfDJ8", v("aspnet-protected-token", Body::B64Url, 60, MAX, Shape::Any)),
     // eBay's user tokens: `v^1.1#i^1#p^3#…#t^<base64>`.
     ("v^1.1#i^1#", v("ebay-token", Body::B64Marks, 60, MAX, Shape::Any)),
     ("bedrock-api-key-", v("aws-bedrock-key", Body::B64, 20, MAX, Shape::Any)),

@@ -242,6 +242,22 @@ pub(super) fn classify_key(key: &[u8]) -> Option<(Family, &'static str)> {
     if key.eq_ignore_ascii_case(b"sk") {
         return Some((Family::Key, "key"));
     }
+    // OAuth's device flow: the `device_code` the client polls with turns into the
+    // user's tokens. AWS KMS's `Plaintext`: the data key it decrypted or generated.
+    let squeezed = |w: &[u8]| {
+        key.len() <= w.len() + 1
+            && key
+                .iter()
+                .filter(|&&c| c != b'_' && c != b'-')
+                .map(u8::to_ascii_lowercase)
+                .eq(w.iter().copied())
+    };
+    if squeezed(b"devicecode") {
+        return Some((Family::Token, "token"));
+    }
+    if key == b"Plaintext" {
+        return Some((Family::Key, "key"));
+    }
     let words = Words::of(key)?;
     // `auth_tag`, `authTag`: an AEAD's tag, stored beside its ciphertext.
     if words.n > 1 && words.get(key, words.n - 1).eq_ignore_ascii_case(b"tag") {
@@ -519,6 +535,14 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         }
         other => other,
     };
+    // `Provider public key: …`, `Key Exchange: …`: a label in words whose other word
+    // says the key is public (DNSCrypt's resolver info, tshark's handshake).
+    if family == Family::Key
+        && key.eq_ignore_ascii_case(b"key")
+        && (prose_public_label(b, ks, ke) || under_public_type(b, ks))
+    {
+        return None;
+    }
     let key_at = Key {
         start: ks,
         end: ke,
@@ -554,6 +578,42 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         reach.value = f.end;
     }
     found
+}
+
+/// Whether the lone word `key` at `ks..ke` sits in a label of words, one of which
+/// qualifies it as public: `Provider public key:`, `Key Exchange:`.
+fn prose_public_label(b: &[u8], ks: usize, ke: usize) -> bool {
+    let ls = line_start(b, ks);
+    let words_before = b[ls..ks].trim_ascii();
+    let prev_is_word = before(b, ks) == Some(b' ')
+        && words_before
+            .split(|&c| c == b' ')
+            .next_back()
+            .is_some_and(|w| w.iter().all(u8::is_ascii_alphabetic) && one_of(w, PUBLIC_KEY_BEFORE));
+    let next_word = at(b, ke) == Some(b' ')
+        && b[ke + 1..]
+            .split(|&c| !c.is_ascii_alphabetic())
+            .next()
+            .is_some_and(|w| one_of(w, &[b"exchange", b"share", b"fingerprint", b"thumbprint"]));
+    prev_is_word || next_word
+}
+
+/// Whether a lone `key` field sits in an object typed or named as a public key, a few
+/// lines up with no blank line between: Cosmos' `consensus_pubkey: {'@type':
+/// /cosmos.crypto.ed25519.PubKey, key: …}`.
+fn under_public_type(b: &[u8], ks: usize) -> bool {
+    let lo = ks.saturating_sub(200);
+    let from = super::text::rfind(&b[lo..ks], b"\n\n").map_or(lo, |i| lo + i + 2);
+    let above = &b[from..line_start(b, ks).max(from)];
+    [
+        b"pubkey".as_slice(),
+        b"pub_key",
+        b"public_key",
+        b"publickey",
+    ]
+    .iter()
+    .any(|w| contains_ci(above, w))
+        && !contains_ci(above, b"priv")
 }
 
 /// The value a key at `ks..ke` is given apart from it: written out as bytes, in the
@@ -1153,12 +1213,12 @@ fn checked_value(b: &[u8], key: &Key, sp: usize, value: ValueAt) -> Option<Found
     {
         return None;
     }
-    // `password: cannot be empty`: prose.
+    // `password: cannot be empty`, `password: usa `vault login``: prose.
     if unquoted
         && need == Need::Password
         && v.iter().all(u8::is_ascii_lowercase)
         && at(b, end) == Some(b' ')
-        && at(b, end + 1).is_some_and(|c| c.is_ascii_lowercase())
+        && at(b, end + 1).is_some_and(|c| c.is_ascii_lowercase() || c == b'`')
     {
         return None;
     }

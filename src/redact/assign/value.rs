@@ -53,7 +53,10 @@ pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> 
     {
         // ODBC `PWD={p@ss;word}`.
         let e = run(&b[..cap], i + 1, |c| c != b'}' && c != b'\n');
+        // `{cipher}<hex>` is one token that starts with a tag, not a braced value.
+        let closes = at(b, e + 1).is_none_or(|c| !is_word(c));
         if at(b, e) == Some(b'}')
+            && closes
             && e > i + 1
             && !b[i + 1..e].contains(&b'{')
             && !b[i + 1..e].contains(&b' ')

@@ -85,8 +85,11 @@ pub(super) const KEY_STEMS: &[&[u8]] = &[
     b"sas",
     b"account",
     b"crypt",
-    // Thread's and Zigbee's network key, the mesh's shared secret.
+    // Thread's and Zigbee's network key, the mesh's shared secret; LoRaWAN's session
+    // keys (`NwkSKey`, `AppSKey`).
     b"network",
+    b"nwks",
+    b"apps",
     b"enc",
     b"hmac",
     b"jwt",
@@ -252,6 +255,7 @@ pub(super) const DENY_TAIL: &[&[u8]] = &[
     b"request",
     b"response",
     b"fingerprint",
+    b"thumbprint",
     b"checksum",
     b"digest",
     b"pub",
@@ -323,6 +327,9 @@ pub(super) const SHIPPED_WORDS: &[&[u8]] = &[
     b"publishable",
     // Vite hands only `VITE_…` variables to the page.
     b"vite",
+    // Shopify's Storefront API token for the Buy SDK is public by design; its private
+    // token is named `private…`.
+    b"storefront",
 ];
 
 /// Words right before a `key` that make it a database, cache or public key.

@@ -1117,6 +1117,25 @@ pub(super) fn infix(b: &[u8], s: usize, e: usize, literal: &str) -> Option<Hit> 
                 );
             ok.then(|| hit("telegram-bot-token", start, end))?
         }
+        // DeepL's free-plan API keys: a UUID and `:fx`.
+        ":fx" => {
+            let start = s.checked_sub(36)?;
+            (is_uuid(&b[start..s])
+                && !before(b, start).is_some_and(is_word)
+                && !at(b, e).is_some_and(is_word))
+            .then(|| hit("deepl-key", start, e))?
+        }
+        // Tor's client authorization file: `<onion>:descriptor:x25519:<private key>`. The
+        // service's own `.auth` file holds the public half, with no address before it.
+        ":descriptor:x25519:" => {
+            let onion = run_back(b, s, s.saturating_sub(56), |c| {
+                c.is_ascii_lowercase() || (b'2'..=b'7').contains(&c)
+            });
+            let end = run(b, e, |c| {
+                c.is_ascii_uppercase() || (b'2'..=b'7').contains(&c)
+            });
+            (s - onion == 56 && end - e == 52).then(|| hit("tor-client-key", e, end))?
+        }
         _ => None,
     }
 }

@@ -535,6 +535,8 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         || v == b"DATA+OMITTED"
         || v.starts_with(b"ENC[")
         || v.starts_with(b"ENC(")
+        // Spring Cloud Config's encrypted property, opened by the config server.
+        || v.starts_with(b"{cipher}")
         || is_reference(v)
         || delimited_name(v)
         || prefixed_filler(v)
@@ -543,6 +545,7 @@ pub(super) fn is_placeholder(v: &[u8]) -> bool {
         || counted_hex_bytes(v)
         || filler_words(v)
         || sample_password(v)
+        || PUBLISHED_EXAMPLES.iter().any(|x| v == x.as_bytes())
     {
         return true;
     }
@@ -736,6 +739,21 @@ fn sequential(v: &[u8]) -> bool {
 
 /// `Password1!`, `admin123`, `secret2`: a word that says "password" or "default" and
 /// counted-up digits, the sample password of a tutorial.
+/// Values printed in specifications as examples, quoted by every tutorial that follows
+/// them: RFC 6749's tokens and client secret, RFC 6750's bearer token, RFC 7617's
+/// `Aladdin:open sesame`, and Stellar's network passphrases (public constants every
+/// client signs with).
+const PUBLISHED_EXAMPLES: &[&str] = &[
+    "2YotnFZFEjr1zCsicMWpAA",
+    "tGzv3JOkF0XG5Qx2TlKWIA",
+    "SplxlOBeZQQYbYS6WxSbIA",
+    "czZCaGRSa3F0MzpnWDFmQmF0M2JW",
+    "mF_9.B5f-4.1JqM",
+    "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
+    "Public Global Stellar Network ; September 2015",
+    "Test SDF Network ; September 2015",
+];
+
 fn sample_password(v: &[u8]) -> bool {
     let word_end = run(v, 0, |c| c.is_ascii_alphabetic() || c == b'0');
     let word = &v[..word_end];
@@ -824,6 +842,11 @@ pub(super) fn is_reference(v: &[u8]) -> bool {
     if scheme == b"http" || scheme == b"https" {
         return false;
     }
+    // openssl's pass-phrase sources other than `pass:`: a variable's name, a descriptor.
+    let rest = &v[scheme_end + 1..];
+    if scheme == b"env" && is_variable_name(rest) || scheme == b"fd" && is_digits(rest) {
+        return true;
+    }
     let slashes = v[scheme_end + 1..].starts_with(b"//");
     let path = v[scheme_end + 1..]
         .strip_prefix(b"//")
@@ -846,6 +869,18 @@ pub(super) fn is_reference(v: &[u8]) -> bool {
             && !path
                 .split(|&c| !c.is_ascii_alphanumeric())
                 .any(|seg| random_alnum(seg, 16))
+}
+
+/// `MY_PW`, `pw`: a name a shell or a program gives a variable.
+fn is_variable_name(v: &[u8]) -> bool {
+    v.first()
+        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+        && v.iter().all(|&c| is_word(c))
+}
+
+/// A run of ASCII digits, at least one.
+fn is_digits(v: &[u8]) -> bool {
+    !v.is_empty() && v.iter().all(u8::is_ascii_digit)
 }
 
 /// Whether `v` can be the value of a credential, given how sure the context is.
@@ -1039,7 +1074,15 @@ pub(super) fn is_call(v: &[u8]) -> bool {
         && args.first().is_some_and(u8::is_ascii_lowercase)
         && args.iter().all(|&c| is_word(c))
         && v.len() == name_end + 1 + args.len();
-    let path_argument = is_dotted_identifier(args) || keyword_argument;
+    // `load_token(path=settings.TOKEN_FILE` (cut at the `)`): a named argument given a
+    // name or a path, in Python's or Kotlin's syntax.
+    let named_path = args.iter().position(|&c| c == b'=').is_some_and(|eq| {
+        let (name, value) = (&args[..eq], &args[eq + 1..]);
+        !name.is_empty()
+            && name.iter().all(|&c| is_word(c))
+            && (is_dotted_identifier(value) || is_variable_name(value))
+    });
+    let path_argument = is_dotted_identifier(args) || keyword_argument || named_path;
     matches!(v.first(), Some(b'(' | b')'))
         || at(v, name_end) == Some(b'(')
             && (v.ends_with(b")") || v.ends_with(b"]") || method || path_argument)
