@@ -52,6 +52,8 @@ enum Anchor {
     Putty,
     Webhook,
     PathSecret,
+    /// A host that takes its API key as a path segment (RPC providers, webhook URLs).
+    KeyedRoute,
     /// An RTMP URL's last segment: the stream key.
     StreamKey,
     /// A SIP URI's `user:password@`.
@@ -174,6 +176,10 @@ const FIXED: &[(&str, Anchor)] = &[
     // Log and event collectors' ingest URLs, a calendar's private feed.
     ("/receiver/", Anchor::PathSecret), ("/inputs/", Anchor::PathSecret),
     ("/private-", Anchor::PathSecret),
+    // Hosts whose URL carries the account's key as a path segment.
+    (".alchemy.com/v2/", Anchor::KeyedRoute), (".infura.io/v3/", Anchor::KeyedRoute),
+    (".quiknode.pro/", Anchor::KeyedRoute), ("dl.cloudsmith.io/", Anchor::KeyedRoute),
+    ("/rest/", Anchor::KeyedRoute),
     ("AccountKey=", Anchor::Azure), ("SharedAccessKey=", Anchor::Azure),
     ("sig=", Anchor::SignatureParam), ("X-Amz-Signature=", Anchor::SignatureParam),
     ("X-Goog-Signature=", Anchor::SignatureParam),
@@ -238,6 +244,13 @@ const FIXED: &[(&str, Anchor)] = &[
     ("connect(", Anchor::CallArgs), ("totp", Anchor::Totp),
     // sbt's and Gradle's `Credentials("realm", "host", "user", "password")`.
     ("credentials(", Anchor::CallArgs),
+    // MATLAB's `database(name, user, password, …)`, Groovy's `Sql.newInstance(url,
+    // user, password, driver)`.
+    ("database(", Anchor::CallArgs), ("sql.newinstance(", Anchor::CallArgs),
+    // An SDK's signer or client made from an id and a secret: Qiniu's `qbox.NewMac`,
+    // Razorpay's `new Api(keyId, secret)`. (Algolia's `algoliasearch(appId, key)` is
+    // given the search-only key in a page as often as the admin key on a server.)
+    ("newmac(", Anchor::ClientArgs), ("new api(", Anchor::ClientArgs),
     ("client(", Anchor::ClientArgs), ("sdk(", Anchor::ClientArgs), ("auth(", Anchor::ClientArgs),
     ("provider(", Anchor::ClientArgs), ("app(", Anchor::ClientArgs),
     ("client.run(", Anchor::ClientArgs), ("bot.run(", Anchor::ClientArgs),
@@ -258,7 +271,8 @@ const FIXED: &[(&str, Anchor)] = &[
     // strace's read of a typed line; an Ethereum keystore's encrypted key; IRC's
     // NickServ login; a Synapse signing key file's line.
     ("read(0, \"", Anchor::Protocol), ("\"ciphertext\":", Anchor::Protocol),
-    (":identify ", Anchor::Protocol), ("ed25519 ", Anchor::Protocol), (" crypt aes-", Anchor::Protocol),
+    (":identify ", Anchor::Protocol), ("ed25519 ", Anchor::Protocol),
+    ("\"SecureString\"", Anchor::Protocol), (" crypt aes-", Anchor::Protocol),
     (" crypt serpent-", Anchor::Protocol), (" crypt twofish-", Anchor::Protocol),
     (" crypt capi:", Anchor::Protocol),
     // A TLS key log (`SSLKEYLOGFILE`): the label, the client random, the secret.
@@ -508,6 +522,7 @@ impl Scan<'_> {
             Anchor::Putty => specific(context::putty(b, e)),
             Anchor::Webhook => specific(context::webhook(b, s, e, literal)),
             Anchor::PathSecret => context(context::path_secret(b, s, e)),
+            Anchor::KeyedRoute => context(context::keyed_route(b, e)),
             Anchor::StreamKey => context(context::stream_key(b, e)),
             Anchor::SipUri => context(context::sip_password(b, s, e)),
             Anchor::Azure => specific(context::azure(b, s, e)),
@@ -559,7 +574,7 @@ impl Scan<'_> {
                 None
             }
             Anchor::SaslPasswd => context(structure::sasl_passwd(b, s, e)),
-            Anchor::CallArgs => context(structure::call_password(b, e)),
+            Anchor::CallArgs => context(structure::call_password(b, e, literal)),
             Anchor::ClientArgs => context(structure::client_credential(b, e)),
             Anchor::TemplateDefault => context(structure::template_default(b, s, e)),
             Anchor::Ntlm => context(structure::ntlm_hashes(b, s, e, literal)),

@@ -780,12 +780,19 @@ pub(super) fn sasl_passwd(b: &[u8], s: usize, e: usize) -> Option<Hit> {
 /// `username_pw_set("u", "p")`, `new JedisPool(cfg, "host", 6379, 2000, "pw")`: a call
 /// that opens a session takes its password as the last string argument, after a user,
 /// host or DSN. `e` is just after the call's `(`; the arguments are read on one line.
-pub(super) fn call_password(b: &[u8], e: usize) -> Option<Hit> {
+pub(super) fn call_password(b: &[u8], e: usize, literal: &str) -> Option<Hit> {
     let strings: Vec<_> = call_strings(b, e, b"\"'")
         .into_iter()
         .filter(|&(_, _, depth)| depth == 0)
         .collect();
-    let &(vs, ve, _) = strings.last()?;
+    // `database(name, user, password, 'Vendor', …)`, `Sql.newInstance(url, user,
+    // password, driver)`: the third argument, options after it.
+    let third = matches!(literal, "database(" | "sql.newinstance(");
+    let &(vs, ve, _) = if third {
+        strings.get(2)?
+    } else {
+        strings.last()?
+    };
     let v = &b[vs..ve];
     (strings.len() >= 2 && password_shaped(v)).then(|| hit("password", vs, ve))?
 }
@@ -941,6 +948,9 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
     }
     if literal == "ed25519 " {
         return synapse_signing_key(b, e);
+    }
+    if literal == "\"SecureString\"" {
+        return secure_string_value(b, e);
     }
     if literal.starts_with(':') {
         let end = run(b, e, |c| c.is_ascii_hexdigit());
@@ -1300,6 +1310,31 @@ fn nickserv_identify(b: &[u8], e: usize) -> Option<Hit> {
     let v = &rest[last..];
     (v.len() >= 6 && plausible(v, Need::Password))
         .then(|| hit("password", e + last, e + rest.len()))?
+}
+
+/// `aws ssm get-parameter --with-decryption`: a `SecureString` parameter's `Value`,
+/// decrypted, in the same object. `e` is after `"SecureString"`.
+fn secure_string_value(b: &[u8], e: usize) -> Option<Hit> {
+    let lo = e.saturating_sub(300);
+    let hi = (e + 300).min(b.len());
+    let window = &b[lo..hi];
+    let key = super::text::find(window, b"\"Value\"")? + lo + 7;
+    let colon = skip_blanks(b, key);
+    if at(b, colon) != Some(b':') {
+        return None;
+    }
+    let vs = skip_blanks(b, colon + 1);
+    if at(b, vs) != Some(b'"') {
+        return None;
+    }
+    let end = vs
+        + 1
+        + b[vs + 1..hi]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\n')?;
+    let v = &b[vs + 1..end];
+    (at(b, end) == Some(b'"') && plausible(v, Need::Password))
+        .then(|| hit("secret", vs + 1, end))?
 }
 
 /// A Synapse (Matrix) signing key file: one line `ed25519 <key id> <unpadded base64 of

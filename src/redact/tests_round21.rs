@@ -109,3 +109,69 @@ fn what_a_label_type_or_specification_marks_public() {
     assert_clean("NETWORK_PASSPHRASE=\"Test SDF Network ; September 2015\"\n");
     assert_clean("Für den Zugang brauchst du keine password: nutze `vault login` wie immer.\n");
 }
+
+#[test]
+fn keys_a_url_carries_in_its_path() {
+    for (url, key) in [
+        (
+            "https://polygon-mainnet.g.alchemy.com/v2/Wq4Zt9Xm2Lp7Rn1Kj5Hg8Fd3",
+            "Wq4Zt9Xm2Lp7Rn1Kj5Hg8Fd3",
+        ),
+        (
+            "https://quiet-bold-river.quiknode.pro/0f9e8d7c6b5a49382716a5b4c3d2e1f0a9b8c7d6/",
+            "0f9e8d7c6b5a49382716a5b4c3d2e1f0a9b8c7d6",
+        ),
+        (
+            "https://shop.bitrix24.de/rest/12/q7w3e9r1t5y2u8i4/crm.lead.add.json",
+            "q7w3e9r1t5y2u8i4",
+        ),
+        (
+            "https://dl.cloudsmith.io/Zp4Xq8Wm2Vt6Rn1L/acme/tools/deb/ubuntu",
+            "Zp4Xq8Wm2Vt6Rn1L",
+        ),
+        (
+            "git+https://9f8e7d6c5b4a39281706f5e4d3c2b1a098f7e6d5:x-oauth-basic@github.com/acme/ui.git",
+            "9f8e7d6c5b4a39281706f5e4d3c2b1a098f7e6d5",
+        ),
+    ] {
+        assert_gone(&format!("url = \"{url}\"\n"), key);
+    }
+    assert_gone(
+        "[OUTPUT]\n    Name  http\n    Host  collectors.sumologic.com\n    URI   /receiver/v1/http/Zq8Xw3Vt7Rn2Lp6Kj1Hg5Fd9Sb4Yc0Te8Ua3Io7Pz2Sd6Fg0H==\n",
+        "Zq8Xw3Vt7Rn2Lp6Kj1Hg5Fd9Sb4Yc0Te8Ua3Io7Pz2Sd6Fg0H",
+    );
+    // A Bitrix24 route with no user number, and REST paths of other hosts, name things.
+    assert_clean("GET https://api.example.com/rest/v2/customers/4471/orders\n");
+}
+
+#[test]
+fn values_code_and_a_console_hand_over() {
+    assert_gone(
+        "conn = database('sales', 'reporter', 'Vq3!Lm8#Zp2w', 'Vendor', 'PostgreSQL');\n",
+        "Vq3!Lm8#Zp2w",
+    );
+    assert_gone(
+        "def db = Sql.newInstance(\"jdbc:postgresql://db:5432/app\", \"app\", \"Rk7.Tz2_Wq9m\", \"org.postgresql.Driver\")\n",
+        "Rk7.Tz2_Wq9m",
+    );
+    assert_gone(
+        "mac := qbox.NewMac(\"Ak3Lp9Xq2Wm7Zt4Vn8Rb1Hs6Gd0Fc5Ye3Ua7Io2\", \"Sk8Zq3Xw7Vt2Rn6Lp1Kj5Hg9Fd4Sb0Yc8Te3Ua7\")\n",
+        "Sk8Zq3Xw7Vt2Rn6Lp1Kj5Hg9Fd4Sb0Yc8Te3Ua7",
+    );
+    assert_gone(
+        "$ docker login fra.ocir.io -u 'tenancy/ci-bot'\nPassword: Kq)Zt>Wm2xLp9.Rv\nLogin Succeeded\n",
+        "Kq)Zt>Wm2xLp9.Rv",
+    );
+    assert_gone(
+        "# DEPLOY_SECRET was Lq7Xw2Zt9Vm4Rn8Kp3Hs6Gd1Fb5Yc0Te\n",
+        "Lq7Xw2Zt9Vm4Rn8Kp3Hs6Gd1Fb5Yc0Te",
+    );
+    assert_gone(
+        "{\n  \"Parameter\": {\n    \"Name\": \"/prod/api/signing\",\n    \"Type\": \"SecureString\",\n    \"Value\": \"Wm9vQmFyQmF6UXV4Q29yZ2U3NzE=\",\n    \"Version\": 2\n  }\n}\n",
+        "Wm9vQmFyQmF6UXV4Q29yZ2U3NzE=",
+    );
+    // A parameter of another type prints its value as it is.
+    assert_clean(
+        "{\n  \"Parameter\": {\n    \"Type\": \"String\",\n    \"Value\": \"eu-west-1\"\n  }\n}\n",
+    );
+}

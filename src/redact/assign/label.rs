@@ -88,7 +88,12 @@ pub(super) fn labelled(
     // Prose names a secret in a word of its own (`password`, `Token`); a name in code
     // (`API_KEY`, `applicationServerKey`) has its assignment's rules, and only a REPL's
     // answer below it counts here.
-    if !plain_word(&b[ks..ke]) {
+    // A comment is prose, whatever the name in it: `# HARBOR_SECRET was …`.
+    let in_comment = {
+        let head = b[line_start(b, ks)..ks].trim_ascii_start();
+        head.starts_with(b"#") || head.starts_with(b"//")
+    };
+    if !plain_word(&b[ks..ke]) && !in_comment {
         return below_repl(b, ke, family).map(found);
     }
     if let Some(range) = along_sentence(b, ke, family).or_else(|| aligned(b, ks, ke, family)) {

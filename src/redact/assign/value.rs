@@ -84,16 +84,18 @@ pub(super) fn value_at(b: &[u8], i: usize, ks: usize) -> Option<(usize, usize)> 
     }
     // YAML's `  auth_token: drot)20}q8G[b`: a plain scalar is the rest of its line,
     // brackets and all, when the key starts an indented line (a mapping's, not an HTTP
-    // header's) and the rest is one word.
+    // header's) and the rest is one word. A prompt's echo at a line's start
+    // (`Password: PF)Gx>WA…`) is read the same way.
     if i >= 2 && b[i - 2..i] == *b": " && {
         let ls = line_start(b, ks);
-        ks >= ls + 2 && b[ls..ks].iter().all(|&c| c == b' ' || c == b'-')
+        let prompt = ks == ls && contains_ci(&b[ks..i], b"pass");
+        prompt || ks >= ls + 2 && b[ls..ks].iter().all(|&c| c == b' ' || c == b'-')
     } {
         let le = line_end(b, i, MAX_VALUE);
         let word = b[i..le].trim_ascii_end();
         let word = word.strip_suffix(b",").unwrap_or(word);
         // Only where the delimiters below would cut it: inside the word, not closing it.
-        let inner = word.len() > 1 && word[..word.len() - 1].iter().any(|c| b")}]".contains(c));
+        let inner = word.len() > 1 && word[..word.len() - 1].iter().any(|c| b")}]<>".contains(c));
         if inner && !word.iter().any(u8::is_ascii_whitespace) && !word.ends_with(b"(") {
             return Some((i, i + word.len()));
         }

@@ -42,6 +42,12 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
         Some(colon) => {
             let start = e + colon + 1;
             let pass = &b[start..at_sign];
+            // GitHub's `https://<token>:x-oauth-basic@github.com`: the token is the user,
+            // the password a fixed word.
+            if pass.eq_ignore_ascii_case(b"x-oauth-basic") {
+                return token_user(&userinfo[..colon])
+                    .then(|| hit("url-password", e, e + colon))?;
+            }
             // `guest:guest@`, `postgres:postgres@`: a service's default login, which its
             // documentation prints, not a credential someone chose.
             let default_login = pass == &userinfo[..colon];
@@ -141,9 +147,21 @@ pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit
     let request = ["GET ", "POST ", "PUT ", "PATCH ", "DELETE "]
         .iter()
         .any(|m| b[..s].ends_with(m.as_bytes()));
+    // A collector's config gives the route alone under its own key (fluent-bit's
+    // `URI /receiver/v1/http/<token>`, the host on another line).
+    let lead = b[ls..s].trim_ascii_end();
+    let lead = lead
+        .strip_suffix(b"=")
+        .or_else(|| lead.strip_suffix(b":"))
+        .unwrap_or(lead)
+        .trim_ascii_end();
+    let route_key = [b"uri".as_slice(), b"url", b"path", b"endpoint"]
+        .iter()
+        .any(|k| lead.len() >= k.len() && lead[lead.len() - k.len()..].eq_ignore_ascii_case(k))
+        && lead.len() < b[ls..s].len();
     let scheme = match find(&b[ls..s], b"://") {
         Some(i) => i + ls + 3,
-        None if request => s,
+        None if request || route_key => s,
         None => return None,
     };
     // Azure Key Vault's URLs name a key or secret and its version, never its value.
@@ -253,6 +271,34 @@ fn is_numeric_word(seg: &[u8]) -> bool {
 
 /// A path segment that is a route's credential: random, or, after a word that says
 /// webhook, a UUID or long hex (services mint their hook ids that way).
+/// The key a host takes as a path segment: Alchemy's `/v2/<key>`, Infura's
+/// `/v3/<key>`, QuickNode's `<name>.quiknode.pro/<token>/`, Cloudsmith's
+/// `dl.cloudsmith.io/<entitlement>/`, a Bitrix24 webhook's `/rest/<user>/<secret>/`.
+/// `e` is after the anchor's closing `/`.
+pub(in crate::redact) fn keyed_route(b: &[u8], e: usize) -> Option<Hit> {
+    let mut start = e;
+    if b[..e].ends_with(b"/rest/") {
+        // Bitrix24's inbound webhook: the user's number, then the secret.
+        let host_start = run_back(b, e - 6, (e - 6).saturating_sub(80), |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+        });
+        let user_end = run(b, e, |c| c.is_ascii_digit());
+        if !contains_ci(&b[host_start..e], b".bitrix24.")
+            || user_end == e
+            || at(b, user_end) != Some(b'/')
+        {
+            return None;
+        }
+        start = user_end + 1;
+    }
+    let end = run(&b[..(start + 128).min(b.len())], start, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+    });
+    let seg = &b[start..end];
+    (seg.len() >= 16 && has_digit(seg) && has_alpha(seg) && !at(b, end).is_some_and(|c| c == b'.'))
+        .then(|| hit("token", start, end))?
+}
+
 fn route_secret(seg: &[u8], hook: bool) -> bool {
     seg.len() >= 16
         && (plausible(seg, Need::Strong)
