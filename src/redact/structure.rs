@@ -1130,6 +1130,14 @@ fn dm_crypt_key(b: &[u8], e: usize) -> Option<Hit> {
     .then(|| hit("key", start, end))?
 }
 
+/// Where a JSON string value opens after a key that ends at `key`: `: "` with any
+/// blanks between; the index of the opening quote.
+fn json_string_after(b: &[u8], key: usize) -> Option<usize> {
+    let colon = skip_blanks(b, key);
+    let open = skip_blanks(b, colon + 1);
+    (at(b, colon) == Some(b':') && at(b, open) == Some(b'"')).then_some(open)
+}
+
 /// A Terraform state's `"type": "random_password"` resource: the password it made is
 /// its instance's `"result"` (sensitive in the plan, plain in the state file). `e` is
 /// after the quoted type; the resource's next `"type"` ends the search.
@@ -1137,14 +1145,7 @@ pub(super) fn random_password(b: &[u8], e: usize) -> Option<Hit> {
     let hi = (e + 4096).min(b.len());
     let until = super::text::find(&b[e..hi], b"\"type\"").map_or(hi, |p| e + p);
     let key = super::text::find(&b[e..until], b"\"result\"")? + e + 8;
-    let colon = skip_blanks(b, key);
-    if at(b, colon) != Some(b':') {
-        return None;
-    }
-    let open = skip_blanks(b, colon + 1);
-    if at(b, open) != Some(b'"') {
-        return None;
-    }
+    let open = json_string_after(b, key)?;
     let end = run(&b[..until], open + 1, |c| c != b'"' && c != b'\n');
     (end - open > 8 && at(b, end) == Some(b'"')).then(|| hit("password", open + 1, end))?
 }
@@ -1319,14 +1320,7 @@ fn secure_string_value(b: &[u8], e: usize) -> Option<Hit> {
     let hi = (e + 300).min(b.len());
     let window = &b[lo..hi];
     let key = super::text::find(window, b"\"Value\"")? + lo + 7;
-    let colon = skip_blanks(b, key);
-    if at(b, colon) != Some(b':') {
-        return None;
-    }
-    let vs = skip_blanks(b, colon + 1);
-    if at(b, vs) != Some(b'"') {
-        return None;
-    }
+    let vs = json_string_after(b, key)?;
     let end = vs
         + 1
         + b[vs + 1..hi]

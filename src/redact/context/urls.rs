@@ -295,7 +295,7 @@ pub(in crate::redact) fn keyed_route(b: &[u8], e: usize) -> Option<Hit> {
         c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
     });
     let seg = &b[start..end];
-    (seg.len() >= 16 && has_digit(seg) && has_alpha(seg) && !at(b, end).is_some_and(|c| c == b'.'))
+    (seg.len() >= 16 && has_digit(seg) && has_alpha(seg) && at(b, end).is_none_or(|c| c != b'.'))
         .then(|| hit("token", start, end))?
 }
 
