@@ -285,10 +285,12 @@ pub(super) fn handed_over(b: &[u8], e: usize) -> Option<Hit> {
     let rest = run(&b[..le], e, |c| {
         matches!(c, b':' | b',' | b' ' | b'-' | b'!' | b'.')
     });
-    if rest < le {
+    // An emoji or a pointing hand after the phrase says the value comes next.
+    if rest < le && b[rest..le].iter().any(u8::is_ascii_alphanumeric) {
         return word(rest, le);
     }
-    // The next message: its text after the sender (`[10:16] <ana> `, `… Lukas: `).
+    // The next message: its text after the sender (`[10:16] <ana> `, `… Lukas: `), or
+    // the whole next line in a chat that puts the sender above the message.
     let ns = le + 1;
     let ne = line_end(b, ns, 512);
     let line = &b[ns.min(ne)..ne];
@@ -296,7 +298,8 @@ pub(super) fn handed_over(b: &[u8], e: usize) -> Option<Hit> {
     let sender_end = [&b"> "[..], b": "]
         .iter()
         .filter_map(|sep| super::text::rfind(head, sep).map(|p| p + 2))
-        .max()?;
+        .max()
+        .unwrap_or(0);
     word(ns + sender_end, ne)
 }
 

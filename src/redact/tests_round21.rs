@@ -175,3 +175,12 @@ fn values_code_and_a_console_hand_over() {
         "{\n  \"Parameter\": {\n    \"Type\": \"String\",\n    \"Value\": \"eu-west-1\"\n  }\n}\n",
     );
 }
+
+#[test]
+fn a_value_handed_over_on_the_line_below() {
+    assert_gone(
+        "mira  10:32 PM\nhere you go 👇\nWq7Zt-2Xm9Lp4Rn8Kj1Hg5Fd3Sb6Yc0Te\n(expires friday)\n",
+        "Wq7Zt-2Xm9Lp4Rn8Kj1Hg5Fd3Sb6Yc0Te",
+    );
+    assert_clean("here you go 👇\nthe runbook is on the wiki under Deploys\n");
+}
