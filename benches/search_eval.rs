@@ -565,8 +565,9 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             Box::new(|t, v| t.howto_coverage = v),
             Box::new(|t, v| t.context = v),
             Box::new(|t, v| t.companion_ratio = v),
+            Box::new(|t, v| t.error_words_min = v),
         ];
-        let grids: [&[f32]; 27] = [
+        let grids: [&[f32]; 28] = [
             &[0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4],
             &[0.0, 0.25, 0.5, 0.75, 1.0],
             &[0.5, 0.75, 1.0, 1.5, 2.0],
@@ -594,6 +595,7 @@ fn tune(dir: &Path, queries_path: &Path, report: &[(PathBuf, PathBuf)]) {
             &[0.0, 0.4, 0.5, 0.6, 0.7, 0.8],
             &[0.0, 0.1, 0.25, 0.5, 1.0],
             &[0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+            &[0.6, 0.7, 0.8, 0.9, 1.1],
         ];
         for (set, grid) in candidates.iter().zip(grids) {
             for &v in grid {

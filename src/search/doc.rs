@@ -158,6 +158,15 @@ impl Doc {
                     (t.term, share)
                 })
                 .collect();
+        let error_terms = super::signature::error_terms(l.error_context.as_deref().unwrap_or(""));
+        if error_terms.len() >= super::signature::MIN_ERROR_TERMS {
+            let share = 1.0 / error_terms.len() as f32;
+            signatures.extend(
+                error_terms
+                    .into_iter()
+                    .map(|t| (format!("{}{t}", super::signature::WORD), share)),
+            );
+        }
         signatures.sort_by(|a, b| a.0.cmp(&b.0));
         let meta = Meta {
             id: l.id.clone(),

@@ -204,6 +204,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let focus = logtext::salient(req.text);
     let q = units(source, focus.as_deref().unwrap_or(req.text), t, n);
     let signatures = signature_matches(source, req.text, t, n);
+    let error_words = error_word_cover(source, focus.as_deref().unwrap_or(req.text));
     if (q.units.is_empty() || q.maximum <= 0.0) && signatures.is_empty() {
         return Vec::new();
     }
@@ -238,6 +239,11 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let relevance_of =
         |d: usize| ((score[d] + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
     let lead = lead(&score, &relevance_of, req.text, t);
+    // The most relevant learning, the only one its error's words may admit: a long
+    // paste holds many words, and some of every error of its program.
+    let best = (0..score.len())
+        .filter(|&d| score[d] > 0.0)
+        .max_by(|&a, &b| relevance_of(a).total_cmp(&relevance_of(b)).then(b.cmp(&a)));
     let bar = if asks_how(req.text) {
         t.howto_relevance.max(t.min_relevance)
     } else {
@@ -305,6 +311,12 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             && evidence as f32 >= t.lead_units * own_units as f32
         {
             "lead"
+        } else if best == Some(d)
+            && error_words
+                .get(&(d as u32))
+                .is_some_and(|&c| c >= t.error_words_min)
+        {
+            "error words"
         } else if t.companion_ratio > 0.0
             && !single_common
             && evidence >= need
@@ -639,6 +651,31 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
         for (doc, share) in postings {
             let e = out.entry(doc).or_default();
             *e = e.max(share.min(1.0));
+        }
+    }
+    out
+}
+
+/// The share of each learning's error words (see
+/// [`signature::error_terms`]) that `text` holds, for the learnings that
+/// share any. A paste is read for its first distinct terms only.
+fn error_word_cover(source: &dyn Source, text: &str) -> HashMap<u32, f32> {
+    const MAX_TERMS: usize = 256;
+    let mut out: HashMap<u32, f32> = HashMap::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut term = String::with_capacity(32);
+    for t in tokenize::terms(text) {
+        if seen.len() >= MAX_TERMS {
+            break;
+        }
+        if !seen.insert(t.clone()) {
+            continue;
+        }
+        term.clear();
+        term.push_str(signature::WORD);
+        term.push_str(&t);
+        for (doc, share) in source.postings(&term) {
+            *out.entry(doc).or_default() += share;
         }
     }
     out

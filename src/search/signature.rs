@@ -15,8 +15,16 @@ use super::tokenize;
 
 /// Term prefix of a signature tail in the index.
 pub const SIGNATURE: &str = "\u{1}s:";
+/// Term prefix of one of a learning's error words in the index; its
+/// posting carries one over the number of such words the learning has.
+pub const WORD: &str = "\u{1}w:";
 /// Fewer words than this are not a signature ("permission denied").
 pub const MIN_WORDS: usize = 3;
+/// A learning whose error has fewer distinct words than this is not
+/// indexed by them: a question naming a program covers a short error.
+pub const MIN_ERROR_TERMS: usize = 4;
+/// Words every failure says, which tell no failure from another.
+const GENERIC: &[&str] = &["cannot", "error", "fail", "fatal", "unable"];
 /// A line's words beyond this many from its end are not looked at.
 pub const MAX_WORDS: usize = 16;
 /// Lines of a text looked at (a stack trace is long; its error is early or late).
@@ -29,6 +37,22 @@ pub struct Tail {
     pub term: String,
     pub words: usize,
     pub line_words: usize,
+}
+
+/// The distinct terms of the error lines of `text` (as [`lines`] reads
+/// them), in the tokeniser's form, without the words every failure says.
+/// A text that repeats most of them repeats the error, in whatever order
+/// and framing it prints it.
+pub fn error_terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in lines(text) {
+        for term in tokenize::terms(&line.join(" ")) {
+            if !out.contains(&term) && !GENERIC.contains(&term.as_str()) {
+                out.push(term);
+            }
+        }
+    }
+    out
 }
 
 /// The normalised words of each error line of `text`, lines with fewer

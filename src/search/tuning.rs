@@ -53,6 +53,11 @@ pub struct Tuning {
     /// least this share of that line makes the learning an answer whatever
     /// its relevance: the text repeats the learning's error.
     pub signature_min: f32,
+    /// A learning whose error's distinct words the text holds at least
+    /// this share of is an answer when no other rule admits it: the text
+    /// repeats its error, reworded or reframed (see
+    /// [`signature::error_terms`](super::signature::error_terms)).
+    pub error_words_min: f32,
     /// A signature matches only when at most this share of learnings (and
     /// at least three) hold it: a tail many errors end with says nothing.
     pub signature_df_share: f32,
@@ -163,6 +168,7 @@ impl Default for Tuning {
             hook_relevance: 0.4,
             synonym_credit: 1.0,
             signature_min: 0.6,
+            error_words_min: 0.7,
             signature_df_share: 0.01,
             signature_bonus: 0.5,
             min_coverage: 0.0,

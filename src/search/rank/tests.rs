@@ -500,6 +500,7 @@ fn an_error_seen_again_under_log_prefixes_is_found_by_its_signature() {
     let off = Tuning {
         signature_min: 2.0,
         lead_ratio: 1.0,
+        error_words_min: 2.0,
         ..strict
     };
     assert!(
@@ -739,6 +740,7 @@ fn a_log_whose_framing_drowns_the_error_is_answered_by_the_learning_that_leads()
         min_relevance: 0.99,
         signature_min: 2.0,
         lead_relevance: 0.05,
+        error_words_min: 2.0,
         ..Tuning::default()
     };
     let hits = rank(&index, &ask(text), &strict);
@@ -770,6 +772,7 @@ fn a_log_where_two_learnings_are_level_gets_no_lead() {
         min_relevance: 0.99,
         signature_min: 2.0,
         lead_relevance: 0.05,
+        error_words_min: 2.0,
         ..Tuning::default()
     };
     assert!(rank(&index, &ask(text), &strict).is_empty());
@@ -1033,4 +1036,34 @@ fn a_how_to_answer_without_the_questions_concept_covers_nearly_all_of_it() {
         ids(&rank(&plain, &ask(remedy), &Tuning::default())).first(),
         Some(&"socket")
     );
+}
+
+#[test]
+fn a_paste_that_repeats_most_of_an_errors_words_is_answered_by_it() {
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "kafka-offsets",
+        "consumer group rebalances forever",
+        "",
+        "Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group",
+        "raise max.poll.interval.ms above the slowest batch",
+    ));
+    // The error reprinted by another client version, reworded and reordered, in a
+    // worker's log whose healthy lines outnumber it.
+    let text = "2026-03-02 10:00:01 INFO worker 3 polled 500 records in 41ms\n\
+        2026-03-02 10:00:02 INFO checkpoint written to /var/lib/etl/ckpt-99\n\
+        2026-03-02 10:00:02 INFO http GET /healthz 200 2ms\n\
+        2026-03-02 10:00:03 INFO scheduler tick seq=4411 lag=3\n\
+        2026-03-02 10:00:04 WARN [Consumer clientId=etl-7, groupId=ledger-sync] member etl-7-5c1e kicked out of the group during rebalance generation 411 while the coordinator on broker kafka-2 was migrating; not part of an active group, auto partition assignment revoked, offset commit could not be completed, retrying heartbeat thread shutdown\n\
+        2026-03-02 10:00:05 INFO worker 4 polled 500 records in 39ms\n\
+        2026-03-02 10:00:06 INFO flushed 3 segments to s3 in 212ms\n";
+    let index = index_of(&learnings);
+    let off = Tuning {
+        error_words_min: 1.1,
+        ..Tuning::default()
+    };
+    assert!(ids(&rank(&index, &ask(text), &off)).first() != Some(&"kafka-offsets"));
+    let hits = rank(&index, &ask(text), &Tuning::default());
+    assert_eq!(ids(&hits).first(), Some(&"kafka-offsets"));
+    assert_eq!(hits[0].signals.admitted_by, "error words");
 }
