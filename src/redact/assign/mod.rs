@@ -535,14 +535,6 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
         }
         other => other,
     };
-    // `Provider public key: …`, `Key Exchange: …`: a label in words whose other word
-    // says the key is public (DNSCrypt's resolver info, tshark's handshake).
-    if family == Family::Key
-        && key.eq_ignore_ascii_case(b"key")
-        && (prose_public_label(b, ks, ke) || under_public_type(b, ks))
-    {
-        return None;
-    }
     let key_at = Key {
         start: ks,
         end: ke,
@@ -574,6 +566,16 @@ pub(super) fn assignment(b: &[u8], s: usize, e: usize, reach: &mut Reach) -> Opt
             label::labelled(b, ks, ke, family, kind)
         })
     });
+    // `Provider public key: …`, `Key Exchange: …`: a label in words whose other word
+    // says the key is public (DNSCrypt's resolver info, tshark's handshake). Read only
+    // once a value is found: most `key`s have none.
+    if found.is_some()
+        && family == Family::Key
+        && key.eq_ignore_ascii_case(b"key")
+        && (prose_public_label(b, ks, ke) || under_public_type(b, ks))
+    {
+        return None;
+    }
     if let Some(f) = found.as_ref().filter(|f| f.direct) {
         reach.value = f.end;
     }
