@@ -989,15 +989,19 @@ fn address(v: &[u8]) -> bool {
         return true;
     }
     if let Some(d) = base58check(v) {
-        // Tezos' public keys carry their own prefix bytes: `edpk`, `sppk`, `p2pk`.
-        const TEZOS_PUBLIC: [&[u8]; 3] =
-            [&[13, 15, 37, 217], &[3, 254, 226, 86], &[3, 178, 139, 127]];
+        // Tezos' public keys carry their own prefix bytes and key length: `edpk` (32),
+        // `sppk` and `p2pk` (33).
+        const TEZOS_PUBLIC: [(&[u8], usize); 3] = [
+            (&[13, 15, 37, 217], 32),
+            (&[3, 254, 226, 86], 33),
+            (&[3, 178, 139, 127], 33),
+        ];
         return match d.len() {
             21 => true,
             78 => matches!(d[45], 0x02 | 0x03),
             36 | 37 => TEZOS_PUBLIC
                 .iter()
-                .any(|p| d.starts_with(p) && d.len() == p.len() + if p[0] == 13 { 32 } else { 33 }),
+                .any(|&(p, n)| d.len() == p.len() + n && d.starts_with(p)),
             _ => false,
         };
     }

@@ -1326,7 +1326,7 @@ fn secure_string_value(b: &[u8], e: usize) -> Option<Hit> {
     let vs = json_string_after(b, key)?;
     let end = vs
         + 1
-        + b[vs + 1..hi]
+        + b.get(vs + 1..hi)?
             .iter()
             .position(|&c| c == b'"' || c == b'\n')?;
     let v = &b[vs + 1..end];

@@ -277,7 +277,7 @@ fn is_numeric_word(seg: &[u8]) -> bool {
 /// `e` is after the anchor's closing `/`.
 pub(in crate::redact) fn keyed_route(b: &[u8], e: usize) -> Option<Hit> {
     let mut start = e;
-    if b[..e].ends_with(b"/rest/") {
+    if b[e - 6..e].eq_ignore_ascii_case(b"/rest/") {
         // Bitrix24's inbound webhook: the user's number, then the secret.
         let host_start = run_back(b, e - 6, (e - 6).saturating_sub(80), |c| {
             c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
