@@ -328,8 +328,25 @@ pub(super) fn secret_structure(head: &[u8]) -> bool {
         || head.starts_with(b"openssh-key-v1\0")
         || private_key_blob(head)
         || minisign_secret(head)
+        || bks_key_entry(head)
         // Tor's key files: `== ed25519v1-secret: type0 ==` and its kin.
         || head.starts_with(b"== ") && head.windows(8).take(32).any(|w| w == b"-secret:")
+}
+
+/// A BouncyCastle keystore (BKS, version 1 or 2) whose first entry holds a key: the
+/// version, a 20-byte salt with its length, the iteration count, then an entry of type
+/// key (2), secret (3) or sealed key (4) with a printable alias. A store of certificates
+/// alone (type 1) is a truststore.
+fn bks_key_entry(d: &[u8]) -> bool {
+    let Some(&[t, hi, lo]) = d.get(32..35) else {
+        return false;
+    };
+    let alias_len = usize::from(hi) << 8 | usize::from(lo);
+    matches!(d[..8], [0, 0, 0, 1 | 2, 0, 0, 0, 20])
+        && matches!(t, 2..=4)
+        && (1..=64).contains(&alias_len)
+        && d.get(35..35 + alias_len)
+            .is_some_and(|a| a.iter().all(|c| c.is_ascii_graphic()))
 }
 
 /// CryptoAPI's PRIVATEKEYBLOB, as a .NET strong-name `.snk` holds it: type 7,
@@ -880,6 +897,14 @@ mod tests {
             0x30, 0x82, 0x03, 0x00, 0x30, 0x82, 0x02, 0xE8, 0xA0
         ]));
         assert!(secret_structure(&[0xFE, 0xED, 0xFE, 0xED, 0, 0, 0, 2]));
+        let mut bks = vec![0, 0, 0, 2, 0, 0, 0, 20];
+        bks.extend([7u8; 20]);
+        bks.extend([0, 0, 4, 0, 4, 0, 3]);
+        bks.extend(b"app\0\0\x01");
+        assert!(secret_structure(&bks));
+        // A truststore's first entry is a certificate (type 1).
+        bks[32] = 1;
+        assert!(!secret_structure(&bks));
         assert!(keytab(&[5, 2, 0, 0, 0, 80, 0, 2, 0, 11, b'E', b'X']));
         // An OpenPGP public-key packet (tag 6) is public.
         assert!(!openpgp_secret(&[0x99, 0x01, 0x0D, 0x04]));
