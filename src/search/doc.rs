@@ -149,24 +149,9 @@ impl Doc {
             .map(|k| tokenize::phrase(k))
             .filter(|p| p.contains(' '))
             .collect();
-        // `tails` holds each term once, with the share in the first line holding it.
-        let mut signatures: Vec<(String, f32)> =
-            super::signature::tails(l.error_context.as_deref().unwrap_or(""))
-                .into_iter()
-                .map(|t| {
-                    let share = t.words as f32 / t.line_words.max(1) as f32;
-                    (t.term, share)
-                })
-                .collect();
-        let error_terms = super::signature::error_terms(l.error_context.as_deref().unwrap_or(""));
-        if error_terms.len() >= super::signature::MIN_ERROR_TERMS {
-            let share = 1.0 / error_terms.len() as f32;
-            signatures.extend(
-                error_terms
-                    .into_iter()
-                    .map(|t| (format!("{}{t}", super::signature::WORD), share)),
-            );
-        }
+        // Each term once: a tail with the share of the first line holding it.
+        let mut signatures =
+            super::signature::index_terms(l.error_context.as_deref().unwrap_or(""));
         signatures.sort_by(|a, b| a.0.cmp(&b.0));
         let meta = Meta {
             id: l.id.clone(),

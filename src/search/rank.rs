@@ -238,12 +238,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let maximum = q.maximum.max(f32::MIN_POSITIVE);
     let relevance_of =
         |d: usize| ((score[d] + credit.get(d).copied().unwrap_or(0.0)) / maximum).min(1.0);
-    let lead = lead(&score, &relevance_of, req.text, t);
-    // The most relevant learning, the only one its error's words may admit: a long
-    // paste holds many words, and some of every error of its program.
-    let best = (0..score.len())
-        .filter(|&d| score[d] > 0.0)
-        .max_by(|&a, &b| relevance_of(a).total_cmp(&relevance_of(b)).then(b.cmp(&a)));
+    // The most relevant learning: the only one a log's lead or its error's words may
+    // admit (a long paste holds many words, and some of every error of its program).
+    let (best, first, second) = top_two(&score, &relevance_of);
+    let lead = best.filter(|_| leads(first, second, req.text, t));
     let bar = if asks_how(req.text) {
         t.howto_relevance.max(t.min_relevance)
     } else {
@@ -576,17 +574,9 @@ const PROSE: &[&str] = &[
     "without", "every", "each", "my", "our", "and", "between", "so", "when", "after", "in", "on",
 ];
 
-/// For a text of several lines, the learning whose relevance leads every
-/// other's by the margin of [`Tuning::lead_ratio`] (module doc, 3).
-fn lead(
-    score: &[f32],
-    relevance_of: &dyn Fn(usize) -> f32,
-    text: &str,
-    t: &Tuning,
-) -> Option<usize> {
-    if t.lead_ratio >= 1.0 || text.trim().lines().nth(1).is_none() {
-        return None;
-    }
+/// The most relevant learning (the first on a tie), its relevance and the
+/// next best relevance.
+fn top_two(score: &[f32], relevance_of: &dyn Fn(usize) -> f32) -> (Option<usize>, f32, f32) {
     let (mut best, mut first, mut second) = (None, 0f32, 0f32);
     for (d, _) in score.iter().enumerate().filter(|(_, s)| **s > 0.0) {
         let r = relevance_of(d);
@@ -596,7 +586,14 @@ fn lead(
             second = r;
         }
     }
-    best.filter(|_| second <= t.lead_ratio * first)
+    (best, first, second)
+}
+
+/// Whether, for a text of several lines, the most relevant learning leads
+/// every other's relevance by the margin of [`Tuning::lead_ratio`] (module
+/// doc, 3).
+fn leads(first: f32, second: f32, text: &str, t: &Tuning) -> bool {
+    t.lead_ratio < 1.0 && text.trim().lines().nth(1).is_some() && second <= t.lead_ratio * first
 }
 
 /// Per learning, toward `min_relevance` only: the words of the synonyms
@@ -657,7 +654,7 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
 }
 
 /// The share of each learning's error words (see
-/// [`signature::error_terms`]) that `text` holds, for the learnings that
+/// [`signature::index_terms`]) that `text` holds, for the learnings that
 /// share any. A paste is read for its first distinct terms only.
 fn error_word_cover(source: &dyn Source, text: &str) -> HashMap<u32, f32> {
     const MAX_TERMS: usize = 256;

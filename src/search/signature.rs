@@ -39,13 +39,13 @@ pub struct Tail {
     pub line_words: usize,
 }
 
-/// The distinct terms of the error lines of `text` (as [`lines`] reads
-/// them), in the tokeniser's form, without the words every failure says.
-/// A text that repeats most of them repeats the error, in whatever order
-/// and framing it prints it.
-pub fn error_terms(text: &str) -> Vec<String> {
+/// The distinct terms of error lines as [`lines`] reads them, in the
+/// tokeniser's form, without the words every failure says. A text that
+/// repeats most of them repeats the error, in whatever order and framing it
+/// prints it.
+fn terms_of(lines: &[Vec<String>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for line in lines(text) {
+    for line in lines {
         for term in tokenize::terms(&line.join(" ")) {
             if !out.contains(&term) && !GENERIC.contains(&term.as_str()) {
                 out.push(term);
@@ -97,9 +97,34 @@ const MIN_SENTENCE_WORDS: usize = 6;
 /// side's lookups), each term once: where two lines share a tail, the first
 /// line's.
 pub fn tails(text: &str) -> Vec<Tail> {
+    tails_of(&lines(text))
+}
+
+/// The terms a learning's error is indexed under, each with its posting's
+/// share: every [`tails`] term (the share of its line it covers) and, for an
+/// error of at least [`MIN_ERROR_TERMS`] distinct words, each of those words
+/// ([`WORD`], one over their number). The lines are read once for both.
+pub fn index_terms(error: &str) -> Vec<(String, f32)> {
+    let lines = lines(error);
+    let mut out: Vec<(String, f32)> = tails_of(&lines)
+        .into_iter()
+        .map(|t| {
+            let share = t.words as f32 / t.line_words.max(1) as f32;
+            (t.term, share)
+        })
+        .collect();
+    let words = terms_of(&lines);
+    if words.len() >= MIN_ERROR_TERMS {
+        let share = 1.0 / words.len() as f32;
+        out.extend(words.into_iter().map(|w| (format!("{WORD}{w}"), share)));
+    }
+    out
+}
+
+fn tails_of(lines: &[Vec<String>]) -> Vec<Tail> {
     let mut out: Vec<Tail> = Vec::new();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for words in lines(text) {
+    for words in lines {
         let start = words.len().saturating_sub(MAX_WORDS);
         let kept = &words[start..];
         for k in MIN_WORDS..=kept.len() {

@@ -56,7 +56,7 @@ pub struct Tuning {
     /// A learning whose error's distinct words the text holds at least
     /// this share of is an answer when no other rule admits it: the text
     /// repeats its error, reworded or reframed (see
-    /// [`signature::error_terms`](super::signature::error_terms)).
+    /// [`signature::index_terms`](super::signature::index_terms)).
     pub error_words_min: f32,
     /// A signature matches only when at most this share of learnings (and
     /// at least three) hold it: a tail many errors end with says nothing.
