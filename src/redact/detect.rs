@@ -50,6 +50,8 @@ enum Anchor {
     B64Pem,
     B64PrettyJson,
     Putty,
+    /// A libgcrypt private key's S-expression (GnuPG's key files).
+    Gcrypt,
     Webhook,
     PathSecret,
     /// A host that takes its API key as a path segment (RPC providers, webhook URLs).
@@ -153,7 +155,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("-----BEGIN ", Anchor::Pem), ("LS0tLS1CRUdJTi", Anchor::B64Pem),
     ("AEdJVENSWVBUS0VZ", Anchor::B64Pem),
     ("ewog", Anchor::B64PrettyJson), ("ewoi", Anchor::B64PrettyJson),
-    ("Private-Lines:", Anchor::Putty),
+    ("Private-Lines:", Anchor::Putty), ("(private-key", Anchor::Gcrypt),
     // Slack's webhooks are pasted without a scheme; the others are found after `://`.
     ("hooks.slack.com/", Anchor::Webhook),
     ("rtmp://", Anchor::StreamKey), ("rtmps://", Anchor::StreamKey), ("sip:", Anchor::SipUri),
@@ -166,7 +168,8 @@ const FIXED: &[(&str, Anchor)] = &[
     // Links that log their holder in or act for them: invitations, magic links, resets.
     ("/join/", Anchor::PathSecret), ("/invite/", Anchor::PathSecret),
     ("/invitation/", Anchor::PathSecret), ("/magic/", Anchor::PathSecret),
-    ("/reset/", Anchor::PathSecret), ("/verify/", Anchor::PathSecret),
+    ("/reset/", Anchor::PathSecret), ("/reset-password/", Anchor::PathSecret),
+    ("/password-reset/", Anchor::PathSecret), ("/reset_password/", Anchor::PathSecret), ("/verify/", Anchor::PathSecret),
     ("/confirm/", Anchor::PathSecret), ("/activate/", Anchor::PathSecret),
     ("/signin/", Anchor::PathSecret), ("/login/", Anchor::PathSecret),
     // Build and deploy hooks, heartbeat and ping URLs, conda's token path.
@@ -283,6 +286,10 @@ const FIXED: &[(&str, Anchor)] = &[
     (" C=", Anchor::Protocol), ("<<0,\"", Anchor::Protocol),
     // Wireshark's LDAP bind: `authentication: simple (0)` over `simple: <password>`.
     ("simple: ", Anchor::Protocol),
+    // Roblox's session cookie after its warning; curl's config file's proxy login;
+    // Teradata BTEQ's logon.
+    ("-and-items.|_", Anchor::Protocol), ("proxy-user", Anchor::Protocol),
+    (".logon ", Anchor::Protocol),
     // ltrace's view of a password check: `strcmp("guess", "<stored>") = -1`.
     ("strcmp(\"", Anchor::Protocol), ("strncmp(\"", Anchor::Protocol),
     // strace's `openat(…, "<secret file>", …) = 3` then `read(3, "<content>", …)`.
@@ -625,6 +632,12 @@ impl Scan<'_> {
                 None
             }
             Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
+            Anchor::Gcrypt => {
+                push_all(self.out, SPECIFIC, |hits| {
+                    keymaterial::gcrypt_private(b, e, hits)
+                });
+                None
+            }
             Anchor::Jwk => {
                 keymaterial::jwk(b, s, &mut self.blobs);
                 None

@@ -169,6 +169,8 @@ pub(super) const GENERATORS: &[(&str, Need, Requires)] = &[
     // Python's `os.urandom(32)`.
     ("randombytes(", Need::Token, Requires::Nothing),
     ("random_bytes(", Need::Token, Requires::Nothing),
+    // .NET's `[System.Web.Security.Membership]::GeneratePassword(20, 4)`.
+    ("generatepassword(", Need::Password, Requires::Nothing),
     ("urandom(", Need::Token, Requires::Nothing),
     // `jq -r .shared_secret f.json`: one field printed raw, a secret's when its name
     // says so.

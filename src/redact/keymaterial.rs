@@ -4,7 +4,8 @@
 //! whose payload is a WIF key or an extended private key; bech32 strings whose prefix
 //! names a secret; Stellar StrKey seeds; JSON Web Keys' private members; JSON arrays of
 //! 64 bytes (a keypair file); a `"value"` whose sibling `"type"`/`"typeUrl"` names a
-//! private or symmetric key (Tink keysets, Tendermint's `priv_validator_key.json`). Public halves (an
+//! private or symmetric key (Tink keysets, Tendermint's `priv_validator_key.json`); a libgcrypt
+//! `(private-key …)` S-expression's secret members (GnuPG's key files). Public halves (an
 //! extended public key, an address, a certificate) fail these tests by construction.
 //!
 //! Cost: one pass over the bytes that skips every run shorter than [`MIN_BLOB`]; only
@@ -856,6 +857,52 @@ fn byte_array(b: &[u8], s: usize) -> Option<usize> {
         if count > 64 {
             return None;
         }
+    }
+}
+
+/// The secret members of a libgcrypt private key (GnuPG's `private-keys-v1.d/*.key`,
+/// `gpg-agent`'s extended key format): `(private-key (ecc … (q #<public>#) (d #<secret>#)))`.
+/// `e` is after `(private-key`; within its parentheses, each member the algorithm keeps
+/// secret — RSA's `d`, `p`, `q`, `u`, DSA's and Elgamal's `x`, an ECC key's `d` — as
+/// `#hex#`, `|base64|` or a quoted string.
+pub(super) fn gcrypt_private(b: &[u8], e: usize, out: &mut Vec<Hit>) {
+    let hi = (e + 16384).min(b.len());
+    let mut depth = 1usize;
+    let mut secret: &[u8] = b"";
+    let mut i = e;
+    while i < hi && depth > 0 {
+        match b[i] {
+            b'(' => {
+                depth += 1;
+                let ns = skip_blanks(b, i + 1);
+                let ne = run(&b[..hi], ns, |c| c.is_ascii_alphanumeric() || c == b'-');
+                let name = &b[ns..ne];
+                if secret.is_empty() {
+                    secret = match name {
+                        b"rsa" => b"dpqu",
+                        b"dsa" | b"elg" => b"x",
+                        b"ecc" | b"ecdsa" | b"eddsa" => b"d",
+                        _ => b"",
+                    };
+                } else if name.len() == 1 && secret.contains(&name[0]) {
+                    let vs = skip_blanks(&b[..hi], ne);
+                    let close = match at(b, vs) {
+                        Some(b'#') => b'#',
+                        Some(b'|') => b'|',
+                        Some(b'"') => b'"',
+                        _ => 0,
+                    };
+                    let ve = run(&b[..hi], vs + 1, |c| c != close);
+                    if close != 0 && ve < hi && ve - (vs + 1) >= 16 {
+                        out.push(("private-key", vs + 1, ve));
+                    }
+                    i = ve;
+                }
+            }
+            b')' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
     }
 }
 

@@ -395,4 +395,6 @@ mod tests_round20;
 #[cfg(test)]
 mod tests_round21;
 #[cfg(test)]
+mod tests_round22;
+#[cfg(test)]
 mod tests_shapes;

@@ -119,9 +119,15 @@ pub(super) fn recovery_code(b: &[u8], e: usize) -> Option<Hit> {
     let le = line_end(b, e, 160);
     // `… my backup code? ve8z-i7g6-n4gi`: a question's mark ends the label too.
     // `your recovery key is 124245-…`: a sentence's verb ends it as well.
+    // `the backup code from the admin is k7m2p-x9qr4`: a few words, then the verb.
+    let is = super::text::find(&b[e..(e + 48).min(le)], b" is ").filter(|&p| {
+        b[e..e + p]
+            .iter()
+            .all(|c| c.is_ascii_alphabetic() || *c == b' ')
+    });
     let sep = super::text::find(&b[e..le], b": ")
         .or_else(|| super::text::find(&b[e..le], b"? "))
-        .or_else(|| b[e..le].starts_with(b" is ").then_some(2));
+        .or_else(|| is.map(|p| p + 2));
     let Some(colon) = sep.map(|c| c + e) else {
         return code_line_below(b, le);
     };
@@ -939,6 +945,39 @@ pub(super) fn ntlm_hashes(b: &[u8], s: usize, e: usize, literal: &str) -> Option
 /// After `:aes256-cts-hmac-sha1-96:` (a secrets dump's Kerberos key, which logs in like
 /// the password) the key's hex; after `AUTH PLAIN ` (SMTP, IMAP's `AUTHENTICATE`) the
 /// base64 of `\0user\0password`.
+/// curl's config file (`~/.curlrc`): `proxy-user = "user:password"`, with or without
+/// `=` or quotes. The command line's `--proxy-user` is `context::user_flag`'s.
+fn proxy_user(b: &[u8], e: usize) -> Option<Hit> {
+    let ls = line_start(b, e);
+    let lead = b[ls..e - "proxy-user".len()].trim_ascii();
+    if !(lead.is_empty() || lead == b"--") {
+        return None;
+    }
+    let le = line_end(b, e, 512);
+    let mut i = skip_blanks(b, e);
+    if matches!(at(b, i), Some(b'=' | b':')) {
+        i = skip_blanks(b, i + 1);
+    }
+    let quote = at(b, i).filter(|&c| c == b'"' || c == b'\'');
+    i += usize::from(quote.is_some());
+    let end = run(&b[..le], i, |c| {
+        Some(c) != quote && !c.is_ascii_whitespace()
+    });
+    let colon = b[i..end].iter().position(|&c| c == b':')? + i;
+    password_value(b, colon + 1, end)
+}
+
+/// Teradata BTEQ's `.LOGON host/user,password;`: what follows the comma.
+fn bteq_logon(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    let end = run(&b[..le], e, |c| c != b';');
+    let comma = b[e..end].iter().position(|&c| c == b',')? + e;
+    if !b[e..comma].contains(&b'/') {
+        return None;
+    }
+    password_value(b, comma + 1, b[..end].trim_ascii_end().len())
+}
+
 pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> {
     if literal == "read(0, \"" {
         return stdin_read(b, e);
@@ -995,6 +1034,17 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
     }
     if literal.ends_with("cmp(\"") {
         return compared_string(b, e);
+    }
+    if literal.ends_with(".|_") {
+        // Roblox's `.ROBLOSECURITY` cookie: its warning, then the session in hex.
+        let end = run(b, e, |c| c.is_ascii_hexdigit());
+        return (end - e >= 64).then(|| hit("session-cookie", e, end))?;
+    }
+    if literal == "proxy-user" {
+        return proxy_user(b, e);
+    }
+    if literal == ".logon " {
+        return bteq_logon(b, e);
     }
     let end = run(b, e, super::text::is_b64);
     let decoded = super::text::b64_decode_prefix(&b[e..end], 256);

@@ -156,6 +156,8 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("ਪਾਸਵਰਡ", Family::Password),
     ("પાસવર્ડ", Family::Password),
     ("గుప్తపదం", Family::Password),
+    ("పాస్\u{200c}వర్డ్", Family::Password),
+    ("పాస్వర్డ్", Family::Password),
     ("പാസ്\u{200c}വേഡ്", Family::Password),
     ("പാസ്വേഡ്", Family::Password),
     ("ಪಾಸ್\u{200c}ವರ್ಡ್", Family::Password),
@@ -174,6 +176,7 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("סיסמה", Family::Password),
     ("كلمة المرور", Family::Password),
     ("كلمة السر", Family::Password),
+    ("رمز الدخول", Family::Password),
     ("पासवर्ड", Family::Password),
     ("कूटशब्द", Family::Password),
     ("गुप्तशब्द", Family::Password),
@@ -181,6 +184,8 @@ pub(in crate::redact) const WORDS: &[(&str, Family)] = &[
     ("رمز عبور", Family::Password),
     ("токен", Family::Token),
     ("令牌", Family::Token),
+    ("權杖", Family::Token),
+    ("权杖", Family::Token),
     ("トークン", Family::Token),
     ("토큰", Family::Token),
     ("कुंजी", Family::Key),
@@ -248,7 +253,7 @@ pub(in crate::redact) fn foreign_key(b: &[u8], s: usize, e: usize, literal: &str
     let (family, kind) = named(literal)?;
     // The key goes on, in ASCII or its own script (`пароль_db`, `токен_доступу`,
     // `비밀키`), and may be quoted or bracketed.
-    let ke = key_end(b, e);
+    let ke = past_gloss(b, key_end(b, e));
     let key = Key {
         start: s,
         end: ke,
@@ -356,6 +361,33 @@ fn starts_sentence(b: &[u8], s: usize, e: usize) -> bool {
         && word.chars().all(char::is_alphabetic)
         && after.next() == Some(' ')
         && after.next().is_some_and(char::is_alphabetic)
+}
+
+/// After a name's gloss in brackets (`存取權杖（Token）：`, `Пароль (password):`), or
+/// `e` when none follows.
+fn past_gloss(b: &[u8], e: usize) -> usize {
+    let i = skip_blanks(b, e);
+    let Some((open, close)) = [("（", "）"), ("(", ")")]
+        .into_iter()
+        .find(|(o, _)| b[i..].starts_with(o.as_bytes()))
+    else {
+        return e;
+    };
+    let from = i + open.len();
+    let gloss = &b[from..(from + 40).min(b.len())];
+    match gloss
+        .windows(close.len())
+        .position(|w| w == close.as_bytes())
+    {
+        Some(p)
+            if gloss[..p]
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || b" _-".contains(c)) =>
+        {
+            from + p + close.len()
+        }
+        _ => e,
+    }
 }
 
 /// The family and marker kind of the name `literal` (one of `WORDS`).

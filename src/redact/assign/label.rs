@@ -13,9 +13,9 @@
 use super::{DENY_KEY_BEFORE, DENY_TOKEN_BEFORE, Family, Found, one_of};
 use crate::redact::context::Hit;
 use crate::redact::text::{
-    Need, at, escaped_quote, find_ci, has_alpha, has_digit, has_upper, is_passphrase,
+    Need, at, escaped_quote, find_ci, has_alpha, has_digit, has_lower, has_upper, is_passphrase,
     is_spaced_passphrase, is_stop_word, is_uuid, line_end, line_start, looks_like_word_list,
-    plausible, skip_blanks,
+    plausible, random_alnum, skip_blanks,
 };
 
 /// Words a sentence may put between the secret's name and its value.
@@ -69,22 +69,41 @@ pub(super) fn labelled(
     family: Family,
     kind: &'static str,
 ) -> Option<Found> {
-    if !matches!(
-        family,
-        Family::Password | Family::Token | Family::Secret | Family::Key | Family::Credential
-    ) || qualified_public(b, ks, ke, family)
-        // `private.key`, `/etc/ssl/key`: a file's name, not a label.
-        || ks > 0 && matches!(b[ks - 1], b'/' | b'\\' | b'.')
-        || on_prompt_line(b, ks)
-    {
-        return None;
-    }
     let found = |(start, end): (usize, usize)| Found {
         kind,
         start,
         end,
         direct: false,
     };
+    // `the key for staging is <random>`, `A chave da API … é <random>`: after an article
+    // the name may be a sort key's or a page token's, so only a value that is random in
+    // every class (not a word, an id or a digest) makes it a secret's.
+    let public = qualified_public(b, ks, ke, family);
+    if public
+        && matches!(family, Family::Key | Family::Token)
+        && one_of(
+            last_word(b[line_start(b, ks)..ks].trim_ascii_end()),
+            &[b"the", b"a", b"this"],
+        )
+        && !on_prompt_line(b, ks)
+    {
+        return along_sentence(b, ke, family)
+            .filter(|&(vs, ve)| {
+                let v = &b[vs..ve];
+                has_upper(v) && has_lower(v) && random_alnum(v, 20)
+            })
+            .map(found);
+    }
+    if !matches!(
+        family,
+        Family::Password | Family::Token | Family::Secret | Family::Key | Family::Credential
+    ) || public
+        // `private.key`, `/etc/ssl/key`: a file's name, not a label.
+        || ks > 0 && matches!(b[ks - 1], b'/' | b'\\' | b'.')
+        || on_prompt_line(b, ks)
+    {
+        return None;
+    }
     // Prose names a secret in a word of its own (`password`, `Token`); a name in code
     // (`API_KEY`, `applicationServerKey`) has its assignment's rules, and only a REPL's
     // answer below it counts here.
@@ -362,6 +381,13 @@ pub(super) fn along_sentence(b: &[u8], ke: usize, family: Family) -> Option<(usi
         b"est ",
         b"es ",
         "é ".as_bytes(),
+        // German's `lautet`, Italian's `è`, Swedish's `är`, Polish's `jest`,
+        // Indonesian's `adalah`.
+        b"lautet ",
+        "è ".as_bytes(),
+        "är ".as_bytes(),
+        b"jest ",
+        b"adalah ",
     ];
     if !(has(b": ")
         || VERBS.iter().any(|v| {

@@ -713,6 +713,16 @@ fn spaced_passphrase(b: &[u8], key: &Key, j: usize) -> Option<Found> {
     })
 }
 
+/// The quoted string a flow list holds alone (`[ "…" ]`, over lines or not); `i` is
+/// after its `[`.
+fn sole_element(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    let ws = |i: usize| run(&b[..(i + 256).min(b.len())], i, |c| c.is_ascii_whitespace());
+    let open = ws(i);
+    let q = at(b, open).filter(|&c| c == b'"' || c == b'\'')?;
+    let close = run(&b[..line_end(b, open, 1024)], open + 1, |c| c != q);
+    (at(b, close) == Some(q) && at(b, ws(close + 1)) == Some(b']')).then_some((open + 1, close))
+}
+
 /// Where the closing of a quoted or indexed key (`"`, `\"`, `]`) ends.
 fn past_key_closing(b: &[u8], ks: usize, ke: usize) -> usize {
     let mut i = ke;
@@ -781,6 +791,11 @@ fn after_separator(b: &[u8], key: &Key, i: usize, sp: usize, need: Need) -> Afte
             // `Value:`) sits in the mapping below it.
             let below = child_default(b, ks, sp + 1).or_else(|| list_item_below(b, ks, sp + 1));
             return AfterKey::Decided(below.and_then(|range| judged(b, range, need, key.kind)));
+        }
+        // Keycloak's realm export, `"secret": [ "…" ]`: a list of the one value.
+        Some(b':') if at(b, skip_blanks(b, sp + 1)) == Some(b'[') => {
+            let range = sole_element(b, skip_blanks(b, sp + 1) + 1);
+            return AfterKey::Decided(range.and_then(|range| judged(b, range, need, key.kind)));
         }
         // An ARM template's `"adminPassword": { "value": "…" }`, Remote Config's
         // `"api_key": { "defaultValue": { "value": "…" } }`: the value in the object.

@@ -129,6 +129,18 @@ pub(super) fn auth_header(b: &[u8], s: usize, e: usize, reach: &mut usize) -> Op
     let (start, end) = if known && at(b, word_end) == Some(b' ') {
         let start = skip_blanks(b, word_end);
         (start, cred_end(b, start))
+    } else if known && matches!(at(b, word_end), Some(b'\r' | b'\n')) {
+        // `strings` over a core dump: `Authorization: Bearer`, the token on the next line.
+        let start = skip_blanks(
+            b,
+            word_end + usize::from(at(b, word_end) == Some(b'\r')) + 1,
+        );
+        let end = cred_end(b, start);
+        let cred = &b[start..end];
+        if !(cred.len() >= 16 && has_digit(cred) && has_alpha(cred)) {
+            return None;
+        }
+        (start, end)
     } else if known && b[word_end..].starts_with(b"%20") {
         // URL-encoded, as OpenTelemetry's `OTEL_EXPORTER_OTLP_HEADERS` wants it.
         let start = word_end + 3;
@@ -235,6 +247,12 @@ fn key_as_user(user: &[u8]) -> bool {
         && !is_placeholder(user)
 }
 
+/// An API key's password when the key is Basic's user name: empty (Stripe), or the
+/// `x` that Freshdesk, BambooHR and Harvest ask for because some clients need one.
+fn no_password(pass: &[u8]) -> bool {
+    pass.is_empty() || pass.eq_ignore_ascii_case(b"x")
+}
+
 /// `username:password`, `admin:admin` (decoded from `Basic …`): documentation's sample
 /// header, not a login.
 fn sample_basic(decoded: &[u8]) -> bool {
@@ -242,7 +260,7 @@ fn sample_basic(decoded: &[u8]) -> bool {
         return false;
     };
     let (user, pass) = (&decoded[..colon], &decoded[colon + 1..]);
-    if pass.is_empty() {
+    if no_password(pass) {
         return !key_as_user(user);
     }
     pass == user || is_placeholder(pass)
@@ -712,9 +730,9 @@ pub(super) fn user_flag_as(b: &[u8], s: usize, e: usize, f: &[u8]) -> Option<Hit
         None => run(b, start, |c| !stop(c)),
     };
     let pass = &b[start..end];
-    // `curl -u <key>:` (Stripe, Mezmo, …): the API key is the user and the password is
-    // empty, so the user is the credential.
-    if pass.is_empty() && sep == b':' {
+    // `curl -u <key>:` (Stripe, Mezmo, …), `-u <key>:x` (BambooHR): the API key is the
+    // user and the password is empty or a fixed `x`, so the user is the credential.
+    if no_password(pass) && sep == b':' {
         let user = &b[i..colon];
         return plausible(user, Need::Token).then(|| hit("token", i, colon))?;
     }

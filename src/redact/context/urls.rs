@@ -195,7 +195,7 @@ pub(in crate::redact) fn path_secret(b: &[u8], s: usize, e: usize) -> Option<Hit
     let mut start = e;
     for _ in 0..4 {
         let end = run(&b[..(start + 512).min(b.len())], start, |c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~')
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'@' | b'~' | b'+')
         });
         let seg = &b[start..end];
         let at_next = at(b, end);
@@ -314,8 +314,9 @@ fn route_secret(seg: &[u8], hook: bool) -> bool {
 /// (`/hooks/<id>/<token>`), and stops at the first word (`/enqueue`).
 fn secret_segments_end(b: &[u8], mut end: usize, hook: bool) -> usize {
     while at(b, end) == Some(b'/') {
+        // Base64's `+` and `=` too: Sumo Logic's `/receiver/v1/http/<base64>`.
         let next = run(&b[..(end + 513).min(b.len())], end + 1, |c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'=')
         });
         if !route_secret(&b[end + 1..next], hook) {
             break;

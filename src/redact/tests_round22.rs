@@ -1,0 +1,151 @@
+//! Round 22: an API key sent as Basic's user name with an `x` for its password, a
+//! libgcrypt private key's S-expression, a session cookie after its warning, a .NET
+//! password generator's output, curl's and BTEQ's logins, base64 webhook segments,
+//! a token on the line below `Bearer`, a one-value list under a secret's name, and
+//! labels in sentences (after an article, a gloss, another language's verb).
+
+use super::tests::{assert_clean, assert_gone};
+
+#[test]
+fn an_api_key_as_basics_user_with_an_x_for_its_password() {
+    // base64("Kq2Lm8Zp4Xw7Vn3Rt6Ys:X")
+    let basic = "S3EyTG04WnA0WHc3Vm4zUnQ2WXM6WA==";
+    assert_gone(
+        &format!("GET /api/v2/tickets HTTP/1.1\r\nAuthorization: Basic {basic}\r\n\r\n"),
+        basic,
+    );
+    let key = "4f7a1c9e2b8d6a0f3e5c7b9d1a2f4e6c8b0d3a5f";
+    assert_gone(
+        &format!("curl -s -u \"{key}:x\" https://api.example.com/v1/employees\n"),
+        key,
+    );
+    // A person's login with a one-letter password is not a key.
+    assert_clean("curl -u \"admin:x\" http://localhost:8080/\n");
+}
+
+#[test]
+fn a_libgcrypt_private_key_keeps_its_public_point() {
+    let q = "40A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90";
+    let d = "7E3D9A1C5B2F8E4D6A0C9B3F7E1D5A8C2B6F0E4D9A3C7B1F5E8D2A6C0B4F9E3D";
+    let text = format!(
+        "Created: 20260101T000000\nKey: (private-key (ecc (curve Ed25519)(flags eddsa)(q\n #{q}#)(d #{d}#)))\n"
+    );
+    assert_gone(&text, d);
+    let out = crate::redact::redact(&text);
+    assert!(out.contains(q), "the public point stays: {out}");
+    // An RSA key's secret members, each of them.
+    let p = "E1D2C3B4A5968778695A4B3C2D1E0F1E2D3C4B5A69788796A5B4C3D2E1F0E1D2";
+    assert_gone(
+        &format!(
+            "(private-key (rsa (n #00C0FFEE0123456789ABCDEF0123456789ABCDEF#)(e #010001#)(d #{d}#)(p #{p}#)))\n"
+        ),
+        p,
+    );
+    assert_clean(
+        "(public-key (ecc (curve Ed25519)(flags eddsa)(q #40A1B2C3D4E5F60718293A4B5C6D7E8F90#)))\n",
+    );
+}
+
+#[test]
+fn a_session_cookie_after_its_warning() {
+    let v = "A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90AB12CD34";
+    assert_gone(
+        &format!(
+            "jar['.ROBLOSECURITY'] = '_|WARNING:-DO-NOT-SHARE-THIS.--Sharing-this-will-allow-someone-to-log-in-as-you-and-to-steal-your-ROBUX-and-items.|_{v}'\n"
+        ),
+        v,
+    );
+}
+
+#[test]
+fn a_generated_password_below_its_generator() {
+    let pw = "k2P(x!Lq9w]Ez_4V";
+    assert_gone(
+        &format!(
+            "PS C:\\> [System.Web.Security.Membership]::GeneratePassword(16, 3)\n{pw}\nPS C:\\>\n"
+        ),
+        pw,
+    );
+}
+
+#[test]
+fn curls_config_and_bteqs_logon() {
+    assert_gone(
+        "# ~/.curlrc\nproxy = \"http://proxy.example.com:3128\"\nproxy-user = \"anna.k:Tr0p1c@lRa1n_88\"\n",
+        "Tr0p1c@lRa1n_88",
+    );
+    assert_gone("--proxy-user anna.k:Tr0p1c@lRa1n_88\n", "Tr0p1c@lRa1n_88");
+    assert_clean("proxy-user = \"anna.k:$PROXY_PASSWORD\"\n");
+    assert_gone(
+        ".LOGON tdprod.example.com/etl_user,Xw9_kLm2$pQr7vT;\n.SET WIDTH 200;\n",
+        "Xw9_kLm2$pQr7vT",
+    );
+}
+
+#[test]
+fn a_webhook_segment_in_base64() {
+    let token = "Zm9vYmFyQmF6MTIzNDU2Nzg5MGFiY2RlZmdo/Qk9vK2pLm+n8rT3wXyZ5aB7cD1eF9gH2iJ4kL6mN0oP";
+    assert_gone(
+        &format!(
+            "    webhook_url: https://endpoint1.collection.eu.sumologic.com/receiver/v1/http/{token}\n"
+        ),
+        &token[37..],
+    );
+}
+
+#[test]
+fn reset_links_and_a_bearer_token_below_its_scheme() {
+    assert_gone(
+        "https://shop.example.com/account/reset-password/8f3a9c1e5b7d2f4a6c8e0b1d3f5a7c9e2b4d6f8a\n",
+        "8f3a9c1e5b7d2f4a6c8e0b1d3f5a7c9e2b4d6f8a",
+    );
+    assert_clean("https://docs.example.com/account/reset-password/how-it-works\n");
+    let token = "Zx81kLmQp7vTn2wYb9RcH4jFd6gKs3aEu5oPi0xNq";
+    assert_gone(
+        &format!("$ strings core | grep -A1 -i bearer\nAuthorization: Bearer\n{token}\n"),
+        token,
+    );
+    assert_clean("Authorization: Bearer\nContent-Type: application/json\n");
+}
+
+#[test]
+fn a_one_value_list_under_a_secrets_name() {
+    let v = "Qm7vXk2pLr9sTn4wYb8zHc3jFd6gKe1aMu5oPi0xNq";
+    assert_gone(
+        &format!(
+            "\"config\": {{\n  \"secret\": [\n    \"{v}\"\n  ],\n  \"priority\": [\"100\"]\n}}\n"
+        ),
+        v,
+    );
+    assert_clean("\"secret\": [\"${KEYCLOAK_SECRET}\"]\n");
+}
+
+#[test]
+fn labels_in_sentences() {
+    let v = "Xp9Lw4Zr8Tn3Vb6Yc1Jd5Fg0sA2e";
+    assert_gone(&format!("the key for staging is {v}\n"), v);
+    assert_gone(
+        &format!("Oi! A chave da API para homologação é {v} (vale até sexta).\n"),
+        v,
+    );
+    assert_gone(
+        &format!(
+            "Der neue API-Schlüssel für die Testumgebung lautet {v} – bitte nicht weitergeben.\n"
+        ),
+        v,
+    );
+    assert_gone(&format!("* 存取權杖（Token）：{v}\n"), v);
+    assert_gone("పాస్‌వర్డ్ = K7p-2xm%Q9wLr4Z\n", "K7p-2xm%Q9wLr4Z");
+    assert_gone(
+        "رمز الدخول المؤقت لحسابك: xk7W8S-8Dq1FDN\n",
+        "xk7W8S-8Dq1FDN",
+    );
+    assert_gone(
+        "[09:12:40] <dave> locked out, the backup code from the admin is k7m2p-x9qr4 right?\n",
+        "k7m2p-x9qr4",
+    );
+    // After an article, a name's value must be random in every class.
+    assert_clean("the key is user_id_12345678901234\n");
+    assert_clean("the token for the next page is 20260101T000000Z\n");
+    assert_clean("the key is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n");
+}
