@@ -219,6 +219,8 @@ const FIXED: &[(&str, Anchor)] = &[
     ("keep private", Anchor::CommentSaysSecret), ("keep secret", Anchor::CommentSaysSecret),
     ("do not share", Anchor::CommentSaysSecret), ("don't share", Anchor::CommentSaysSecret),
     ("do not commit", Anchor::CommentSaysSecret), ("don't commit", Anchor::CommentSaysSecret),
+    ("dont share", Anchor::CommentSaysSecret), ("do not paste", Anchor::CommentSaysSecret),
+    ("don't paste", Anchor::CommentSaysSecret), ("dont paste", Anchor::CommentSaysSecret),
     ("here you go", Anchor::HandOff), ("here it is", Anchor::HandOff), ("here you are", Anchor::HandOff),
     ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
@@ -601,7 +603,7 @@ impl Scan<'_> {
                 None
             }
             Anchor::Askpass => context(structure::askpass(b, e)),
-            Anchor::CommentSaysSecret => context(structure::commented_secret(b, s)),
+            Anchor::CommentSaysSecret => context(structure::said_secret(b, s, e)),
             Anchor::Protocol => context(structure::protocol_secret(b, e, literal)),
             Anchor::Wifi => context(structure::wifi_code(b, e)),
             Anchor::Registry => context(structure::registry_value(b, s, e)),

@@ -344,6 +344,68 @@ pub(super) fn askpass(b: &[u8], e: usize) -> Option<Hit> {
     None
 }
 
+/// What a phrase that says "secret" (`do not share`, `don't paste it`) at `s..e` is
+/// about: the value before it on its line ([`commented_secret`]); the line below a
+/// line that ends in it and a colon (`exported from the wallet, do not share:` over
+/// the key); or, said in a chat message, the last word of the message before it
+/// (`[14:19] sven: yep -> <token>` then `[14:21] sven: pls don't paste it`). A word
+/// on a line of its own or ending a message must be random (`plausible`'s strong
+/// test).
+pub(super) fn said_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    if let Some(h) = commented_secret(b, s) {
+        return Some(h);
+    }
+    let le = line_end(b, e, 512);
+    let strong = |vs: usize, ve: usize| {
+        let v = &b[vs..ve];
+        (v.len() >= 16 && plausible(v, Need::Strong) && !is_placeholder(v))
+            .then(|| hit("secret", vs, ve))
+    };
+    if b[e..le].trim_ascii() == b":" && le < b.len() {
+        let ns = le + 1;
+        let ne = line_end(b, ns, 1024);
+        let (vs, ve) = trimmed(b, ns, ne);
+        return if b[vs..ve].contains(&b' ') {
+            None
+        } else {
+            strong(vs, ve)?
+        };
+    }
+    let ls = line_start(b, s);
+    if ls == 0 || !chat_message(&b[ls..le]) {
+        return None;
+    }
+    let ps = line_start(b, ls - 1);
+    let prev = &b[ps..ls - 1];
+    if !chat_message(prev) {
+        return None;
+    }
+    let (_, ve) = trimmed(b, ps, ls - 1);
+    let vs = run_back(b, ve, ps, |c| !c.is_ascii_whitespace());
+    strong(vs, ve)?
+}
+
+/// `[14:19] sven: …`, `[01:53:48] <ana> …`: a line of a chat log.
+fn chat_message(line: &[u8]) -> bool {
+    let t = line.trim_ascii_start();
+    let Some(close) = t.iter().position(|&c| c == b']').filter(|&p| p <= 24) else {
+        return false;
+    };
+    t.starts_with(b"[")
+        && t[1..close].iter().any(u8::is_ascii_digit)
+        && t[1..close]
+            .iter()
+            .all(|c| c.is_ascii_digit() || matches!(c, b':' | b'-' | b' ' | b'.'))
+        && t[close + 1..].trim_ascii_start().len() < t.len() - close - 1
+}
+
+/// `b[s..e]` without its blanks at either end.
+fn trimmed(b: &[u8], s: usize, e: usize) -> (usize, usize) {
+    let v = &b[s..e];
+    let lead = v.len() - v.trim_ascii_start().len();
+    (s + lead, s + v.trim_ascii_end().len())
+}
+
 /// `hush: 04697e…  # hmac for rate-limit tokens, keep private`: a trailing comment that
 /// says the value before it is secret, whatever its key's name. `s` is where the
 /// comment's words start; the value is the last token of the code before `#` or `//`.

@@ -149,3 +149,35 @@ fn labels_in_sentences() {
     assert_clean("the token for the next page is 20260101T000000Z\n");
     assert_clean("the key is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n");
 }
+
+#[test]
+fn what_a_phrase_that_says_secret_is_about() {
+    let t = "Zq8Kd3LmP0xWv7Ty2Rb5Nc";
+    assert_gone(
+        &format!(
+            "[10:02] anna: who has the mail creds for prod?\n[10:04] olaf: here -> {t}\n[10:05] olaf: pls don't paste it anywhere\n"
+        ),
+        t,
+    );
+    let k = "3yZe7d3Q9vPLkJ8qNw2RtXb5Hc6MfA4UgS1oVjEiKp7TnYa9Lr2Dx5Bs8Wq3Gv6Mh4";
+    assert_gone(
+        &format!("piotr  09:14\ncopied from the wallet export, do not share:\n{k}\n"),
+        k,
+    );
+    // The message before is prose, and a line below that holds a sentence is no value.
+    assert_clean(
+        "[10:04] olaf: the build is green again\n[10:05] olaf: pls don't paste logs in #general\n",
+    );
+    assert_clean("Rules of this channel, do not share:\nanything from the customer tickets\n");
+}
+
+#[test]
+fn a_base64_key_whose_slash_ends_a_urls_userinfo() {
+    let key = "K001xYz/ab12CD34ef56GH78ij90KLm";
+    assert_gone(
+        &format!("$ duplicity /home/ana b2://0012ab34cd56ef0000000001:{key}@my-bucket/laptop\n"),
+        key,
+    );
+    assert_clean("https://mastodon.example:8080/@alice\n");
+    assert_clean("see http://localhost:3000/users/@alice\n");
+}

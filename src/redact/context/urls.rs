@@ -19,7 +19,10 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
                 b'/' | b'?' | b'#' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\'
             ))
     });
-    let at_sign = b[e..auth_end].iter().rposition(|&c| c == b'@')? + e;
+    let Some(at_sign) = b[e..auth_end].iter().rposition(|&c| c == b'@') else {
+        return slashed_key(b, e, auth_end);
+    };
+    let at_sign = at_sign + e;
     let userinfo = &b[e..at_sign];
     // `https://<user>:@packagecloud.io`: a token as the user, with no password.
     let token_user = |user: &[u8]| {
@@ -57,6 +60,29 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
         None => (token_user(userinfo) && !sentry_dsn(b, userinfo, at_sign))
             .then(|| hit("url-password", e, at_sign))?,
     }
+}
+
+/// `b2://<key id>:<application key>@bucket/path` (duplicity, restic): a base64 key whose
+/// `/` ends the userinfo as a URL parser reads it. `auth_end` is that `/`; the key must
+/// follow a user without `/`, not start as a port's digits do, and be random.
+fn slashed_key(b: &[u8], e: usize, auth_end: usize) -> Option<Hit> {
+    if at(b, auth_end) != Some(b'/') {
+        return None;
+    }
+    let colon = b[e..auth_end].iter().position(|&c| c == b':')? + e;
+    let head = &b[colon + 1..auth_end];
+    if head.is_empty() || head.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let end = run(&b[..(auth_end + 256).min(b.len())], auth_end, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')
+    });
+    if at(b, end) != Some(b'@') {
+        return None;
+    }
+    let key = &b[colon + 1..end];
+    (key.len() >= 20 && plausible(key, Need::Strong))
+        .then(|| hit("url-password", colon + 1, end))?
 }
 
 /// `https://<32 hex>@o123.ingest.sentry.io/456`: a Sentry DSN's key is public (every
