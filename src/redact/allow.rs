@@ -120,9 +120,13 @@ fn unsigned_json(v: &[u8]) -> bool {
     .any(|w| super::text::contains_ci(&json, w));
     // Preferences are words; a value machine-made (a tunnel's secret, an account's id)
     // makes the JSON a token whatever its keys are called.
+    // A UUID in it (a V2Ray link's `id`, a device's) is one too.
     let random = json
         .split(|c| !c.is_ascii_alphanumeric())
-        .any(|w| w.len() >= 16);
+        .any(|w| w.len() >= 16)
+        || json
+            .split(|&c| !(c.is_ascii_alphanumeric() || c == b'-'))
+            .any(super::text::is_uuid);
     whole && json.starts_with(b"{") && json.ends_with(b"}") && !named && !random
 }
 

@@ -84,6 +84,8 @@ enum Anchor {
     HereString,
     /// `here you go: <value>` in a chat: what one person hands another.
     HandOff,
+    /// `new one -> <value>` in a chat message.
+    PointedAt,
     /// `--vault-password-file <(echo '…')`: a secret's file made on the command line.
     Substitution,
     TypedValue,
@@ -221,7 +223,7 @@ const FIXED: &[(&str, Anchor)] = &[
     ("do not commit", Anchor::CommentSaysSecret), ("don't commit", Anchor::CommentSaysSecret),
     ("dont share", Anchor::CommentSaysSecret), ("do not paste", Anchor::CommentSaysSecret),
     ("don't paste", Anchor::CommentSaysSecret), ("dont paste", Anchor::CommentSaysSecret),
-    ("here you go", Anchor::HandOff), ("here it is", Anchor::HandOff), ("here you are", Anchor::HandOff),
+    ("-> ", Anchor::PointedAt), ("here you go", Anchor::HandOff), ("here it is", Anchor::HandOff), ("here you are", Anchor::HandOff),
     ("user:password ", Anchor::Positional), ("upwd ", Anchor::Positional),
     ("change_password", Anchor::Positional), ("authenticate_user", Anchor::Positional),
     ("htpasswd", Anchor::Positional), ("net use ", Anchor::Positional), ("isql ", Anchor::Positional),
@@ -291,6 +293,8 @@ const FIXED: &[(&str, Anchor)] = &[
     // Roblox's session cookie after its warning; curl's config file's proxy login;
     // Teradata BTEQ's logon.
     ("-and-items.|_", Anchor::Protocol), ("proxy-user", Anchor::Protocol),
+    // IMAP's login in a trace; a V2Ray share link.
+    (" login \"", Anchor::Protocol), ("vmess://", Anchor::Protocol),
     (".logon ", Anchor::Protocol),
     // ltrace's view of a password check: `strcmp("guess", "<stored>") = -1`.
     ("strcmp(\"", Anchor::Protocol), ("strncmp(\"", Anchor::Protocol),
@@ -627,6 +631,7 @@ impl Scan<'_> {
             Anchor::HereString => context(stdin::here_string(b, e)),
             Anchor::Substitution => context(stdin::substituted(b, s, e)),
             Anchor::HandOff => context(structure::handed_over(b, e)),
+            Anchor::PointedAt => context(structure::pointed_at(b, s, e)),
             Anchor::Argv => {
                 if let Some((_, lists)) = self.argv.as_mut() {
                     lists.push((e, literal));

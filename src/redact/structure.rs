@@ -10,7 +10,7 @@ use super::context::Hit;
 use super::text::{
     Need, at, before, contains_ci, has_alpha, has_digit, has_lower, has_upper, is_email,
     is_file_name, is_passphrase, is_placeholder, is_uuid, is_version, line_end, line_start,
-    plausible, run, run_back, skip_blanks,
+    plausible, random_alnum, run, run_back, skip_blanks,
 };
 
 fn hit(kind: &'static str, start: usize, end: usize) -> Option<Hit> {
@@ -307,6 +307,27 @@ pub(super) fn handed_over(b: &[u8], e: usize) -> Option<Hit> {
         .max()
         .unwrap_or(0);
     word(ns + sender_end, ne)
+}
+
+/// `[02:17] dmytro: they revoked the old key, new one -> <token>`: in a chat message,
+/// the one word an arrow points at, when it is random, or an id the message calls a
+/// key, token or password. `s..e` is `-> `.
+pub(super) fn pointed_at(b: &[u8], s: usize, e: usize) -> Option<Hit> {
+    let ls = line_start(b, s);
+    let le = line_end(b, e, 512);
+    if !chat_message(&b[ls..le]) {
+        return None;
+    }
+    let (vs, ve) = trimmed(b, e, le);
+    let v = &b[vs..ve];
+    if v.len() < 16 || v.contains(&b' ') || is_placeholder(v) {
+        return None;
+    }
+    let named = [b"key".as_slice(), b"token", b"password", b"secret", b"cred"]
+        .iter()
+        .any(|w| contains_ci(&b[ls..s], w));
+    (plausible(v, Need::Strong) || named && (is_uuid(v) || random_alnum(v, 24)))
+        .then(|| hit("secret", vs, ve))?
 }
 
 /// An askpass helper (`SSH_ASKPASS`, `GIT_ASKPASS`, `SUDO_ASKPASS`): a script whose
@@ -1029,6 +1050,19 @@ fn proxy_user(b: &[u8], e: usize) -> Option<Hit> {
     password_value(b, colon + 1, end)
 }
 
+/// IMAP's `a001 LOGIN "user" "password"` in a protocol trace: the second string. `e`
+/// is after the first's opening quote.
+fn imap_login(b: &[u8], e: usize) -> Option<Hit> {
+    let le = line_end(b, e, 512);
+    let ue = run(&b[..le], e, |c| c != b'"');
+    if !b[ue..].starts_with(b"\" \"") {
+        return None;
+    }
+    let vs = ue + 3;
+    let ve = run(&b[..le], vs, |c| c != b'"');
+    (ve < le).then(|| password_value(b, vs, ve))?
+}
+
 /// Teradata BTEQ's `.LOGON host/user,password;`: what follows the comma.
 fn bteq_logon(b: &[u8], e: usize) -> Option<Hit> {
     let le = line_end(b, e, 512);
@@ -1101,6 +1135,14 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
         // Roblox's `.ROBLOSECURITY` cookie: its warning, then the session in hex.
         let end = run(b, e, |c| c.is_ascii_hexdigit());
         return (end - e >= 64).then(|| hit("session-cookie", e, end))?;
+    }
+    if literal == " login \"" {
+        return imap_login(b, e);
+    }
+    if literal == "vmess://" {
+        // A V2Ray share link: base64 of a JSON object whose `id` is the credential.
+        let end = run(b, e, super::text::is_b64);
+        return (end - e >= 40).then(|| hit("proxy-link", e, end))?;
     }
     if literal == "proxy-user" {
         return proxy_user(b, e);

@@ -181,3 +181,42 @@ fn a_base64_key_whose_slash_ends_a_urls_userinfo() {
     assert_clean("https://mastodon.example:8080/@alice\n");
     assert_clean("see http://localhost:3000/users/@alice\n");
 }
+
+#[test]
+fn a_chat_messages_arrow_points_at_the_value() {
+    let id = "5e1b2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
+    assert_gone(
+        &format!("[02:17] dmytro: they revoked the old key. new one -> {id}\n"),
+        id,
+    );
+    assert_gone(
+        "[14:09] goran: new one -> Kq7m2Xp9Lw4Zr8Tn3Vb6Yc1Jd\n",
+        "Kq7m2Xp9Lw4Zr8Tn3Vb6Yc1Jd",
+    );
+    // An id the message does not call a credential, a link, a name, code.
+    assert_clean(&format!("[10:01] ana: moved to -> {id}\n"));
+    assert_clean("[10:01] ana: the build graph -> https://ci.example.com/job/42\n");
+    assert_clean("[10:01] ana: renamed handler -> handle_request_with_retry\n");
+    assert_clean("ptr->field_name_long_2 = value;\n");
+}
+
+#[test]
+fn protocol_traces_and_proxy_links() {
+    assert_gone(
+        "a001 LOGIN \"ana@example.com\" \"Jo7ydn.f:?08&EP#Tq\"\na001 OK Logged in\n",
+        "Jo7ydn.f:?08&EP#Tq",
+    );
+    assert_gone(
+        "trojan://724BPGoC1M4dxTBqvb@203.0.113.9:443?security=tls#HK\n",
+        "724BPGoC1M4dxTBqvb",
+    );
+    assert_gone(
+        "hysteria2://x7tnvrB8ORtNFjQ@203.0.113.7:8443/?sni=edge.example.com\n",
+        "x7tnvrB8ORtNFjQ",
+    );
+    // base64 of {"v":"2","ps":"Tokyo-03","add":"192.0.2.10","port":"443","id":"<uuid>"}
+    let link = "eyJ2IjoiMiIsInBzIjoiVG9reW8tMDMiLCJhZGQiOiIxOTIuMC4yLjEwIiwicG9ydCI6IjQ0MyIsImlkIjoiNWI0ZmIzY2EtNjA1Zi00MWRmLWJiMDgtNzg2ZjY5NTFhZmI3In0=";
+    assert_gone(&format!("vmess://{link}\n"), &link[20..]);
+    // A preferences cookie in base64 JSON is still nobody's credential.
+    assert_clean("Cookie: ui_prefs=eyJ0aGVtZSI6ImRhcmsiLCJsYW5nIjoiZW4ifQ==\n");
+}

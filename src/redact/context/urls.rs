@@ -57,6 +57,20 @@ pub(in crate::redact) fn url_credentials(b: &[u8], s: usize, e: usize) -> Option
             (!is_placeholder(pass) && !default_login)
                 .then(|| hit("url-password", start, at_sign))?
         }
+        // Proxy links whose user part is the password (`trojan://<password>@host:443`).
+        None if [
+            b"trojan".as_slice(),
+            b"hysteria2",
+            b"hy2",
+            b"hysteria",
+            b"anytls",
+        ]
+        .iter()
+        .any(|p| b[scheme_start..s].eq_ignore_ascii_case(p)) =>
+        {
+            (userinfo.len() >= 8 && !is_placeholder(userinfo))
+                .then(|| hit("url-password", e, at_sign))?
+        }
         None => (token_user(userinfo) && !sentry_dsn(b, userinfo, at_sign))
             .then(|| hit("url-password", e, at_sign))?,
     }
