@@ -168,24 +168,37 @@ pub fn check(files: &[(String, Vec<u8>)]) -> (Vec<ConceptFile>, Vec<KgProblem>) 
             });
         }
     }
+    // Whole synonyms claim their phrase first, as `Graph::from_files` reads them.
     let mut owner: HashMap<String, &str> = HashMap::new();
-    for c in &concepts {
-        for (syn, line) in &c.synonyms {
-            let key = tokenize::phrase(syn);
-            match owner.get(&key) {
-                Some(other) if *other != c.name => problems.push(KgProblem {
-                    path: c.path.clone(),
-                    line: *line,
-                    message: format!(
-                        "`{syn}` already names concept `{other}`; a term can name one concept"
-                    ),
-                }),
-                Some(_) => {}
-                None => {
-                    owner.insert(key, &c.name);
+    for whole in [true, false] {
+        for c in &concepts {
+            for (syn, line) in &c.synonyms {
+                let key = tokenize::phrase(syn);
+                if is_whole(syn, &key) != whole {
+                    continue;
+                }
+                let read_as = if whole {
+                    String::new()
+                } else {
+                    format!(" (read as `{key}`)")
+                };
+                match owner.get(&key) {
+                    Some(other) if *other != c.name => problems.push(KgProblem {
+                        path: c.path.clone(),
+                        line: *line,
+                        message: format!(
+                            "`{syn}`{read_as} already names concept `{other}`; a term can name one concept"
+                        ),
+                    }),
+                    Some(_) => {}
+                    None => {
+                        owner.insert(key, &c.name);
+                    }
                 }
             }
         }
+    }
+    for c in &concepts {
         for (rel, line) in &c.related {
             if !names.contains_key(rel) {
                 problems.push(KgProblem {
@@ -198,6 +211,17 @@ pub fn check(files: &[(String, Vec<u8>)]) -> (Vec<ConceptFile>, Vec<KgProblem>) 
     }
     problems.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     (concepts, problems)
+}
+
+/// Whether `phrase`, a synonym's normalised form, keeps every word of `syn`: `ld.so`
+/// read as `ld` (its stop word dropped) does not, and yields to a concept that says
+/// `ld` itself.
+fn is_whole(syn: &str, phrase: &str) -> bool {
+    let words = syn
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .count();
+    phrase.split(' ').count() == words
 }
 
 /// The concepts as the index stores them: normalised synonyms and ranks.
@@ -226,27 +250,39 @@ impl Graph {
     /// The graph of the usable concepts of a checked KG (ranks still zero).
     pub fn from_files(files: &[ConceptFile]) -> Graph {
         let mut seen = HashMap::new();
-        let mut claimed: HashMap<String, ()> = HashMap::new();
         let mut concepts: Vec<Concept> = Vec::new();
+        // The files that define a concept: a second file of the same name adds nothing.
+        let mut defining: Vec<&ConceptFile> = Vec::new();
         for f in files {
             if seen.contains_key(&f.name) {
                 continue;
             }
             seen.insert(f.name.clone(), concepts.len() as u32);
-            let mut phrases = Vec::new();
-            for (syn, _) in &f.synonyms {
-                let p = tokenize::phrase(syn);
-                if !p.is_empty() && claimed.insert(p.clone(), ()).is_none() {
-                    phrases.push(p);
-                }
-            }
+            defining.push(f);
             concepts.push(Concept {
                 name: f.name.clone(),
-                phrases,
+                phrases: Vec::new(),
                 rank: 0,
                 edges: Vec::new(),
                 related: Vec::new(),
             });
+        }
+        // A phrase two concepts give names the first that gives it whole: `linker`'s
+        // `ld` before `dynamic-loader`'s `ld.so`, which normalises to `ld` once its
+        // stop word is dropped. Among equals, the first file's.
+        let mut claimed: HashMap<String, ()> = HashMap::new();
+        for whole in [true, false] {
+            for (me, f) in defining.iter().enumerate() {
+                for (syn, _) in &f.synonyms {
+                    let p = tokenize::phrase(syn);
+                    if p.is_empty() || is_whole(syn, &p) != whole {
+                        continue;
+                    }
+                    if claimed.insert(p.clone(), ()).is_none() {
+                        concepts[me].phrases.push(p);
+                    }
+                }
+            }
         }
         for f in files {
             let Some(&me) = seen.get(&f.name) else {
@@ -546,6 +582,29 @@ mod tests {
             m.mentions(&tokenize::phrase("openssh sshd")).is_empty(),
             "no match inside a word"
         );
+    }
+
+    #[test]
+    fn a_synonym_read_short_yields_to_the_concept_that_says_it_whole() {
+        let (concepts, p) = check(&files(&[
+            ("kg/dynamic-loader.md", "synonyms:: ld.so, dynamic loader\n"),
+            ("kg/linker.md", "synonyms:: ld, linker\n"),
+        ]));
+        // The clash is reported on the synonym that lost a word, not on `ld`.
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].location(), "kg/dynamic-loader.md:1");
+        assert!(p[0].message.contains("`ld.so` (read as `ld`)"), "{p:?}");
+        let graph = Graph::from_files(&concepts);
+        let linker = graph
+            .concepts
+            .iter()
+            .position(|c| c.name == "linker")
+            .expect("linker") as u32;
+        let found = Matcher::new(&graph).mentions(&tokenize::phrase(
+            "collect2: error: ld returned 1 exit status",
+        ));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].concept, linker);
     }
 
     #[test]

@@ -34,8 +34,8 @@ use std::time::Instant;
 pub(super) const SEGMENT_FILE: &str = "segment.bin";
 pub(super) const DELTA_FILE: &str = "delta.json";
 /// 2: evidence carries the agent count. 3: error signatures. 4: sentence signatures.
-/// 5: error words.
-pub(super) const DELTA_VERSION: u32 = 5;
+/// 5: error words. 6: KG phrases owned whole-first (the segment's graph).
+pub(super) const DELTA_VERSION: u32 = 6;
 /// A delta this large is folded into a new segment.
 pub(super) const DELTA_MIN_FOLD: usize = 500;
 
