@@ -531,11 +531,7 @@ mod tests {
         assert_eq!(consensus.name, "consensus");
         assert_eq!(consensus.see_also, vec!["raft", "paxos"]);
         let graph = Graph::from_files(&concepts);
-        let raft = graph
-            .concepts
-            .iter()
-            .position(|c| c.name == "raft")
-            .expect("raft") as u32;
+        let raft = index_of(&graph, "raft");
         // `paxos` has no file: no link, and no problem.
         assert_eq!(graph.concepts[0].related, vec![raft]);
     }
@@ -584,6 +580,14 @@ mod tests {
         );
     }
 
+    fn index_of(graph: &Graph, name: &str) -> u32 {
+        graph
+            .concepts
+            .iter()
+            .position(|c| c.name == name)
+            .expect("concept") as u32
+    }
+
     #[test]
     fn a_synonym_read_short_yields_to_the_concept_that_says_it_whole() {
         let (concepts, p) = check(&files(&[
@@ -595,11 +599,7 @@ mod tests {
         assert_eq!(p[0].location(), "kg/dynamic-loader.md:1");
         assert!(p[0].message.contains("`ld.so` (read as `ld`)"), "{p:?}");
         let graph = Graph::from_files(&concepts);
-        let linker = graph
-            .concepts
-            .iter()
-            .position(|c| c.name == "linker")
-            .expect("linker") as u32;
+        let linker = index_of(&graph, "linker");
         let found = Matcher::new(&graph).mentions(&tokenize::phrase(
             "collect2: error: ld returned 1 exit status",
         ));
