@@ -54,6 +54,8 @@ enum Anchor {
     Gcrypt,
     Webhook,
     PathSecret,
+    /// A sign-in link's query (`/magic?t=<token>`).
+    LinkQuery,
     /// A host that takes its API key as a path segment (RPC providers, webhook URLs).
     KeyedRoute,
     /// An RTMP URL's last segment: the stream key.
@@ -170,6 +172,9 @@ const FIXED: &[(&str, Anchor)] = &[
     // Links that log their holder in or act for them: invitations, magic links, resets.
     ("/join/", Anchor::PathSecret), ("/invite/", Anchor::PathSecret),
     ("/invitation/", Anchor::PathSecret), ("/magic/", Anchor::PathSecret),
+    ("/magic?", Anchor::LinkQuery), ("/magic-link?", Anchor::LinkQuery),
+    ("/verify?", Anchor::LinkQuery), ("/reset-password?", Anchor::LinkQuery),
+    ("/confirm?", Anchor::LinkQuery), ("/invite?", Anchor::LinkQuery),
     ("/reset/", Anchor::PathSecret), ("/reset-password/", Anchor::PathSecret),
     ("/password-reset/", Anchor::PathSecret), ("/reset_password/", Anchor::PathSecret), ("/verify/", Anchor::PathSecret),
     ("/confirm/", Anchor::PathSecret), ("/activate/", Anchor::PathSecret),
@@ -535,6 +540,7 @@ impl Scan<'_> {
             Anchor::Putty => specific(context::putty(b, e)),
             Anchor::Webhook => specific(context::webhook(b, s, e, literal)),
             Anchor::PathSecret => context(context::path_secret(b, s, e)),
+            Anchor::LinkQuery => context(context::link_query_token(b, e)),
             Anchor::KeyedRoute => context(context::keyed_route(b, e)),
             Anchor::StreamKey => context(context::stream_key(b, e)),
             Anchor::SipUri => context(context::sip_password(b, s, e)),

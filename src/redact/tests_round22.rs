@@ -1,8 +1,9 @@
 //! Round 22: an API key sent as Basic's user name with an `x` for its password, a
 //! libgcrypt private key's S-expression, a session cookie after its warning, a .NET
 //! password generator's output, curl's and BTEQ's logins, base64 webhook segments,
-//! a token on the line below `Bearer`, a one-value list under a secret's name, and
-//! labels in sentences (after an article, a gloss, another language's verb).
+//! a token on the line below `Bearer`, a one-value list under a secret's name,
+//! labels in sentences (after an article, a gloss, another language's verb), what a
+//! chat or a sign-in link hands over.
 
 use super::tests::{assert_clean, assert_gone};
 
@@ -219,4 +220,17 @@ fn protocol_traces_and_proxy_links() {
     assert_gone(&format!("vmess://{link}\n"), &link[20..]);
     // A preferences cookie in base64 JSON is still nobody's credential.
     assert_clean("Cookie: ui_prefs=eyJ0aGVtZSI6ImRhcmsiLCJsYW5nIjoiZW4ifQ==\n");
+}
+
+#[test]
+fn a_sign_in_links_query_token() {
+    let t = "E4Acz1k641aWIQ58PbLEwmg-KEUIBsL0_A2OBOpJSs";
+    assert_gone(
+        &format!("https://app.example.com/auth/magic?email=ana%40example.org&t={t}\n"),
+        t,
+    );
+    assert_clean(
+        "https://app.example.com/auth/magic?next=/dashboard&utm_source=newsletter_2026_spring\n",
+    );
+    assert_clean("https://example.com/verify?sig=abc&id=01HZX5Q9GJ6K2M3N4P5R6S7T8V\n");
 }

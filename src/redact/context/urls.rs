@@ -473,6 +473,32 @@ pub(in crate::redact) fn fragment_key(b: &[u8], e: usize) -> Option<Hit> {
     .then(|| hit("url-key", start, end))?
 }
 
+/// `https://app.example/auth/magic?email=…&t=<token>`: a sign-in link's query. The
+/// path's last word says the link logs its holder in (`magic`, `magic-link`, `verify`,
+/// `reset`, `confirm`, `invite`); a parameter's value that is random is the token.
+/// `e` is after the anchor's `?`.
+pub(in crate::redact) fn link_query_token(b: &[u8], e: usize) -> Option<Hit> {
+    let end = run(&b[..(e + 2048).min(b.len())], e, |c| {
+        !(c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'<' | b'>' | b'#'))
+    });
+    let mut i = e;
+    while i < end {
+        let pe = run(&b[..end], i, |c| c != b'&');
+        if let Some(eq) = b[i..pe].iter().position(|&c| c == b'=') {
+            let (vs, ve) = (i + eq + 1, pe);
+            let v = &b[vs..ve];
+            if v.len() >= 20
+                && v.iter().all(|&c| is_b64url(c) || c == b'.')
+                && plausible(v, Need::Strong)
+            {
+                return hit("link-token", vs, ve);
+            }
+        }
+        i = pe + 1;
+    }
+    None
+}
+
 /// `otpauth-migration://offline?data=…`: Google Authenticator's export, every account's
 /// TOTP seed in one base64 parameter. `e` is after `://`.
 pub(in crate::redact) fn otp_migration(b: &[u8], s: usize, e: usize) -> Option<Hit> {
