@@ -53,14 +53,14 @@
 //! key whose name says a page ships it (`…_JS_…`, `NEXT_PUBLIC_…`, `VITE_…`, unless it
 //! also says admin, service or secret) are public (`allow.rs`, `assign/mod.rs`).
 //!
-//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 21 were tuned on
-//! blind sets 1–20, so blind set 21 measures generalisation). Not found: a
+//! Limits (benches/README.md, issue 35, has the figures; rounds 4 to 22 were tuned on
+//! blind sets 1–21, so blind set 22 measures generalisation). Not found: a
 //! value whose only sign is a position no rule knows (`rclone obscure PW`,
 //! `msoffcrypto-tool -p PW`, a chosen word after `-setcookie`), a
 //! password printed by a tool no rule knows as a generator or a getter, or under a
 //! label no rule knows (`New value: …`), a
 //! random token alone on a line of a chat or a shell history with no word that names
-//! it, a variable whose name says nothing (`X9_K=…` in an `env` dump), a
+//! it (one a `do not share`, an arrow or a hand-off phrase points at is found), a variable whose name says nothing (`X9_K=…` in an `env` dump), a
 //! random token with no vendor word, separator or naming key in sight (a random host
 //! label such as `<random>.m.pipedream.net`, `Config("sdk-<uuid>")`), JSON escaped
 //! inside another string (`docker inspect`'s env of a JWK), and a YAML value cut at `|`.
