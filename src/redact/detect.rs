@@ -437,6 +437,8 @@ struct Reach {
     auth_verb: usize,
     /// End of the last line read for a TOTP seed.
     totp: usize,
+    /// End of the last libgcrypt S-expression read: one nested in it is read with it.
+    gcrypt: usize,
     assign: assign::Reach,
 }
 
@@ -645,9 +647,9 @@ impl Scan<'_> {
                 None
             }
             Anchor::TypedValue => specific(keymaterial::typed_value(b, s, e)),
-            Anchor::Gcrypt => {
+            Anchor::Gcrypt if s >= reach.gcrypt => {
                 push_all(self.out, SPECIFIC, |hits| {
-                    keymaterial::gcrypt_private(b, e, hits)
+                    reach.gcrypt = keymaterial::gcrypt_private(b, e, hits);
                 });
                 None
             }
@@ -680,9 +682,12 @@ impl Scan<'_> {
                 }
                 None
             }
-            Anchor::SkDash | Anchor::Pem | Anchor::AuthHeader | Anchor::AuthVerb | Anchor::Totp => {
-                None
-            }
+            Anchor::SkDash
+            | Anchor::Pem
+            | Anchor::AuthHeader
+            | Anchor::AuthVerb
+            | Anchor::Totp
+            | Anchor::Gcrypt => None,
         }
     }
 

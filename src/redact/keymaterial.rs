@@ -864,8 +864,8 @@ fn byte_array(b: &[u8], s: usize) -> Option<usize> {
 /// `gpg-agent`'s extended key format): `(private-key (ecc … (q #<public>#) (d #<secret>#)))`.
 /// `e` is after `(private-key`; within its parentheses, each member the algorithm keeps
 /// secret — RSA's `d`, `p`, `q`, `u`, DSA's and Elgamal's `x`, an ECC key's `d` — as
-/// `#hex#`, `|base64|` or a quoted string.
-pub(super) fn gcrypt_private(b: &[u8], e: usize, out: &mut Vec<Hit>) {
+/// `#hex#`, `|base64|` or a quoted string. Returns where the reading stopped.
+pub(super) fn gcrypt_private(b: &[u8], e: usize, out: &mut Vec<Hit>) -> usize {
     let hi = (e + 16384).min(b.len());
     let mut depth = 1usize;
     let mut secret: &[u8] = b"";
@@ -892,11 +892,17 @@ pub(super) fn gcrypt_private(b: &[u8], e: usize, out: &mut Vec<Hit>) {
                         Some(b'"') => b'"',
                         _ => 0,
                     };
-                    let ve = run(&b[..hi], vs + 1, |c| c != close);
-                    if close != 0 && ve < hi && ve - (vs + 1) >= 16 {
+                    // Hex between `#`s, base64 between `|`s, a string's bytes.
+                    let inside = |c: u8| match close {
+                        b'#' => c.is_ascii_hexdigit() || c == b' ' || c == b'\n',
+                        b'|' => c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='),
+                        _ => c != b'"' && c != b'\n',
+                    };
+                    let ve = run(&b[..hi], vs + 1, inside);
+                    if close != 0 && at(b, ve) == Some(close) && ve - (vs + 1) >= 16 {
                         out.push(("private-key", vs + 1, ve));
+                        i = ve;
                     }
-                    i = ve;
                 }
             }
             b')' => depth -= 1,
@@ -904,6 +910,7 @@ pub(super) fn gcrypt_private(b: &[u8], e: usize, out: &mut Vec<Hit>) {
         }
         i += 1;
     }
+    i
 }
 
 #[cfg(test)]

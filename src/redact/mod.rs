@@ -293,43 +293,49 @@ const MIN_REPEATED: usize = 8;
 /// A value found once (`TOKEN=abc…` in a `set -x` line) is a secret wherever else it
 /// appears in the text, bare (`invalid token abc…` in the error that follows).
 fn repeat_values(text: &str, taken: &mut Taken, markers: &[(usize, usize)]) {
+    // Each distinct value once, with its first finding's kind: a log that repeats one
+    // password thousands of times is read once, not once per finding.
+    let mut seen = std::collections::HashSet::new();
     let values: Vec<(&str, &'static str)> = taken
         .iter()
-        .filter(|&(&s, &(e, _))| e - s >= MIN_REPEATED)
+        .filter(|&(&s, &(e, _))| e - s >= MIN_REPEATED && text.len() >= (e - s) * 2)
         .map(|(&s, &(e, kind))| (&text[s..e], kind))
+        .filter(|(v, _)| seen.insert(*v))
         .collect();
-    for (value, kind) in values {
-        if text.len() < value.len() * 2 {
-            continue;
-        }
-        let mut from = 0;
-        let b = text.as_bytes();
+    if values.is_empty() {
+        return;
+    }
+    // One pass over the text for all of them.
+    let Ok(automaton) = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(values.iter().map(|(v, _)| v))
+    else {
+        return;
+    };
+    let b = text.as_bytes();
+    for m in automaton.find_iter(text) {
+        let (s, e) = (m.start(), m.end());
+        let (value, kind) = values[m.pattern().as_usize()];
         let vb = value.as_bytes();
         // `postgres` found as a password is not the `postgres` of `postgresql://`: a
         // value that starts or ends with a word character repeats only as a whole word.
-        let glued = |s: usize, e: usize| {
-            vb[0].is_ascii_alphanumeric()
-                && s > 0
-                && b[s - 1].is_ascii_alphanumeric()
-                // `echo -e "x\nVALUE"`: an escape, not a word, ends right before it.
-                && !(s >= 2 && b[s - 2] == b'\\')
-                || vb[vb.len() - 1].is_ascii_alphanumeric()
-                    && b.get(e).is_some_and(u8::is_ascii_alphanumeric)
-        };
-        while let Some(off) = text[from..].find(value) {
-            let (s, e) = (from + off, from + off + value.len());
-            from = e;
-            if glued(s, e) {
-                continue;
-            }
-            let free = taken
-                .range(..e)
-                .next_back()
-                .is_none_or(|(_, &(end, _))| end <= s)
-                && !overlaps_marker(markers, s, e);
-            if free {
-                taken.insert(s, (e, kind));
-            }
+        let glued = vb[0].is_ascii_alphanumeric()
+            && s > 0
+            && b[s - 1].is_ascii_alphanumeric()
+            // `echo -e "x\nVALUE"`: an escape, not a word, ends right before it.
+            && !(s >= 2 && b[s - 2] == b'\\')
+            || vb[vb.len() - 1].is_ascii_alphanumeric()
+                && b.get(e).is_some_and(u8::is_ascii_alphanumeric);
+        if glued {
+            continue;
+        }
+        let free = taken
+            .range(..e)
+            .next_back()
+            .is_none_or(|(_, &(end, _))| end <= s)
+            && !overlaps_marker(markers, s, e);
+        if free {
+            taken.insert(s, (e, kind));
         }
     }
 }

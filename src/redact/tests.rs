@@ -384,6 +384,13 @@ fn degenerate_repetition_stays_linear() {
         "Authorization:",
         " -u ",
         "-----BEGIN RSA PRIVATE KEY-----",
+        // Round 22's: an S-expression read to its close, a chat line's arrow, a link's query.
+        "(private-key (rsa (d #",
+        "(private-key (rsa (d #0123456789abcdef0123#) ",
+        // One value found thousands of times: its repeats are looked for once.
+        "password=Xq7mP2wL9zRt4vKb ",
+        "[10:01] a: x -> ",
+        "/magic?t=a&",
         // Round 4's anchors, each of which reads a line or the lines after it.
         "cat secret.key\n",
         "\" \"",
