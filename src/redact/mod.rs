@@ -60,7 +60,8 @@
 //! password printed by a tool no rule knows as a generator or a getter, or under a
 //! label no rule knows (`New value: …`), a
 //! random token alone on a line of a chat or a shell history with no word that names
-//! it (one a `do not share`, an arrow or a hand-off phrase points at is found), a variable whose name says nothing (`X9_K=…` in an `env` dump), a
+//! it (one that `do not share`, an arrow or a hand-off phrase points at is found), a
+//! variable whose name says nothing (`X9_K=…` in an `env` dump), a
 //! random token with no vendor word, separator or naming key in sight (a random host
 //! label such as `<random>.m.pipedream.net`, `Config("sdk-<uuid>")`), JSON escaped
 //! inside another string (`docker inspect`'s env of a JWK), and a YAML value cut at `|`.
