@@ -298,8 +298,8 @@ const FIXED: &[(&str, Anchor)] = &[
     // Roblox's session cookie after its warning; curl's config file's proxy login;
     // Teradata BTEQ's logon.
     ("-and-items.|_", Anchor::Protocol), ("proxy-user", Anchor::Protocol),
-    // IMAP's login in a trace; a V2Ray share link.
-    (" login \"", Anchor::Protocol), ("vmess://", Anchor::Protocol),
+    // A V2Ray share link.
+    ("vmess://", Anchor::Protocol),
     (".logon ", Anchor::Protocol),
     // ltrace's view of a password check: `strcmp("guess", "<stored>") = -1`.
     ("strcmp(\"", Anchor::Protocol), ("strncmp(\"", Anchor::Protocol),

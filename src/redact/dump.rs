@@ -925,10 +925,16 @@ fn fields(b: &[u8], ls: usize, le: usize, out: &mut Vec<Hit>) {
 }
 
 /// `"app" "2fHAda1cosVfZXX…"` alone on a line (pgbouncer's `userlist.txt`, and any
-/// two-column list of a quoted name and its quoted secret); `s` is the `" "` between.
+/// two-column list of a quoted name and its quoted secret), or after an IMAP client's
+/// `a001 LOGIN ` in a protocol trace; `s` is the `" "` between.
 pub(super) fn quoted_pair(b: &[u8], s: usize) -> Option<Hit> {
-    let ls = super::text::line_body(b, super::text::line_start(b, s));
+    let mut ls = super::text::line_body(b, super::text::line_start(b, s));
     let le = line_end(b, s, 1024);
+    // IMAP's tagged command: `a001 LOGIN "user" "password"`.
+    let tag = run(&b[..le], ls, |c| c.is_ascii_alphanumeric());
+    if tag > ls && b[tag..le].len() > 7 && b[tag..tag + 7].eq_ignore_ascii_case(b" LOGIN ") {
+        ls = tag + 7;
+    }
     let line = &b[ls..le];
     let lead = line.len() - line.trim_ascii_start().len();
     let line = line.trim_ascii();

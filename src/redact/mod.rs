@@ -290,6 +290,9 @@ fn run_on_block_lines(b: &[u8], taken: &mut Taken) {
 
 /// Shortest value whose repetitions are redacted too: shorter ones are common words.
 const MIN_REPEATED: usize = 8;
+/// Distinct values up to which each is searched for on its own; more share one
+/// automaton, so a text's cost stays linear whatever it holds.
+const FEW_VALUES: usize = 16;
 
 /// A value found once (`TOKEN=abc…` in a `set -x` line) is a secret wherever else it
 /// appears in the text, bare (`invalid token abc…` in the error that follows).
@@ -303,20 +306,8 @@ fn repeat_values(text: &str, taken: &mut Taken, markers: &[(usize, usize)]) {
         .map(|(&s, &(e, kind))| (&text[s..e], kind))
         .filter(|(v, _)| seen.insert(*v))
         .collect();
-    if values.is_empty() {
-        return;
-    }
-    // One pass over the text for all of them.
-    let Ok(automaton) = aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(values.iter().map(|(v, _)| v))
-    else {
-        return;
-    };
     let b = text.as_bytes();
-    for m in automaton.find_iter(text) {
-        let (s, e) = (m.start(), m.end());
-        let (value, kind) = values[m.pattern().as_usize()];
+    let mut repeat = |s: usize, e: usize, (value, kind): (&str, &'static str)| {
         let vb = value.as_bytes();
         // `postgres` found as a password is not the `postgres` of `postgresql://`: a
         // value that starts or ends with a word character repeats only as a whole word.
@@ -327,17 +318,35 @@ fn repeat_values(text: &str, taken: &mut Taken, markers: &[(usize, usize)]) {
             && !(s >= 2 && b[s - 2] == b'\\')
             || vb[vb.len() - 1].is_ascii_alphanumeric()
                 && b.get(e).is_some_and(u8::is_ascii_alphanumeric);
-        if glued {
-            continue;
-        }
-        let free = taken
-            .range(..e)
-            .next_back()
-            .is_none_or(|(_, &(end, _))| end <= s)
+        let free = !glued
+            && taken
+                .range(..e)
+                .next_back()
+                .is_none_or(|(_, &(end, _))| end <= s)
             && !overlaps_marker(markers, s, e);
         if free {
             taken.insert(s, (e, kind));
         }
+    };
+    if values.len() <= FEW_VALUES {
+        // A text with a few secrets (the hook's case): a search per value costs less
+        // than building an automaton.
+        for &(value, kind) in &values {
+            for (s, _) in text.match_indices(value) {
+                repeat(s, s + value.len(), (value, kind));
+            }
+        }
+        return;
+    }
+    // Many: one pass over the text for all of them.
+    let Ok(automaton) = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(values.iter().map(|(v, _)| v))
+    else {
+        return;
+    };
+    for m in automaton.find_iter(text) {
+        repeat(m.start(), m.end(), values[m.pattern().as_usize()]);
     }
 }
 

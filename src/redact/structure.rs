@@ -315,7 +315,7 @@ pub(super) fn handed_over(b: &[u8], e: usize) -> Option<Hit> {
 pub(super) fn pointed_at(b: &[u8], s: usize, e: usize) -> Option<Hit> {
     let ls = line_start(b, s);
     let le = line_end(b, e, 512);
-    if !chat_message(&b[ls..le]) {
+    if !super::assign::is_chat(&b[ls..le]) {
         return None;
     }
     let (vs, ve) = trimmed(b, e, le);
@@ -393,31 +393,17 @@ pub(super) fn said_secret(b: &[u8], s: usize, e: usize) -> Option<Hit> {
         };
     }
     let ls = line_start(b, s);
-    if ls == 0 || !chat_message(&b[ls..le]) {
+    if ls == 0 || !super::assign::is_chat(&b[ls..le]) {
         return None;
     }
     let ps = line_start(b, ls - 1);
     let prev = &b[ps..ls - 1];
-    if !chat_message(prev) {
+    if !super::assign::is_chat(prev) {
         return None;
     }
     let (_, ve) = trimmed(b, ps, ls - 1);
     let vs = run_back(b, ve, ps, |c| !c.is_ascii_whitespace());
     strong(vs, ve)?
-}
-
-/// `[14:19] sven: …`, `[01:53:48] <ana> …`: a line of a chat log.
-fn chat_message(line: &[u8]) -> bool {
-    let t = line.trim_ascii_start();
-    let Some(close) = t.iter().position(|&c| c == b']').filter(|&p| p <= 24) else {
-        return false;
-    };
-    t.starts_with(b"[")
-        && t[1..close].iter().any(u8::is_ascii_digit)
-        && t[1..close]
-            .iter()
-            .all(|c| c.is_ascii_digit() || matches!(c, b':' | b'-' | b' ' | b'.'))
-        && t[close + 1..].trim_ascii_start().len() < t.len() - close - 1
 }
 
 /// `b[s..e]` without its blanks at either end.
@@ -1050,19 +1036,6 @@ fn proxy_user(b: &[u8], e: usize) -> Option<Hit> {
     password_value(b, colon + 1, end)
 }
 
-/// IMAP's `a001 LOGIN "user" "password"` in a protocol trace: the second string. `e`
-/// is after the first's opening quote.
-fn imap_login(b: &[u8], e: usize) -> Option<Hit> {
-    let le = line_end(b, e, 512);
-    let ue = run(&b[..le], e, |c| c != b'"');
-    if !b[ue..].starts_with(b"\" \"") {
-        return None;
-    }
-    let vs = ue + 3;
-    let ve = run(&b[..le], vs, |c| c != b'"');
-    (ve < le).then(|| password_value(b, vs, ve))?
-}
-
 /// Teradata BTEQ's `.LOGON host/user,password;`: what follows the comma.
 fn bteq_logon(b: &[u8], e: usize) -> Option<Hit> {
     let le = line_end(b, e, 512);
@@ -1135,9 +1108,6 @@ pub(super) fn protocol_secret(b: &[u8], e: usize, literal: &str) -> Option<Hit> 
         // Roblox's `.ROBLOSECURITY` cookie: its warning, then the session in hex.
         let end = run(b, e, |c| c.is_ascii_hexdigit());
         return (end - e >= 64).then(|| hit("session-cookie", e, end))?;
-    }
-    if literal == " login \"" {
-        return imap_login(b, e);
     }
     if literal == "vmess://" {
         // A V2Ray share link: base64 of a JSON object whose `id` is the credential.

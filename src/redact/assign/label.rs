@@ -496,7 +496,7 @@ fn below(b: &[u8], ks: usize, ke: usize, family: Family) -> Option<(usize, usize
 }
 
 /// `[10:33] li: …`: a chat message, whose next message may answer it.
-fn is_chat(line: &[u8]) -> bool {
+pub(in crate::redact) fn is_chat(line: &[u8]) -> bool {
     let t = line.trim_ascii_start();
     t.starts_with(b"[") && strip_prefixes(t, 0, t.len()) > 0
 }

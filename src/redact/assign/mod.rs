@@ -9,6 +9,7 @@
 
 pub(in crate::redact) mod foreign;
 mod label;
+pub(in crate::redact) use label::is_chat;
 mod value;
 mod words;
 
