@@ -9,6 +9,7 @@
 //! file) and [`on_disk`] (the index under `.git/learnsync/search/`, kept in
 //! step with HEAD). How ranking works, in words: docs/retrieval.md.
 
+pub mod asking;
 pub mod build;
 pub mod context;
 pub mod doc;

@@ -35,12 +35,18 @@
 //!    word records a failure, not the capability asked about. One that
 //!    holds none of the concepts the question names must cover nearly all
 //!    of its words (those asking for a way out, "fix", "get past", aside).
+//!    Any one-line question in prose that names no trouble asks for a
+//!    capability ([`asking`]): a learning records a failure, and one that
+//!    shares such a question's program and a word is about another feature
+//!    of it. It answers only when it covers most of the question, or holds a
+//!    KG concept the question names in other words than the question's.
 //! 4. The rest are ordered by relevance × trust × evidence × project: L2
 //!    and L3 ahead of an equally relevant L1; a correction that keeps
 //!    failing (ineffective, recurred) behind one that works; the agent's
 //!    own project ahead. Trust and evidence reorder answers but never make
 //!    an irrelevant learning one.
 
+use super::asking;
 use super::doc::Meta;
 use super::kg::{self, Matcher};
 use super::logtext;
@@ -247,6 +253,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     } else {
         0.0
     };
+    let capability = t.capability_coverage > 0.0 && asking::asks_capability(req.text);
     // A learning the request may see, with its order score.
     let shown = |doc: u32, own: f32, relevance: f32, signals: Signals| {
         let a = source.attrs(doc)?;
@@ -333,6 +340,17 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             t.howto_coverage.max(t.howto_unbridged_coverage)
         };
         if bar > 0.0 && !vouched && (relevance < bar || coverage < covers) {
+            continue;
+        }
+        // A question that names no trouble asks for a capability, and a
+        // learning records a failure: it answers only when it covers most of
+        // what is asked, or when the KG ties the two in other words than the
+        // question's (module doc, 3).
+        if capability
+            && admitted_by != "signature"
+            && coverage < t.capability_coverage
+            && !bridged(units, &q.unknown, matched[d])
+        {
             continue;
         }
         let around = whole
@@ -573,6 +591,22 @@ const PROSE: &[&str] = &[
     "a", "an", "the", "to", "from", "with", "into", "out", "of", "for", "only", "instead",
     "without", "every", "each", "my", "our", "and", "between", "so", "when", "after", "in", "on",
 ];
+
+/// Whether a learning (`matched`: its bits) holds a KG concept the text
+/// names through other words than the text's: the team's vocabulary says a
+/// paraphrase means the same thing. Holding the very words that named it
+/// is no evidence beyond those words.
+/// A word of the text that no learning holds and that names the concept
+/// is one the learning does not hold.
+fn bridged(units: &[Unit], unknown: &[Unknown], matched: u64) -> bool {
+    units.iter().enumerate().any(|(i, u)| {
+        u.own
+            && matches!(u.label, Label::Concept(_))
+            && matched & (1u64 << i) != 0
+            && (u.names.iter().any(|&j| matched & (1u64 << j) == 0)
+                || unknown.iter().any(|w| w.concept == Some(i)))
+    })
+}
 
 /// The most relevant learning (the first on a tie), its relevance and the
 /// next best relevance.

@@ -127,6 +127,13 @@ pub struct Tuning {
     /// schema changes") and miss only the verb. At or below
     /// `howto_coverage` it changes nothing.
     pub howto_unbridged_coverage: f32,
+    /// The share of a capability question's distinctive words (one line of
+    /// prose that names no trouble: "ssh through a bastion in one command")
+    /// a learning must cover to answer it, unless it holds a KG concept the
+    /// question names in other words. Learnings record failures; one that
+    /// shares the program's name and a word with such a question is about
+    /// another feature of that program. 0 turns it off.
+    pub capability_coverage: f32,
     /// Weight, in ordering the learnings a pasted log admits, of the lines the
     /// log's reading left out (`logtext::salient`: its info lines, the
     /// commands around the failure): members of a family that store the
@@ -182,6 +189,7 @@ impl Default for Tuning {
             howto_relevance: 0.5,
             howto_coverage: 0.6,
             howto_unbridged_coverage: 0.8,
+            capability_coverage: 0.6,
             context: 1.0,
             companion_ratio: 0.6,
         }

@@ -516,6 +516,7 @@ fn the_same_program_and_one_generic_word_does_not_cover_a_question() {
     let loose = Tuning {
         min_relevance: 0.0,
         min_coverage: 0.0,
+        capability_coverage: 0.0,
         ..Tuning::default()
     };
     let hits = rank(&index, &ask(text), &loose);
@@ -789,6 +790,7 @@ fn a_how_to_question_that_shares_the_program_and_a_word_gets_nothing() {
         howto_relevance: 0.0,
         howto_coverage: 0.0,
         howto_unbridged_coverage: 0.0,
+        capability_coverage: 0.0,
         ..Tuning::default()
     };
     assert!(!rank(&index, &ask(text), &loose).is_empty());
@@ -817,6 +819,7 @@ fn a_how_to_answer_covers_what_is_asked_beyond_the_program() {
     let relevance_only = Tuning {
         howto_coverage: 0.0,
         howto_unbridged_coverage: 0.0,
+        capability_coverage: 0.0,
         ..Tuning::default()
     };
     assert_eq!(
@@ -1066,4 +1069,39 @@ fn a_paste_that_repeats_most_of_an_errors_words_is_answered_by_it() {
     let hits = rank(&index, &ask(text), &Tuning::default());
     assert_eq!(ids(&hits).first(), Some(&"kafka-offsets"));
     assert_eq!(hits[0].signals.admitted_by, "error words");
+}
+
+#[test]
+fn a_capability_question_is_answered_only_by_a_learning_that_covers_it_or_its_concept() {
+    // The socket learning records `docker ps` refused on the daemon's socket;
+    // the question asks how to do something else with that socket.
+    let text = "connect to the docker daemon socket from a remote host";
+    assert!(asking::asks_capability(text));
+    let index = index_of(&corpus());
+    let off = Tuning {
+        capability_coverage: 0.0,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &off);
+    assert_eq!(ids(&hits).first(), Some(&"socket"), "{hits:?}");
+    let coverage = hits[0].signals.coverage;
+    assert!(coverage < Tuning::default().capability_coverage, "{coverage}");
+    assert!(rank(&index, &ask(text), &Tuning::default()).is_empty());
+    // The same words, saying what went wrong, ask about the failure.
+    let trouble = "connecting to the docker daemon socket from a remote host is denied";
+    assert!(!asking::asks_capability(trouble));
+    assert_eq!(
+        ids(&rank(&index, &ask(trouble), &Tuning::default())).first(),
+        Some(&"socket")
+    );
+    // The team's graph says the question's words mean the learning's.
+    let kg = index_with_concept(
+        &corpus(),
+        "docker-socket",
+        b"synonyms:: daemon socket, control endpoint\n",
+    );
+    let bridged = "connect to the docker control endpoint from a remote host through an ssh tunnel";
+    let hits = rank(&kg, &ask(bridged), &Tuning::default());
+    assert_eq!(ids(&hits).first(), Some(&"socket"), "{hits:?}");
+    assert!(hits[0].signals.coverage < Tuning::default().capability_coverage);
 }

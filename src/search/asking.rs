@@ -1,0 +1,241 @@
+//! What a one-line question asks for: a way past trouble ("npm install
+//! fails behind the proxy", "ssh ignores my key"), or a capability ("ssh
+//! through a bastion in one command", "add partitions to a kafka topic").
+//! Pure; read by ranking ([`rank`](super::rank)) for its capability rule.
+//!
+//! Learnings record failures and their corrections. A question about a
+//! failure is answered by words it shares with one; a question about a
+//! capability shares the program's name and a word or two with the
+//! learnings of that program's failures, and none of them answers it.
+
+/// Whether `text` reads as a question in prose that names no trouble: one
+/// line, with a word of prose (`a`, `the`, `to`, `my`, …) or a question
+/// mark, and none of the words people use to say that something went wrong.
+/// A command, a log line or an error message is never one.
+pub fn asks_capability(text: &str) -> bool {
+    let text = text.trim();
+    if text.is_empty() || text.contains('\n') {
+        return false;
+    }
+    // Whole tokens between spaces: `my-pod` in `kubectl logs my-pod` is a
+    // name, not the word "my"; a flag makes it a command line.
+    let tokens = text.split_whitespace().map(|t| {
+        t.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    });
+    let mut prose = text.ends_with('?');
+    for (raw, t) in text.split_whitespace().zip(tokens) {
+        if raw.starts_with('-') && raw.len() > 1 {
+            return false;
+        }
+        prose |= PROSE.contains(&t.as_str());
+    }
+    prose && !names_trouble(&words(text))
+}
+
+/// The text's words, lower-cased, an apostrophe dropped inside one
+/// ("doesn't" is `doesnt`), split at everything else that is not a letter
+/// or a digit.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        } else if matches!(c, '\'' | '\u{2019}') && !word.is_empty() {
+            // "can't": the word goes on.
+        } else if !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether the words say that something went wrong: a failure, a refusal,
+/// something missing or stuck, a tool that complains or wants something.
+fn names_trouble(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        TROUBLE.contains(&w.as_str())
+            || TROUBLE_STEMS.iter().any(|s| w.starts_with(s))
+            // "runs out of memory", "times out".
+            || (w == "out" && words.get(i + 1).is_some_and(|n| n == "of"))
+            || (w == "times" && words.get(i + 1).is_some_and(|n| n == "out"))
+    })
+}
+
+/// Words of prose, not of a command line.
+const PROSE: &[&str] = &[
+    "a", "an", "the", "to", "from", "with", "into", "of", "for", "only", "without", "every",
+    "each", "my", "our", "and", "between", "so", "when", "after", "in", "on", "we", "is", "are",
+    "do", "does", "how", "what", "which", "can", "should",
+];
+
+/// Whole words that say something went wrong.
+const TROUBLE: &[&str] = &[
+    "err",
+    "denied",
+    "deny",
+    "cannot",
+    "cant",
+    "wont",
+    "doesnt",
+    "dont",
+    "didnt",
+    "isnt",
+    "arent",
+    "wasnt",
+    "not",
+    "no",
+    "never",
+    "stuck",
+    "hung",
+    "missing",
+    "timeout",
+    "timed",
+    "lost",
+    "lose",
+    "loses",
+    "wrong",
+    "invalid",
+    "locked",
+    "stale",
+    "unable",
+    "why",
+    "blocked",
+    "blocks",
+    "blocking",
+    "oom",
+    "dies",
+    "died",
+    "dead",
+    "unknown",
+    "unsupported",
+    "incompatible",
+    "forbidden",
+    "unauthorized",
+    "unauthorised",
+    "too",
+    "fix",
+    "problem",
+    "issue",
+    "trouble",
+    "bug",
+    "gone",
+    "empty",
+    "blank",
+    "nothing",
+    "keeps",
+    "still",
+    "again",
+    "suddenly",
+    "anymore",
+    "stopped",
+    "stops",
+    "spurious",
+    "flaky",
+    "unreachable",
+    "bogus",
+    "weird",
+    "already",
+    "needs",
+    "wants",
+    "requires",
+    "says",
+    "reports",
+    "throws",
+    "returns",
+    "cycle",
+    "expired",
+    "expire",
+    "expires",
+];
+
+/// Stems of words that say something went wrong (`fail` is failed, fails,
+/// failing, failure).
+const TROUBLE_STEMS: &[&str] = &[
+    "fail",
+    "error",
+    "refus",
+    "reject",
+    "crash",
+    "broke",
+    "break",
+    "hang",
+    "freez",
+    "slow",
+    "ignor",
+    "complain",
+    "conflict",
+    "exhaust",
+    "leak",
+    "mismatch",
+    "warn",
+    "exit",
+    "abort",
+    "throttl",
+    "disappear",
+    "corrupt",
+    "mangl",
+    "garbl",
+    "truncat",
+    "duplicat",
+    "unexpected",
+    "panic",
+    "segfault",
+    "disconnect",
+    "vanish",
+    "drift",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::asks_capability;
+
+    #[test]
+    fn a_question_about_what_a_tool_can_do_asks_for_a_capability() {
+        for q in [
+            "how do I add partitions to an existing kafka topic",
+            "ssh through a bastion to reach private instances in a single command?",
+            "nginx: rate-limit requests per client ip on the /login location",
+            "preview the documentation site locally",
+        ] {
+            assert!(asks_capability(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_question_about_trouble_is_not_one() {
+        for q in [
+            "ssh ignores my key because of file permissions",
+            "apt is locked by another process",
+            "the frontend build crashes running out of memory",
+            "android build wants a newer java",
+            "why doesn't my cron job run",
+            "git will not commit until I set my name and email",
+            "the build can't find the openssl headers",
+            "my service times out talking to the metadata endpoint",
+            "background daemons vanish on logout",
+        ] {
+            assert!(!asks_capability(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn commands_logs_and_empty_texts_are_not_questions() {
+        for q in [
+            "gcloud run services logs read api --region europe-west1",
+            "ssh-keygen -t ed25519 -C ci@acme.dev -f ~/.ssh/ci_deploy",
+            "kubectl logs my-pod",
+            "npm i @acme/auth-client",
+            "git commit -m 'add the parser to the build'",
+            "how do I\nadd a topic",
+            "",
+            "   ",
+        ] {
+            assert!(!asks_capability(q), "{q:?}");
+        }
+    }
+}
