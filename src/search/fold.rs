@@ -101,16 +101,12 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     out: &mut W,
 ) -> Result<Option<u64>, SegmentError> {
     let info = &segment.info;
-    let whole = segment.whole()?;
+    let mut whole = segment.whole()?;
     let n = segment.len();
     let removed: HashSet<u32> = changes.removed.iter().copied().filter(|&d| d < n).collect();
 
-    // The segment is read whole already: lengths from it, not a read each.
-    let lens = |doc| {
-        serde_json::from_slice::<Meta>(whole.meta(doc)?)
-            .map(|m| m.lens)
-            .map_err(|e| SegmentError::Damaged(format!("metadata: {e}")))
-    };
+    // Only the learnings removed: a read each.
+    let lens = |doc| segment.read_meta(doc).map(|m| m.lens);
     let Some(stats) = stats_after(segment, &removed, changes.added, lens)? else {
         return Ok(None);
     };
@@ -197,25 +193,21 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
         w.term(h, list.iter().copied());
     }
 
+    drop(from_segment);
+    whole.drop_terms();
+
     // Attributes and metadata: the kept learnings' as stored (newer
     // evidence laid in), then the added ones', their strings interned into
-    // the segment's tables.
+    // the segment's tables. The metadata is read and written a learning at
+    // a time.
+    let kept_docs = || (0..n).filter(|d| !removed.contains(d));
     let mut attrs = Vec::with_capacity(total);
-    let mut metas: Vec<std::borrow::Cow<'_, [u8]>> = Vec::with_capacity(total);
-    for doc in (0..n).filter(|d| !removed.contains(d)) {
+    for doc in kept_docs() {
         let mut a = segment
             .attrs_of(doc)
             .ok_or_else(|| SegmentError::Damaged("no attributes".into()))?;
-        let bytes = whole.meta(doc)?;
-        match changes.evidence.get(&doc) {
-            Some(e) => {
-                let mut meta: Meta = serde_json::from_slice(bytes)
-                    .map_err(|e| SegmentError::Damaged(format!("metadata: {e}")))?;
-                meta.evidence = *e;
-                a.success = (e.success() * 255.0).round() / 255.0;
-                metas.push(serde_json::to_vec(&meta).unwrap_or_default().into());
-            }
-            None => metas.push(bytes.into()),
+        if let Some(e) = changes.evidence.get(&doc) {
+            a.success = (e.success() * 255.0).round() / 255.0;
         }
         attrs.push(a);
     }
@@ -223,15 +215,34 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     for d in changes.added {
         let trust = TrustLevel::parse(&d.meta.trust).unwrap_or(TrustLevel::L1);
         attrs.push(interner.attrs(&d.meta, trust));
-        metas.push(serde_json::to_vec(&d.meta).unwrap_or_default().into());
     }
+    let stored = segment
+        .metas_of(&whole, kept_docs())
+        .zip(kept_docs())
+        .map(|(bytes, doc)| {
+            let bytes = bytes?;
+            let Some(e) = changes.evidence.get(&doc) else {
+                return Ok(bytes);
+            };
+            let mut meta: Meta = serde_json::from_slice(&bytes)
+                .map_err(|e| SegmentError::Damaged(format!("metadata: {e}")))?;
+            meta.evidence = *e;
+            Ok(serde_json::to_vec(&meta).unwrap_or_default())
+        });
+    let added_metas = changes
+        .added
+        .iter()
+        .map(|d| Ok(serde_json::to_vec(&d.meta).unwrap_or_default()));
+    let metas = stored
+        .map(|m: Result<Vec<u8>, SegmentError>| m.map_err(std::io::Error::from))
+        .chain(added_metas);
     let mut graph = info.graph.clone();
     graph.rank(&mentions);
     drop(mentions);
     Ok(Some(w.finish_to(
         out,
         &attrs,
-        metas.iter().map(|m| m.as_ref()),
+        metas,
         &Info {
             head: head.map(str::to_string),
             build: build.to_string(),
@@ -508,5 +519,29 @@ mod tests {
         old.stats.total_len = [0; FIELD_COUNT];
         let segment = written(&old, tmp.path(), None);
         assert!(fold(&segment, &few, None, "b2").expect("reads").is_none());
+    }
+
+    #[test]
+    fn a_fold_over_damaged_metadata_is_an_error_not_a_panic() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let docs: Vec<Doc> = (0..30).map(|i| doc(i, "first")).collect();
+        let built = Index::build(&docs, graph(), IndexParams::default());
+        let mut bytes = encode(&built, None, "b1");
+        // The header's fifth offset is the metadata offsets' table: make the
+        // tenth learning's metadata end far past its section.
+        let at = 20 + 4 * 8;
+        let table = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize;
+        bytes[table + 10 * 8..table + 11 * 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let path = tmp.path().join("damaged.bin");
+        std::fs::write(&path, &bytes).expect("write");
+        let segment = Segment::open(&path).expect("the sections a query needs first are intact");
+        let none = BTreeMap::new();
+        let changes = Changes {
+            removed: &[0],
+            evidence: &none,
+            added: &[],
+        };
+        let err = fold(&segment, &changes, None, "b2").expect_err("damaged");
+        assert!(err.to_string().contains("metadata"), "{err}");
     }
 }

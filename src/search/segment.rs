@@ -160,7 +160,7 @@ pub fn encode_to<W: Write + Seek>(
     let metas = index
         .metas
         .iter()
-        .map(|m| serde_json::to_vec(m).unwrap_or_default());
+        .map(|m| Ok(serde_json::to_vec(m).unwrap_or_default()));
     w.finish_to(
         out,
         &index.attrs,
@@ -230,7 +230,7 @@ impl Writer {
         mut self,
         out: &mut W,
         attrs: &[Attrs],
-        metas: impl Iterator<Item = M>,
+        metas: impl Iterator<Item = std::io::Result<M>>,
         info: &Info,
     ) -> std::io::Result<u64> {
         let n = attrs.len();
@@ -263,6 +263,7 @@ impl Writer {
         let mut meta_offsets = Vec::with_capacity(offsets_len as usize);
         let mut at = 0u64;
         for m in metas {
+            let m = m?;
             meta_offsets.extend_from_slice(&at.to_le_bytes());
             out.write_all(m.as_ref())?;
             at += m.as_ref().len() as u64;
@@ -296,13 +297,15 @@ impl Writer {
     }
 }
 
-/// A segment's term table, postings and metadata read whole (what a fold
-/// rewrites), checked as a query checks what it reads.
+/// A segment's term table, postings and metadata offsets read whole (what a
+/// fold rewrites; the metadata itself, most of a segment, it reads in one
+/// pass with [`Segment::metas_of`]), checked as a query checks what it reads.
 pub(super) struct Whole {
     table: Vec<u8>,
     postings: Vec<u8>,
     meta_offsets: Vec<u8>,
-    metas: Vec<u8>,
+    /// The metadata section's length.
+    metas_len: u64,
     n: u32,
 }
 
@@ -328,17 +331,21 @@ impl Whole {
         })
     }
 
-    /// The stored metadata (JSON) of `doc`.
-    pub(super) fn meta(&self, doc: u32) -> Result<&[u8], SegmentError> {
+    /// Frees the term table and postings once they are rewritten.
+    pub(super) fn drop_terms(&mut self) {
+        self.table = Vec::new();
+        self.postings = Vec::new();
+    }
+
+    /// Where the stored metadata (JSON) of `doc` lies in its section.
+    fn meta_range(&self, doc: u32) -> Result<(u64, u64), SegmentError> {
         let at = |i: usize| -> Option<u64> {
             let b = self.meta_offsets.get(i * 8..i * 8 + 8)?;
             Some(u64::from_le_bytes(b.try_into().ok()?))
         };
-        let range = at(doc as usize)
+        at(doc as usize)
             .zip(at(doc as usize + 1))
-            .and_then(|(s, e)| Some(usize::try_from(s).ok()?..usize::try_from(e).ok()?));
-        range
-            .and_then(|r| self.metas.get(r))
+            .filter(|&(s, e)| s <= e && e <= self.metas_len)
             .ok_or_else(|| damaged("a learning's metadata runs past its section"))
     }
 }
@@ -547,8 +554,35 @@ impl Segment {
             table: read(1)?,
             postings: read(2)?,
             meta_offsets: read(4)?,
-            metas: read(5)?,
+            metas_len: self.offsets[6] - self.offsets[5],
             n: self.n,
+        })
+    }
+
+    /// The stored metadata (JSON) of each of `docs` (ascending), read in one
+    /// pass over its section, a buffer at a time: a fold copies most of it
+    /// as it is, and holding it whole was most of a fold's memory.
+    pub(super) fn metas_of<'a>(
+        &'a self,
+        whole: &'a Whole,
+        docs: impl Iterator<Item = u32> + 'a,
+    ) -> impl Iterator<Item = Result<Vec<u8>, SegmentError>> + 'a {
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, &self.file);
+        // Where the reader is in the section (`None`: not yet placed).
+        let mut at: Option<u64> = None;
+        docs.map(move |doc| {
+            let (start, end) = whole.meta_range(doc)?;
+            match at {
+                Some(a) if a <= start => reader.seek_relative((start - a) as i64)?,
+                Some(_) => return Err(damaged("metadata read out of order")),
+                None => {
+                    reader.seek(SeekFrom::Start(self.offsets[5] + start))?;
+                }
+            }
+            let mut buf = vec![0u8; (end - start) as usize];
+            reader.read_exact(&mut buf)?;
+            at = Some(end);
+            Ok(buf)
         })
     }
 
