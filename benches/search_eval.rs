@@ -737,9 +737,14 @@ fn dump(dir: &Path, queries_path: &Path) {
             .iter()
             .map(|u| serde_json::json!({"label": u.label, "df": u.df, "own": u.own, "counts": u.counts, "w": u.weight * u.idf}))
             .collect();
+        // The program (and subcommand) the text reads as, and how many learnings' commands hold each.
+        let programs: Vec<serde_json::Value> = search::postings::program_terms(&q.q)
+            .iter()
+            .map(|p| serde_json::json!({"term": p.trim_start_matches(search::postings::PROGRAM), "df": search::postings::Source::postings(&index, p).len()}))
+            .collect();
         println!(
             "{}",
-            serde_json::json!({"kind": q.kind, "q": q.q, "expect": q.expect, "real": real, "hits": hits, "units": units, "maximum": maximum})
+            serde_json::json!({"kind": q.kind, "q": q.q, "expect": q.expect, "real": real, "hits": hits, "units": units, "maximum": maximum, "programs": programs})
         );
     }
 }
