@@ -1,7 +1,9 @@
 //! What a one-line question asks for: a way past trouble ("npm install
 //! fails behind the proxy", "ssh ignores my key"), or a capability ("ssh
 //! through a bastion in one command", "add partitions to a kafka topic").
-//! Pure; read by ranking ([`rank`](super::rank)) for its capability rule.
+//! Pure; read by ranking ([`rank`](super::rank)): a how-to question
+//! ([`asks_how`]) needs a higher relevance, a capability question
+//! ([`asks_capability`]) coverage or a KG bridge.
 //!
 //! Learnings record failures and their corrections. A question about a
 //! failure is answered by words it shares with one; a question about a
@@ -14,7 +16,8 @@
 /// A command, a log line or an error message is never one.
 pub fn asks_capability(text: &str) -> bool {
     let text = text.trim();
-    if text.is_empty() || text.contains('\n') {
+    // A question is a sentence or two; a longer line is a log or a paste.
+    if text.is_empty() || text.len() > MAX_QUESTION || text.contains('\n') {
         return false;
     }
     // Whole tokens between spaces: `my-pod` in `kubectl logs my-pod` is a
@@ -28,10 +31,13 @@ pub fn asks_capability(text: &str) -> bool {
         if raw.starts_with('-') && raw.len() > 1 {
             return false;
         }
-        prose |= PROSE.contains(&t.as_str());
+        prose |= PROSE.contains(&t.as_str()) || QUESTION.contains(&t.as_str());
     }
     prose && !names_trouble(&words(text))
 }
+
+/// The longest line read as a question, in bytes.
+const MAX_QUESTION: usize = 512;
 
 /// The text's words, lower-cased, an apostrophe dropped inside one
 /// ("doesn't" is `doesnt`), split at everything else that is not a letter
@@ -66,11 +72,155 @@ fn names_trouble(words: &[String]) -> bool {
     })
 }
 
-/// Words of prose, not of a command line.
+/// Words that open or carry a question, beside [`PROSE`].
+const QUESTION: &[&str] = &[
+    "we", "is", "are", "do", "does", "how", "what", "which", "can", "should",
+];
+
+/// Whether a text is a how-to question: one line asking how to do
+/// something ("how do I …", "how to …", "what's the command to …", "can I
+/// …"), not a report of something that failed (module doc, 3).
+pub fn asks_how(text: &str) -> bool {
+    if text.trim().lines().nth(1).is_some() {
+        return false;
+    }
+    // Words between spaces, so that a command's `can-i` is not "can I".
+    let lower = text.to_lowercase().replace(['\u{2019}', '\''], " ");
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    // "docker: copy a log file out of a stopped container", "configure vite to
+    // proxy …": a task asked for in the imperative, in prose (a word such as "a",
+    // "to", "from" among its words, not a command's flags).
+    let task = {
+        // The label may name a sub-command (`gcloud run deploy: set …`).
+        let label = lower
+            .split_whitespace()
+            .take(4)
+            .position(|w| w.ends_with(':'))
+            .map_or(0, |p| p + 1);
+        let rest = &words[label.min(words.len())..];
+        rest.len() >= 5
+            && rest.first().is_some_and(|w| TASK_VERBS.contains(w))
+            && rest.iter().any(|w| PROSE.contains(w))
+            && !text.contains(" --")
+            // "save fails on a read-only volume": a report, not a task.
+            && !super::logtext::says_failure(text)
+    };
+    // "can uv run …", "is there a way to …": a question about what a tool can do.
+    let opening = task
+        || match (words.first().copied(), words.get(1).copied()) {
+            (Some("can" | "could"), Some(w)) => !matches!(w, "t" | "not" | "no"),
+            (Some("is" | "are"), Some("there")) => true,
+            _ => false,
+        };
+    opening
+        || words.windows(2).enumerate().any(|(i, w)| {
+            let next = words.get(i + 2).copied().unwrap_or("");
+            match (w[0], w[1]) {
+                ("how", "to") | ("can", "i") => true,
+                // "how can pip download …", "how do tasks pass …": the same question
+                // about a tool or a thing rather than the asker.
+                ("how", "can" | "do") => !next.is_empty(),
+                ("how", "should" | "would") => matches!(next, "i" | "we" | "you"),
+                ("what", "s" | "is") => {
+                    next == "the"
+                        && matches!(
+                            words.get(i + 3).copied().unwrap_or(""),
+                            "command" | "way" | "difference" | "easiest"
+                        )
+                }
+                _ => false,
+            }
+        })
+}
+
+/// Verbs a task asked for in the imperative starts with ([`asks_how`]).
+const TASK_VERBS: &[&str] = &[
+    "add",
+    "allow",
+    "attach",
+    "build",
+    "cancel",
+    "change",
+    "clean",
+    "configure",
+    "convert",
+    "copy",
+    "create",
+    "debug",
+    "delete",
+    "deploy",
+    "disable",
+    "download",
+    "enable",
+    "encrypt",
+    "export",
+    "expose",
+    "find",
+    "forward",
+    "generate",
+    "get",
+    "import",
+    "increase",
+    "install",
+    "iterate",
+    "keep",
+    "limit",
+    "list",
+    "load",
+    "make",
+    "migrate",
+    "mount",
+    "move",
+    "open",
+    "parametrize",
+    "pass",
+    "pin",
+    "print",
+    "publish",
+    "record",
+    "reduce",
+    "remove",
+    "rename",
+    "reset",
+    "resize",
+    "restore",
+    "restrict",
+    "retry",
+    "revert",
+    "roll",
+    "rotate",
+    "run",
+    "save",
+    "schedule",
+    "send",
+    "set",
+    "share",
+    "show",
+    "sign",
+    "skip",
+    "speed",
+    "split",
+    "start",
+    "stop",
+    "switch",
+    "sync",
+    "trigger",
+    "turn",
+    "undo",
+    "update",
+    "upgrade",
+    "use",
+    "watch",
+];
+
+/// Words of prose, not of a command line ([`asks_how`]).
 const PROSE: &[&str] = &[
-    "a", "an", "the", "to", "from", "with", "into", "of", "for", "only", "without", "every",
-    "each", "my", "our", "and", "between", "so", "when", "after", "in", "on", "we", "is", "are",
-    "do", "does", "how", "what", "which", "can", "should",
+    "a", "an", "the", "to", "from", "with", "into", "out", "of", "for", "only", "instead",
+    "without", "every", "each", "my", "our", "and", "between", "so", "when", "after", "in", "on",
 ];
 
 /// Whole words that say something went wrong.
@@ -232,6 +382,7 @@ mod tests {
             "npm i @acme/auth-client",
             "git commit -m 'add the parser to the build'",
             "how do I\nadd a topic",
+            &format!("how do I {}", "add a topic to the cluster ".repeat(30)),
             "",
             "   ",
         ] {

@@ -800,7 +800,7 @@ fn a_how_to_question_that_shares_the_program_and_a_word_gets_nothing() {
     };
     assert!(rank(&index, &ask(text), &how).is_empty());
     // The same words as a report of a failure are not a how-to question.
-    assert!(!asks_how("docker volume rename loses the data"));
+    assert!(!asking::asks_how("docker volume rename loses the data"));
     // A how-to the learning covers is still answered.
     let covered = "how do I fix permission denied on the docker socket in docker ps";
     assert_eq!(
@@ -855,7 +855,7 @@ fn how_to_questions_are_told_from_reports() {
         "undo my last local commit but keep the changes",
         "roll back only the most recent migration",
     ] {
-        assert!(asks_how(q), "{q}");
+        assert!(asking::asks_how(q), "{q}");
     }
     for q in [
         "kubectl auth can-i get deployments -n staging",
@@ -871,7 +871,7 @@ fn how_to_questions_are_told_from_reports() {
         "gcloud run deploy: ERROR: (gcloud.run.deploy) PERMISSION_DENIED",
         "save fails on a read-only volume in the container",
     ] {
-        assert!(!asks_how(q), "{q}");
+        assert!(!asking::asks_how(q), "{q}");
     }
 }
 
@@ -1085,7 +1085,10 @@ fn a_capability_question_is_answered_only_by_a_learning_that_covers_it_or_its_co
     let hits = rank(&index, &ask(text), &off);
     assert_eq!(ids(&hits).first(), Some(&"socket"), "{hits:?}");
     let coverage = hits[0].signals.coverage;
-    assert!(coverage < Tuning::default().capability_coverage, "{coverage}");
+    assert!(
+        coverage < Tuning::default().capability_coverage,
+        "{coverage}"
+    );
     assert!(rank(&index, &ask(text), &Tuning::default()).is_empty());
     // The same words, saying what went wrong, ask about the failure.
     let trouble = "connecting to the docker daemon socket from a remote host is denied";
