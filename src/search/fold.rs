@@ -142,58 +142,25 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     let total = stats.docs as usize;
     let mut mentions: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
 
-    let mut w = Writer::default();
-    let mut from_segment = whole.terms().peekable();
-    let mut from_added = added.iter().peekable();
-    let mut list: Vec<(u32, u16)> = Vec::new();
-    loop {
-        let next_seg = match from_segment.peek() {
-            Some(Ok((h, _))) => Some(*h),
-            Some(Err(_)) => {
-                return Err(from_segment
-                    .next()
-                    .and_then(Result::err)
-                    .unwrap_or_else(|| SegmentError::Damaged("term table".into())));
-            }
-            None => None,
-        };
-        let next_add = from_added.peek().map(|(h, _, _)| *h);
-        let Some(h) = next_seg.into_iter().chain(next_add).min() else {
-            break;
-        };
-        list.clear();
-        // Equal hashes in the segment (two terms that collide) share a list
-        // here, as a lookup would have found only the first.
-        while let Some(Ok((sh, _))) = from_segment.peek()
-            && *sh == h
-        {
-            if let Some(Ok((_, postings))) = from_segment.next() {
-                list.extend(
-                    postings
-                        .into_iter()
-                        .map(|(doc, q)| (renumber[doc as usize], q))
-                        .filter(|&(doc, _)| doc != u32::MAX),
-                );
-            }
-        }
-        list.sort_by_key(|&(doc, _)| doc);
-        while let Some(&&(ah, doc, q)) = from_added.peek()
-            && ah == h
-        {
-            list.push((doc, q));
-            from_added.next();
-        }
+    // Two passes over the merged lists: the first counts the terms, so the
+    // second writes each list to the file as it comes.
+    let mut terms = 0u32;
+    each_list(&whole, &added, &renumber, |_, list| {
+        terms += u32::from(!list.is_empty());
+        Ok(())
+    })?;
+    let mut w = Writer::start(out, terms)?;
+    each_list(&whole, &added, &renumber, |h, list| {
         if let Some(&c) = concepts.get(&h) {
-            for &(doc, q) in &list {
+            for &(doc, q) in list {
                 if let Some(m) = mentions.get_mut(doc as usize) {
                     m.push((c, (f32::from(q) / 256.0).max(1.0) as u32));
                 }
             }
         }
-        w.term(h, list.iter().copied());
-    }
-
-    drop(from_segment);
+        w.term(out, h, list.iter().copied())?;
+        Ok(())
+    })?;
     whole.drop_terms();
 
     // Attributes and metadata: the kept learnings' as stored (newer
@@ -252,6 +219,59 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
             graph,
         },
     )?))
+}
+
+/// Calls `f` with each term's hash and its new posting list, in hash
+/// order: the segment's list (renumbered, removed learnings left out) and
+/// the added learnings' postings of that hash after it.
+fn each_list(
+    whole: &super::segment::Whole,
+    added: &[(u64, u32, u16)],
+    renumber: &[u32],
+    mut f: impl FnMut(u64, &[(u32, u16)]) -> Result<(), SegmentError>,
+) -> Result<(), SegmentError> {
+    let mut from_segment = whole.terms().peekable();
+    let mut from_added = added.iter().peekable();
+    let mut list: Vec<(u32, u16)> = Vec::new();
+    loop {
+        let next_seg = match from_segment.peek() {
+            Some(Ok((h, _))) => Some(*h),
+            Some(Err(_)) => {
+                return Err(from_segment
+                    .next()
+                    .and_then(Result::err)
+                    .unwrap_or_else(|| SegmentError::Damaged("term table".into())));
+            }
+            None => None,
+        };
+        let next_add = from_added.peek().map(|(h, _, _)| *h);
+        let Some(h) = next_seg.into_iter().chain(next_add).min() else {
+            return Ok(());
+        };
+        list.clear();
+        // Equal hashes in the segment (two terms that collide) share a list
+        // here, as a lookup would have found only the first.
+        while let Some(Ok((sh, _))) = from_segment.peek()
+            && *sh == h
+        {
+            if let Some(Ok((_, postings))) = from_segment.next() {
+                list.extend(
+                    postings
+                        .into_iter()
+                        .map(|(doc, q)| (renumber[doc as usize], q))
+                        .filter(|&(doc, _)| doc != u32::MAX),
+                );
+            }
+        }
+        list.sort_by_key(|&(doc, _)| doc);
+        while let Some(&&(ah, doc, q)) = from_added.peek()
+            && ah == h
+        {
+            list.push((doc, q));
+            from_added.next();
+        }
+        f(h, &list)?;
+    }
 }
 
 #[cfg(test)]

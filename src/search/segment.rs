@@ -151,10 +151,11 @@ pub fn encode_to<W: Write + Seek>(
         .map(|(t, &id)| (hash(t), t.as_str(), id))
         .collect();
     terms.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
-    let mut w = Writer::default();
+    terms.retain(|(_, _, id)| !index.postings[*id as usize].is_empty());
+    let mut w = Writer::start(out, terms.len() as u32)?;
     for (h, _, id) in &terms {
         let list = &index.postings[*id as usize];
-        w.term(*h, list.iter().map(|&(doc, f)| (doc, quantise(f))));
+        w.term(out, *h, list.iter().map(|&(doc, f)| (doc, quantise(f))))?;
     }
     // Serialised one at a time: the metadata is most of a segment.
     let metas = index
@@ -177,55 +178,88 @@ pub fn encode_to<W: Write + Seek>(
 }
 
 /// Lays a segment out term by term, in hash order (what [`encode`] and a
-/// fold of an existing segment both write).
-#[derive(Default)]
+/// fold of an existing segment both write), its postings written to the
+/// file as they come: only the term table (24 bytes a term) is held.
 pub(super) struct Writer {
     counts: Vec<u32>,
     table: Vec<u8>,
-    postings: Vec<u8>,
+    /// One term's postings, reused.
+    list: Vec<u8>,
+    /// Bytes of postings written so far.
+    postings: u64,
     terms: u32,
+    /// The terms the file has room for ([`Writer::start`]).
+    room: u32,
     last: Option<u64>,
 }
 
+/// The fanout table's length in bytes.
+const FANOUT_LEN: usize = ((1 << FANOUT_BITS) + 1) * 4;
+
 impl Writer {
-    /// Adds the postings of the term with hash `h` (doc order, weights as
-    /// stored); terms come in hash order. An empty list adds nothing.
-    pub(super) fn term(&mut self, h: u64, list: impl Iterator<Item = (u32, u16)>) {
+    /// Starts a segment of exactly `terms` terms (non-empty posting lists)
+    /// in `out`: room for the header, the fanout and the term table, which
+    /// [`Writer::finish_to`] fills once they are known.
+    pub(super) fn start<W: Write>(out: &mut W, terms: u32) -> std::io::Result<Writer> {
+        let room = (HEADER_LEN + FANOUT_LEN) as u64 + u64::from(terms) * TERM_ENTRY as u64;
+        std::io::copy(&mut std::io::repeat(0).take(room), out)?;
+        Ok(Writer {
+            counts: vec![0; (1 << FANOUT_BITS) + 1],
+            table: Vec::with_capacity(terms as usize * TERM_ENTRY),
+            list: Vec::new(),
+            postings: 0,
+            terms: 0,
+            room: terms,
+            last: None,
+        })
+    }
+
+    /// Writes the postings of the term with hash `h` (doc order, weights as
+    /// stored) to `out`; terms come in hash order. An empty list adds
+    /// nothing.
+    pub(super) fn term<W: Write>(
+        &mut self,
+        out: &mut W,
+        h: u64,
+        list: impl Iterator<Item = (u32, u16)>,
+    ) -> std::io::Result<()> {
         debug_assert!(self.last.is_none_or(|l| l <= h), "terms out of hash order");
         self.last = Some(h);
-        let start = self.postings.len() as u64;
+        self.list.clear();
         let mut last = 0u32;
         let mut count = 0u32;
         for (doc, q) in list {
-            put_varint(
-                &mut self.postings,
-                if count == 0 { doc } else { doc - last },
-            );
-            self.postings.extend_from_slice(&q.to_le_bytes());
+            put_varint(&mut self.list, if count == 0 { doc } else { doc - last });
+            self.list.extend_from_slice(&q.to_le_bytes());
             last = doc;
             count += 1;
         }
         if count == 0 {
-            return;
+            return Ok(());
         }
-        if self.counts.is_empty() {
-            self.counts = vec![0; (1 << FANOUT_BITS) + 1];
+        if self.terms == self.room {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "search segment: more terms than announced",
+            ));
         }
+        out.write_all(&self.list)?;
         self.counts[(h >> (64 - FANOUT_BITS)) as usize + 1] += 1;
         self.table.extend_from_slice(&h.to_le_bytes());
-        self.table.extend_from_slice(&start.to_le_bytes());
+        self.table.extend_from_slice(&self.postings.to_le_bytes());
         self.table.extend_from_slice(&count.to_le_bytes());
         self.table
-            .extend_from_slice(&((self.postings.len() as u64 - start) as u32).to_le_bytes());
+            .extend_from_slice(&(self.list.len() as u32).to_le_bytes());
+        self.postings += self.list.len() as u64;
         self.terms += 1;
+        Ok(())
     }
 
-    /// The file, written to `out` as it is laid out: these postings with
-    /// every learning's attributes and metadata (JSON), in doc order, and
-    /// `info`. The metadata, most of a segment, is never in memory whole;
-    /// the header and the metadata offsets are written last, into the room
-    /// left for them.
-    /// Returns the length written.
+    /// The rest of the file, written to `out` after the postings: every
+    /// learning's attributes and metadata (JSON), in doc order, and `info`.
+    /// The metadata, most of a segment, is never in memory whole; the
+    /// header, fanout, term table and metadata offsets are written last,
+    /// into the room left for them. Returns the length written.
     pub(super) fn finish_to<M: AsRef<[u8]>, W: Write + Seek>(
         mut self,
         out: &mut W,
@@ -233,10 +267,13 @@ impl Writer {
         metas: impl Iterator<Item = std::io::Result<M>>,
         info: &Info,
     ) -> std::io::Result<u64> {
-        let n = attrs.len();
-        if self.counts.is_empty() {
-            self.counts = vec![0; (1 << FANOUT_BITS) + 1];
+        if self.terms != self.room {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "search segment: fewer terms than announced",
+            ));
         }
+        let n = attrs.len();
         for i in 1..self.counts.len() {
             self.counts[i] += self.counts[i - 1];
         }
@@ -245,20 +282,16 @@ impl Writer {
             encode_attrs(a, &mut attr_bytes);
         }
         let info = serde_json::to_vec(info).unwrap_or_default();
-        let fanout_bytes: Vec<u8> = self.counts.iter().flat_map(|v| v.to_le_bytes()).collect();
         let offsets_len = (n as u64 + 1) * 8;
         let mut offsets = [0u64; 8];
         offsets[0] = HEADER_LEN as u64;
-        offsets[1] = offsets[0] + fanout_bytes.len() as u64;
+        offsets[1] = offsets[0] + FANOUT_LEN as u64;
         offsets[2] = offsets[1] + self.table.len() as u64;
-        offsets[3] = offsets[2] + self.postings.len() as u64;
+        offsets[3] = offsets[2] + self.postings;
         offsets[4] = offsets[3] + attr_bytes.len() as u64;
         offsets[5] = offsets[4] + offsets_len;
-        out.write_all(&[0u8; HEADER_LEN])?;
-        for s in [&fanout_bytes, &self.table, &self.postings, &attr_bytes] {
-            out.write_all(s)?;
-        }
-        drop((self.table, self.postings, attr_bytes, fanout_bytes));
+        out.write_all(&attr_bytes)?;
+        drop(attr_bytes);
         std::io::copy(&mut std::io::repeat(0).take(offsets_len), out)?;
         let mut meta_offsets = Vec::with_capacity(offsets_len as usize);
         let mut at = 0u64;
@@ -292,6 +325,10 @@ impl Writer {
         debug_assert_eq!(header.len(), HEADER_LEN);
         out.seek(SeekFrom::Start(0))?;
         out.write_all(&header)?;
+        for c in &self.counts {
+            out.write_all(&c.to_le_bytes())?;
+        }
+        out.write_all(&self.table)?;
         out.seek(SeekFrom::Start(offsets[7]))?;
         Ok(offsets[7])
     }
@@ -680,6 +717,52 @@ mod tests {
             }
             assert_eq!(x, v);
         }
+    }
+
+    #[test]
+    fn a_writer_refuses_a_term_count_other_than_the_one_it_made_room_for() {
+        let info = || Info {
+            head: None,
+            build: "b".into(),
+            params: IndexParams::default(),
+            stats: Stats::default(),
+            tables: Tables::default(),
+            graph: Graph::default(),
+        };
+        let no_metas = std::iter::empty::<std::io::Result<Vec<u8>>>;
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut w = Writer::start(&mut out, 1).expect("room");
+        w.term(&mut out, 1, [(0, 256)].into_iter()).expect("one");
+        w.term(&mut out, 2, std::iter::empty())
+            .expect("an empty list adds nothing");
+        let more = w.term(&mut out, 3, [(0, 256)].into_iter());
+        assert!(more.is_err(), "a second term past the room");
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut w = Writer::start(&mut out, 2).expect("room");
+        w.term(&mut out, 1, [(0, 256)].into_iter()).expect("one");
+        let fewer = w.finish_to(&mut out, &[], no_metas(), &info());
+        assert!(fewer.is_err(), "a table with an unwritten entry");
+        // The count it made room for: a segment that opens.
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut w = Writer::start(&mut out, 1).expect("room");
+        w.term(&mut out, 1, [(0, 256)].into_iter()).expect("one");
+        let a = Attrs {
+            trust: TrustLevel::L1,
+            success: 0.5,
+            agent: 0,
+            project: 0,
+            applicable: 0,
+            kind: 0,
+            day: 0,
+        };
+        let metas = std::iter::once(Ok(b"{}".to_vec()));
+        w.finish_to(&mut out, &[a], metas, &info())
+            .expect("written");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("segment.bin");
+        std::fs::write(&path, out.into_inner()).expect("write");
+        let segment = Segment::open(&path).expect("opens");
+        assert_eq!(segment.len(), 1);
     }
 
     fn index() -> Index {
