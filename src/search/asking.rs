@@ -22,15 +22,14 @@ pub fn asks_capability(text: &str) -> bool {
     }
     // Whole tokens between spaces: `my-pod` in `kubectl logs my-pod` is a
     // name, not the word "my"; a flag makes it a command line.
-    let tokens = text.split_whitespace().map(|t| {
-        t.trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase()
-    });
     let mut prose = text.ends_with('?');
-    for (raw, t) in text.split_whitespace().zip(tokens) {
+    for raw in text.split_whitespace() {
         if raw.starts_with('-') && raw.len() > 1 {
             return false;
         }
+        let t = raw
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
         prose |= PROSE.contains(&t.as_str()) || QUESTION.contains(&t.as_str());
     }
     prose && !names_trouble(&words(text))

@@ -183,10 +183,8 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
         let trust = TrustLevel::parse(&d.meta.trust).unwrap_or(TrustLevel::L1);
         attrs.push(interner.attrs(&d.meta, trust));
     }
-    let stored = segment
-        .metas_of(&whole, kept_docs())
-        .zip(kept_docs())
-        .map(|(bytes, doc)| {
+    let stored = segment.metas_of(&whole, kept_docs()).zip(kept_docs()).map(
+        |(bytes, doc)| -> std::io::Result<Vec<u8>> {
             let bytes = bytes?;
             let Some(e) = changes.evidence.get(&doc) else {
                 return Ok(bytes);
@@ -195,14 +193,13 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
                 .map_err(|e| SegmentError::Damaged(format!("metadata: {e}")))?;
             meta.evidence = *e;
             Ok(serde_json::to_vec(&meta).unwrap_or_default())
-        });
+        },
+    );
     let added_metas = changes
         .added
         .iter()
         .map(|d| Ok(serde_json::to_vec(&d.meta).unwrap_or_default()));
-    let metas = stored
-        .map(|m: Result<Vec<u8>, SegmentError>| m.map_err(std::io::Error::from))
-        .chain(added_metas);
+    let metas = stored.chain(added_metas);
     let mut graph = info.graph.clone();
     graph.rank(&mentions);
     drop(mentions);
