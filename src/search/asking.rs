@@ -15,6 +15,13 @@
 /// mark, and none of the words people use to say that something went wrong.
 /// A command, a log line or an error message is never one.
 pub fn asks_capability(text: &str) -> bool {
+    asks_in_prose(text) && !names_trouble(&words(text))
+}
+
+/// Whether `text` reads as a question or a request in prose, whatever it
+/// asks: one line, with a word of prose (`a`, `the`, `to`, `my`, …) or a
+/// question mark, and no flag. A command, a log or a paste is never one.
+pub fn asks_in_prose(text: &str) -> bool {
     let text = text.trim();
     // A question is a sentence or two; a longer line is a log or a paste.
     if text.is_empty() || text.len() > MAX_QUESTION || text.contains('\n') {
@@ -32,7 +39,7 @@ pub fn asks_capability(text: &str) -> bool {
             .to_lowercase();
         prose |= PROSE.contains(&t.as_str()) || QUESTION.contains(&t.as_str());
     }
-    prose && !names_trouble(&words(text))
+    prose
 }
 
 /// The longest line read as a question, in bytes.

@@ -254,6 +254,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         0.0
     };
     let capability = t.capability_coverage > 0.0 && asking::asks_capability(req.text);
+    let prose = t.prose_coverage > 0.0 && asking::asks_in_prose(req.text);
     // A learning the request may see, with its order score.
     let shown = |doc: u32, own: f32, relevance: f32, signals: Signals| {
         let a = source.attrs(doc)?;
@@ -345,10 +346,18 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         // A question that names no trouble asks for a capability, and a
         // learning records a failure: it answers only when it covers most of
         // what is asked, or when the KG ties the two in other words than the
-        // question's (module doc, 3).
-        if capability
-            && admitted_by != "signature"
-            && coverage < t.capability_coverage
+        // question's (module doc, 3). Any other question in prose needs less
+        // (`Tuning::prose_coverage`): one covered that little is about
+        // something else its program does.
+        let least = match (capability, prose) {
+            (true, _) => t.capability_coverage,
+            (false, true) => t.prose_coverage,
+            (false, false) => 0.0,
+        };
+        let vouched_prose = telling && !capability;
+        if admitted_by != "signature"
+            && coverage < least
+            && !vouched_prose
             && !bridged(units, &q.unknown, matched[d])
         {
             continue;

@@ -134,6 +134,14 @@ pub struct Tuning {
     /// shares the program's name and a word with such a question is about
     /// another feature of that program. 0 turns it off.
     pub capability_coverage: f32,
+    /// The share of the distinctive words of any one-line question or
+    /// request in prose, trouble or not, that a learning must cover unless
+    /// a signature repeats its error or it holds a KG concept the question
+    /// names in other words. "mysql enable the slow query log without a
+    /// restart" shares only the program's name with a learning about a
+    /// mysql failure; a paraphrase that shares no word is bridged by the
+    /// graph. 0 turns it off.
+    pub prose_coverage: f32,
     /// Weight, in ordering the learnings a pasted log admits, of the lines the
     /// log's reading left out (`logtext::salient`: its info lines, the
     /// commands around the failure): members of a family that store the
@@ -190,6 +198,7 @@ impl Default for Tuning {
             howto_coverage: 0.6,
             howto_unbridged_coverage: 0.8,
             capability_coverage: 0.6,
+            prose_coverage: 0.25,
             context: 1.0,
             companion_ratio: 0.6,
         }

@@ -517,6 +517,7 @@ fn the_same_program_and_one_generic_word_does_not_cover_a_question() {
         min_relevance: 0.0,
         min_coverage: 0.0,
         capability_coverage: 0.0,
+        prose_coverage: 0.0,
         ..Tuning::default()
     };
     let hits = rank(&index, &ask(text), &loose);
@@ -791,6 +792,7 @@ fn a_how_to_question_that_shares_the_program_and_a_word_gets_nothing() {
         howto_coverage: 0.0,
         howto_unbridged_coverage: 0.0,
         capability_coverage: 0.0,
+        prose_coverage: 0.0,
         ..Tuning::default()
     };
     assert!(!rank(&index, &ask(text), &loose).is_empty());
@@ -1107,4 +1109,30 @@ fn a_capability_question_is_answered_only_by_a_learning_that_covers_it_or_its_co
     let hits = rank(&kg, &ask(bridged), &Tuning::default());
     assert_eq!(ids(&hits).first(), Some(&"socket"), "{hits:?}");
     assert!(hits[0].signals.coverage < Tuning::default().capability_coverage);
+}
+
+#[test]
+fn a_question_in_prose_that_names_trouble_still_needs_some_coverage() {
+    // "failing" makes this a question about trouble, not a capability; the
+    // socket learning shares `docker ps` with it and answers nothing of what
+    // is asked: a remote host, a lock waited on.
+    let text = "docker ps failing on my remote host over a wait lock";
+    assert!(asking::asks_in_prose(text) && !asking::asks_capability(text));
+    let index = index_of(&corpus());
+    let off = Tuning {
+        prose_coverage: 0.0,
+        ..Tuning::default()
+    };
+    let hits = rank(&index, &ask(text), &off);
+    assert_eq!(ids(&hits).first(), Some(&"socket"), "{hits:?}");
+    let coverage = hits[0].signals.coverage;
+    assert!(coverage < Tuning::default().prose_coverage, "{coverage}");
+    assert!(rank(&index, &ask(text), &Tuning::default()).is_empty());
+    // The failure itself, told in prose, is answered.
+    let told = "my python etl.py run is failing: no module named yaml";
+    assert!(asking::asks_in_prose(told));
+    let hits = rank(&index, &ask(told), &Tuning::default());
+    assert_eq!(ids(&hits).first(), Some(&"module"), "{hits:?}");
+    // A command is not prose: its coverage is left to the other rules.
+    assert!(!asking::asks_in_prose("python etl.py --config prod.yaml"));
 }
