@@ -200,8 +200,7 @@ pub fn main_state(repo: &Repo, hub: Option<&str>, known: &MainState) -> Result<M
         };
         Ok(repo
             .tree(folder)?
-            .entries
-            .iter()
+            .entries()
             .filter(|e| e.is_blob)
             .filter_map(|e| {
                 let id = e.name.strip_suffix(".yaml")?;
@@ -351,7 +350,7 @@ pub fn decisions_with(
         let Some(folder) = repo.subtree(tree, dir)? else {
             continue;
         };
-        for entry in repo.tree(folder)?.entries.iter().filter(|e| e.is_blob) {
+        for entry in repo.tree(folder)?.entries().filter(|e| e.is_blob) {
             let rel = format!("{dir}/{}", entry.name);
             if overrides.contains_key(&rel) {
                 continue;

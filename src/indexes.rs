@@ -129,11 +129,10 @@ fn learnings_at(repo: &Repo, commit: gix::ObjectId) -> usize {
     let count = || -> Result<usize, crate::repo::GitError> {
         let root = repo.tree(repo.commit_tree(commit)?)?;
         let mut n = 0;
-        for folder in root.entries.iter().filter(|e| e.is_tree) {
+        for folder in root.entries().filter(|e| e.is_tree) {
             n += repo
                 .tree(folder.id)?
-                .entries
-                .iter()
+                .entries()
                 .filter(|e| {
                     let path = format!("{}/{}", folder.name, e.name);
                     matches!(

@@ -170,11 +170,10 @@ impl Repo {
         let tree = self.tree(id)?;
         if tree.lossless {
             return Ok(tree
-                .entries
-                .iter()
+                .entries()
                 .map(|e| Entry {
                     mode: e.mode,
-                    filename: e.name.as_str().into(),
+                    filename: e.name.into(),
                     oid: e.id,
                 })
                 .collect());
@@ -319,12 +318,12 @@ mod tests {
         let mut out = Vec::new();
         let mut todo = vec![(String::new(), tree)];
         while let Some((prefix, id)) = todo.pop() {
-            for e in &repo.tree(id).expect("tree").entries {
+            for e in repo.tree(id).expect("tree").entries() {
                 let path = format!("{prefix}{}", e.name);
                 if e.is_tree {
                     todo.push((format!("{path}/"), e.id));
                 }
-                out.push((path, e.clone()));
+                out.push((path, e.to_owned()));
             }
         }
         out
@@ -374,6 +373,43 @@ mod tests {
             };
             prop_assert_eq!(seen(&repo), seen(&fresh));
         }
+    }
+
+    #[test]
+    fn a_decoded_tree_finds_every_entry_by_name_and_position() {
+        let (_dir, repo) = repo();
+        let empty = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        // Names of every length, some a prefix of another, a folder among
+        // them (git sorts it as `a/`, after `a-` and `a.b`).
+        let ops: Vec<Op> = ["a-", "a.b", "a/x", "bb", "b", "long-name-0123456789.md"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Op::Upsert(p.to_string(), i as u8))
+            .collect();
+        let id = with_gix_editor(&repo, empty, &changes(&repo, &ops));
+        let tree = repo.tree(id).expect("tree");
+        let raw = repo
+            .git
+            .find_tree(id)
+            .expect("tree")
+            .decode()
+            .expect("decode")
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_string(), e.oid.to_owned()))
+            .collect::<Vec<_>>();
+        let ours: Vec<(String, ObjectId)> =
+            tree.entries().map(|e| (e.name.to_string(), e.id)).collect();
+        assert_eq!(ours, raw, "git's order, git's ids");
+        assert_eq!(tree.len(), raw.len());
+        for (i, (name, oid)) in raw.iter().enumerate() {
+            assert_eq!(tree.get(name).map(|e| e.id), Some(*oid), "{name}");
+            assert_eq!(tree.at(i).map(|e| e.name), Some(name.as_str()));
+        }
+        assert!(tree.get("a").is_some_and(|e| e.is_tree));
+        assert!(tree.get("b").is_some_and(|e| e.is_blob));
+        assert!(tree.get("long").is_none() && tree.get("a/x").is_none());
+        assert!(tree.at(raw.len()).is_none());
     }
 
     #[test]

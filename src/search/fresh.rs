@@ -125,21 +125,21 @@ fn diff(
     let mut names: BTreeMap<
         &str,
         (
-            Option<&crate::repo::TreeEntry>,
-            Option<&crate::repo::TreeEntry>,
+            Option<crate::repo::EntryRef<'_>>,
+            Option<crate::repo::EntryRef<'_>>,
         ),
     > = BTreeMap::new();
-    for e in a.iter().flat_map(|t| t.entries.iter()) {
-        names.entry(e.name.as_str()).or_default().0 = Some(e);
+    for e in a.iter().flat_map(|t| t.entries()) {
+        names.entry(e.name).or_default().0 = Some(e);
     }
-    for e in b.iter().flat_map(|t| t.entries.iter()) {
-        names.entry(e.name.as_str()).or_default().1 = Some(e);
+    for e in b.iter().flat_map(|t| t.entries()) {
+        names.entry(e.name).or_default().1 = Some(e);
     }
     for (name, (x, y)) in names {
         let path = format!("{prefix}{name}");
         let tree_id =
-            |e: Option<&crate::repo::TreeEntry>| e.filter(|e| e.is_tree).map_or(empty, |e| e.id);
-        let blob_id = |e: Option<&crate::repo::TreeEntry>| e.filter(|e| e.is_blob).map(|e| e.id);
+            |e: Option<crate::repo::EntryRef>| e.filter(|e| e.is_tree).map_or(empty, |e| e.id);
+        let blob_id = |e: Option<crate::repo::EntryRef>| e.filter(|e| e.is_blob).map(|e| e.id);
         if x.is_some_and(|e| e.is_tree) || y.is_some_and(|e| e.is_tree) {
             diff(repo, tree_id(x), tree_id(y), &format!("{path}/"), out)?;
         }
@@ -182,6 +182,9 @@ fn catch_up_with(
     lap("read the changed learnings and events");
     // Events first: their new lines tally ineffective and recurred outcomes.
     let increments = new_outcomes(repo, &diff);
+    // The trees both commits decoded are done with: the fold's large
+    // buffers take their place (at 100,000 learnings, a quarter of the peak).
+    repo.release_trees();
     lap("events");
     let base = SegmentSource::new(segment);
     let mut edit = DeltaEdit::open(&base, &mut delta);

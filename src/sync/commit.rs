@@ -821,8 +821,8 @@ fn derived_fixes(
     tree: ObjectId,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let mut files: Vec<(String, Learning, Vec<u8>)> = Vec::new();
-    for folder in repo.tree(tree)?.entries.iter().filter(|e| e.is_tree) {
-        for entry in repo.tree(folder.id)?.entries.iter().filter(|e| e.is_blob) {
+    for folder in repo.tree(tree)?.entries().filter(|e| e.is_tree) {
+        for entry in repo.tree(folder.id)?.entries().filter(|e| e.is_blob) {
             let rel = format!("{}/{}", folder.name, entry.name);
             if !matches!(paths::classify(&rel), RepoPath::Learning { .. }) {
                 continue;

@@ -307,7 +307,7 @@ pub fn policy_in(repo: &Repo, hub: Option<&str>, tree: ObjectId) -> Result<Polic
 pub fn all_ids(repo: &Repo, tree: ObjectId) -> Result<BTreeSet<String>> {
     let mut ids = BTreeSet::new();
     for (folder, files) in agent_folders(repo, tree)? {
-        for e in files.entries.iter().filter(|e| e.is_blob) {
+        for e in files.entries().filter(|e| e.is_blob) {
             let rel = format!("{folder}/{}", e.name);
             if let crate::paths::RepoPath::Learning { id, .. } = crate::paths::classify(&rel) {
                 ids.insert(id.to_string());
@@ -320,19 +320,19 @@ pub fn all_ids(repo: &Repo, tree: ObjectId) -> Result<BTreeSet<String>> {
 /// Finds the learning file of `id` in a tree by looking in every agent folder.
 pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(String, Learning)>> {
     let file = format!("{id}.md");
-    for folder in repo.tree(tree)?.entries.iter().filter(|e| e.is_tree) {
-        let Some(entry) = repo
+    for folder in repo.tree(tree)?.entries().filter(|e| e.is_tree) {
+        let Some(blob) = repo
             .tree(folder.id)?
             .get(&file)
             .filter(|e| e.is_blob)
-            .cloned()
+            .map(|e| e.id)
         else {
             continue;
         };
-        let Ok(rel) = paths::learning_path(&folder.name, id) else {
+        let Ok(rel) = paths::learning_path(folder.name, id) else {
             continue;
         };
-        if let Ok(l) = Learning::parse_at(&rel, &repo.read_blob(entry.id)?) {
+        if let Ok(l) = Learning::parse_at(&rel, &repo.read_blob(blob)?) {
             return Ok(Some((rel, l)));
         }
     }
@@ -435,10 +435,9 @@ fn agent_folders(
     tree: ObjectId,
 ) -> Result<Vec<(String, std::rc::Rc<crate::repo::Tree>)>> {
     repo.tree(tree)?
-        .entries
-        .iter()
+        .entries()
         .filter(|e| e.is_tree)
-        .map(|e| Ok((e.name.clone(), repo.tree(e.id)?)))
+        .map(|e| Ok((e.name.to_string(), repo.tree(e.id)?)))
         .collect()
 }
 
@@ -481,27 +480,27 @@ fn on_both_cores<A, B: Send, T: Sync, R: Send>(
 /// (a learning is normally in one; the others are chained, in folder
 /// order).
 struct FilesByName<'a> {
-    first: HashMap<&'a str, (&'a str, &'a crate::repo::TreeEntry)>,
+    first: HashMap<&'a str, (&'a str, &'a crate::repo::Tree, u32)>,
     /// A name in more than one folder (rare): its other places.
-    more: HashMap<&'a str, Vec<(&'a str, &'a crate::repo::TreeEntry)>>,
+    more: HashMap<&'a str, Vec<(&'a str, &'a crate::repo::Tree, u32)>>,
 }
 
 impl<'a> FilesByName<'a> {
     fn of(folders: &'a [(String, std::rc::Rc<crate::repo::Tree>)]) -> Self {
-        let n = folders.iter().map(|(_, t)| t.entries.len()).sum();
+        let n = folders.iter().map(|(_, t)| t.len()).sum();
         let mut files = FilesByName {
             first: HashMap::with_capacity(n),
             more: HashMap::new(),
         };
         for (name, folder) in folders {
-            for e in folder.entries.iter().filter(|e| e.is_blob) {
-                let place = (name.as_str(), e);
-                match files.first.entry(e.name.as_str()) {
+            for (i, e) in folder.entries().enumerate().filter(|(_, e)| e.is_blob) {
+                let place = (name.as_str(), &**folder, i as u32);
+                match files.first.entry(e.name) {
                     std::collections::hash_map::Entry::Vacant(v) => {
                         v.insert(place);
                     }
                     std::collections::hash_map::Entry::Occupied(_) => {
-                        files.more.entry(e.name.as_str()).or_default().push(place);
+                        files.more.entry(e.name).or_default().push(place);
                     }
                 }
             }
@@ -510,13 +509,14 @@ impl<'a> FilesByName<'a> {
     }
 
     /// `(folder, entry)` of every file named `name`, in folder order.
-    fn get(&self, name: &str) -> impl Iterator<Item = (&'a str, &'a crate::repo::TreeEntry)> {
+    fn get(&self, name: &str) -> impl Iterator<Item = (&'a str, crate::repo::EntryRef<'a>)> {
         let more = self.more.get(name).map(Vec::as_slice).unwrap_or_default();
         self.first
             .get(name)
             .copied()
             .into_iter()
             .chain(more.iter().copied())
+            .filter_map(|(folder, tree, i)| Some((folder, tree.at(i as usize)?)))
     }
 }
 

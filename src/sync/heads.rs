@@ -41,34 +41,40 @@ fn changed_names<'a>(a: Option<&'a Tree>, b: Option<&'a Tree>) -> Vec<&'a str> {
     let (a, b) = match (a, b) {
         (None, None) => return Vec::new(),
         (Some(t), None) | (None, Some(t)) => {
-            return t.entries.iter().map(|e| e.name.as_str()).collect();
+            return t.entries().map(|e| e.name).collect();
         }
-        (Some(a), Some(b)) => (&a.entries, &b.entries),
+        (Some(a), Some(b)) => (a, b),
     };
     let mut out: Vec<&str> = Vec::new();
     let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let order = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => git_order(x, y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        match order {
-            std::cmp::Ordering::Less => {
-                out.push(&a[i].name);
+    loop {
+        match (a.at(i), b.at(j)) {
+            (None, None) => break,
+            (Some(x), None) => {
+                out.push(x.name);
                 i += 1;
             }
-            std::cmp::Ordering::Greater => {
-                out.push(&b[j].name);
+            (None, Some(y)) => {
+                out.push(y.name);
                 j += 1;
             }
-            std::cmp::Ordering::Equal => {
-                if a[i].id != b[j].id || a[i].is_blob != b[j].is_blob {
-                    out.push(&a[i].name);
+            (Some(x), Some(y)) => match git_order(&x, &y) {
+                std::cmp::Ordering::Less => {
+                    out.push(x.name);
+                    i += 1;
                 }
-                i += 1;
-                j += 1;
-            }
+                std::cmp::Ordering::Greater => {
+                    out.push(y.name);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    if x.id != y.id || x.is_blob != y.is_blob {
+                        out.push(x.name);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            },
         }
     }
     out.sort_unstable();
@@ -77,7 +83,7 @@ fn changed_names<'a>(a: Option<&'a Tree>, b: Option<&'a Tree>) -> Vec<&'a str> {
 }
 
 /// Git's tree-entry order: by name bytes, a folder's name followed by `/`.
-fn git_order(x: &crate::repo::TreeEntry, y: &crate::repo::TreeEntry) -> std::cmp::Ordering {
+fn git_order(x: &crate::repo::EntryRef, y: &crate::repo::EntryRef) -> std::cmp::Ordering {
     let (a, b) = (x.name.as_bytes(), y.name.as_bytes());
     let n = a.len().min(b.len());
     a[..n].cmp(&b[..n]).then_with(|| {

@@ -503,10 +503,9 @@ fn duplicate_ids(
     let tree = repo.commit_tree(to)?;
     let folders: Vec<String> = repo
         .tree(tree)?
-        .entries
-        .iter()
+        .entries()
         .filter(|e| e.is_tree)
-        .map(|e| e.name.clone())
+        .map(|e| e.name.to_string())
         .collect();
     let mut out = Vec::new();
     for path in &changed {
