@@ -34,7 +34,7 @@ const MAGIC: &[u8; 8] = b"LSRCHIX\0";
 /// 4: a long sentence of an error line is a signature too. 5: error words
 /// (`\u{1}w:` terms). 6: a KG synonym said whole owns its phrase before one read
 /// short (`ld` over `ld.so`).
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 const FANOUT_BITS: u32 = 12;
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 * 8 + 16;
 const TERM_ENTRY: usize = 24;

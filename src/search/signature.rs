@@ -74,6 +74,16 @@ pub fn lines(text: &str) -> Vec<Vec<String>> {
         if words.len() >= MIN_WORDS && !out.contains(&words) && !is_trace_header(&words) {
             out.push(words);
         }
+        // A closing parenthesis is a detail a tool's versions word
+        // differently (`You must be logged in to the server (Unauthorized)`,
+        // `… (the server has asked for the client to provide credentials)`):
+        // the line without it is a signature too.
+        if let Some(head) = without_closing_detail(&clean) {
+            let words = self::words(head);
+            if words.len() >= MIN_WORDS && !out.contains(&words) {
+                out.push(words);
+            }
+        }
         // A message of several sentences is cut at a sentence when it is
         // reprinted (a log keeps its first two): each long sentence is a line.
         let sentences: Vec<&str> = clean.split(". ").collect();
@@ -87,6 +97,14 @@ pub fn lines(text: &str) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// A line that ends in a parenthesis, without it: `None` when it does not,
+/// or when nothing is left before it.
+fn without_closing_detail(line: &str) -> Option<&str> {
+    let line = line.trim_end().strip_suffix(')')?;
+    let head = line[..line.rfind('(')?].trim_end();
+    (!head.is_empty()).then_some(head)
 }
 
 /// A sentence of an error line is a signature of its own from this many words:
@@ -284,6 +302,25 @@ mod tests {
         // A short sentence ("Try again.") is no signature of its own.
         let short = lines("Connection reset. Try again later please.");
         assert_eq!(short.len(), 1, "{short:?}");
+    }
+
+    #[test]
+    fn a_closing_parenthesis_another_version_words_differently_is_left_out() {
+        let stored = "error: You must be logged in to the server (Unauthorized)";
+        let reprinted = "E0204 07:40:24.037232    9239 memcache.go:476] error: You must be logged in to the server (the server has asked for the client to provide credentials)";
+        let stored: Vec<Tail> = tails(stored);
+        let shared: Vec<&Tail> = tails(reprinted)
+            .into_iter()
+            .filter_map(|t| stored.iter().find(|s| s.term == t.term))
+            .collect();
+        // The whole line but the detail (its words as signatures keep them:
+        // "error log server"): all of the stored line's head.
+        assert!(shared.iter().any(|t| t.words == t.line_words), "{shared:?}");
+        // Nothing is left before it, or too little: no signature of its own.
+        assert_eq!(without_closing_detail("(exit 1)"), None);
+        // "permission denied" alone is too short; the whole line stays.
+        assert_eq!(lines("Permission denied (publickey)").len(), 1);
+        assert_eq!(without_closing_detail("a (b) c"), None);
     }
 
     #[test]
