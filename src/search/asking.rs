@@ -15,7 +15,12 @@
 /// mark, and none of the words people use to say that something went wrong.
 /// A command, a log line or an error message is never one.
 pub fn asks_capability(text: &str) -> bool {
-    asks_in_prose(text) && !names_trouble(&words(text))
+    asks_in_prose(text) && !names_trouble_in(text)
+}
+
+/// Whether `text` uses a word people use to say that something went wrong.
+pub fn names_trouble_in(text: &str) -> bool {
+    names_trouble(&words(text))
 }
 
 /// Whether `text` reads as a question or a request in prose, whatever it

@@ -253,8 +253,18 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     } else {
         0.0
     };
-    let capability = t.capability_coverage > 0.0 && asking::asks_capability(req.text);
-    let prose = t.prose_coverage > 0.0 && asking::asks_in_prose(req.text);
+    // What a one-line question in prose must cover (module doc, 3): one that
+    // names no trouble asks for a capability, and a learning records a
+    // failure, so it answers only when it covers most of what is asked; any
+    // other needs less (`Tuning::prose_coverage`), and a telling concept
+    // vouches for it. A command or a log: nothing here.
+    let (least, telling_vouches) = if !asking::asks_in_prose(req.text) {
+        (0.0, false)
+    } else if t.capability_coverage > 0.0 && !asking::names_trouble_in(req.text) {
+        (t.capability_coverage, false)
+    } else {
+        (t.prose_coverage, true)
+    };
     // A learning the request may see, with its order score.
     let shown = |doc: u32, own: f32, relevance: f32, signals: Signals| {
         let a = source.attrs(doc)?;
@@ -343,21 +353,12 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         if bar > 0.0 && !vouched && (relevance < bar || coverage < covers) {
             continue;
         }
-        // A question that names no trouble asks for a capability, and a
-        // learning records a failure: it answers only when it covers most of
-        // what is asked, or when the KG ties the two in other words than the
-        // question's (module doc, 3). Any other question in prose needs less
-        // (`Tuning::prose_coverage`): one covered that little is about
-        // something else its program does.
-        let least = match (capability, prose) {
-            (true, _) => t.capability_coverage,
-            (false, true) => t.prose_coverage,
-            (false, false) => 0.0,
-        };
-        let vouched_prose = telling && !capability;
+        // A question in prose covered that little is about something else
+        // its program does, unless the KG ties the two in other words than
+        // the question's.
         if admitted_by != "signature"
             && coverage < least
-            && !vouched_prose
+            && !(telling_vouches && telling)
             && !bridged(units, &q.unknown, matched[d])
         {
             continue;
