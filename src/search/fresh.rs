@@ -200,6 +200,9 @@ fn catch_up_with(
         let inc = increments.get(id).copied().unwrap_or_default();
         edit.replace(id, rel, inc, learning.as_ref(), &matcher);
     }
+    // Emptied, but its table (a slot per changed learning) would stay
+    // through the fold.
+    drop(parsed);
     // Learnings whose events alone changed.
     for (id, inc) in increments
         .iter()
