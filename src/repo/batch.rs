@@ -297,7 +297,7 @@ fn deflate(zlib: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> std::io::Resu
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! Held objects must reach disk as git itself would write them: git
     //! reads every one (`cat-file`), verifies the pack (`verify-pack`) and
     //! finds the repository sound (`fsck --strict`).
@@ -305,7 +305,9 @@ mod tests {
     use crate::repo::Change;
     use std::process::Command;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
+    /// Runs git in `dir` without the user's configuration, failing the
+    /// test unless it succeeds: its output.
+    pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
         let out = Command::new("git")
             .args(args)
             .current_dir(dir)

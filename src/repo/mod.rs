@@ -2,6 +2,8 @@
 //! trees and blobs, writing commits, moving refs; no domain rules here.
 
 mod batch;
+#[cfg(test)]
+pub(crate) use batch::tests::git as test_git;
 pub mod locks;
 mod remote;
 pub mod sshsig;

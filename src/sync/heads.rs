@@ -34,6 +34,14 @@ fn entry(t: &Option<Rc<Tree>>, name: &str) -> Option<(bool, ObjectId)> {
         .map(|e| (e.is_tree, e.id))
 }
 
+/// True when `name` in `t` is absent, a folder or a plain file (mode
+/// 100644): what a [`Diff`] describes whole.
+fn plain(t: &Option<Rc<Tree>>, name: &str) -> bool {
+    t.as_ref()
+        .and_then(|t| t.get(name))
+        .is_none_or(|e| e.is_tree || e.mode.kind() == gix::objs::tree::EntryKind::Blob)
+}
+
 /// Names whose entry (kind or id) differs between two trees, sorted and
 /// without duplicates. Both entry lists are in git's tree order (a folder
 /// sorts as if its name ended in `/`), so one merge walk finds them.
@@ -95,9 +103,14 @@ fn git_order(x: &crate::repo::EntryRef, y: &crate::repo::EntryRef) -> std::cmp::
 /// Every file whose blob differs between two trees (`ours` = `from`,
 /// `theirs` = `to`).
 pub fn diff_trees(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Vec<Diff>> {
+    Ok(walk_trees(repo, from, to)?.diffs)
+}
+
+/// [`diff_trees`], saying whether the diffs are every difference.
+pub fn walk_trees(repo: &Repo, from: ObjectId, to: ObjectId) -> Result<Walk> {
     let mut walk = Walk::default();
     three_way(repo, Some(from), Some(from), Some(to), "", &mut walk)?;
-    Ok(walk.diffs)
+    Ok(walk)
 }
 
 /// What a walk of trees found.
@@ -108,6 +121,10 @@ pub struct Walk {
     /// tree can hold `.git/config` or `..`; such a path is never merged
     /// into our tree nor written to disk.
     pub refused: Vec<String>,
+    /// True when `diffs` is not every difference: a name refused, a file
+    /// on one side and a folder on the other, or an entry that is not a
+    /// folder or a plain file (an executable, a symlink, a submodule).
+    pub partial: bool,
 }
 
 /// Every path whose blob differs between two commits.
@@ -134,6 +151,7 @@ pub fn three_way(
     // (`be == te` is skipped below): found by walking both sorted lists
     // once, so a big folder with a few changes costs a few lookups.
     for name in changed_names(b.as_deref(), t.as_deref()) {
+        out.partial |= ![&b, &o, &t].into_iter().all(|tree| plain(tree, name));
         let (be, oe, te) = (entry(&b, name), entry(&o, name), entry(&t, name));
         if oe == te || be == te {
             continue;
@@ -144,6 +162,7 @@ pub fn three_way(
             format!("{prefix}/{name}")
         };
         if !safe_name(name) {
+            out.partial = true;
             out.refused.push(path);
             continue;
         }
@@ -162,6 +181,7 @@ pub fn three_way(
             });
         }
         // A file on one side and a folder on the other: ours stands.
+        out.partial |= !all_trees && !all_blobs;
     }
     Ok(())
 }
@@ -561,4 +581,63 @@ pub fn recompute_after(
         Some(repo.write_commit(new_tree, &[head], &msg, who)?),
         levels,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    //! A diff of two trees says when it is not every difference.
+    use super::*;
+    use crate::repo::test_git as git;
+    use std::path::Path;
+
+    /// Writes `files` (path, bytes, executable) to the work tree, stages
+    /// them and returns the index's tree.
+    fn tree_of(dir: &Path, files: &[(&str, &str, bool)]) -> ObjectId {
+        use std::os::unix::fs::PermissionsExt;
+        for (path, bytes, exec) in files {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&file, bytes).expect("write");
+            let mode = if *exec { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).expect("chmod");
+            git(dir, &["add", path]);
+        }
+        git(dir, &["write-tree"]).trim().parse().expect("tree id")
+    }
+
+    #[test]
+    fn a_diff_of_plain_files_is_whole_and_one_touching_anything_else_is_partial() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        let repo = Repo::init(dir, "agents/ann").expect("init");
+        let first = tree_of(dir, &[("a/1.md", "one", false), ("run.sh", "echo", true)]);
+        let plain = tree_of(dir, &[("a/1.md", "two", false), ("a/2.md", "new", false)]);
+        let walk = walk_trees(&repo, first, plain).expect("walk");
+        let paths: Vec<&str> = walk.diffs.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["a/1.md", "a/2.md"]);
+        assert!(!walk.partial, "plain files only");
+
+        let exec = tree_of(dir, &[("run.sh", "echo hi", true)]);
+        assert!(
+            walk_trees(&repo, plain, exec).expect("walk").partial,
+            "an executable changed"
+        );
+
+        std::fs::remove_file(dir.join("a/2.md")).expect("rm");
+        git(dir, &["rm", "-q", "--cached", "a/2.md"]);
+        let folder = tree_of(dir, &[("a/2.md/inside.md", "now a folder", false)]);
+        assert!(
+            walk_trees(&repo, exec, folder).expect("walk").partial,
+            "a file became a folder"
+        );
+
+        let removed = {
+            git(dir, &["rm", "-q", "--cached", "a/1.md"]);
+            tree_of(dir, &[])
+        };
+        let walk = walk_trees(&repo, folder, removed).expect("walk");
+        assert!(!walk.partial, "a plain file removed");
+        assert_eq!(walk.diffs.len(), 1);
+        assert_eq!(walk.diffs[0].theirs, None);
+    }
 }

@@ -555,7 +555,7 @@ impl Exchange<'_> {
         }
         lap.done("recompute the affected learnings");
         let new_tree = repo.commit_tree(head)?;
-        let diffs = heads::diff_trees(repo, old_tree, new_tree)?;
+        let heads::Walk { diffs, partial, .. } = heads::walk_trees(repo, old_tree, new_tree)?;
         // The rest reads blobs only: the trees the merges decoded (a good part
         // of a sync's memory) make room for the pack and the work tree.
         repo.release_trees();
@@ -581,9 +581,14 @@ impl Exchange<'_> {
         lap.done("write the work tree");
         crate::fault::point("merge:after-worktree");
         // The blobs the work tree was written from are done with: the index
-        // (two of them, old and new, at once) takes their place.
+        // takes their place.
         repo.release_blobs();
-        repo.write_index(new_tree, &fresh)?;
+        if partial {
+            repo.write_index(new_tree, &fresh)?;
+        } else {
+            let edits = diffs.iter().map(|d| (d.path.as_str(), d.theirs));
+            repo.update_index(old_tree, new_tree, edits, &fresh)?;
+        }
         recover::end(self.dir);
         crate::hub::record(&self.dir.state(), &main);
         lap.done("write the index");
