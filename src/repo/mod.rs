@@ -610,6 +610,12 @@ impl Repo {
         *self.index.borrow_mut() = None;
     }
 
+    /// Drops the decoded index: for a caller that will not read it for a
+    /// while.
+    pub fn release_index(&self) {
+        *self.index.borrow_mut() = None;
+    }
+
     /// Drops the blobs kept so far: for a caller done reading them.
     pub fn release_blobs(&self) {
         *self.blobs.borrow_mut() = BlobCache::default();
