@@ -153,6 +153,12 @@ pub fn init(
         "learnsync: init"
     };
     let settings = crate::sync::Settings::of(&repo, &config);
+    // What a clone already had committed (a clone of a hub branch: other
+    // agents' folders merged from their own branches) is not adopted.
+    let committed_before = match repo.head_commit()? {
+        Some(head) => Some(repo.commit_tree(head)?),
+        None => None,
+    };
     let adopted = crate::sync::commit_as_is(&repo, &dir, message, &settings)?;
     let scan = dir.scan();
     let terraphim_elsewhere = if had_files {
@@ -161,10 +167,16 @@ pub fn init(
         terraphim_stores_besides(root, &TerraphimPlaces::of_process(env), flags)
     };
     // The folders of an adopted dir are agents this clone writes as (§1):
-    // their branches are pushed, so their learnings reach the others.
+    // their branches are pushed, so their learnings reach the others. Only
+    // the learnings this commit adopted count: a folder a git clone
+    // already held is its agent's, on that agent's branch, and hosting it
+    // would push that branch from here and merge the folder as ours.
     if had_files {
+        let adopted_here = |path: &str| {
+            committed_before.is_none_or(|tree| repo.blob_id_at(tree, path).ok().flatten().is_none())
+        };
         let agents = (scan.learnings.iter())
-            .filter(|l| !l.path.starts_with("shared/"))
+            .filter(|l| !l.path.starts_with("shared/") && adopted_here(&l.path))
             .map(|l| l.learning.agent_id.clone());
         crate::sync::add_hosted(&state, home, agents);
     }

@@ -352,6 +352,48 @@ fn an_adopted_terraphim_folder_is_pushed_as_its_agents_branch() {
     assert!(w.victim.dir().join(format!("codex/{id}.md")).is_file());
 }
 
+/// A second machine of the same agent joins by cloning its branch from the
+/// hub: the other agents' folders that branch already holds came from their
+/// own branches, and `init` must not take them as agents it writes as (it
+/// would push their branches from here and merge their folders as its own).
+#[test]
+fn a_clone_of_a_hub_branch_hosts_no_agent_its_folders_already_held() {
+    let w = world();
+    let theirs = w
+        .third
+        .add_learning("make: no rule to make target", "run make from the root");
+    w.third.ok(&["sync"]);
+    w.victim.ok(&["sync"]);
+    let second = Sandbox::machine(w.tmp.path(), "victim-laptop");
+    clone_at(
+        &w.hub,
+        second.dir(),
+        second.home(),
+        "origin/agents/victim",
+        "agents/victim",
+    );
+    assert!(
+        second.dir().join(format!("third/{theirs}.md")).is_file(),
+        "the branch holds third's folder"
+    );
+    second.init_with_hub("victim", w.hub.display());
+    let hosted = second.dir().join(".git/learnsync/hosted-agents");
+    assert!(
+        std::fs::read_to_string(&hosted)
+            .unwrap_or_default()
+            .trim()
+            .is_empty(),
+        "{:?}",
+        std::fs::read_to_string(&hosted)
+    );
+    let own = second.add_learning("cargo: lock file out of date", "cargo update -p the-crate");
+    let said = second.ok(&["sync"]);
+    assert!(!said.contains("agents/third"), "{said}");
+    let said = w.third.ok(&["sync"]);
+    assert!(!said.contains("Refused"), "{said}");
+    assert!(w.third.dir().join(format!("victim/{own}.md")).is_file());
+}
+
 /// A person edits or deletes another agent's learning by hand on their
 /// own clone: not committed (every other clone would refuse it, and this
 /// one would differ from them for good), kept aside, the file restored.
