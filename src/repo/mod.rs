@@ -607,7 +607,7 @@ impl Repo {
     /// a caller done walking trees, before work that reads only blobs.
     pub fn release_trees(&self) {
         *self.trees.borrow_mut() = TreeCache::default();
-        *self.index.borrow_mut() = None;
+        self.release_index();
     }
 
     /// Drops the decoded index: for a caller that will not read it for a

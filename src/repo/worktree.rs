@@ -577,7 +577,7 @@ impl Repo {
         }
         self.persist_objects()?;
         let cached = self.read_index()?;
-        self.index.borrow_mut().take();
+        self.release_index();
         let mut index = Rc::try_unwrap(cached).unwrap_or_else(|shared| (*shared).clone());
         // Both describe entries that may now be gone or changed.
         index.remove_tree();
@@ -656,7 +656,7 @@ impl Repo {
             }
         }
         // The file is about to change: its decoded copy is of no more use.
-        self.index.borrow_mut().take();
+        self.release_index();
         drop(old);
         self.commit_index(index, tree)
     }

@@ -26,20 +26,16 @@ fn tree(repo: &Repo, id: Option<ObjectId>) -> Result<Option<Rc<Tree>>> {
     id.map(|id| repo.tree(id)).transpose()
 }
 
-/// `(is_tree, id)` of a file or folder entry named `name`.
-fn entry(t: &Option<Rc<Tree>>, name: &str) -> Option<(bool, ObjectId)> {
-    t.as_ref()
-        .and_then(|t| t.get(name))
-        .filter(|e| e.is_tree || e.is_blob)
-        .map(|e| (e.is_tree, e.id))
-}
-
-/// True when `name` in `t` is absent, a folder or a plain file (mode
-/// 100644): what a [`Diff`] describes whole.
-fn plain(t: &Option<Rc<Tree>>, name: &str) -> bool {
-    t.as_ref()
-        .and_then(|t| t.get(name))
-        .is_none_or(|e| e.is_tree || e.mode.kind() == gix::objs::tree::EntryKind::Blob)
+/// The entry named `name` in `t`, looked up once, as a walk reads it:
+/// `(is_tree, id)` of a file or folder (`None` for anything else), and
+/// whether it is absent, a folder or a plain file (mode 100644), what a
+/// [`Diff`] describes whole.
+fn entry(t: &Option<Rc<Tree>>, name: &str) -> (Option<(bool, ObjectId)>, bool) {
+    let Some(e) = t.as_ref().and_then(|t| t.get(name)) else {
+        return (None, true);
+    };
+    let plain = e.is_tree || e.mode.kind() == gix::objs::tree::EntryKind::Blob;
+    ((e.is_tree || e.is_blob).then_some((e.is_tree, e.id)), plain)
 }
 
 /// Names whose entry (kind or id) differs between two trees, sorted and
@@ -151,8 +147,8 @@ pub fn three_way(
     // (`be == te` is skipped below): found by walking both sorted lists
     // once, so a big folder with a few changes costs a few lookups.
     for name in changed_names(b.as_deref(), t.as_deref()) {
-        out.partial |= ![&b, &o, &t].into_iter().all(|tree| plain(tree, name));
-        let (be, oe, te) = (entry(&b, name), entry(&o, name), entry(&t, name));
+        let [(be, b_plain), (oe, o_plain), (te, t_plain)] = [&b, &o, &t].map(|t| entry(t, name));
+        out.partial |= !(b_plain && o_plain && t_plain);
         if oe == te || be == te {
             continue;
         }
