@@ -21,6 +21,67 @@ pub fn salient(text: &str) -> Option<String> {
     if !text.contains('\n') && !text.trim_start().starts_with('{') && !has_prefix(text) {
         return None;
     }
+    let (kept, changed) = read(text);
+    (changed && !kept.is_empty()).then(|| {
+        let lines: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
+        lines.join("\n")
+    })
+}
+
+/// The lines of a paste that say what failed: those a logger gave an error
+/// level (`panic:`, `E1204 …]`, `"level": "error"`) and those that say
+/// something failed in their own words (see [`says_failure`]), without the
+/// framing [`salient`] takes out and without lines that only report an
+/// exit status (`Process exited with code 1`, systemd's `Failed with
+/// result 'exit-code'`): every failing job prints those, whatever failed.
+pub(super) fn failure_lines(text: &str) -> Vec<String> {
+    const EXIT: &[&str] = &[
+        "exit code",
+        "exit status",
+        "exited with",
+        "status=",
+        "failed with result",
+        "returned non-zero",
+        "non-zero exit",
+        "main process exited",
+    ];
+    read(text)
+        .0
+        .into_iter()
+        .filter(|(level, line)| {
+            let lower = line.to_ascii_lowercase();
+            (*level == Level::Error || says_failure(line) || says_trouble(&lower))
+                && !EXIT.iter().any(|e| lower.contains(e))
+        })
+        .map(|(_, line)| line)
+        .collect()
+}
+
+/// What a failure line says beyond [`says_failure`]'s words, for
+/// [`failure_lines`] only (the log's reading keeps its own list).
+fn says_trouble(lower: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "reset by peer",
+        "no route",
+        "no rule",
+        "not valid",
+        "deadlock",
+        "data race",
+        "race detected",
+        "broken pipe",
+        "unexpected",
+        "illegal",
+        "oomkilled",
+        "crashloopbackoff",
+        "toomanyrequests",
+        "terminated",
+    ];
+    MARKS.iter().any(|m| lower.contains(m))
+}
+
+/// A paste's lines as a reader keeps them, each with its level, and
+/// whether anything was taken out.
+fn read(text: &str) -> (Vec<(Level, String)>, bool) {
     // Each line kept: its level, whether a prefix stood before it, its text.
     let mut kept: Vec<(Level, bool, String)> = Vec::new();
     let mut prefixed_lines = 0;
@@ -126,15 +187,15 @@ pub fn salient(text: &str) -> Option<String> {
         kept.retain(|(l, _, _)| *l != Level::Chatter);
         changed |= kept.len() != before;
     }
-    let mut out: Vec<String> = Vec::new();
-    for (_, _, line) in kept {
-        if out.contains(&line) {
+    let mut out: Vec<(Level, String)> = Vec::new();
+    for (level, _, line) in kept {
+        if out.iter().any(|(_, l)| *l == line) {
             changed = true;
         } else {
-            out.push(line);
+            out.push((level, line));
         }
     }
-    (changed && !out.is_empty()).then(|| out.join("\n"))
+    (out, changed)
 }
 
 /// Lines of a paste with no levels from which only the failure's are kept,
@@ -1024,5 +1085,26 @@ mod tests {
         ] {
             assert_eq!(salient(t), None, "{t:?}");
         }
+    }
+
+    #[test]
+    fn failure_lines_are_those_that_say_what_failed_not_how_the_job_ended() {
+        let log = "2025/05/23 07:02:11 loading routes from config/routes.yaml\n\
+                   2025/05/23 07:02:12 panic: assignment to entry in nil map\n\
+                   goroutine 1 [running]:\n\
+                   \tmain.loadRoutes(...)\n\
+                   ssh: connect to host 10.0.7.12 port 22: Connection reset by peer\n\
+                   Mar 28 12:53:59 ip-10-0-3-17 systemd[1]: api.service: Main process exited, code=exited, status=1/FAILURE\n\
+                   Mar 28 12:53:59 ip-10-0-3-17 systemd[1]: api.service: Failed with result 'exit-code'.\n\
+                   2025-02-10T09:02:39.6463811Z ##[error]Process completed with exit code 1.";
+        assert_eq!(
+            failure_lines(log),
+            [
+                // A logger's level said so (`panic:`), though the words do not.
+                "assignment to entry in nil map",
+                "ssh: connect to host 10.0.7.12 port 22: Connection reset by peer",
+            ]
+        );
+        assert!(failure_lines("all good\nnothing to see here").is_empty());
     }
 }

@@ -26,6 +26,11 @@
 //!    from a lower relevance and on that one unit: a paraphrase shares the
 //!    concept and few words. A common concept counts as a unit for a
 //!    learning that holds it but not the word that named it (a bridge).
+//!    A log that says what failed is answered only by a learning that
+//!    holds much of one of its failure lines, or whose error the log
+//!    repeats much of, unless a signature or half the text vouches: one
+//!    that shares the log's program, files and framing records another
+//!    failure ([`failure_cover`]).
 //!    For a text of several lines (a log), the learning with the highest
 //!    relevance is admitted from a lower one when it clearly leads every
 //!    other and matches much of the text: log framing lowers every
@@ -109,6 +114,8 @@ impl Hit {
             "relevance": round(self.relevance),
             "signature": round(self.signals.signature),
             "coverage": round(self.signals.coverage),
+            "failure_line": self.signals.failure_line.map(round),
+            "error_words": round(self.signals.error_words),
             "missing": self.signals.missing,
             "agreement": round(self.signals.agreement),
             "units": self.signals.units,
@@ -127,6 +134,11 @@ pub struct Signals {
     /// The share of one of the learning's error lines the text repeats
     /// (normalised), 0 when none.
     pub signature: f32,
+    /// For a pasted log: the most of any one of its failure lines the
+    /// learning holds (idf-weighed; see [`failure_cover`]).
+    pub failure_line: Option<f32>,
+    /// The share of the learning's error words the text holds.
+    pub error_words: f32,
     /// The share of the text's distinctive words the learning covers.
     pub coverage: f32,
     /// Distinctive words of the text the learning does not cover.
@@ -211,6 +223,14 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     let q = units(source, focus.as_deref().unwrap_or(req.text), t, n);
     let signatures = signature_matches(source, req.text, t, n);
     let error_words = error_word_cover(source, focus.as_deref().unwrap_or(req.text));
+    // A pasted log's failure lines, and how much of the best of them each
+    // learning holds (module doc, 3): none for a single line.
+    let failing = if req.text.trim().contains('\n') {
+        logtext::failure_lines(req.text)
+    } else {
+        Vec::new()
+    };
+    let line_cover = failure_cover(source, &failing, t, n);
     if (q.units.is_empty() || q.maximum <= 0.0) && signatures.is_empty() {
         return Vec::new();
     }
@@ -342,6 +362,20 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         } else {
             continue;
         };
+        // A pasted failure's answer holds much of one of its failure lines,
+        // unless it repeats the error's signature or matches much of the text:
+        // one that shares the log's program and framing words is another
+        // failure of that program.
+        let failure = line_cover.get(&(d as u32)).copied().unwrap_or(0.0);
+        if !failing.is_empty()
+            && t.failure_cover > 0.0
+            && admitted_by != "signature"
+            && relevance < t.failure_relevance
+            && failure < t.failure_cover
+            && error_words.get(&(d as u32)).copied().unwrap_or(0.0) < t.failure_error_words
+        {
+            continue;
+        }
         // A how-to question's answer covers what it asks beyond the program's
         // name, unless a signature or a telling concept vouches for it.
         let vouched = matches!(admitted_by, "signature" | "concepts") || telling;
@@ -369,6 +403,8 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         let own = (s / maximum).min(1.0) + t.signature_bonus * sig + around;
         let signals = Signals {
             signature: sig,
+            failure_line: (!failing.is_empty()).then_some(failure),
+            error_words: error_words.get(&(d as u32)).copied().unwrap_or(0.0),
             coverage,
             missing,
             agreement,
@@ -546,6 +582,55 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
         for (doc, share) in postings {
             let e = out.entry(doc).or_default();
             *e = e.max(share.min(1.0));
+        }
+    }
+    out
+}
+
+/// For each learning, the most of any one failure line (see
+/// [`logtext::failure_lines`]) it holds: the idf of the line's words it
+/// holds over the idf of all of them, a word no learning holds counting at
+/// `Tuning::unknown` of its idf. Words with digits and a path's directories
+/// change between recurrences and are left out, as are words most
+/// learnings hold. The whole paste's coverage mixes the failure with the
+/// lines around it; one line is what a reader checks a learning against.
+fn failure_cover(source: &dyn Source, lines: &[String], t: &Tuning, n: u32) -> HashMap<u32, f32> {
+    const MAX_LINES: usize = 12;
+    let mut out: HashMap<u32, f32> = HashMap::new();
+    let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+    for line in lines.iter().take(MAX_LINES) {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut total = 0f32;
+        let mut held: HashMap<u32, f32> = HashMap::new();
+        for q in tokenize::query_terms(line) {
+            if q.in_dir
+                || q.term.bytes().any(|b| b.is_ascii_digit())
+                || !seen.insert(q.term.clone())
+            {
+                continue;
+            }
+            let list = postings
+                .entry(q.term.clone())
+                .or_insert_with(|| source.postings(&q.term));
+            if common(list.len(), n, t) {
+                continue;
+            }
+            let w = if list.is_empty() {
+                t.failure_unknown * idf(n, 0)
+            } else {
+                idf(n, list.len())
+            };
+            total += w;
+            for &(doc, _) in list.iter() {
+                *held.entry(doc).or_default() += w;
+            }
+        }
+        if total <= 0.0 {
+            continue;
+        }
+        for (doc, w) in held {
+            let e = out.entry(doc).or_default();
+            *e = e.max((w / total).min(1.0));
         }
     }
     out

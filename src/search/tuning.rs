@@ -149,6 +149,22 @@ pub struct Tuning {
     /// owner, `ssh -v` the refused signature). They never admit a learning:
     /// chatter would lift everything it shares a word with. 0 turns it off.
     pub context: f32,
+    /// The share of one of a pasted log's failure lines (idf-weighed; see
+    /// `logtext::failure_lines`) a learning must hold to answer the log,
+    /// unless it holds `failure_error_words` of its own error's words, its
+    /// signature admitted it, or it matches `failure_relevance` of the
+    /// text. A log of a failure no learning records shares its program's
+    /// name, its framing and a generic word with many learnings; the one
+    /// that records it holds much of the line that says what failed, or the
+    /// log holds much of its error, however either is worded. 0 turns it
+    /// off. Tuned on the blind tune sets 9–22 (issue 36, stop 65).
+    pub failure_cover: f32,
+    pub failure_error_words: f32,
+    pub failure_relevance: f32,
+    /// What a word no learning holds weighs in a failure line, as a share
+    /// of its idf: a reworded line says part of its failure in words of
+    /// its own (the text's `unknown` weighs the maximum instead).
+    pub failure_unknown: f32,
     /// Once a text has an answer, the learnings that were not admitted but
     /// come within this share of the best relevance any learning reached,
     /// on as many units and as much coverage as an admitted one needs, are
@@ -200,6 +216,10 @@ impl Default for Tuning {
             capability_coverage: 0.6,
             prose_coverage: 0.25,
             context: 1.0,
+            failure_cover: 0.4,
+            failure_relevance: 0.45,
+            failure_unknown: 0.3,
+            failure_error_words: 0.4,
             companion_ratio: 0.6,
         }
     }

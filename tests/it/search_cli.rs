@@ -67,6 +67,8 @@ fn suggest_finds_a_recurring_error_and_says_why_in_the_json_contract() {
             "agreement",
             "concepts",
             "coverage",
+            "error_words",
+            "failure_line",
             "missing",
             "outcomes",
             "relevance",

@@ -1136,3 +1136,69 @@ fn a_question_in_prose_that_names_trouble_still_needs_some_coverage() {
     // A command is not prose: its coverage is left to the other rules.
     assert!(!asking::asks_in_prose("python etl.py --config prod.yaml"));
 }
+
+#[test]
+fn a_pasted_failure_is_answered_only_by_a_learning_that_holds_its_failure_line() {
+    let mut learnings = corpus();
+    learnings.push(learning(
+        "routes",
+        "gateway cannot load its routes from config/routes.yaml",
+        "go run ./cmd/gateway",
+        "yaml: unmarshal errors: line 3: field hosts not found in type gateway.Route",
+        "routes is a list: indent each route under a dash",
+    ));
+    learnings.push(learning(
+        "nilmap",
+        "Go service panics writing to a map it never made",
+        "go run ./cmd/gateway",
+        "panic: assignment to entry in nil map",
+        "make the map in the constructor before the first write",
+    ));
+    let index = index_of(&learnings);
+    // The gateway's log, a failure no learning records: the routes learning
+    // shares its program, its file and its framing, not its failure line.
+    let other = "2025/05/23 07:02:11 loading routes from config/routes.yaml\n\
+                 2025/05/23 07:02:12 panic: runtime error: slice bounds out of range [:5] with capacity 3\n\
+                 \n\
+                 goroutine 1 [running]:\n\
+                 main.loadRoutes(...)\n\
+                 \t/src/cmd/gateway/routes.go:41 +0x1c5";
+    let loose = Tuning {
+        min_relevance: 0.05,
+        min_units: 1,
+        ..Tuning::default()
+    };
+    let off = Tuning {
+        failure_cover: 0.0,
+        ..loose
+    };
+    assert!(
+        ids(&rank(&index, &ask(other), &off)).contains(&"routes"),
+        "without the rule the shared framing answers"
+    );
+    let hits = rank(&index, &ask(other), &loose);
+    assert!(!ids(&hits).contains(&"routes"), "{hits:?}");
+    // The nil map failure again, in other framing: its learning answers, and
+    // says how much of the failure line it holds.
+    let again = "2025-06-01T10:00:00Z INFO loading routes from config/routes.yaml\n\
+                 2025-06-01T10:00:01Z ERROR panic: assignment to entry in nil map\n\
+                 goroutine 7 [running]:\n\
+                 main.(*Router).add(...)";
+    let hits = rank(&index, &ask(again), &Tuning::default());
+    assert_eq!(ids(&hits).first(), Some(&"nilmap"), "{hits:?}");
+    assert!(
+        hits[0].signals.failure_line.is_some_and(|c| c >= 0.99),
+        "{hits:?}"
+    );
+    assert!(!ids(&hits).contains(&"routes"), "{hits:?}");
+    // One line is not a log: no failure line is asked of it.
+    let hits = rank(
+        &index,
+        &ask("panic: assignment to entry in nil map"),
+        &loose,
+    );
+    assert!(
+        hits.iter().all(|h| h.signals.failure_line.is_none()),
+        "{hits:?}"
+    );
+}
