@@ -308,7 +308,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         }
         let relevance = relevance_of(d);
         best_relevance = best_relevance.max(relevance);
-        let (coverage, missing) = shape.coverage(units, matched[d], &q.unknown);
+        let coverage = shape.coverage(units, matched[d], &q.unknown);
         let agreement = shape.agreement(units, matched[d]);
         let telling = units
             .iter()
@@ -401,6 +401,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             .as_ref()
             .map_or(0.0, |(w, max)| t.context * (w[d] / max).min(1.0));
         let own = (s / maximum).min(1.0) + t.signature_bonus * sig + around;
+        let missing = missing_words(units, matched[d], &q.unknown);
         let signals = Signals {
             signature: sig,
             failure_line: (!failing.is_empty()).then_some(failure),
@@ -703,38 +704,25 @@ impl Shape {
     }
 
     /// The share of the distinctive words a learning covers (1 when the
-    /// text has none), and the ones it does not.
-    fn coverage(&self, units: &[Unit], matched: u64, unknown: &[Unknown]) -> (f32, Vec<String>) {
-        let mut covered = matched;
-        for (i, u) in units.iter().enumerate() {
-            if matched & (1u64 << i) != 0 {
-                for &j in &u.names {
-                    covered |= 1u64 << j;
-                }
-            }
-        }
-        let mut got = 0f32;
-        let mut missing = Vec::new();
-        for (i, u) in units.iter().enumerate().filter(|(_, u)| u.distinct) {
-            if covered & (1u64 << i) != 0 {
-                got += u.weight * u.idf;
-            } else if let Label::Word(w) = &u.label
-                && !missing.contains(w)
-            {
-                missing.push(w.clone());
-            }
-        }
-        for u in unknown {
-            if u.concept.is_some_and(|c| matched & (1u64 << c) != 0) {
-                got += u.weight;
-            } else if !missing.contains(&u.word) {
-                missing.push(u.word.clone());
-            }
-        }
+    /// text has none). Asked of every learning that matched anything, so it
+    /// allocates nothing; [`missing_words`] says which words, for an answer.
+    fn coverage(&self, units: &[Unit], matched: u64, unknown: &[Unknown]) -> f32 {
+        let covered = covered_units(units, matched);
+        let got: f32 = units
+            .iter()
+            .enumerate()
+            .filter(|(i, u)| u.distinct && covered & (1u64 << i) != 0)
+            .map(|(_, u)| u.weight * u.idf)
+            .sum::<f32>()
+            + unknown
+                .iter()
+                .filter(|u| u.concept.is_some_and(|c| matched & (1u64 << c) != 0))
+                .map(|u| u.weight)
+                .sum::<f32>();
         if self.distinct <= 0.0 {
-            return (1.0, missing);
+            return 1.0;
         }
-        ((got / self.distinct).min(1.0), missing)
+        (got / self.distinct).min(1.0)
     }
 
     /// The share of the text's concepts (idf-weighed) a learning holds.
@@ -752,6 +740,41 @@ impl Shape {
             .sum();
         (held / self.concepts).min(1.0)
     }
+}
+
+/// The units a learning covers: those it matched, and the words of a
+/// concept it matched (a KG synonym's words are covered by the concept).
+fn covered_units(units: &[Unit], matched: u64) -> u64 {
+    let mut covered = matched;
+    for (i, u) in units.iter().enumerate() {
+        if matched & (1u64 << i) != 0 {
+            for &j in &u.names {
+                covered |= 1u64 << j;
+            }
+        }
+    }
+    covered
+}
+
+/// The distinctive words of the text a learning does not cover (see
+/// [`Shape::coverage`]), in the text's order.
+fn missing_words(units: &[Unit], matched: u64, unknown: &[Unknown]) -> Vec<String> {
+    let covered = covered_units(units, matched);
+    let mut missing: Vec<String> = Vec::new();
+    for (i, u) in units.iter().enumerate().filter(|(_, u)| u.distinct) {
+        if covered & (1u64 << i) == 0
+            && let Label::Word(w) = &u.label
+            && !missing.contains(w)
+        {
+            missing.push(w.clone());
+        }
+    }
+    for u in unknown {
+        if u.concept.is_none_or(|c| matched & (1u64 << c) == 0) && !missing.contains(&u.word) {
+            missing.push(u.word.clone());
+        }
+    }
+    missing
 }
 
 /// One unit of a query, said for a person (what `units` made of a text).
