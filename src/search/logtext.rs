@@ -18,23 +18,18 @@
 /// The text to rank by: the failure's lines, or `None` when nothing was
 /// taken out (the text is ranked as it is) or when everything would be.
 pub fn salient(text: &str) -> Option<String> {
-    if !text.contains('\n') && !text.trim_start().starts_with('{') && !has_prefix(text) {
-        return None;
-    }
-    let (kept, changed) = read(text);
-    (changed && !kept.is_empty()).then(|| {
-        let lines: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
-        lines.join("\n")
-    })
+    reading(text).0
 }
 
-/// The lines of a paste that say what failed: those a logger gave an error
-/// level (`panic:`, `E1204 …]`, `"level": "error"`) and those that say
-/// something failed in their own words (see [`says_failure`]), without the
-/// framing [`salient`] takes out and without lines that only report an
-/// exit status (`Process exited with code 1`, systemd's `Failed with
-/// result 'exit-code'`): every failing job prints those, whatever failed.
-pub(super) fn failure_lines(text: &str) -> Vec<String> {
+/// What a paste has to say, read once: [`salient`]'s text, and the lines
+/// that say what failed (at most [`MAX_FAILURE_LINES`], in order): those a
+/// logger gave an error level (`panic:`, `E1204 …]`, `"level": "error"`)
+/// and those that say something failed in their own words (see
+/// [`says_failure`]), without the framing [`salient`] takes out and
+/// without lines that only report an exit status (`Process exited with
+/// code 1`, systemd's `Failed with result 'exit-code'`): every failing job
+/// prints those, whatever failed. One line has no failure lines.
+pub(super) fn reading(text: &str) -> (Option<String>, Vec<String>) {
     const EXIT: &[&str] = &[
         "exit code",
         "exit status",
@@ -45,20 +40,37 @@ pub(super) fn failure_lines(text: &str) -> Vec<String> {
         "non-zero exit",
         "main process exited",
     ];
-    read(text)
-        .0
-        .into_iter()
-        .filter(|(level, line)| {
-            let lower = line.to_ascii_lowercase();
-            (*level == Level::Error || says_failure(line) || says_trouble(&lower))
-                && !EXIT.iter().any(|e| lower.contains(e))
-        })
-        .map(|(_, line)| line)
-        .collect()
+    let several = text.trim().contains('\n');
+    if !text.contains('\n') && !text.trim_start().starts_with('{') && !has_prefix(text) {
+        return (None, Vec::new());
+    }
+    let (kept, changed) = read(text);
+    let failing: Vec<String> = if several {
+        kept.iter()
+            .filter(|(level, line)| {
+                let lower = line.to_ascii_lowercase();
+                (*level == Level::Error || says_failure(line) || says_trouble(&lower))
+                    && !EXIT.iter().any(|e| lower.contains(e))
+            })
+            .take(MAX_FAILURE_LINES)
+            .map(|(_, line)| line.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let salient = (changed && !kept.is_empty()).then(|| {
+        let lines: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
+        lines.join("\n")
+    });
+    (salient, failing)
 }
 
+/// Failure lines a reading keeps: a paste's failure is early or late, and
+/// a log of thousands of error lines repeats a few.
+pub(super) const MAX_FAILURE_LINES: usize = 12;
+
 /// What a failure line says beyond [`says_failure`]'s words, for
-/// [`failure_lines`] only (the log's reading keeps its own list).
+/// [`reading`]'s failure lines only (the log's reading keeps its own list).
 fn says_trouble(lower: &str) -> bool {
     const MARKS: &[&str] = &[
         "reset by peer",
@@ -1098,13 +1110,18 @@ mod tests {
                    Mar 28 12:53:59 ip-10-0-3-17 systemd[1]: api.service: Failed with result 'exit-code'.\n\
                    2025-02-10T09:02:39.6463811Z ##[error]Process completed with exit code 1.";
         assert_eq!(
-            failure_lines(log),
+            reading(log).1,
             [
                 // A logger's level said so (`panic:`), though the words do not.
                 "assignment to entry in nil map",
                 "ssh: connect to host 10.0.7.12 port 22: Connection reset by peer",
             ]
         );
-        assert!(failure_lines("all good\nnothing to see here").is_empty());
+        assert!(reading("all good\nnothing to see here").1.is_empty());
+        assert!(
+            reading("panic: assignment to entry in nil map")
+                .1
+                .is_empty()
+        );
     }
 }

@@ -219,17 +219,12 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     if n == 0 || req.limit == 0 {
         return Vec::new();
     }
-    let focus = logtext::salient(req.text);
+    // A pasted log's failure lines, and how much of the best of them each
+    // learning holds (module doc, 3): none for a single line.
+    let (focus, failing) = logtext::reading(req.text);
     let q = units(source, focus.as_deref().unwrap_or(req.text), t, n);
     let signatures = signature_matches(source, req.text, t, n);
     let error_words = error_word_cover(source, focus.as_deref().unwrap_or(req.text));
-    // A pasted log's failure lines, and how much of the best of them each
-    // learning holds (module doc, 3): none for a single line.
-    let failing = if req.text.trim().contains('\n') {
-        logtext::failure_lines(req.text)
-    } else {
-        Vec::new()
-    };
     let line_cover = failure_cover(source, &failing, t, n);
     if (q.units.is_empty() || q.maximum <= 0.0) && signatures.is_empty() {
         return Vec::new();
@@ -589,17 +584,16 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
 }
 
 /// For each learning, the most of any one failure line (see
-/// [`logtext::failure_lines`]) it holds: the idf of the line's words it
+/// [`logtext::reading`]) it holds: the idf of the line's words it
 /// holds over the idf of all of them, a word no learning holds counting at
 /// `Tuning::unknown` of its idf. Words with digits and a path's directories
 /// change between recurrences and are left out, as are words most
 /// learnings hold. The whole paste's coverage mixes the failure with the
 /// lines around it; one line is what a reader checks a learning against.
 fn failure_cover(source: &dyn Source, lines: &[String], t: &Tuning, n: u32) -> HashMap<u32, f32> {
-    const MAX_LINES: usize = 12;
     let mut out: HashMap<u32, f32> = HashMap::new();
     let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
-    for line in lines.iter().take(MAX_LINES) {
+    for line in lines {
         let mut seen: HashSet<String> = HashSet::new();
         let mut total = 0f32;
         let mut held: HashMap<u32, f32> = HashMap::new();

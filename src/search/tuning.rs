@@ -150,7 +150,7 @@ pub struct Tuning {
     /// chatter would lift everything it shares a word with. 0 turns it off.
     pub context: f32,
     /// The share of one of a pasted log's failure lines (idf-weighed; see
-    /// `logtext::failure_lines`) a learning must hold to answer the log,
+    /// `logtext::reading`) a learning must hold to answer the log,
     /// unless it holds `failure_error_words` of its own error's words, its
     /// signature admitted it, or it matches `failure_relevance` of the
     /// text. A log of a failure no learning records shares its program's
