@@ -428,20 +428,28 @@ fn degenerate_repetition_stays_linear() {
         // Linear in the text, whatever the machine's speed or load: four
         // times the text takes about four times as long (a rescan at every
         // hit would take sixteen), with room for a noisy machine. The two
-        // sizes are timed in turn, three times, and the best of each kept:
-        // other tests share the cores, and slow both alike.
+        // sizes are timed in turn and the best of each kept: other tests
+        // share the cores, and slow both alike. A burst of load can still
+        // land on one size only, so up to six rounds are timed until the
+        // bests say linear; a rescan never does, however many rounds.
         let texts = [50_000, 200_000].map(|bytes| unit.repeat(bytes / unit.len()));
         let mut best = [std::time::Duration::MAX; 2];
-        for _ in 0..3 {
+        let linear = |[small, large]: [std::time::Duration; 2]| {
+            large < small * 10 + std::time::Duration::from_millis(50)
+        };
+        for round in 0..6 {
             for (text, best) in texts.iter().zip(best.iter_mut()) {
                 let t = std::time::Instant::now();
                 let _ = redact(text);
                 *best = (*best).min(t.elapsed());
             }
+            if round >= 2 && linear(best) {
+                break;
+            }
         }
         let [small, large] = best;
         assert!(
-            large < small * 10 + std::time::Duration::from_millis(50),
+            linear(best),
             "{unit:?}: 50 kB took {small:?}, 200 kB {large:?}"
         );
     }
