@@ -358,16 +358,17 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             continue;
         };
         // A pasted failure's answer holds much of one of its failure lines,
-        // unless it repeats the error's signature or matches much of the text:
-        // one that shares the log's program and framing words is another
-        // failure of that program.
+        // or the log holds much of its error, unless its signature admitted
+        // it or it matches much of the text: one that shares only the log's
+        // program, files and framing words is another failure.
         let failure = line_cover.get(&(d as u32)).copied().unwrap_or(0.0);
+        let held = error_words.get(&(d as u32)).copied().unwrap_or(0.0);
         if !failing.is_empty()
             && t.failure_cover > 0.0
             && admitted_by != "signature"
             && relevance < t.failure_relevance
             && failure < t.failure_cover
-            && error_words.get(&(d as u32)).copied().unwrap_or(0.0) < t.failure_error_words
+            && held < t.failure_error_words
         {
             continue;
         }
@@ -400,7 +401,7 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
         let signals = Signals {
             signature: sig,
             failure_line: (!failing.is_empty()).then_some(failure),
-            error_words: error_words.get(&(d as u32)).copied().unwrap_or(0.0),
+            error_words: held,
             coverage,
             missing,
             agreement,
@@ -586,7 +587,7 @@ fn signature_matches(source: &dyn Source, text: &str, t: &Tuning, n: u32) -> Has
 /// For each learning, the most of any one failure line (see
 /// [`logtext::reading`]) it holds: the idf of the line's words it
 /// holds over the idf of all of them, a word no learning holds counting at
-/// `Tuning::unknown` of its idf. Words with digits and a path's directories
+/// `Tuning::failure_unknown` of its idf. Words with digits and a path's directories
 /// change between recurrences and are left out, as are words most
 /// learnings hold. The whole paste's coverage mixes the failure with the
 /// lines around it; one line is what a reader checks a learning against.
