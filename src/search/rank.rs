@@ -397,13 +397,13 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
             .as_ref()
             .map_or(0.0, |(w, max)| t.context * (w[d] / max).min(1.0));
         let own = (s / maximum).min(1.0) + t.signature_bonus * sig + around;
-        let missing = missing_words(units, matched[d], &q.unknown);
         let signals = Signals {
             signature: sig,
             failure_line: (!failing.is_empty()).then_some(failure),
             error_words: held,
             coverage,
-            missing,
+            // Said for the learnings shown only, below.
+            missing: Vec::new(),
             agreement,
             admitted_by,
             units: evidence,
@@ -436,9 +436,10 @@ pub fn rank(source: &dyn Source, req: &Request<'_>, t: &Tuning) -> Vec<Hit> {
     }
     hits.truncate(req.limit);
     hits.into_iter()
-        .filter_map(|(doc, s, relevance, signals)| {
+        .filter_map(|(doc, s, relevance, mut signals)| {
             let meta = source.meta(doc)?;
             let (terms, concepts) = matched_labels(units, matched[doc as usize]);
+            signals.missing = missing_words(units, matched[doc as usize], &q.unknown);
             Some(Hit {
                 doc,
                 meta,
