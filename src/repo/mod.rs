@@ -2,6 +2,7 @@
 //! trees and blobs, writing commits, moving refs; no domain rules here.
 
 mod batch;
+mod index_file;
 #[cfg(test)]
 pub(crate) use batch::tests::git as test_git;
 pub mod locks;
@@ -99,6 +100,19 @@ impl Change {
             | Change::Existing { path, .. }
             | Change::Delete { path } => path,
         }
+    }
+
+    /// The same change with its bytes written to `repo`'s object store:
+    /// for a caller that gathers many before writing their tree, so each
+    /// is held once.
+    pub fn stored(self, repo: &Repo) -> Result<Change> {
+        Ok(match self {
+            Change::Upsert { path, bytes } => Change::Existing {
+                id: repo.write_blob(&bytes)?,
+                path,
+            },
+            other => other,
+        })
     }
 }
 
@@ -709,8 +723,8 @@ impl Repo {
 
     /// A tree, decoded once per process.
     pub fn tree(&self, id: ObjectId) -> Result<Rc<Tree>> {
-        if let Some(t) = self.trees.borrow().by_id.get(&id) {
-            return Ok(t.clone());
+        if let Some(t) = self.cached_tree(id) {
+            return Ok(t);
         }
         let t = self
             .git
@@ -725,6 +739,11 @@ impl Repo {
         ));
         self.keep_tree(id, tree.clone());
         Ok(tree)
+    }
+
+    /// Tree `id` if it is decoded already.
+    fn cached_tree(&self, id: ObjectId) -> Option<Rc<Tree>> {
+        self.trees.borrow().by_id.get(&id).cloned()
     }
 
     fn keep_tree(&self, id: ObjectId, tree: Rc<Tree>) {

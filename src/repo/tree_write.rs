@@ -165,10 +165,14 @@ impl Repo {
     }
 
     /// The entries of tree `id`, as written: from the decoded-tree cache
-    /// unless a name is not UTF-8 (the cache holds it lossily).
+    /// unless a name is not UTF-8 (the cache holds it lossily), or decoded
+    /// here and not kept when the cache does not hold it: a folder is
+    /// written once, and a recompute at 100,000 learnings edits all of
+    /// them.
     fn entries_of(&self, id: ObjectId) -> Result<Vec<Entry>> {
-        let tree = self.tree(id)?;
-        if tree.lossless {
+        if let Some(tree) = self.cached_tree(id)
+            && tree.lossless
+        {
             return Ok(tree
                 .entries()
                 .map(|e| Entry {

@@ -148,75 +148,25 @@ fn is_git_entry(name: &std::ffi::OsStr) -> bool {
 /// paths, a name of 4,095 bytes or more, a file cut short), which the
 /// caller decodes whole. An index that is missing tracks nothing.
 fn scan_index(path: &Path, wanted: &HashSet<&str>) -> Option<HashMap<String, (ObjectId, Stat)>> {
-    use gix::index::entry::stat::Time;
-    use std::io::Read;
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(HashMap::new()),
-        Err(_) => return None,
+    let Some(mut entries) = super::index_file::Entries::open(path).ok()? else {
+        return Some(HashMap::new());
     };
-    let mut r = std::io::BufReader::with_capacity(1 << 16, file);
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    let mut header = [0u8; 12];
-    r.read_exact(&mut header).ok()?;
-    let version = be(&header[4..]);
-    if &header[..4] != b"DIRC" || !(2..=3).contains(&version) {
-        return None;
-    }
     let mut out = HashMap::with_capacity(wanted.len());
-    // Stat fields, the id and the flags; then, in version 3, extended
-    // flags when flagged; then the path and 1 to 8 NULs to a multiple of 8.
-    let mut fixed = [0u8; 62];
-    let mut name = Vec::new();
-    for _ in 0..be(&header[8..]) {
-        r.read_exact(&mut fixed).ok()?;
-        let flags = u16::from_be_bytes([fixed[60], fixed[61]]);
-        let mut head = fixed.len();
-        if flags & 0x4000 != 0 {
-            if version < 3 {
-                return None;
-            }
-            r.read_exact(&mut [0u8; 2]).ok()?;
-            head += 2;
-        }
-        let len = usize::from(flags & 0x0fff);
-        if len == 0x0fff {
-            return None;
-        }
-        name.resize(len, 0);
-        r.read_exact(&mut name).ok()?;
-        let mut nul = [0u8; 8];
-        let pad = &mut nul[..8 - (head + len) % 8];
-        r.read_exact(pad).ok()?;
-        if pad.iter().any(|&b| b != 0) {
-            return None;
-        }
-        let Ok(rel) = std::str::from_utf8(&name) else {
+    let mut raw = super::index_file::Raw::default();
+    for _ in 0..entries.count {
+        entries.next_into(&mut raw)?;
+        let Ok(rel) = std::str::from_utf8(raw.name()) else {
             continue;
         };
-        if (flags >> 12) & 3 != 0 || !wanted.contains(rel) {
+        if raw.stage() != 0 || !wanted.contains(rel) {
             continue;
         }
-        let time = |at: usize| Time {
-            secs: be(&fixed[at..]),
-            nsecs: be(&fixed[at + 4..]),
-        };
-        let stat = Stat {
-            ctime: time(0),
-            mtime: time(8),
-            dev: be(&fixed[16..]),
-            ino: be(&fixed[20..]),
-            uid: be(&fixed[28..]),
-            gid: be(&fixed[32..]),
-            size: be(&fixed[36..]),
-        };
-        let id = ObjectId::try_from(&fixed[40..60]).ok()?;
-        out.insert(rel.to_string(), (id, stat));
+        out.insert(rel.to_string(), (raw.id()?, raw.stat()));
     }
     Some(out)
 }
 
-fn stat_of(path: &Path) -> Option<Stat> {
+pub(super) fn stat_of(path: &Path) -> Option<Stat> {
     std::fs::symlink_metadata(path).ok().map(|m| stat_from(&m))
 }
 
@@ -576,12 +526,6 @@ impl Repo {
             return self.write_index(to, fresh);
         }
         self.persist_objects()?;
-        let cached = self.read_index()?;
-        self.release_index();
-        let mut index = Rc::try_unwrap(cached).unwrap_or_else(|shared| (*shared).clone());
-        // Both describe entries that may now be gone or changed.
-        index.remove_tree();
-        index.remove_resolve_undo();
         let stat = |rel: &str| {
             fresh
                 .get(rel)
@@ -589,6 +533,38 @@ impl Repo {
                 .or_else(|| stat_of(&self.root.join(rel)))
                 .unwrap_or_default()
         };
+        let mut edits: Vec<(&str, Option<ObjectId>)> = edits.into_iter().collect();
+        // By path, the last edit of a path winning (as applied in order).
+        edits.reverse();
+        edits.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        edits.dedup_by(|a, b| a.0 == b.0);
+        if self.git.object_hash() == gix::hash::Kind::Sha1 {
+            let streamed: Vec<super::index_file::Edit<'_>> = edits
+                .iter()
+                .map(|&(rel, id)| (rel.as_bytes(), id.map(|id| (id, stat(rel)))))
+                .collect();
+            self.release_index();
+            let path = self.git.index_path();
+            let mut failed = None;
+            let written = self.commit_index_with(to, |out| {
+                match super::index_file::rewrite(&path, &streamed, out) {
+                    Some(r) => r,
+                    None => {
+                        failed = Some(());
+                        Err(std::io::Error::other("not an index read entry by entry"))
+                    }
+                }
+            });
+            if failed.is_none() {
+                return written;
+            }
+        }
+        let cached = self.read_index()?;
+        self.release_index();
+        let mut index = Rc::try_unwrap(cached).unwrap_or_else(|shared| (*shared).clone());
+        // Both describe entries that may now be gone or changed.
+        index.remove_tree();
+        index.remove_resolve_undo();
         let (mut added, mut removed) = (Vec::new(), false);
         for (rel, id) in edits {
             match (index.entry_index_by_path(rel.as_bytes().as_bstr()), id) {
@@ -664,15 +640,32 @@ impl Repo {
     /// Writes `index`, which is `tree`'s, as the index file, and records
     /// that it is.
     fn commit_index(&self, index: gix::index::File, tree: ObjectId) -> Result<()> {
+        self.commit_index_with(tree, |out| {
+            index
+                .write_to(out, Default::default())
+                .map(|_| ())
+                .map_err(std::io::Error::other)
+        })
+    }
+
+    /// Writes the index file with `write`, under the index lock, as
+    /// `tree`'s index, and records that it is. Nothing changes when `write`
+    /// fails.
+    fn commit_index_with(
+        &self,
+        tree: ObjectId,
+        write: impl FnOnce(&mut std::io::BufWriter<gix::lock::File>) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let path = self.git.index_path();
         // The index lock is taken here, not by `File::write` (which fails at
         // once): a user's git may hold it for a moment.
         let lock = gix::lock::File::acquire_to_update_resource(
-            index.path(),
+            &path,
             gix::lock::acquire::Fail::AfterDurationWithBackoff(super::locks::IN_CYCLE_WAIT),
             None,
         )
         .map_err(|e| {
-            let lock = index.path().with_extension("lock");
+            let lock = path.with_extension("lock");
             GitError {
                 action: "write the index".into(),
                 message: format!(
@@ -682,9 +675,7 @@ impl Repo {
             }
         })?;
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
-        index
-            .write_to(&mut out, Default::default())
-            .map_err(fail("write the index"))?;
+        write(&mut out).map_err(fail("write the index"))?;
         let lock = out
             .into_inner()
             .map_err(|e| fail("write the index")(e.into_error()))?;

@@ -421,7 +421,11 @@ pub fn recompute(
             derive_one,
         )?;
         for (change, level) in derived {
-            changes.extend(change);
+            // Stored now, so a rewrite's bytes are held once (by the object
+            // store) and not also until the tree is written.
+            if let Some(change) = change {
+                changes.push(change.stored(repo)?);
+            }
             levels.extend(level);
         }
         ready = read?.zip(events?);

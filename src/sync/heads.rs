@@ -567,6 +567,9 @@ pub fn recompute_after(
     if changes.is_empty() {
         return Ok((None, levels));
     }
+    // The folders read (this tree's and the previous head's) are done with
+    // too: the tree write decodes the few it edits, one at a time.
+    repo.release_trees();
     let new_tree = repo.write_tree(tree, &changes)?;
     lap.done("  write the recomputed files");
     let msg = format!(

@@ -1,0 +1,341 @@
+//! The index file read and rewritten an entry at a time, without decoding
+//! it whole: versions 2 and 3 with SHA-1 ids, the ones gix and git write by
+//! default. Anything else (version 4's compressed paths, a name of 4,095
+//! bytes or more, a conflict stage, a file cut short) is `None`, and the
+//! caller decodes the index whole instead.
+
+use gix::ObjectId;
+use gix::index::entry::Stat;
+use std::io::{BufReader, Read, Write};
+use std::path::Path;
+
+/// An entry's fixed part: ten stat words, the id, the flags.
+const FIXED: usize = 62;
+/// A flag of the 16-bit flags: two more bytes of flags follow (version 3).
+const EXTENDED: u16 = 0x4000;
+/// The flags' name length when the name is this long or longer.
+const LONG_NAME: u16 = 0x0fff;
+const MODE_FILE: u32 = 0o100644;
+
+/// An index file opened for reading its entries in order.
+pub(super) struct Entries {
+    r: BufReader<std::fs::File>,
+    pub version: u32,
+    pub count: u32,
+}
+
+/// One entry as the file holds it, its padding included.
+#[derive(Default)]
+pub(super) struct Raw {
+    pub bytes: Vec<u8>,
+    /// Where its name starts (after the flags, and the extended flags).
+    head: usize,
+    len: usize,
+}
+
+impl Raw {
+    pub fn name(&self) -> &[u8] {
+        &self.bytes[self.head..self.head + self.len]
+    }
+
+    pub fn stage(&self) -> u16 {
+        (self.flags() >> 12) & 3
+    }
+
+    fn flags(&self) -> u16 {
+        u16::from_be_bytes([self.bytes[60], self.bytes[61]])
+    }
+
+    pub fn id(&self) -> Option<ObjectId> {
+        ObjectId::try_from(&self.bytes[40..60]).ok()
+    }
+
+    pub fn stat(&self) -> Stat {
+        use gix::index::entry::stat::Time;
+        let b = &self.bytes;
+        let time = |at: usize| Time {
+            secs: be(&b[at..]),
+            nsecs: be(&b[at + 4..]),
+        };
+        Stat {
+            ctime: time(0),
+            mtime: time(8),
+            dev: be(&b[16..]),
+            ino: be(&b[20..]),
+            uid: be(&b[28..]),
+            gid: be(&b[32..]),
+            size: be(&b[36..]),
+        }
+    }
+}
+
+fn be(b: &[u8]) -> u32 {
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+impl Entries {
+    /// `Ok(None)` when the file is missing; `Err(())` when it is not an
+    /// index this module reads.
+    pub fn open(path: &Path) -> Result<Option<Entries>, ()> {
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(_) => return Err(()),
+        };
+        let mut r = BufReader::with_capacity(1 << 16, file);
+        let mut header = [0u8; 12];
+        r.read_exact(&mut header).map_err(|_| ())?;
+        let version = be(&header[4..]);
+        if &header[..4] != b"DIRC" || !(2..=3).contains(&version) {
+            return Err(());
+        }
+        Ok(Some(Entries {
+            r,
+            version,
+            count: be(&header[8..]),
+        }))
+    }
+
+    /// Reads the next entry into `raw` (the caller counts them).
+    pub fn next_into(&mut self, raw: &mut Raw) -> Option<()> {
+        raw.bytes.resize(FIXED, 0);
+        self.r.read_exact(&mut raw.bytes).ok()?;
+        let flags = raw.flags();
+        let mut head = FIXED;
+        if flags & EXTENDED != 0 {
+            if self.version < 3 {
+                return None;
+            }
+            raw.bytes.resize(FIXED + 2, 0);
+            self.r.read_exact(&mut raw.bytes[FIXED..]).ok()?;
+            head += 2;
+        }
+        let len = usize::from(flags & LONG_NAME);
+        if flags & LONG_NAME == LONG_NAME {
+            return None;
+        }
+        // The name, then 1 to 8 NULs to a multiple of 8.
+        let end = head + len + (8 - (head + len) % 8);
+        raw.bytes.resize(end, 0);
+        self.r.read_exact(&mut raw.bytes[head..]).ok()?;
+        if raw.bytes[head + len..].iter().any(|&b| b != 0) {
+            return None;
+        }
+        (raw.head, raw.len) = (head, len);
+        Some(())
+    }
+}
+
+/// An edit of the index: a path's new blob and stat, or `None` (gone).
+pub(super) type Edit<'a> = (&'a [u8], Option<(ObjectId, Stat)>);
+
+/// Writes to `out` the index at `path` with `edits` (sorted by path, one
+/// per path) applied: every other entry copied as it is, an edited one
+/// given its blob, plain-file mode and stat (its flags kept), a new one
+/// placed in order. The extensions are left out (each describes entries
+/// that may have changed; git rebuilds what it misses). Reads the file
+/// twice, as its header counts the entries, and holds one entry at a time.
+pub(super) fn rewrite(
+    path: &Path,
+    edits: &[Edit<'_>],
+    out: &mut impl Write,
+) -> Option<std::io::Result<()>> {
+    if edits
+        .iter()
+        .any(|(name, _)| name.len() >= usize::from(LONG_NAME))
+    {
+        return None;
+    }
+    // First pass: how many entries the edits remove and add.
+    let mut entries = Entries::open(path).ok()??;
+    let (version, count) = (entries.version, entries.count);
+    let mut raw = Raw::default();
+    let (mut at, mut removed, mut added) = (0, 0u32, 0u32);
+    for _ in 0..count {
+        entries.next_into(&mut raw)?;
+        if raw.stage() != 0 {
+            return None;
+        }
+        while at < edits.len() && edits[at].0 < raw.name() {
+            added += u32::from(edits[at].1.is_some());
+            at += 1;
+        }
+        if at < edits.len() && edits[at].0 == raw.name() {
+            removed += u32::from(edits[at].1.is_none());
+            at += 1;
+        }
+    }
+    added += edits[at..].iter().filter(|e| e.1.is_some()).count() as u32;
+
+    // Second pass: the new file, hashed as it is written.
+    let mut entries = Entries::open(path).ok()??;
+    let mut w = Hashed {
+        out,
+        hasher: gix::hash::hasher(gix::hash::Kind::Sha1),
+    };
+    Some((|| {
+        let mut header = Vec::with_capacity(12);
+        header.extend_from_slice(b"DIRC");
+        header.extend_from_slice(&version.to_be_bytes());
+        header.extend_from_slice(&(count - removed + added).to_be_bytes());
+        w.put(&header)?;
+        let bad = || {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the index changed while it was rewritten",
+            )
+        };
+        let mut at = 0;
+        let mut new = Vec::new();
+        for _ in 0..count {
+            entries.next_into(&mut raw).ok_or_else(bad)?;
+            while at < edits.len() && edits[at].0 < raw.name() {
+                if let (name, Some((id, stat))) = edits[at] {
+                    put_new(&mut new, name, id, &stat);
+                    w.put(&new)?;
+                }
+                at += 1;
+            }
+            if at < edits.len() && edits[at].0 == raw.name() {
+                if let Some((id, stat)) = edits[at].1 {
+                    put_stat(&mut raw.bytes, id, &stat);
+                    w.put(&raw.bytes)?;
+                }
+                at += 1;
+            } else {
+                w.put(&raw.bytes)?;
+            }
+        }
+        for &(name, edit) in &edits[at..] {
+            if let Some((id, stat)) = edit {
+                put_new(&mut new, name, id, &stat);
+                w.put(&new)?;
+            }
+        }
+        let sum = w.hasher.try_finalize().map_err(std::io::Error::other)?;
+        w.out.write_all(sum.as_slice())
+    })())
+}
+
+/// `entry`'s stat words, mode and id set; its flags and name kept.
+fn put_stat(entry: &mut [u8], id: ObjectId, s: &Stat) {
+    let words = [
+        s.ctime.secs,
+        s.ctime.nsecs,
+        s.mtime.secs,
+        s.mtime.nsecs,
+        s.dev,
+        s.ino,
+        MODE_FILE,
+        s.uid,
+        s.gid,
+        s.size,
+    ];
+    for (i, w) in words.iter().enumerate() {
+        entry[i * 4..i * 4 + 4].copy_from_slice(&w.to_be_bytes());
+    }
+    entry[40..60].copy_from_slice(id.as_slice());
+}
+
+/// A new stage-0 entry of a plain file `name` into `out`.
+fn put_new(out: &mut Vec<u8>, name: &[u8], id: ObjectId, s: &Stat) {
+    out.clear();
+    out.resize(FIXED, 0);
+    put_stat(out, id, s);
+    // Shorter than LONG_NAME: checked before anything was written.
+    let len = name.len().min(usize::from(LONG_NAME)) as u16;
+    out[60..62].copy_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(name);
+    out.resize(FIXED + name.len() + (8 - (FIXED + name.len()) % 8), 0);
+}
+
+/// A writer and the SHA-1 of what went through it.
+struct Hashed<'a, W> {
+    out: &'a mut W,
+    hasher: gix::hash::Hasher,
+}
+
+impl<W: Write> Hashed<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hasher.update(bytes);
+        self.out.write_all(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A rewrite is the index git itself makes of the same edits.
+    use super::*;
+    use crate::repo::test_git as git;
+
+    #[test]
+    fn a_rewritten_index_is_the_one_git_makes_of_the_same_edits() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path();
+        git(root, &["init", "-q"]);
+        // Every padding length, and names that sort around a folder's.
+        let mut names: Vec<String> = (1..=9).map(|n| format!("{}.md", "x".repeat(n))).collect();
+        names.extend(["a-b.md", "a.md", "a/b.md", "a/c.md", "b.md"].map(String::from));
+        for n in &names {
+            let file = root.join(n);
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&file, n).expect("write");
+        }
+        git(root, &["add", "-A"]);
+        // An extended flag: the index becomes version 3.
+        git(root, &["update-index", "--skip-worktree", "xx.md"]);
+        let index = root.join(".git/index");
+
+        std::fs::write(root.join("a.md"), "changed").expect("write");
+        std::fs::remove_file(root.join("a/b.md")).expect("rm");
+        std::fs::write(root.join("0.md"), "first").expect("write");
+        std::fs::create_dir_all(root.join("zz")).expect("mkdir");
+        std::fs::write(root.join("zz/new.md"), "last").expect("write");
+        let blob = |rel: &str| {
+            let hex = git(root, &["hash-object", "-w", rel]);
+            let id = ObjectId::from_hex(hex.trim().as_bytes()).expect("id");
+            let stat = crate::repo::worktree::stat_of(&root.join(rel)).expect("stat");
+            Some((id, stat))
+        };
+        let edits: Vec<Edit<'_>> = vec![
+            (b"0.md", blob("0.md")),
+            (b"a.md", blob("a.md")),
+            (b"a/b.md", None),
+            (b"gone-already.md", None),
+            (b"zz/new.md", blob("zz/new.md")),
+        ];
+        let mut out = Vec::new();
+        rewrite(&index, &edits, &mut out)
+            .expect("an index this module reads")
+            .expect("written");
+
+        // git's own: the same edits through update-index, on a copy.
+        let theirs = tmp.path().join("theirs");
+        git(root, &["clone", "-q", "--no-checkout", ".", "theirs"]);
+        std::fs::copy(&index, theirs.join(".git/index")).expect("copy");
+        let ls = |dir: &std::path::Path| git(dir, &["ls-files", "-s", "-v"]);
+        std::fs::write(&index, &out).expect("install");
+        let ours = ls(root);
+        for rel in ["0.md", "a.md", "zz/new.md"] {
+            let id = blob(rel).expect("blob").0.to_string();
+            git(
+                &theirs,
+                &[
+                    "update-index",
+                    "--add",
+                    "--cacheinfo",
+                    &format!("100644,{id},{rel}"),
+                ],
+            );
+        }
+        git(&theirs, &["update-index", "--force-remove", "a/b.md"]);
+        assert_eq!(ours, ls(&theirs), "the same entries, flags and order");
+        assert!(
+            ours.contains("S 100644") && ours.starts_with("H 100644"),
+            "{ours}"
+        );
+        // git read it (its checksum holds), and the stats given are the
+        // work tree's: nothing differs, not even by stat.
+        assert_eq!(git(root, &["diff-files", "--", "0.md", "a.md", "zz"]), "");
+    }
+}
