@@ -272,8 +272,11 @@ mod tests {
         for (n, d) in docs.iter().enumerate() {
             let terms = weigh(d, &matcher, &index.graph, &params, &index.stats);
             all_mentions.push(mentioned(&terms, &graph));
-            for (t, w) in terms {
-                expected.entry(t).or_default().push((n as u32, w));
+            for (t, w) in terms.iter() {
+                expected
+                    .entry(t.to_string())
+                    .or_default()
+                    .push((n as u32, w));
             }
         }
         assert_eq!(index.dict.len(), expected.len(), "the same terms");

@@ -101,7 +101,7 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     out: &mut W,
 ) -> Result<Option<u64>, SegmentError> {
     let info = &segment.info;
-    let mut whole = segment.whole()?;
+    let whole = segment.whole()?;
     let n = segment.len();
     let removed: HashSet<u32> = changes.removed.iter().copied().filter(|&d| d < n).collect();
 
@@ -127,7 +127,7 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
     let mut added: Vec<(u64, u32, u16)> = Vec::new();
     for (i, d) in changes.added.iter().enumerate() {
         let doc = kept + i as u32;
-        added.extend(d.terms.iter().map(|(t, f)| (hash(t), doc, quantise(*f))));
+        added.extend(d.terms.iter().map(|(t, f)| (hash(t), doc, quantise(f))));
     }
     added.sort_unstable();
 
@@ -161,7 +161,6 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
         w.term(out, h, list.iter().copied())?;
         Ok(())
     })?;
-    whole.drop_terms();
 
     // Attributes and metadata: the kept learnings' as stored (newer
     // evidence laid in), then the added ones', their strings interned into
@@ -222,7 +221,7 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
 /// order: the segment's list (renumbered, removed learnings left out) and
 /// the added learnings' postings of that hash after it.
 fn each_list(
-    whole: &super::segment::Whole,
+    whole: &super::segment::Whole<'_>,
     added: &[(u64, u32, u16)],
     renumber: &[u32],
     mut f: impl FnMut(u64, &[(u32, u16)]) -> Result<(), SegmentError>,
@@ -337,7 +336,7 @@ mod tests {
     fn all_terms(docs: &[WeighedDoc]) -> Vec<String> {
         let mut t: Vec<String> = docs
             .iter()
-            .flat_map(|d| d.terms.iter().map(|(t, _)| t.clone()))
+            .flat_map(|d| d.terms.iter().map(|(t, _)| t.to_string()))
             .collect();
         t.sort();
         t.dedup();

@@ -178,8 +178,7 @@ fn catch_up_with(
     };
     let segment = &opened.segment;
     lap("diff");
-    let mut parsed = read_changed(repo, &diff)?;
-    lap("read the changed learnings and events");
+    let learning_files = changed_learnings(repo, &diff);
     // Events first: their new lines tally ineffective and recurred outcomes.
     let increments = new_outcomes(repo, &diff);
     // The trees both commits decoded are done with: the fold's large
@@ -191,18 +190,28 @@ fn catch_up_with(
     let graph = &segment.info.graph;
     let matcher = kg::Matcher::new(graph);
     let mut touched = HashSet::new();
-    for rel in &diff.changed {
-        let RepoPath::Learning { id, .. } = paths::classify(rel) else {
-            continue;
-        };
-        touched.insert(id.to_string());
-        let learning = parsed.remove(rel.as_str()).filter(retrievable);
-        let inc = increments.get(id).copied().unwrap_or_default();
-        edit.replace(id, rel, inc, learning.as_ref(), &matcher);
+    // A chunk of the changed paths at a time, read (in pack order within
+    // it) and weighed before the next: parsed all at once, the 7,335
+    // learnings a sync changed at 100,000 were 14 MiB of its peak.
+    for chunk in diff.changed.chunks(READ_CHUNK) {
+        let files: BTreeMap<String, gix::ObjectId> = chunk
+            .iter()
+            .filter_map(|rel| Some((rel.clone(), *learning_files.get(rel)?)))
+            .collect();
+        let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
+        crate::view::each_learning_in(repo, &files, |rel, l| {
+            parsed.insert(rel.to_string(), l);
+        })?;
+        for rel in chunk {
+            let RepoPath::Learning { id, .. } = paths::classify(rel) else {
+                continue;
+            };
+            touched.insert(id.to_string());
+            let learning = parsed.remove(rel.as_str()).filter(retrievable);
+            let inc = increments.get(id).copied().unwrap_or_default();
+            edit.replace(id, rel, inc, learning.as_ref(), &matcher);
+        }
     }
-    // Emptied, but its table (a slot per changed learning) would stay
-    // through the fold.
-    drop(parsed);
     // Learnings whose events alone changed.
     for (id, inc) in increments
         .iter()
@@ -274,23 +283,15 @@ impl TreeChanges {
     }
 }
 
-/// The changed learnings, parsed, by path: from the work tree when a file
-/// there is the committed blob (every file a sync just wrote), else read
-/// once in pack order (in any other order each inflates its delta chain).
-/// The changed event files' blobs are read ahead into the cache as well.
-fn read_changed(
-    repo: &Repo,
-    diff: &TreeChanges,
-) -> Result<HashMap<String, crate::learning::Learning>, String> {
-    let learning_files: BTreeMap<String, gix::ObjectId> = diff
+/// The changed learning files' blobs in the new tree, by path (read later,
+/// a chunk at a time, by [`crate::view::each_learning_in`]: from the work
+/// tree when a file there is the committed blob, else in pack order). The
+/// changed event files' blobs are read ahead into the cache.
+fn changed_learnings(repo: &Repo, diff: &TreeChanges) -> BTreeMap<String, gix::ObjectId> {
+    let learning_files = diff
         .learnings()
         .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(diff.new_tree, rel).ok()??)))
         .collect();
-    let mut parsed: HashMap<String, crate::learning::Learning> = HashMap::new();
-    crate::view::each_learning_in(repo, &learning_files, |rel, l| {
-        parsed.insert(rel.to_string(), l);
-    })?;
-    drop(learning_files);
     repo.prefetch_blobs(
         diff.events()
             .flat_map(|rel| {
@@ -301,8 +302,11 @@ fn read_changed(
             })
             .flatten(),
     );
-    Ok(parsed)
+    learning_files
 }
+
+/// Changed learnings read and weighed at a time.
+const READ_CHUNK: usize = 512;
 
 /// The ineffective and recurred outcomes in the event lines the change
 /// added, by learning.
