@@ -505,12 +505,13 @@ impl Repo {
 
     /// Brings the index from `from` to `to` by `edits`, every path whose
     /// blob differs between the two trees with its blob in `to` (`None`:
-    /// gone), all of them plain files (mode 100644): in place, when the
-    /// index is known to be `from` exactly (the record the last
-    /// [`Repo::write_index`] kept); else as [`Repo::write_index`] does.
-    /// One index in memory instead of two (15 MiB each at 100,000
-    /// learnings), and `to` is not read. Stats as [`Repo::write_index`]
-    /// takes them.
+    /// gone), all of them plain files (mode 100644), when the index is
+    /// known to be `from` exactly (the record the last [`Repo::write_index`]
+    /// kept); else as [`Repo::write_index`] does. The new file is written
+    /// from the old one an entry at a time ([`super::index_file`]: one entry
+    /// in memory, where a decoded index was 15 MiB at 100,000 learnings), or,
+    /// for an index that reader does not take, decoded and edited in place;
+    /// `to` is not read. Stats as [`Repo::write_index`] takes them.
     pub fn update_index<'a>(
         &self,
         from: ObjectId,
@@ -545,17 +546,16 @@ impl Repo {
                 .collect();
             self.release_index();
             let path = self.git.index_path();
-            let mut failed = None;
+            // Left to the decode below, with nothing written, when the
+            // file is not one the entry reader takes.
+            let mut unread = false;
             let written = self.commit_index_with(to, |out| {
-                match super::index_file::rewrite(&path, &streamed, out) {
-                    Some(r) => r,
-                    None => {
-                        failed = Some(());
-                        Err(std::io::Error::other("not an index read entry by entry"))
-                    }
-                }
+                super::index_file::rewrite(&path, &streamed, out).unwrap_or_else(|| {
+                    unread = true;
+                    Err(std::io::Error::other("not an index read entry by entry"))
+                })
             });
-            if failed.is_none() {
+            if !unread {
                 return written;
             }
         }
