@@ -150,22 +150,18 @@ pub(super) fn rewrite(
     let mut entries = Entries::open(path).ok()??;
     let (version, count) = (entries.version, entries.count);
     let mut raw = Raw::default();
-    let (mut at, mut removed, mut added) = (0, 0u32, 0u32);
-    for _ in 0..count {
-        entries.next_into(&mut raw)?;
-        if raw.stage() != 0 {
-            return None;
+    let (mut removed, mut added) = (0u32, 0u32);
+    let walked = merge(&mut entries, &mut raw, edits, |step| {
+        match step {
+            Step::New(..) => added += 1,
+            Step::Gone => removed += 1,
+            Step::Kept(_) | Step::Edited(..) => {}
         }
-        while at < edits.len() && edits[at].0 < raw.name() {
-            added += u32::from(edits[at].1.is_some());
-            at += 1;
-        }
-        if at < edits.len() && edits[at].0 == raw.name() {
-            removed += u32::from(edits[at].1.is_none());
-            at += 1;
-        }
+        Ok::<(), Unread>(())
+    });
+    if walked.is_err() {
+        return None;
     }
-    added += edits[at..].iter().filter(|e| e.1.is_some()).count() as u32;
 
     // Second pass: the new file, hashed as it is written.
     let mut entries = Entries::open(path).ok()??;
@@ -173,48 +169,115 @@ pub(super) fn rewrite(
         out,
         hasher: gix::hash::hasher(gix::hash::Kind::Sha1),
     };
-    Some((|| {
-        let mut header = Vec::with_capacity(12);
-        header.extend_from_slice(b"DIRC");
-        header.extend_from_slice(&version.to_be_bytes());
-        header.extend_from_slice(&(count - removed + added).to_be_bytes());
-        w.put(&header)?;
-        let bad = || {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "the index changed while it was rewritten",
-            )
-        };
-        let mut at = 0;
-        let mut new = Vec::new();
-        for _ in 0..count {
-            entries.next_into(&mut raw).ok_or_else(bad)?;
-            while at < edits.len() && edits[at].0 < raw.name() {
-                if let (name, Some((id, stat))) = edits[at] {
-                    put_new(&mut new, name, id, &stat);
-                    w.put(&new)?;
+    let mut header = Vec::with_capacity(12);
+    header.extend_from_slice(b"DIRC");
+    header.extend_from_slice(&version.to_be_bytes());
+    header.extend_from_slice(&(count - removed + added).to_be_bytes());
+    let mut new = Vec::new();
+    let written = w.put(&header).map_err(Failed::Io).and_then(|()| {
+        merge(&mut entries, &mut raw, edits, |step| {
+            match step {
+                Step::New(name, id, stat) => {
+                    put_new(&mut new, name, id, stat);
+                    w.put(&new)
                 }
-                at += 1;
-            }
-            if at < edits.len() && edits[at].0 == raw.name() {
-                if let Some((id, stat)) = edits[at].1 {
-                    put_stat(&mut raw.bytes, id, &stat);
-                    w.put(&raw.bytes)?;
+                Step::Edited(raw, id, stat) => {
+                    put_stat(&mut raw.bytes, id, stat);
+                    w.put(&raw.bytes)
                 }
-                at += 1;
-            } else {
-                w.put(&raw.bytes)?;
+                Step::Kept(raw) => w.put(&raw.bytes),
+                Step::Gone => Ok(()),
             }
+            .map_err(Failed::Io)
+        })
+    });
+    Some(match written {
+        Ok(()) => w
+            .hasher
+            .try_finalize()
+            .map_err(std::io::Error::other)
+            .and_then(|sum| w.out.write_all(sum.as_slice())),
+        Err(Failed::Io(e)) => Err(e),
+        // Read under the index lock: the first pass read the same file.
+        Err(Failed::Unread) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the index changed while it was rewritten",
+        )),
+    })
+}
+
+/// What the walk of an index and its edits meets, in path order.
+enum Step<'e, 'r> {
+    /// An edit of a path the index does not hold.
+    New(&'e [u8], ObjectId, &'e Stat),
+    /// An entry an edit gives a new blob and stat.
+    Edited(&'r mut Raw, ObjectId, &'e Stat),
+    /// An entry an edit removes.
+    Gone,
+    /// An entry no edit touches.
+    Kept(&'r mut Raw),
+}
+
+/// An entry the reader could not take (see [`Entries::next_into`]).
+struct Unread;
+
+/// Why the second pass stopped.
+enum Failed {
+    Unread,
+    Io(std::io::Error),
+}
+
+impl From<Unread> for Failed {
+    fn from(_: Unread) -> Self {
+        Failed::Unread
+    }
+}
+
+/// Walks the `entries` left and `edits` (sorted, one per path) together,
+/// handing `each` every step in path order; the removal of a path the
+/// index does not hold is no step. An entry the reader does not take, or
+/// of a conflict stage, ends the walk with [`Unread`].
+fn merge<E: From<Unread>>(
+    entries: &mut Entries,
+    raw: &mut Raw,
+    edits: &[Edit<'_>],
+    mut each: impl FnMut(Step<'_, '_>) -> Result<(), E>,
+) -> Result<(), E> {
+    let (mut at, mut left) = (0, entries.count);
+    loop {
+        let entry = left > 0;
+        if entry {
+            entries.next_into(raw).ok_or(Unread)?;
+            // A conflict's stages share a path: not an index to edit so.
+            if raw.stage() != 0 {
+                return Err(Unread.into());
+            }
+            left -= 1;
         }
-        for &(name, edit) in &edits[at..] {
+        // Edits that sort before this entry (all that are left, after the
+        // last) are of paths the index does not hold.
+        while let Some((name, edit)) = edits.get(at)
+            && (!entry || *name < raw.name())
+        {
             if let Some((id, stat)) = edit {
-                put_new(&mut new, name, id, &stat);
-                w.put(&new)?;
+                each(Step::New(name, *id, stat))?;
             }
+            at += 1;
         }
-        let sum = w.hasher.try_finalize().map_err(std::io::Error::other)?;
-        w.out.write_all(sum.as_slice())
-    })())
+        if !entry {
+            return Ok(());
+        }
+        match edits.get(at) {
+            Some((name, edit)) if *name == raw.name() => {
+                at += 1;
+                match edit {
+                    Some((id, stat)) => each(Step::Edited(raw, *id, stat))?,
+                    None => each(Step::Gone)?,
+                }
+            }
+            _ => each(Step::Kept(raw))?,
+        }
+    }
 }
 
 /// `entry`'s stat words, mode and id set; its flags and name kept.

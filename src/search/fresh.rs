@@ -285,13 +285,20 @@ impl TreeChanges {
 
 /// The changed learning files' blobs in the new tree, by path (read later,
 /// a chunk at a time, by [`crate::view::each_learning_in`]: from the work
-/// tree when a file there is the committed blob, else in pack order). The
-/// changed event files' blobs are read ahead into the cache.
+/// tree when a file there is the committed blob, else in pack order).
 fn changed_learnings(repo: &Repo, diff: &TreeChanges) -> BTreeMap<String, gix::ObjectId> {
-    let learning_files = diff
-        .learnings()
+    diff.learnings()
         .filter_map(|rel| Some((rel.clone(), repo.blob_id_at(diff.new_tree, rel).ok()??)))
-        .collect();
+        .collect()
+}
+
+/// Changed learnings read and weighed at a time.
+const READ_CHUNK: usize = 512;
+
+/// The ineffective and recurred outcomes in the event lines the change
+/// added, by learning. The changed event files' blobs of both trees are
+/// read first, in pack order.
+fn new_outcomes(repo: &Repo, diff: &TreeChanges) -> HashMap<String, Tally> {
     repo.prefetch_blobs(
         diff.events()
             .flat_map(|rel| {
@@ -302,15 +309,6 @@ fn changed_learnings(repo: &Repo, diff: &TreeChanges) -> BTreeMap<String, gix::O
             })
             .flatten(),
     );
-    learning_files
-}
-
-/// Changed learnings read and weighed at a time.
-const READ_CHUNK: usize = 512;
-
-/// The ineffective and recurred outcomes in the event lines the change
-/// added, by learning.
-fn new_outcomes(repo: &Repo, diff: &TreeChanges) -> HashMap<String, Tally> {
     let mut increments: HashMap<String, Tally> = HashMap::new();
     for rel in diff.events() {
         let read = |tree| -> String {

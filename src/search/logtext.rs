@@ -40,12 +40,11 @@ pub(super) fn reading(text: &str) -> (Option<String>, Vec<String>) {
         "non-zero exit",
         "main process exited",
     ];
-    let several = text.trim().contains('\n');
     if !text.contains('\n') && !text.trim_start().starts_with('{') && !has_prefix(text) {
         return (None, Vec::new());
     }
     let (kept, changed) = read(text);
-    let failing: Vec<String> = if several {
+    let failing: Vec<String> = if text.trim().contains('\n') {
         kept.iter()
             .filter(|(level, line)| {
                 let lower = line.to_ascii_lowercase();
