@@ -741,6 +741,34 @@ impl Repo {
         Ok(tree)
     }
 
+    /// The blob each of `names` is in tree `id` (`None`: no such file),
+    /// without keeping the decoded tree when it was not decoded already: a
+    /// lookup of a few names in a large folder the caller will not read
+    /// again (the previous head's folders in a recompute: 5 MiB at 100,000
+    /// learnings).
+    pub fn blobs_named(&self, id: ObjectId, names: &[&str]) -> Result<Vec<Option<ObjectId>>> {
+        if let Some(t) = self.cached_tree(id) {
+            return Ok(names
+                .iter()
+                .map(|n| t.get(n).filter(|e| e.is_blob).map(|e| e.id))
+                .collect());
+        }
+        let at: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let mut found = vec![None; names.len()];
+        let t = self
+            .git
+            .find_tree(id)
+            .map_err(fail(format!("read tree {id}")))?;
+        let decoded = t.decode().map_err(fail(format!("decode tree {id}")))?;
+        for e in decoded.entries.iter().filter(|e| e.mode.is_blob()) {
+            let name = std::str::from_utf8(e.filename).unwrap_or_default();
+            if let Some(&i) = at.get(name) {
+                found[i] = Some(e.oid.to_owned());
+            }
+        }
+        Ok(found)
+    }
+
     /// Tree `id` if it is decoded already.
     fn cached_tree(&self, id: ObjectId) -> Option<Rc<Tree>> {
         self.trees.borrow().by_id.get(&id).cloned()

@@ -152,7 +152,7 @@ impl Builder {
             stats.docs = docs.len() as u64;
         }
         let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); dict.len()];
-        let mut mentions: Vec<Vec<(u32, u32)>> = Vec::with_capacity(docs.len());
+        let mut mentions: Vec<(u32, u32)> = Vec::new();
         let mut interner = Interner::new(Tables::default());
         let mut attrs = Vec::with_capacity(docs.len());
         let mut metas = Vec::with_capacity(docs.len());
@@ -181,17 +181,15 @@ impl Builder {
                     list.push((n, stored(acc)));
                 }
             }
-            let mut mine = Vec::new();
             for &(term, weight, concept) in &d.fixed {
                 let weight = stored(weight);
                 if let Some(c) = concept {
-                    mine.push((c, weight.max(1.0) as u32));
+                    mentions.push((n, c));
                 }
                 if let Some(list) = postings.get_mut(term as usize) {
                     list.push((n, weight));
                 }
             }
-            mentions.push(mine);
             attrs.push(interner.attrs(&d.meta, d.trust));
             metas.push(d.meta);
         }
@@ -271,7 +269,7 @@ mod tests {
         let mut all_mentions = Vec::new();
         for (n, d) in docs.iter().enumerate() {
             let terms = weigh(d, &matcher, &index.graph, &params, &index.stats);
-            all_mentions.push(mentioned(&terms, &graph));
+            all_mentions.extend(mentioned(&terms, &graph).into_iter().map(|c| (n as u32, c)));
             for (t, w) in terms.iter() {
                 expected
                     .entry(t.to_string())

@@ -140,23 +140,24 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
         .map(|(i, c)| (hash(&format!("{CONCEPT}{}", c.name)), i as u32))
         .collect();
     let total = stats.docs as usize;
-    let mut mentions: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
 
-    // Two passes over the merged lists: the first counts the terms, so the
-    // second writes each list to the file as it comes.
-    let mut terms = 0u32;
-    each_list(&whole, &added, &renumber, |_, list| {
+    // Two passes over the merged lists: the first counts the terms (and the
+    // concepts' postings), so the second writes each list to the file as it
+    // comes.
+    let (mut terms, mut mentioned) = (0u32, 0usize);
+    each_list(&whole, &added, &renumber, |h, list| {
         terms += u32::from(!list.is_empty());
+        if concepts.contains_key(&h) {
+            mentioned += list.len();
+        }
         Ok(())
     })?;
+    // (learning, concept), each once: a concept is one term.
+    let mut mentions: Vec<(u32, u32)> = Vec::with_capacity(mentioned);
     let mut w = Writer::start(out, terms)?;
     each_list(&whole, &added, &renumber, |h, list| {
         if let Some(&c) = concepts.get(&h) {
-            for &(doc, q) in list {
-                if let Some(m) = mentions.get_mut(doc as usize) {
-                    m.push((c, (f32::from(q) / 256.0).max(1.0) as u32));
-                }
-            }
+            mentions.extend(list.iter().map(|&(doc, _)| (doc, c)));
         }
         w.term(out, h, list.iter().copied())?;
         Ok(())
@@ -200,6 +201,7 @@ pub fn fold_to<W: std::io::Write + std::io::Seek>(
         .map(|d| Ok(serde_json::to_vec(&d.meta).unwrap_or_default()));
     let metas = stored.chain(added_metas);
     let mut graph = info.graph.clone();
+    mentions.sort_unstable();
     graph.rank(&mentions);
     drop(mentions);
     Ok(Some(w.finish_to(
@@ -395,9 +397,14 @@ mod tests {
             .collect();
         reference.extend(added.iter().cloned());
         let mut g = segment.info.graph.clone();
-        let mentions: Vec<Vec<(u32, u32)>> = reference
+        let mentions: Vec<(u32, u32)> = reference
             .iter()
-            .map(|d| crate::search::postings::mentioned(&d.terms, &g))
+            .enumerate()
+            .flat_map(|(n, d)| {
+                crate::search::postings::mentioned(&d.terms, &g)
+                    .into_iter()
+                    .map(move |c| (n as u32, c))
+            })
             .collect();
         g.rank(&mentions);
         let expected = Index::assemble(

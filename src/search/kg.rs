@@ -308,19 +308,22 @@ impl Graph {
         self.concepts.is_empty()
     }
 
-    /// Sets node and edge ranks from the concepts each learning mentions.
-    pub fn rank(&mut self, mentions: &[Vec<(u32, u32)>]) {
+    /// Sets node and edge ranks from the concepts each learning mentions:
+    /// `mentions` holds each (learning, concept) once, a learning's
+    /// together. One flat list, not a list per learning: a fold of 100,000
+    /// learnings held 7 MiB of small lists.
+    pub fn rank(&mut self, mentions: &[(u32, u32)]) {
         let mut edges: BTreeMap<(u32, u32), u32> = BTreeMap::new();
         for c in &mut self.concepts {
             c.rank = 0;
             c.edges.clear();
         }
-        for doc in mentions {
-            for &(a, _) in doc {
+        for doc in mentions.chunk_by(|a, b| a.0 == b.0) {
+            for &(_, a) in doc {
                 if let Some(c) = self.concepts.get_mut(a as usize) {
                     c.rank += 1;
                 }
-                for &(b, _) in doc {
+                for &(_, b) in doc {
                     if a != b {
                         *edges.entry((a, b)).or_default() += 1;
                     }
@@ -616,12 +619,7 @@ mod tests {
         ]));
         let mut g = Graph::from_files(&concepts);
         // Four learnings mention a; three of them b as well.
-        g.rank(&[
-            vec![(0, 1), (1, 1)],
-            vec![(0, 1), (1, 2)],
-            vec![(0, 1), (1, 1)],
-            vec![(0, 1)],
-        ]);
+        g.rank(&[(0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (2, 0), (3, 0)]);
         assert_eq!(g.concepts[0].rank, 4);
         assert_eq!(g.neighbours(0, 0.5), vec![(1, 0.75), (2, 0.5)]);
         assert_eq!(g.neighbours(1, 0.5), vec![(0, 1.0)]);

@@ -337,13 +337,13 @@ pub fn stored(f: f32) -> f32 {
 /// them: what a build and a fold recount from the concept terms, and the
 /// reference their tests hold them to.
 #[cfg(test)]
-pub fn mentioned(terms: &Terms, graph: &Graph) -> Vec<(u32, u32)> {
+pub fn mentioned(terms: &Terms, graph: &Graph) -> Vec<u32> {
     terms
         .iter()
-        .filter_map(|(t, w)| {
+        .filter_map(|(t, _)| {
             let name = t.strip_prefix(CONCEPT)?;
             let c = graph.concepts.iter().position(|c| c.name == name)?;
-            Some((c as u32, w.max(1.0) as u32))
+            Some(c as u32)
         })
         .collect()
 }

@@ -389,10 +389,7 @@ pub fn recompute(
     let policy = policy_in(repo, hub.name, tree)?;
     let main = crate::hub::read_from(repo, hub.name, Some(ids), hub.main)?;
     let decisions = crate::hub::decisions(repo, main, Some(tree))?;
-    let folders = agent_folders(repo, tree)?;
-    let files = FilesByName::of(&folders);
-    let was: HashMap<String, std::rc::Rc<crate::repo::Tree>> =
-        agent_folders(repo, before)?.into_iter().collect();
+    let mut places = places(repo, tree, before, ids)?;
     let chunks: Vec<BTreeSet<String>> = ids
         .iter()
         .collect::<Vec<_>>()
@@ -402,7 +399,7 @@ pub fn recompute(
     let mut ready: Option<(Vec<Read>, EventsOf)> = None;
     for k in 0..=chunks.len() {
         let chunk = chunks.get(k);
-        let found = chunk.map(|c| locate(&files, &was, c));
+        let found = chunk.map(|c| locate(&mut places, c));
         let (reads, events) = match &ready {
             Some((reads, events)) => (reads.as_slice(), Some(events)),
             None => (&[][..], None),
@@ -480,50 +477,6 @@ fn on_both_cores<A, B: Send, T: Sync, R: Send>(
     Ok((a, b, mine.into_iter().flat_map(|(_, out)| out).collect()))
 }
 
-/// Every blob of the agent folders by file name, with the folder it is in
-/// (a learning is normally in one; the others are chained, in folder
-/// order).
-struct FilesByName<'a> {
-    first: HashMap<&'a str, (&'a str, &'a crate::repo::Tree, u32)>,
-    /// A name in more than one folder (rare): its other places.
-    more: HashMap<&'a str, Vec<(&'a str, &'a crate::repo::Tree, u32)>>,
-}
-
-impl<'a> FilesByName<'a> {
-    fn of(folders: &'a [(String, std::rc::Rc<crate::repo::Tree>)]) -> Self {
-        let n = folders.iter().map(|(_, t)| t.len()).sum();
-        let mut files = FilesByName {
-            first: HashMap::with_capacity(n),
-            more: HashMap::new(),
-        };
-        for (name, folder) in folders {
-            for (i, e) in folder.entries().enumerate().filter(|(_, e)| e.is_blob) {
-                let place = (name.as_str(), &**folder, i as u32);
-                match files.first.entry(e.name) {
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(place);
-                    }
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        files.more.entry(e.name).or_default().push(place);
-                    }
-                }
-            }
-        }
-        files
-    }
-
-    /// `(folder, entry)` of every file named `name`, in folder order.
-    fn get(&self, name: &str) -> impl Iterator<Item = (&'a str, crate::repo::EntryRef<'a>)> {
-        let more = self.more.get(name).map(Vec::as_slice).unwrap_or_default();
-        self.first
-            .get(name)
-            .copied()
-            .into_iter()
-            .chain(more.iter().copied())
-            .filter_map(|(folder, tree, i)| Some((folder, tree.at(i as usize)?)))
-    }
-}
-
 /// Where a chunk's learnings are: each file named `<id>.md` in an agent
 /// folder, its blob and the blob at that path in the previous head, and
 /// every blob that is to be read.
@@ -543,31 +496,62 @@ struct File {
     was: Option<ObjectId>,
 }
 
-fn locate(
-    files: &FilesByName<'_>,
-    was: &HashMap<String, std::rc::Rc<crate::repo::Tree>>,
-    ids: &BTreeSet<String>,
-) -> Found {
-    let mut found = Found::default();
-    for id in ids {
-        let file = format!("{id}.md");
-        let mut here = Vec::new();
-        for (folder, e) in files.get(&file) {
-            let Ok(rel) = paths::learning_path(folder, id) else {
+/// Where every learning of `ids` is: its files in the agent folders of
+/// `tree` (`<folder>/<id>.md`, in folder order), each with the blob the same
+/// path held in `before`. Only the names asked for are kept (an index of
+/// every file name was 6 MiB at 100,000 learnings), and a folder of `before`
+/// that differs from `tree`'s is looked up without being kept.
+fn places<'a>(
+    repo: &Repo,
+    tree: ObjectId,
+    before: ObjectId,
+    ids: &'a BTreeSet<String>,
+) -> Result<HashMap<&'a str, Vec<File>>> {
+    let wanted: HashMap<String, &'a str> = ids
+        .iter()
+        .map(|id| (format!("{id}.md"), id.as_str()))
+        .collect();
+    let previous = repo.tree(before)?;
+    let mut places: HashMap<&'a str, Vec<File>> = HashMap::new();
+    for folder in repo.tree(tree)?.entries().filter(|e| e.is_tree) {
+        let mut here: Vec<(&'a str, ObjectId, &str)> = Vec::new();
+        let files = repo.tree(folder.id)?;
+        for e in files.entries().filter(|e| e.is_blob) {
+            if let Some((name, id)) = wanted.get_key_value(e.name) {
+                here.push((id, e.id, name.as_str()));
+            }
+        }
+        if here.is_empty() {
+            continue;
+        }
+        let was = match previous.get(folder.name).filter(|e| e.is_tree) {
+            // The folder did not change: every file is as it was.
+            Some(p) if p.id == folder.id => here.iter().map(|(_, blob, _)| Some(*blob)).collect(),
+            Some(p) => {
+                let names: Vec<&str> = here.iter().map(|(_, _, name)| *name).collect();
+                repo.blobs_named(p.id, &names)?
+            }
+            None => vec![None; here.len()],
+        };
+        for ((id, blob, _), was) in here.into_iter().zip(was) {
+            let Ok(rel) = paths::learning_path(folder.name, id) else {
                 continue;
             };
-            let previous = was
-                .get(folder)
-                .and_then(|t| t.get(&file))
-                .filter(|e| e.is_blob)
-                .map(|e| e.id);
-            found.wanted.push(e.id);
-            found.wanted.extend(previous.filter(|w| *w != e.id));
-            here.push(File {
-                rel,
-                blob: e.id,
-                was: previous,
-            });
+            places.entry(id).or_default().push(File { rel, blob, was });
+        }
+    }
+    Ok(places)
+}
+
+/// A chunk's learnings, taken from `places`: their files and every blob to
+/// be read.
+fn locate(places: &mut HashMap<&str, Vec<File>>, ids: &BTreeSet<String>) -> Found {
+    let mut found = Found::default();
+    for id in ids {
+        let here = places.remove(id.as_str()).unwrap_or_default();
+        for f in &here {
+            found.wanted.push(f.blob);
+            found.wanted.extend(f.was.filter(|w| *w != f.blob));
         }
         found.files.push((id.clone(), here));
     }
@@ -669,4 +653,123 @@ fn recompute_one(
             to: learning.trust_level.to_string(),
         });
     (change, level)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Where a recompute finds the learnings it was asked for.
+    use super::*;
+    use crate::repo::test_git as git;
+    use std::path::Path;
+
+    /// Writes `files` (path, bytes), stages them and returns the index's
+    /// tree; `gone` are unstaged first.
+    fn tree_of(dir: &Path, files: &[(&str, &str)], gone: &[&str]) -> ObjectId {
+        for path in gone {
+            git(dir, &["rm", "-q", "--cached", path]);
+        }
+        for (path, bytes) in files {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&file, bytes).expect("write");
+            git(dir, &["add", path]);
+        }
+        git(dir, &["write-tree"]).trim().parse().expect("tree id")
+    }
+
+    fn blob(dir: &Path, tree: ObjectId, path: &str) -> ObjectId {
+        git(dir, &["rev-parse", &format!("{tree}:{path}")])
+            .trim()
+            .parse()
+            .expect("blob id")
+    }
+
+    #[test]
+    fn a_learning_is_found_in_every_folder_in_folder_order_with_what_each_path_held_before() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        let repo = Repo::init(dir, "agents/ann").expect("init");
+        let before = tree_of(
+            dir,
+            &[
+                ("ann/l-1.md", "ann's one"),
+                ("bob/l-1.md", "bob's copy"),
+                ("bob/l-2.md", "two"),
+                ("cat/l-3.md", "three"),
+                ("cat/other.md", "not asked for"),
+            ],
+            &[],
+        );
+        let after = tree_of(
+            dir,
+            &[
+                ("bob/l-1.md", "bob's copy, edited"),
+                ("dan/l-1.md", "dan's, new folder"),
+                ("ann/l-4.md", "new file, folder changed"),
+            ],
+            &["bob/l-2.md"],
+        );
+        let ids: BTreeSet<String> = ["l-1", "l-2", "l-3", "l-9"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let mut places = places(&repo, after, before, &ids).expect("places");
+        let found = |p: &mut HashMap<&str, Vec<File>>,
+                     id: &str|
+         -> Vec<(String, ObjectId, Option<ObjectId>)> {
+            p.remove(id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|f| (f.rel, f.blob, f.was))
+                .collect()
+        };
+        let l1 = found(&mut places, "l-1");
+        assert_eq!(
+            l1,
+            [
+                // Folder unchanged since `before` (cat's too, below).
+                (
+                    "ann/l-1.md".to_string(),
+                    blob(dir, after, "ann/l-1.md"),
+                    Some(blob(dir, before, "ann/l-1.md"))
+                ),
+                (
+                    "bob/l-1.md".to_string(),
+                    blob(dir, after, "bob/l-1.md"),
+                    Some(blob(dir, before, "bob/l-1.md"))
+                ),
+                (
+                    "dan/l-1.md".to_string(),
+                    blob(dir, after, "dan/l-1.md"),
+                    None
+                ),
+            ]
+        );
+        assert_eq!(l1[0].1, l1[0].2.expect("was"), "ann's file did not change");
+        assert_ne!(l1[1].1, l1[1].2.expect("was"), "bob's did");
+        assert!(found(&mut places, "l-2").is_empty(), "removed");
+        let l3 = found(&mut places, "l-3");
+        assert_eq!(l3.len(), 1);
+        assert_eq!(l3[0].2, Some(l3[0].1), "an unchanged folder: as it was");
+        assert!(
+            places.is_empty(),
+            "l-9 is nowhere, other.md not asked for: {:?}",
+            places.keys()
+        );
+
+        // A before-folder the caller did not decode is read and not kept;
+        // one it did decode is used as it is: the same answer either way.
+        repo.release_trees();
+        let ann_before = repo.subtree(before, "ann").expect("ann").expect("folder");
+        repo.release_trees();
+        let cold = repo
+            .blobs_named(ann_before, &["l-1.md", "l-4.md"])
+            .expect("cold");
+        repo.tree(ann_before).expect("decode");
+        let warm = repo
+            .blobs_named(ann_before, &["l-1.md", "l-4.md"])
+            .expect("warm");
+        assert_eq!(cold, [Some(blob(dir, before, "ann/l-1.md")), None]);
+        assert_eq!(cold, warm);
+    }
 }
