@@ -1,12 +1,13 @@
 //! The index file read and rewritten an entry at a time, without decoding
 //! it whole: versions 2 and 3 with SHA-1 ids, the ones gix and git write by
 //! default. Anything else (version 4's compressed paths, a name of 4,095
-//! bytes or more, a conflict stage, a file cut short) is `None`, and the
-//! caller decodes the index whole instead.
+//! bytes or more, a conflict stage, a file cut short, an extension a reader
+//! must understand, such as a split index's `link` or a sparse index's
+//! `sdir`) is `None`, and the caller decodes the index whole instead.
 
 use gix::ObjectId;
 use gix::index::entry::Stat;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Read, Seek, Write};
 use std::path::Path;
 
 /// An entry's fixed part: ten stat words, the id, the flags.
@@ -20,6 +21,8 @@ const MODE_FILE: u32 = 0o100644;
 /// An index file opened for reading its entries in order.
 pub(super) struct Entries {
     r: BufReader<std::fs::File>,
+    /// The file's length, to tell its extensions from its checksum.
+    len: u64,
     pub version: u32,
     pub count: u32,
 }
@@ -82,6 +85,7 @@ impl Entries {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(_) => return Err(()),
         };
+        let len = file.metadata().map_err(|_| ())?.len();
         let mut r = BufReader::with_capacity(1 << 16, file);
         let mut header = [0u8; 12];
         r.read_exact(&mut header).map_err(|_| ())?;
@@ -91,9 +95,35 @@ impl Entries {
         }
         Ok(Some(Entries {
             r,
+            len,
             version,
             count: be(&header[8..]),
         }))
+    }
+
+    /// After the last entry: whether every extension that follows is one
+    /// a reader may ignore (git's format: its signature starts with an
+    /// upper-case letter), and the checksum ends the file. A split index
+    /// (`link`: its entries are partly in another file, nameless here) or
+    /// a sparse one (`sdir`) is not: read or rewritten entry by entry, it
+    /// would lose entries.
+    pub fn ends_with_optional_extensions(&mut self) -> bool {
+        const CHECKSUM: u64 = 20;
+        let Ok(mut at) = self.r.stream_position() else {
+            return false;
+        };
+        while at + CHECKSUM < self.len {
+            let mut header = [0u8; 8];
+            if self.r.read_exact(&mut header).is_err() || !header[0].is_ascii_uppercase() {
+                return false;
+            }
+            let size = u64::from(be(&header[4..]));
+            if self.r.seek_relative(size as i64).is_err() {
+                return false;
+            }
+            at += 8 + size;
+        }
+        at + CHECKSUM == self.len
     }
 
     /// Reads the next entry into `raw` (the caller counts them).
@@ -159,7 +189,7 @@ pub(super) fn rewrite(
         }
         Ok::<(), Unread>(())
     });
-    if walked.is_err() {
+    if walked.is_err() || !entries.ends_with_optional_extensions() {
         return None;
     }
 
@@ -400,5 +430,81 @@ mod tests {
         // git read it (its checksum holds), and the stats given are the
         // work tree's: nothing differs, not even by stat.
         assert_eq!(git(root, &["diff-files", "--", "0.md", "a.md", "zz"]), "");
+    }
+}
+
+#[cfg(test)]
+mod split {
+    //! An index whose entries live partly in another file, and one with
+    //! extensions a reader may ignore.
+    use super::*;
+    use crate::repo::test_git as git;
+
+    fn edit_of(root: &Path, rel: &str) -> (ObjectId, Stat) {
+        let hex = git(root, &["hash-object", "-w", rel]);
+        let id = ObjectId::from_hex(hex.trim().as_bytes()).expect("id");
+        (
+            id,
+            crate::repo::worktree::stat_of(&root.join(rel)).expect("stat"),
+        )
+    }
+
+    #[test]
+    fn a_split_index_is_left_to_the_whole_decode_and_a_cache_tree_is_dropped() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path();
+        git(root, &["init", "-q"]);
+        for n in ["a.md", "b.md", "c.md", "d/e.md"] {
+            std::fs::create_dir_all(root.join(n).parent().expect("parent")).expect("mkdir");
+            std::fs::write(root.join(n), n).expect("write");
+        }
+        git(root, &["add", "-A"]);
+        // A commit leaves a cache tree (`TREE`), an optional extension.
+        git(
+            root,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "m",
+            ],
+        );
+        let index = root.join(".git/index");
+        std::fs::write(root.join("b.md"), "changed").expect("write");
+        let edit = edit_of(root, "b.md");
+        let edits: Vec<Edit<'_>> = vec![(b"b.md", Some(edit))];
+        let mut out = Vec::new();
+        rewrite(&index, &edits, &mut out)
+            .expect("a cache tree is no reason to decode the index whole")
+            .expect("written");
+        std::fs::write(&index, &out).expect("install");
+        // b.md staged as changed, nothing else: the checksum holds.
+        assert_eq!(git(root, &["status", "--porcelain"]), "M  b.md\n");
+
+        // Split: most entries in `sharedindex.*`, the main file's nameless.
+        git(root, &["update-index", "--split-index"]);
+        std::fs::write(root.join("c.md"), "changed too").expect("write");
+        git(root, &["add", "c.md"]);
+        let before = git(root, &["ls-files", "-s"]);
+        assert_eq!(before.lines().count(), 4, "{before}");
+        let edit = edit_of(root, "a.md");
+        let edits: Vec<Edit<'_>> = vec![(b"a.md", Some(edit))];
+        assert!(
+            rewrite(&index, &edits, &mut Vec::new()).is_none(),
+            "a split index is not rewritten entry by entry"
+        );
+        let mut entries = Entries::open(&index).expect("version 2").expect("there");
+        let mut raw = Raw::default();
+        for _ in 0..entries.count {
+            entries.next_into(&mut raw).expect("entry");
+        }
+        assert!(
+            !entries.ends_with_optional_extensions(),
+            "`link` must be understood"
+        );
+        assert_eq!(git(root, &["ls-files", "-s"]), before, "nothing written");
     }
 }

@@ -145,8 +145,9 @@ fn is_git_entry(name: &std::ffi::OsStr) -> bool {
 /// `wanted`, each with its blob and stat, read entry by entry without
 /// decoding the index. Versions 2 and 3 with SHA-1 ids, the ones gix and
 /// git write by default; `None` for anything else (version 4's compressed
-/// paths, a name of 4,095 bytes or more, a file cut short), which the
-/// caller decodes whole. An index that is missing tracks nothing.
+/// paths, a name of 4,095 bytes or more, a file cut short, a split or
+/// sparse index), which the caller decodes whole. An index that is missing
+/// tracks nothing.
 fn scan_index(path: &Path, wanted: &HashSet<&str>) -> Option<HashMap<String, (ObjectId, Stat)>> {
     let Some(mut entries) = super::index_file::Entries::open(path).ok()? else {
         return Some(HashMap::new());
@@ -163,7 +164,7 @@ fn scan_index(path: &Path, wanted: &HashSet<&str>) -> Option<HashMap<String, (Ob
         }
         out.insert(rel.to_string(), (raw.id()?, raw.stat()));
     }
-    Some(out)
+    entries.ends_with_optional_extensions().then_some(out)
 }
 
 pub(super) fn stat_of(path: &Path) -> Option<Stat> {
@@ -1143,6 +1144,17 @@ mod tests {
                 .len(),
             names.len() - 1
         );
+        // A split index's main file holds nameless entries and a `link` to
+        // the rest: decoded whole (gix joins the two), never scanned.
+        git(root, &["update-index", "--index-version", "2"]);
+        git(root, &["update-index", "--split-index"]);
+        std::fs::write(root.join("x.md"), "changed").expect("write");
+        git(root, &["add", "x.md"]);
+        assert_eq!(scan_index(&repo.git.index_path(), &wanted), None);
+        let indexed = repo.indexed(wanted.iter().copied()).expect("indexed");
+        assert_eq!(indexed.0.len(), names.len() - 1);
+        let blob = git(root, &["rev-parse", ":x.md"]);
+        assert_eq!(indexed.0["x.md"].0.to_string(), blob.trim());
     }
 
     #[test]
