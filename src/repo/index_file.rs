@@ -508,3 +508,146 @@ mod split {
         assert_eq!(git(root, &["ls-files", "-s"]), before, "nothing written");
     }
 }
+
+#[cfg(test)]
+mod against_git {
+    //! Random indexes and edits: the rewrite is the index git makes of the
+    //! same edits, entry for entry, and git reads it.
+    use super::*;
+    use crate::repo::test_git as git;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    /// Names that sort around each other the ways git's order can trip:
+    /// a folder beside a file of the same stem, `-` and `.` before `/`,
+    /// every padding length, a multi-byte name.
+    fn path() -> impl Strategy<Value = String> {
+        let part = prop_oneof![
+            Just("a".to_string()),
+            Just("a-b".to_string()),
+            Just("a.b".to_string()),
+            Just("é".to_string()),
+            (1usize..12).prop_map(|n| "x".repeat(n)),
+        ];
+        prop::collection::vec(part, 1..3).prop_map(|parts| format!("{}.md", parts.join("/")))
+    }
+
+    /// A path's blob content in each state: `None` absent.
+    fn states() -> impl Strategy<Value = Vec<(String, Option<u8>, Option<u8>)>> {
+        prop::collection::vec(
+            (path(), prop::option::of(0u8..3), prop::option::of(0u8..3)),
+            1..40,
+        )
+    }
+
+    fn index_info(root: &Path, lines: &str) {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .args(["update-index", "--index-info"])
+            .current_dir(root)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("git");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(lines.as_bytes())
+            .expect("write");
+        assert!(child.wait().expect("wait").success());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn a_rewrite_is_what_git_update_index_makes(states in states(), v3 in any::<bool>()) {
+            // One state per path; a path that is also another's folder is
+            // left out (a file and a folder cannot share a name).
+            let mut by_path: BTreeMap<String, (Option<u8>, Option<u8>)> = BTreeMap::new();
+            for (p, before, after) in states {
+                by_path.insert(p, (before, after));
+            }
+            let folders: Vec<String> = by_path
+                .keys()
+                .flat_map(|p| {
+                    let parts: Vec<&str> = p.split('/').collect();
+                    (1..parts.len()).map(move |i| parts[..i].join("/")).collect::<Vec<_>>()
+                })
+                .collect();
+            by_path.retain(|p, _| !folders.iter().any(|f| f == p || f.starts_with(&format!("{p}/"))));
+            let tmp = tempfile::tempdir().expect("tmp");
+            let root = tmp.path();
+            git(root, &["init", "-q"]);
+            let write = |rel: &str, v: u8| {
+                let file = root.join(rel);
+                std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&file, format!("{rel} {v}")).expect("write");
+            };
+            let mut held = 0;
+            for (p, (before, _)) in &by_path {
+                if let Some(v) = before {
+                    write(p, *v);
+                    held += 1;
+                }
+            }
+            // No entries, no index file: the caller decodes (an empty state).
+            prop_assume!(held > 0);
+            git(root, &["add", "-A"]);
+            // An extended flag (version 3) on an entry no edit touches: an
+            // edited entry keeps its flags here, where git's `--index-info`
+            // makes a new one.
+            let untouched = by_path.iter().find(|(_, (b, a))| b.is_some() && b == a);
+            if v3 && let Some(p) = untouched.map(|(p, _)| p.clone()) {
+                git(root, &["update-index", "--skip-worktree", &p]);
+            }
+            let index = root.join(".git/index");
+            // The edits: every path whose state changes, sorted, one each.
+            let mut edits: Vec<(String, Option<(ObjectId, Stat)>)> = Vec::new();
+            let mut info = String::new();
+            for (p, (before, after)) in &by_path {
+                if before == after {
+                    continue;
+                }
+                match after {
+                    Some(v) => {
+                        write(p, *v);
+                        let hex = git(root, &["hash-object", "-w", p]);
+                        let id = ObjectId::from_hex(hex.trim().as_bytes()).expect("id");
+                        let stat = crate::repo::worktree::stat_of(&root.join(p)).expect("stat");
+                        info.push_str(&format!("100644 {id}\t{p}\n"));
+                        edits.push((p.clone(), Some((id, stat))));
+                    }
+                    None => {
+                        info.push_str(&format!("0 {}\t{p}\n", ObjectId::null(gix::hash::Kind::Sha1)));
+                        edits.push((p.clone(), None));
+                    }
+                }
+            }
+            let streamed: Vec<Edit<'_>> = edits.iter().map(|(p, e)| (p.as_bytes(), *e)).collect();
+            let mut out = Vec::new();
+            rewrite(&index, &streamed, &mut out)
+                .expect("an index this module reads")
+                .expect("written");
+
+            let theirs = root.join("theirs");
+            std::fs::create_dir_all(theirs.join(".git")).expect("mkdir");
+            git(&theirs, &["init", "-q"]);
+            std::fs::copy(&index, theirs.join(".git/index")).expect("copy");
+            // git's copy reads the same objects.
+            std::fs::remove_dir_all(theirs.join(".git/objects")).expect("rm");
+            std::os::unix::fs::symlink(root.join(".git/objects"), theirs.join(".git/objects")).expect("link");
+            if !info.is_empty() {
+                index_info(&theirs, &info);
+            }
+            std::fs::write(&index, &out).expect("install");
+            let ls = |dir: &Path| git(dir, &["ls-files", "-s", "-v"]);
+            prop_assert_eq!(ls(root), ls(&theirs));
+            // The stats are the work tree's: git sees no edited file changed.
+            let edited: Vec<&str> = edits.iter().filter(|(_, e)| e.is_some()).map(|(p, _)| p.as_str()).collect();
+            if !edited.is_empty() {
+                let args: Vec<&str> = ["diff-files", "--name-only", "--"].into_iter().chain(edited).collect();
+                prop_assert_eq!(git(root, &args), "");
+            }
+        }
+    }
+}
