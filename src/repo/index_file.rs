@@ -507,6 +507,69 @@ mod split {
         );
         assert_eq!(git(root, &["ls-files", "-s"]), before, "nothing written");
     }
+
+    /// `git update-index --index-info` with `lines` on stdin.
+    fn index_info(root: &Path, lines: &str) {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .args(["update-index", "--index-info"])
+            .current_dir(root)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("git");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(lines.as_bytes()).expect("write");
+        drop(stdin);
+        assert!(child.wait().expect("wait").success());
+    }
+
+    #[test]
+    fn a_conflict_or_a_name_of_4095_bytes_is_left_to_the_whole_decode() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path();
+        git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.md"), "a").expect("write");
+        git(root, &["add", "a.md"]);
+        let index = root.join(".git/index");
+        let edit = edit_of(root, "a.md");
+        let id = edit.0;
+        let edits: Vec<Edit<'_>> = vec![(b"a.md", Some(edit))];
+        assert!(
+            rewrite(&index, &edits, &mut Vec::new()).is_some(),
+            "a plain index"
+        );
+
+        // A merge conflict's stages of one path.
+        index_info(
+            root,
+            &format!("100644 {id} 1\tc.md\n100644 {id} 2\tc.md\n100644 {id} 3\tc.md\n"),
+        );
+        assert!(git(root, &["ls-files", "-u"]).contains("c.md"));
+        assert!(
+            rewrite(&index, &edits, &mut Vec::new()).is_none(),
+            "a conflict"
+        );
+        git(root, &["update-index", "--force-remove", "c.md"]);
+        assert!(
+            rewrite(&index, &edits, &mut Vec::new()).is_some(),
+            "resolved"
+        );
+
+        // A path of 4,095 bytes or more: its flags cannot hold its length.
+        let long = format!("{}/z.md", "d".repeat(4100));
+        index_info(root, &format!("100644 {id}\t{long}\n"));
+        assert!(
+            rewrite(&index, &edits, &mut Vec::new()).is_none(),
+            "a long name held"
+        );
+        git(root, &["update-index", "--force-remove", &long]);
+        let new: Vec<Edit<'_>> = vec![(long.as_bytes(), Some(edit))];
+        assert!(
+            rewrite(&index, &new, &mut Vec::new()).is_none(),
+            "a long name added"
+        );
+        assert!(rewrite(&index, &edits, &mut Vec::new()).is_some());
+    }
 }
 
 #[cfg(test)]
