@@ -509,7 +509,7 @@ mod split {
     }
 
     /// `git update-index --index-info` with `lines` on stdin.
-    fn index_info(root: &Path, lines: &str) {
+    pub(super) fn index_info(root: &Path, lines: &str) {
         use std::io::Write as _;
         let mut child = std::process::Command::new("git")
             .args(["update-index", "--index-info"])
@@ -576,6 +576,7 @@ mod split {
 mod against_git {
     //! Random indexes and edits: the rewrite is the index git makes of the
     //! same edits, entry for entry, and git reads it.
+    use super::split::index_info;
     use super::*;
     use crate::repo::test_git as git;
     use proptest::prelude::*;
@@ -601,23 +602,6 @@ mod against_git {
             (path(), prop::option::of(0u8..3), prop::option::of(0u8..3)),
             1..40,
         )
-    }
-
-    fn index_info(root: &Path, lines: &str) {
-        use std::io::Write as _;
-        let mut child = std::process::Command::new("git")
-            .args(["update-index", "--index-info"])
-            .current_dir(root)
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .expect("git");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(lines.as_bytes())
-            .expect("write");
-        assert!(child.wait().expect("wait").success());
     }
 
     proptest! {
