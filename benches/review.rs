@@ -60,7 +60,7 @@ fn main() {
         std::process::exit(1);
     }
     // N learnings at L2: three effective outcomes from two agents each.
-    let mut lines = String::new();
+    let mut lines: std::collections::BTreeMap<String, String> = Default::default();
     for i in 0..n {
         let id = format!("learning-{i:032x}-1780000000000");
         let mut l = Learning::new(
@@ -81,12 +81,17 @@ fn main() {
                 Outcome::Effective,
                 Timestamp::from_unix(1_780_000_100 + (i * 3 + k) as i64),
             );
-            lines.push_str(&e.to_line());
-            lines.push('\n');
+            let text = lines.entry(e.file_path()).or_default();
+            text.push_str(&e.to_line());
+            text.push('\n');
         }
     }
-    std::fs::create_dir_all(root.join("events/bench")).expect("mkdir");
-    std::fs::write(root.join("events/bench/2026-06.jsonl"), lines).expect("events");
+    // Each agent's outcomes in its own folder (§4).
+    for (path, text) in lines {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("folder")).expect("mkdir");
+        std::fs::write(path, text).expect("events");
+    }
     let token = tmp.path().join("token");
     std::fs::write(&token, BOT_TOKEN).expect("token");
     let config_path = root.join(".git/learnsync/config.yaml");

@@ -191,6 +191,34 @@ pub struct EventsFile {
     pub bad_lines: Vec<(usize, String, String)>,
 }
 
+/// Whether an event counts from the events file at `path`: an agent's
+/// folder `events/<agent>/` holds only that agent's evidence (§4, §6.1), so
+/// a line there that names another agent is a forgery (or a copy) and
+/// counts for no one. Every reader that weighs evidence asks this.
+pub fn in_own_folder(path: &str, e: &Event) -> bool {
+    path.strip_prefix("events/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(agent, _)| agent == e.agent)
+}
+
+/// A problem for each event of the file at `path` that names another
+/// agent than its folder's (see [`in_own_folder`]), by event id.
+pub fn foreign_lines(path: &str, events: &[Event]) -> Vec<crate::problem::Problem> {
+    events
+        .iter()
+        .filter(|e| !in_own_folder(path, e))
+        .map(|e| {
+            crate::problem::Problem::new(
+                path.to_string(),
+                format!(
+                    "event {} says agent {:?}, but only that agent's own folder holds its evidence; it counts for no one",
+                    e.id, e.agent
+                ),
+            )
+        })
+        .collect()
+}
+
 /// What [`decode`] puts before a line that is not UTF-8: U+FFFD cannot
 /// open a JSON object, so the line never parses, and every reader skips
 /// that line alone.
@@ -464,5 +492,28 @@ mod tests {
             let xy = union(&[&x, &y]);
             prop_assert_eq!(union(&[&xy, &xy]), xy.clone());
         }
+    }
+
+    #[test]
+    fn an_event_counts_only_from_its_own_agents_folder() {
+        let e = Event::new(
+            "learning-1",
+            "alice",
+            Outcome::Effective,
+            Timestamp::from_unix(0),
+        );
+        assert!(in_own_folder("events/alice/1970-01.jsonl", &e));
+        for elsewhere in [
+            "events/mallory/1970-01.jsonl",
+            "events/alice-2/1970-01.jsonl",
+            "events/alicex/1970-01.jsonl",
+            "alice/1970-01.jsonl",
+            "events/alice",
+        ] {
+            assert!(!in_own_folder(elsewhere, &e), "{elsewhere}");
+        }
+        let problems = foreign_lines("events/mallory/1970-01.jsonl", &[e]);
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].message.contains("\"alice\""), "{problems:?}");
     }
 }

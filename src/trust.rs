@@ -49,16 +49,21 @@ pub fn derive(
     reviews: &[&Review],
     policy: &Policy,
 ) -> Derived {
-    let mut seen = HashSet::new();
     let mut mine: Vec<&Event> = events
         .iter()
         .copied()
         // With a roster, only its agents' evidence counts (§5.2).
-        .filter(|e| {
-            e.learning == learning.id && policy.counts(&e.agent) && seen.insert(e.id.as_str())
-        })
+        .filter(|e| e.learning == learning.id && policy.counts(&e.agent))
         .collect();
-    mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+    // Duplicates counted once: an id is unique within its agent's folder
+    // (another agent reusing it cannot erase the first), and of two lines
+    // with one id the same one counts in every reader, whatever order
+    // they were read in.
+    mine.sort_by(|a, b| {
+        (a.at, &a.id, &a.agent, a.outcome as u8).cmp(&(b.at, &b.id, &b.agent, b.outcome as u8))
+    });
+    let mut seen = HashSet::new();
+    mine.retain(|e| seen.insert((e.agent.as_str(), e.id.as_str())));
 
     let (mut trust_level, mut promoted_at, changed_at) = fold(learning, &mine, &policy.trust);
     let quality = quality(&mine[..milestone(&mine, changed_at)]);

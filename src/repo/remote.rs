@@ -166,7 +166,13 @@ impl Repo {
             let Some(rest) = name.strip_prefix(&prefix) else {
                 continue;
             };
-            if rest != "main" && !rest.starts_with("agents/") {
+            // `agents/<agent>` only: the fetch's `agents/*` also brings a
+            // nested `agents/a/agents/victim`, which names no agent (and
+            // would read as victim's branch to a reader of its tail).
+            let agent_branch = rest
+                .strip_prefix("agents/")
+                .is_some_and(|name| crate::paths::validate_agent(name).is_ok());
+            if rest != "main" && !agent_branch {
                 continue;
             }
             let id = r

@@ -321,7 +321,9 @@ fn new_outcomes(repo: &Repo, diff: &TreeChanges) -> HashMap<String, Tally> {
         let (old, new) = (read(diff.old_tree), read(diff.new_tree));
         let before: HashSet<&str> = old.lines().collect();
         for line in new.lines().filter(|l| !before.contains(l)) {
-            if let Ok(e) = Event::parse_line(line) {
+            if let Ok(e) = Event::parse_line(line)
+                && crate::event::in_own_folder(rel, &e)
+            {
                 increments.entry(e.learning).or_default().add(e.outcome);
             }
         }

@@ -297,6 +297,7 @@ fn documents_at(
                 continue;
             }
             if let Ok(e) = Event::parse_line(line)
+                && crate::event::in_own_folder(rel, &e)
                 && seen.insert(e.id)
             {
                 tallies.entry(e.learning).or_default().add(e.outcome);

@@ -402,7 +402,15 @@ impl LearningsDir {
             match std::fs::read(self.root.join(&rel)) {
                 Ok(bytes) => {
                     let parsed = event::parse_file(&event::decode(&bytes));
-                    events.extend(parsed.events);
+                    for p in event::foreign_lines(&rel, &parsed.events) {
+                        problems.push(p);
+                    }
+                    events.extend(
+                        parsed
+                            .events
+                            .into_iter()
+                            .filter(|e| event::in_own_folder(&rel, e)),
+                    );
                     for (line, _, why) in parsed.bad_lines {
                         problems.push(Problem {
                             path: format!("{rel}:{line}"),

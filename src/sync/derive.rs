@@ -106,6 +106,7 @@ impl EventIndex {
             }
             if let Ok(e) = Event::parse_line(line)
                 && e.learning == id
+                && event::in_own_folder(path, &e)
             {
                 match out.get_mut(id) {
                     Some(events) => events.push(e),
@@ -120,12 +121,13 @@ impl EventIndex {
             Source::Memory(mem) => mem.each_line_of(ids, &mut add),
             Source::Unloaded => {}
         }
-        for text in self.overlay.values() {
+        for (path, text) in &self.overlay {
             for line in text.as_deref().unwrap_or_default().lines() {
                 let line = line.trim();
                 if let Some(id) = event::learning_of(line).filter(|id| ids.contains(id.as_ref()))
                     && let Ok(e) = Event::parse_line(line)
                     && e.learning == id
+                    && event::in_own_folder(path, &e)
                 {
                     out.entry(e.learning.clone()).or_default().push(e);
                 }
@@ -279,12 +281,14 @@ pub fn bad_event_lines(
         let Some(bytes) = repo.blob_at(tree, path)? else {
             continue;
         };
-        for (line, _, why) in event::parse_file(&event::decode(&bytes)).bad_lines {
+        let parsed = event::parse_file(&event::decode(&bytes));
+        for (line, _, why) in parsed.bad_lines {
             problems.push(crate::problem::Problem::new(
                 format!("{path}:{line}"),
                 format!("{why}; this line is skipped, the rest of the file counts"),
             ));
         }
+        problems.extend(event::foreign_lines(path, &parsed.events));
     }
     Ok(problems)
 }

@@ -121,6 +121,24 @@ pub struct Walk {
     /// on one side and a folder on the other, or an entry that is not a
     /// folder or a plain file (an executable, a symlink, a submodule).
     pub partial: bool,
+    /// Walking a peer's head: a name is also refused when no file system
+    /// can hold it or it tells git how to treat this clone (see
+    /// [`peer_name`]).
+    pub peer: bool,
+}
+
+/// Whether a name a peer's head brings may enter our tree: one git would
+/// check out ([`safe_name`]), that fits a file system's 255 bytes (else
+/// writing the work tree fails in every sync after), and that is not
+/// `.gitignore`, `.gitattributes` or `.gitmodules`, which would change
+/// what this clone's git ignores, converts or fetches.
+pub fn peer_name(name: &str) -> bool {
+    safe_name(name)
+        && name.len() <= 255
+        && !matches!(
+            name.to_ascii_lowercase().as_str(),
+            ".gitignore" | ".gitattributes" | ".gitmodules"
+        )
 }
 
 /// Every path whose blob differs between two commits.
@@ -157,7 +175,11 @@ pub fn three_way(
         } else {
             format!("{prefix}/{name}")
         };
-        if !safe_name(name) {
+        if !(if out.peer {
+            peer_name(name)
+        } else {
+            safe_name(name)
+        }) {
             out.partial = true;
             out.refused.push(path);
             continue;
@@ -223,7 +245,10 @@ pub fn merge_head(
     };
 
     // When theirs contains ours (a fast-forward), base is ours.
-    let mut walk = Walk::default();
+    let mut walk = Walk {
+        peer: true,
+        ..Walk::default()
+    };
     three_way(
         repo,
         base_tree,
@@ -234,14 +259,17 @@ pub fn merge_head(
     )?;
     for path in &walk.refused {
         tracing::warn!(
-            "{label}: left out {path:?}: not a path git would check out (`.git`, `.`, `..` or empty)"
+            "{label}: left out {path:?}: not a path a peer may bring (`.git`, `.`, `..`, empty, longer than 255 bytes, or a `.gitignore`, `.gitattributes` or `.gitmodules`)"
         );
     }
     let diffs = walk.diffs;
     let screens = screen_diffs(repo, &diffs, label, owners)?;
-    // A head holding such a path, or changing a folder it does not own, is
-    // merged, never taken as it is: our tree must not point at what it refused.
+    // A head holding such a path, an entry that is not a plain file or a
+    // folder (a symlink, a submodule, an executable), or changing a folder
+    // it does not own, is merged, never taken as it is: our tree must not
+    // point at what the merge leaves out.
     let fast_forward = base == Some(ours)
+        && !walk.partial
         && walk.refused.is_empty()
         && screens.iter().all(|s| *s == Screen::Accept);
     prefetch_merge_blobs(repo, &diffs, fast_forward);

@@ -203,12 +203,13 @@ fn newest_signed(repo: &Repo, tip: ObjectId, key: &PublicKey) -> Result<Signed> 
 }
 
 /// The agent whose branch a head label names (`hub/agents/codex` →
-/// `codex`); `None` for `main`.
+/// `codex`); `None` for `main`, and for a name that is not an agent's
+/// (`hub/agents/a/agents/victim` is no branch of victim's).
 pub fn head_agent(label: &str) -> Option<&str> {
     label
-        .rsplit_once("/agents/")
+        .split_once("/agents/")
         .map(|(_, name)| name)
-        .filter(|n| !n.is_empty())
+        .filter(|n| crate::paths::validate_agent(n).is_ok())
 }
 
 /// The agents this clone writes as besides its home agent (§1), as recorded.
@@ -266,5 +267,7 @@ mod tests {
         assert_eq!(head_agent("hub/agents/codex"), Some("codex"));
         assert_eq!(head_agent("hub/main"), None);
         assert_eq!(head_agent("hub/agents/"), None);
+        assert_eq!(head_agent("hub/agents/a/agents/victim"), None);
+        assert_eq!(head_agent("hub/agents/events"), None);
     }
 }

@@ -119,6 +119,32 @@ fn duplicates_count_once_and_other_learnings_are_ignored() {
 }
 
 #[test]
+fn an_id_another_agent_reuses_erases_nothing_and_one_agents_twin_lines_agree() {
+    // b's line reuses a's first id, as an ineffective one, read first:
+    // a's still counts (it used to stand for both).
+    let a = events("a:e a:e c:e");
+    let mut copy = a[0].clone();
+    copy.agent = "b".into();
+    copy.outcome = Outcome::Ineffective;
+    let both: Vec<&Event> = std::iter::once(&copy).chain(&a).collect();
+    let d = derive(&learning(Some("fix")), &both, &[], &Policy::default());
+    assert_eq!(d.trust_level, TrustLevel::L2);
+    assert_eq!(d.quality.effective_count, 3);
+    assert_eq!(d.quality.agent_names, ["a", "b", "c"]);
+    // Two lines of one agent with one id: the same one counts, in any order.
+    let mut twin = a[0].clone();
+    twin.outcome = Outcome::Ineffective;
+    let mut one: Vec<&Event> = vec![&a[0], &twin, &a[1], &a[2]];
+    let first = derive(&learning(Some("fix")), &one, &[], &Policy::default());
+    one.reverse();
+    assert_eq!(
+        derive(&learning(Some("fix")), &one, &[], &Policy::default()),
+        first
+    );
+    assert_eq!(first.quality.applied_count, 3);
+}
+
+#[test]
 fn order_of_input_does_not_matter() {
     let evs = events("a:e b:i a:e c:e b:i a:i b:e");
     let mut rev: Vec<&Event> = evs.iter().collect();

@@ -231,7 +231,7 @@ fn secrets_are_redacted_again_and_risky_learnings_are_left_out() {
     let (m, _) = with_l2(tmp.path(), 1);
     let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
     let now = Timestamp::now();
-    let mut lines = String::new();
+    let mut lines = Vec::new();
     for (id, correction) in [
         (
             "learning-00000000000000000000000000000aaa-1780000000000",
@@ -246,14 +246,18 @@ fn secrets_are_redacted_again_and_risky_learnings_are_left_out() {
         l.correction = Some(correction);
         std::fs::write(m.dir().join(format!("claude/{id}.md")), l.to_markdown()).expect("write");
         for by in ["claude", "codex", "claude"] {
-            lines.push_str(&Event::new(id, by, Outcome::Effective, now).to_line());
-            lines.push('\n');
+            lines.push(Event::new(id, by, Outcome::Effective, now));
         }
     }
-    let events = m.dir().join(format!("events/claude/{}.jsonl", now.month()));
-    let mut all = std::fs::read_to_string(&events).unwrap_or_default();
-    all.push_str(&lines);
-    std::fs::write(&events, all).expect("events");
+    // Each agent's outcomes in its own folder (§4).
+    for e in lines {
+        let events = m.dir().join(e.file_path());
+        std::fs::create_dir_all(events.parent().expect("folder")).expect("mkdir");
+        let mut all = std::fs::read_to_string(&events).unwrap_or_default();
+        all.push_str(&e.to_line());
+        all.push('\n');
+        std::fs::write(&events, all).expect("events");
+    }
     let report = json(&export_ok(&m, tmp.path(), &["--min-trust", "L2", "--json"]));
     let text = std::fs::read_to_string(tmp.path().join("AGENTS.md")).expect("read");
     assert!(!text.contains(&token), "{text}");

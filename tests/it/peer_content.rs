@@ -8,6 +8,8 @@ use common::capture::{added_context, capture};
 use common::git::{bare, commit_all_as};
 use common::learnings::{l2_files, never_stale};
 use common::{Sandbox, json};
+use learnsync::event::{Event, Outcome};
+use learnsync::timestamp::Timestamp;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -42,12 +44,23 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
         json(&claude.ok(&["show", &id, "--json"]))["trust_level"],
         "L2"
     );
-    // One invalid UTF-8 byte appended to the events file, pushed by hand.
-    let events = victim.dir().join("events/victim/2026-06.jsonl");
+    // One invalid UTF-8 byte after a line of the victim's own events file,
+    // pushed by hand.
+    let seen = Event::new(
+        &id,
+        "victim",
+        Outcome::Applied,
+        Timestamp::from_unix(1_780_000_900),
+    );
+    let events = victim.dir().join(seen.file_path());
+    std::fs::create_dir_all(events.parent().expect("folder")).expect("mkdir");
     let mut file = std::fs::OpenOptions::new()
+        .create(true)
         .append(true)
         .open(&events)
         .expect("events file");
+    file.write_all(format!("{}\n", seen.to_line()).as_bytes())
+        .expect("append");
     file.write_all(b"\xff\n").expect("append");
     drop(file);
     commit_and_push_by_hand(victim, "agents/victim");
@@ -59,7 +72,7 @@ fn a_bad_events_line_is_skipped_and_named_not_the_whole_file() {
     assert_eq!(synced.status.code(), Some(0));
     let said = String::from_utf8_lossy(&synced.stderr);
     assert!(
-        said.contains("events/victim/2026-06.jsonl:4: not valid UTF-8; this line is skipped"),
+        said.contains("events/victim/2026-05.jsonl:2: not valid UTF-8; this line is skipped"),
         "{said}"
     );
     victim.ok(&["sync"]);
@@ -84,7 +97,7 @@ fn assert_still_l2_and_named(clone: &Sandbox, id: &str) {
     let doctor = clone.run(&["doctor"]);
     let said = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        said.contains("events/victim/2026-06.jsonl:4: not valid UTF-8"),
+        said.contains("events/victim/2026-05.jsonl:2: not valid UTF-8"),
         "doctor names the line: {said}"
     );
 }

@@ -82,7 +82,8 @@ fn grow(
         };
         let outcome =
             [Outcome::Applied, Outcome::Effective, Outcome::Ineffective][rng.below(3) as usize];
-        let agent = ["b", "b2", "b3"][rng.below(3) as usize];
+        // The peer's own folder holds only its own outcomes (§4).
+        let agent = "b";
         let e = Event::new(
             target,
             agent,

@@ -17,7 +17,8 @@ pub fn l2_files(dir: &Path, agent: &str, n: usize) -> Vec<String> {
     use learnsync::learning::Learning;
     use learnsync::timestamp::Timestamp;
     let mut ids = Vec::new();
-    let mut lines = String::new();
+    // Each agent's outcomes in its own folder (§4): nowhere else do they count.
+    let mut lines: std::collections::BTreeMap<&str, String> = Default::default();
     std::fs::create_dir_all(dir.join(agent)).expect("mkdir");
     for i in 0..n {
         let id = format!("learning-{i:032x}-1780000000000");
@@ -31,13 +32,16 @@ pub fn l2_files(dir: &Path, agent: &str, n: usize) -> Vec<String> {
         std::fs::write(dir.join(format!("{agent}/{id}.md")), l.to_markdown()).expect("write");
         for (k, by) in ["a", "b", "a"].iter().enumerate() {
             let at = Timestamp::from_unix(1_780_000_100 + (i * 3 + k) as i64);
-            lines.push_str(&Event::new(&id, by, Outcome::Effective, at).to_line());
-            lines.push('\n');
+            let text = lines.entry(by).or_default();
+            text.push_str(&Event::new(&id, by, Outcome::Effective, at).to_line());
+            text.push('\n');
         }
         ids.push(id);
     }
-    std::fs::create_dir_all(dir.join(format!("events/{agent}"))).expect("mkdir");
-    std::fs::write(dir.join(format!("events/{agent}/2026-06.jsonl")), lines).expect("events");
+    for (by, text) in lines {
+        std::fs::create_dir_all(dir.join(format!("events/{by}"))).expect("mkdir");
+        std::fs::write(dir.join(format!("events/{by}/2026-06.jsonl")), text).expect("events");
+    }
     ids
 }
 
