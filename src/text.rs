@@ -12,7 +12,8 @@ pub fn shown_line(text: &str) -> String {
 }
 
 /// One line of peer text for a terminal: every control character (C0,
-/// DEL, C1) and every bidirectional override or isolate is shown escaped
+/// DEL, C1), every bidirectional override or isolate and every invisible
+/// character (zero widths, tag characters) is shown escaped
 /// (`\e`, `\a`, `\r`, `\n`, `\t`, else `\u{…}`), so no escape sequence,
 /// bell, carriage return or reordering reaches the terminal. Borrowed when
 /// there is nothing to escape.
@@ -33,6 +34,12 @@ fn is_unsafe(c: char, keep_lines: bool) -> bool {
         // Bidi embeddings, overrides and isolates; marks; LINE/PARAGRAPH SEPARATOR.
         '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' => true,
         '\u{061c}' | '\u{2028}' | '\u{2029}' => true,
+        // Invisible characters that can carry text no reader sees: zero
+        // widths and joiners, the word joiner and invisible operators, a
+        // byte-order mark, a soft hyphen, tag characters (an ASCII copy in
+        // another plane) and the supplementary variation selectors.
+        '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' => true,
+        '\u{feff}' | '\u{e0000}'..='\u{e007f}' | '\u{e0100}'..='\u{e01ef}' => true,
         c => c.is_control(),
     }
 }
@@ -124,6 +131,10 @@ mod tests {
                 "c1 \\u{9b}31m del \\u{7f} nul \\u{0}",
             ),
             ("é ü 漢字 emoji 🙂", "é ü 漢字 emoji 🙂"),
+            (
+                "ok\u{200b}\u{feff}\u{e0049}\u{e0067}",
+                "ok\\u{200b}\\u{feff}\\u{e0049}\\u{e0067}",
+            ),
         ] {
             assert_eq!(escape_line(raw), shown, "{raw:?}");
         }
