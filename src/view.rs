@@ -141,7 +141,11 @@ pub fn load(dir: &LearningsDir, hub: Option<&str>) -> View {
         .unwrap_or_default();
     let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
     problems.append(&mut decisions.problems);
-    derive_all(&mut learnings, &events, &decisions, &policy);
+    // An id another folder holds too is contested: no evidence or review
+    // counts for it (§6.1, `sync::derive::recompute_one`).
+    let contested: std::collections::HashSet<&str> =
+        copies.iter().map(|c| c.learning.id.as_str()).collect();
+    derive_all(&mut learnings, &events, &decisions, &policy, &contested);
     for copy in &mut copies {
         let l = &mut copy.learning;
         let derived = trust::derive(l, &[], &[], &policy);
@@ -165,6 +169,7 @@ fn derive_all(
     events: &[Event],
     decisions: &crate::hub::Decisions,
     policy: &crate::policy::Policy,
+    contested: &std::collections::HashSet<&str>,
 ) {
     let mut grouped: HashMap<&str, Vec<&Event>> = HashMap::new();
     for e in events {
@@ -172,6 +177,11 @@ fn derive_all(
     }
     for loaded in learnings {
         let l = &mut loaded.learning;
+        if contested.contains(l.id.as_str()) {
+            trust::apply(l, trust::derive(l, &[], &[], policy));
+            l.redact();
+            continue;
+        }
         let mine = grouped.get(l.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         let derived = trust::derive(l, mine, &decisions.for_id(&l.id), policy);
         trust::apply(l, derived);
@@ -224,8 +234,8 @@ fn duplicate_problem(path: &str, id: &str) -> Problem {
     Problem {
         path: path.to_string(),
         message: format!(
-            "duplicate id {id}: a copy of a learning another folder holds first; \
-             it gets no evidence, review or trust, and is never shown for {id}"
+            "duplicate id {id}: another folder holds it too; while both do, neither \
+             counts evidence or reviews (trust L1 at most), and this file is not shown for {id}"
         ),
     }
 }

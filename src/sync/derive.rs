@@ -367,7 +367,7 @@ type EventsOf = HashMap<String, Vec<Event>>;
 
 /// What recomputing one learning gives: its rewrite, if its bytes change,
 /// and its trust change, if one is reported.
-type Outcome = (Option<Change>, Option<LevelChange>);
+type Outcome = (Vec<Change>, Option<LevelChange>);
 
 /// Recomputes the derived state of `ids` in `tree`. Returns the files to
 /// rewrite and the trust changes relative to `before` (the levels the
@@ -421,10 +421,10 @@ pub fn recompute(
             reads,
             derive_one,
         )?;
-        for (change, level) in derived {
+        for (rewrites, level) in derived {
             // Stored now, so a rewrite's bytes are held once (by the object
             // store) and not also until the tree is written.
-            if let Some(change) = change {
+            for change in rewrites {
                 changes.push(change.stored(repo)?);
             }
             levels.extend(level);
@@ -612,51 +612,80 @@ impl Found {
 }
 
 /// Recomputes one learning from its file, events and reviews: pure.
+///
+/// An id that more than one agent's folder holds is contested (§6.1): a
+/// file's dates and folder name are its writer's to choose, so nothing in
+/// the tree says which is the original, and evidence names only the id.
+/// Every such file is then derived with no evidence and no review (L1 at
+/// most) until one is removed; the view shows the one
+/// [`crate::view::is_original_before`] picks, and the sync and `doctor`
+/// name both. A copy can so cost a learning its trust, loudly, but never
+/// take it.
 fn recompute_one(
     read: &Read,
     events: &[&Event],
     reviews: &[&crate::review_rules::Review],
     policy: &Policy,
 ) -> Outcome {
-    let Some((found, mut learning)) = read
+    let parsed: Vec<(&Candidate, Learning)> = read
         .candidates
         .iter()
-        .find_map(|c| Learning::parse_at(&c.rel, &c.bytes).ok().map(|l| (c, l)))
-    else {
-        return (None, None);
-    };
-    let recorded = learning.trust_level;
-    // Content a merge brought is redacted like our own captures before it
-    // reaches our tree (§6.1); the same bytes in, the same bytes out, so
-    // clones still converge. A file our tree already held as it is (only
-    // its evidence moved) was redacted when it came in: not again, as the
-    // redactor is most of a recompute's time.
-    if found.before != Some(None) {
-        learning.redact();
-    }
-    let derived = trust::derive(&learning, events, reviews, policy);
-    trust::apply(&mut learning, derived);
-    let bytes = learning.to_markdown().into_bytes();
-    let change = (bytes != found.bytes).then(|| Change::Upsert {
-        path: found.rel.clone(),
-        bytes,
+        .filter_map(|c| Learning::parse_at(&c.rel, &c.bytes).ok().map(|l| (c, l)))
+        .collect();
+    let shown = (0..parsed.len()).reduce(|a, b| {
+        let (pa, pb) = (&parsed[a], &parsed[b]);
+        if crate::view::is_original_before((&pb.0.rel, &pb.1), (&pa.0.rel, &pa.1)) {
+            b
+        } else {
+            a
+        }
     });
-    let previous = match &found.before {
-        Some(None) => recorded,
-        // Only the level is wanted: read without parsing the file.
-        Some(Some(b)) => Learning::recorded_trust(b)
-            .or_else(|| Learning::parse(b).ok().map(|l| l.trust_level))
-            .unwrap_or(TrustLevel::L1),
-        None => TrustLevel::L1,
+    let (events, reviews) = if parsed.len() > 1 {
+        (&[][..], &[][..])
+    } else {
+        (events, reviews)
     };
-    let level = (learning.trust_level != previous
-        && learning.trust_level.max(previous) >= TrustLevel::L2)
-        .then(|| LevelChange {
-            id: read.id.clone(),
-            from: previous.to_string(),
-            to: learning.trust_level.to_string(),
-        });
-    (change, level)
+    let mut changes = Vec::new();
+    let mut level = None;
+    for (i, (found, mut learning)) in parsed.into_iter().enumerate() {
+        let recorded = learning.trust_level;
+        // Content a merge brought is redacted like our own captures before it
+        // reaches our tree (§6.1); the same bytes in, the same bytes out, so
+        // clones still converge. A file our tree already held as it is (only
+        // its evidence moved) was redacted when it came in: not again, as the
+        // redactor is most of a recompute's time.
+        if found.before != Some(None) {
+            learning.redact();
+        }
+        let derived = trust::derive(&learning, events, reviews, policy);
+        trust::apply(&mut learning, derived);
+        let bytes = learning.to_markdown().into_bytes();
+        if bytes != found.bytes {
+            changes.push(Change::Upsert {
+                path: found.rel.clone(),
+                bytes,
+            });
+        }
+        if Some(i) != shown {
+            continue;
+        }
+        let previous = match &found.before {
+            Some(None) => recorded,
+            // Only the level is wanted: read without parsing the file.
+            Some(Some(b)) => Learning::recorded_trust(b)
+                .or_else(|| Learning::parse(b).ok().map(|l| l.trust_level))
+                .unwrap_or(TrustLevel::L1),
+            None => TrustLevel::L1,
+        };
+        level = (learning.trust_level != previous
+            && learning.trust_level.max(previous) >= TrustLevel::L2)
+            .then(|| LevelChange {
+                id: read.id.clone(),
+                from: previous.to_string(),
+                to: learning.trust_level.to_string(),
+            });
+    }
+    (changes, level)
 }
 
 #[cfg(test)]

@@ -518,8 +518,8 @@ fn duplicate_ids(
                 out.push(Problem {
                     path: path.clone(),
                     message: format!(
-                        "duplicate id {id}: {twin} holds it too; only the original \
-                         gets evidence and is shown (see `learnsync doctor`)"
+                        "duplicate id {id}: {twin} holds it too; while both do, neither \
+                         counts evidence or reviews (see `learnsync doctor`)"
                     ),
                 });
             }
