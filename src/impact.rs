@@ -306,17 +306,20 @@ impl Track {
 }
 
 /// The report of `events` over `scope`. `events` may hold duplicates (by
-/// `id`, counted once) and come in any order; they are walked by (`at`,
-/// `id`), as trust folds them, so every machine gives the same report.
+/// agent and `id`, counted once, as trust counts them) and come in any
+/// order; they are walked by (`at`, `id`), as trust folds them, so every
+/// machine gives the same report.
 pub fn report(events: &[Event], learnings: &[Learning], scope: &Scope) -> Report {
-    let mut seen = HashSet::new();
     let mut mine: Vec<&Event> = events
         .iter()
         .filter(|e| scope.until.is_none_or(|u| e.at < u))
         .filter(|e| scope.agent.as_deref().is_none_or(|a| e.agent == a))
-        .filter(|e| seen.insert(e.id.as_str()))
         .collect();
-    mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+    mine.sort_by(|a, b| {
+        (a.at, &a.id, &a.agent, a.outcome as u8).cmp(&(b.at, &b.id, &b.agent, b.outcome as u8))
+    });
+    let mut seen = HashSet::new();
+    mine.retain(|e| seen.insert((e.agent.as_str(), e.id.as_str())));
 
     let mut out = Report::default();
     let mut tracks: BTreeMap<(&str, &str), Track> = BTreeMap::new();
