@@ -33,12 +33,24 @@ impl Merged {
 /// the same bytes write the same file.
 pub fn conflict_path(path: &str, bytes: &[u8]) -> String {
     let digest = hex::encode(sha2::Sha256::digest(bytes));
-    format!(
-        "{CONFLICTS_DIR}/{}.{}",
-        path.replace('/', "__"),
-        &digest[..16]
-    )
+    let mut flat = path.replace('/', "__");
+    // One file name: a path of several long parts would not fit in the
+    // 255 bytes a file system gives a name, and every sync would fail to
+    // write it. A long one keeps its start and a hash of the whole.
+    if flat.len() > MAX_FLAT {
+        let mut cut = MAX_FLAT - 20;
+        while !flat.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let whole = hex::encode(sha2::Sha256::digest(path.as_bytes()));
+        flat = format!("{}~{}", &flat[..cut], &whole[..12]);
+    }
+    format!("{CONFLICTS_DIR}/{flat}.{}", &digest[..16])
 }
+
+/// The longest flattened path a conflicts file name keeps whole (the
+/// name adds a dot and 16 hex digits).
+const MAX_FLAT: usize = 200;
 
 /// Merges the versions of `path` at the merge base, ours and theirs.
 pub fn merge_file(
@@ -163,11 +175,21 @@ fn merge_other(
 }
 
 /// The agent that owns `path` (§6.1): the folder of a learning or an
-/// events file; `None` for everything else.
+/// events file, and so anything else inside `<agent>/` or
+/// `events/<agent>/` (a note, a folder where next month's events file
+/// goes); `None` for the shared paths (`kg/`, `reviews/`, `.learnsync/`,
+/// the root's files).
 pub fn owner_of(path: &str) -> Option<&str> {
     match paths::classify(path) {
         RepoPath::Learning { agent, .. } | RepoPath::Events { agent, .. } => Some(agent),
-        _ => None,
+        _ => {
+            let (first, rest) = path.split_once('/')?;
+            let (agent, _) = match first {
+                "events" => rest.split_once('/')?,
+                _ => (first, rest),
+            };
+            paths::validate_agent(agent).is_ok().then_some(agent)
+        }
     }
 }
 
@@ -206,7 +228,24 @@ pub fn screen(
     match paths::classify(path) {
         RepoPath::Events { .. } => screen_events(path, ours, theirs, tip),
         RepoPath::Learning { .. } => screen_learning(path, ours, theirs, tip),
+        _ if owner_of(path).is_some() => screen_other(path, theirs, tip),
         _ => Screen::Accept,
+    }
+}
+
+/// Any other file in an owner's folder: only the owner's own version.
+fn screen_other(path: &str, theirs: Option<&[u8]>, tip: Option<&[u8]>) -> Screen {
+    match (theirs, tip) {
+        (t, p) if t == p => Screen::Accept,
+        (None, Some(_)) => Screen::Refuse {
+            why: "deletes a file its owner still has",
+            kept: None,
+        },
+        (Some(t), _) => Screen::Refuse {
+            why: "differs from the owner's version",
+            kept: Some((conflict_path(path, t), t.to_vec())),
+        },
+        (None, None) => Screen::Accept,
     }
 }
 
@@ -300,6 +339,42 @@ fn screen_events(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_conflicts_file_name_fits_whatever_the_path() {
+        let short = conflict_path("victim/l-1.md", b"x");
+        assert!(
+            short.starts_with(".learnsync/conflicts/victim__l-1.md."),
+            "{short}"
+        );
+        let long = format!("kg/{}/{}/x.md", "a".repeat(200), "é".repeat(100));
+        let kept = conflict_path(&long, b"x");
+        let name = kept.rsplit('/').next().expect("name");
+        assert!(name.len() <= 255, "{} bytes", name.len());
+        assert_ne!(
+            kept,
+            conflict_path(&format!("{long}2"), b"x"),
+            "the whole path tells them apart"
+        );
+        assert_eq!(kept, conflict_path(&long, b"x"), "the same on every clone");
+    }
+
+    #[test]
+    fn everything_in_an_agents_folders_is_that_agents() {
+        for (path, owner) in [
+            ("victim/l-1.md", Some("victim")),
+            ("victim/notes/README.md", Some("victim")),
+            ("events/victim/2026-12.jsonl", Some("victim")),
+            ("events/victim/2026-12.jsonl/x", Some("victim")),
+            ("kg/git.md", None),
+            ("reviews/l-1.yaml", None),
+            (".learnsync/conflicts/x", None),
+            ("README.md", None),
+            ("events/x.jsonl", None),
+        ] {
+            assert_eq!(owner_of(path), owner, "{path}");
+        }
+    }
     use crate::event::{Event, Outcome};
     use crate::timestamp::Timestamp;
     use proptest::prelude::*;

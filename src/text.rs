@@ -40,6 +40,15 @@ fn is_unsafe(c: char, keep_lines: bool) -> bool {
         // another plane) and the supplementary variation selectors.
         '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' => true,
         '\u{feff}' | '\u{e0000}'..='\u{e007f}' | '\u{e0100}'..='\u{e01ef}' => true,
+        // Variation selectors (two of them can spell a byte), deprecated
+        // format controls, interlinear annotations, musical format
+        // controls, a combining grapheme joiner, Mongolian free variation
+        // selectors, Khmer inherent vowels, and blank-looking letters
+        // (Hangul fillers, the blank Braille pattern).
+        '\u{fe00}'..='\u{fe0f}' | '\u{206a}'..='\u{206f}' | '\u{fff9}'..='\u{fffb}' => true,
+        '\u{1d173}'..='\u{1d17a}' | '\u{034f}' | '\u{180b}'..='\u{180f}' => true,
+        '\u{17b4}' | '\u{17b5}' | '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' => true,
+        '\u{2800}' => true,
         c => c.is_control(),
     }
 }
@@ -134,6 +143,10 @@ mod tests {
             (
                 "ok\u{200b}\u{feff}\u{e0049}\u{e0067}",
                 "ok\\u{200b}\\u{feff}\\u{e0049}\\u{e0067}",
+            ),
+            (
+                "ci\u{fe01}\u{fe0e}\u{206b}\u{3164}\u{2800}",
+                "ci\\u{fe01}\\u{fe0e}\\u{206b}\\u{3164}\\u{2800}",
             ),
         ] {
             assert_eq!(escape_line(raw), shown, "{raw:?}");

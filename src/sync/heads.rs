@@ -127,6 +127,10 @@ pub struct Walk {
     pub peer: bool,
 }
 
+/// The longest path a peer's head may bring, in bytes: well inside the
+/// 4,096 a path may have on Linux, with the learnings dir's own in front.
+pub const MAX_PEER_PATH: usize = 1024;
+
 /// Whether a name a peer's head brings may enter our tree: one git would
 /// check out ([`safe_name`]), that fits a file system's 255 bytes (else
 /// writing the work tree fails in every sync after), and that is not
@@ -175,11 +179,13 @@ pub fn three_way(
         } else {
             format!("{prefix}/{name}")
         };
-        if !(if out.peer {
-            peer_name(name)
+        // A peer's path no file system can hold whole is left out too.
+        let allowed = if out.peer {
+            peer_name(name) && path.len() <= MAX_PEER_PATH
         } else {
             safe_name(name)
-        }) {
+        };
+        if !allowed {
             out.partial = true;
             out.refused.push(path);
             continue;
@@ -259,7 +265,7 @@ pub fn merge_head(
     )?;
     for path in &walk.refused {
         tracing::warn!(
-            "{label}: left out {path:?}: not a path a peer may bring (`.git`, `.`, `..`, empty, longer than 255 bytes, or a `.gitignore`, `.gitattributes` or `.gitmodules`)"
+            "{label}: left out {path:?}: not a path a peer may bring (`.git`, `.`, `..`, empty, a name over 255 bytes or a path over 1,024, or a `.gitignore`, `.gitattributes` or `.gitmodules`)"
         );
     }
     let diffs = walk.diffs;

@@ -519,7 +519,7 @@ fn duplicate_ids(
                     path: path.clone(),
                     message: format!(
                         "duplicate id {id}: {twin} holds it too; while both do, neither \
-                         counts evidence or reviews (see `learnsync doctor`)"
+                         counts evidence (see `learnsync doctor`)"
                     ),
                 });
             }
