@@ -5,7 +5,7 @@
 
 use super::LevelChange;
 use super::derive::{self, EventIndex};
-use super::owners::{Owners, Refused, Tip, head_agent};
+use super::owners::{Owners, Refused, Tip};
 use crate::merge::{Screen, merge_file};
 use crate::paths::{self, RepoPath};
 use crate::repo::{Change, Identity, Repo, Result, Tree, safe_name};
@@ -489,11 +489,10 @@ fn screen_diffs(
     label: &str,
     owners: &mut Owners,
 ) -> Result<Vec<Screen>> {
-    let agent = head_agent(label);
     let mut out = Vec::with_capacity(diffs.len());
     for d in diffs {
         let owner = match crate::merge::owner_of(&d.path) {
-            Some(owner) if !owners.free(owner, agent) => owner,
+            Some(owner) if !owners.free(owner, label) => owner,
             _ => {
                 out.push(Screen::Accept);
                 continue;

@@ -41,6 +41,9 @@ pub struct Owners {
     /// label and tip. Checked on first use, so a cycle that merges nothing
     /// of theirs verifies nothing.
     unchecked: BTreeMap<String, (String, ObjectId)>,
+    /// Owner → the label of the branch its tip came from
+    /// (`hub/agents/codex`): the only head that speaks for the owner.
+    labels: BTreeMap<String, String>,
     /// Owner → its tip's tree, looked up on first use.
     trees: HashMap<String, ObjectId>,
     /// What the signature checks found worth saying (unsigned commits on
@@ -75,6 +78,7 @@ impl Owners {
             tips: BTreeMap::new(),
             keys,
             unchecked: BTreeMap::new(),
+            labels: BTreeMap::new(),
             trees: HashMap::new(),
             problems: Vec::new(),
         };
@@ -86,6 +90,7 @@ impl Owners {
                 if owners.tips.contains_key(owner) || owners.unchecked.contains_key(owner) {
                     continue;
                 }
+                owners.labels.insert(owner.to_string(), label.clone());
                 if owners.keys.contains_key(owner) {
                     owners.unchecked.insert(owner.to_string(), (label, id));
                 } else {
@@ -137,14 +142,18 @@ impl Owners {
         Ok(())
     }
 
-    /// Whether a head of `head_agent` may change `owner`'s folders freely:
-    /// only the owner's own branch may, and not even it when the owner has
-    /// a signing key (then every head is judged by the signed tip). Not
-    /// even for our home agent (or one we host) is another head believed:
-    /// a peer's branch carrying our files is judged by our branch as the
-    /// hub has it, like anyone's.
-    pub fn free(&self, owner: &str, head_agent: Option<&str>) -> bool {
-        head_agent == Some(owner) && !self.keys.contains_key(owner)
+    /// Whether the head `label` may change `owner`'s folders freely: only
+    /// the owner's own branch on the remote that speaks for it (the hub
+    /// first: `agents/<owner>` on a second remote someone else can push is
+    /// judged like any peer's), and not even it when the owner has a
+    /// signing key (then every head is judged by the signed tip). Not even
+    /// for our home agent (or one we host) is another head believed: a
+    /// peer's branch carrying our files is judged by our branch as the hub
+    /// has it, like anyone's.
+    pub fn free(&self, owner: &str, label: &str) -> bool {
+        head_agent(label) == Some(owner)
+            && !self.keys.contains_key(owner)
+            && self.labels.get(owner).is_none_or(|l| l == label)
     }
 
     /// What `owner`'s tip holds at `path`.
