@@ -141,23 +141,28 @@ pub fn load(dir: &LearningsDir, hub: Option<&str>) -> View {
         .unwrap_or_default();
     let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
     problems.append(&mut decisions.problems);
-    // An id that two folders whose evidence counts hold is contested: no
-    // evidence counts for it (§6.1, `sync::derive::recompute_one`).
+    // Of an id more than one folder holds, evidence counts only for the
+    // one file of an agent whose evidence counts, and for none when there
+    // are two such: the id is contested (§6.1, as
+    // `sync::derive::recompute_one` writes it).
     let counts = |path: &str| match crate::paths::classify(path) {
         crate::paths::RepoPath::Learning { agent, .. } => policy.counts(agent),
         _ => true,
     };
-    let contested: std::collections::HashSet<&str> = copies
+    let mut counted: HashMap<&str, usize> = HashMap::new();
+    for c in &copies {
+        *counted.entry(c.learning.id.as_str()).or_default() += usize::from(counts(&c.path));
+    }
+    let no_evidence: std::collections::HashSet<String> = learnings
         .iter()
-        .filter(|c| counts(&c.path))
-        .map(|c| c.learning.id.as_str())
-        .filter(|id| {
-            learnings
-                .iter()
-                .any(|l| l.learning.id == *id && counts(&l.path))
+        .filter(|l| {
+            counted
+                .get(l.learning.id.as_str())
+                .is_some_and(|&n| n + usize::from(counts(&l.path)) > 1 || !counts(&l.path))
         })
+        .map(|l| l.learning.id.clone())
         .collect();
-    derive_all(&mut learnings, &events, &decisions, &policy, &contested);
+    derive_all(&mut learnings, &events, &decisions, &policy, &no_evidence);
     for copy in &mut copies {
         let l = &mut copy.learning;
         let derived = trust::derive(l, &[], &[], &policy);
@@ -181,7 +186,7 @@ fn derive_all(
     events: &[Event],
     decisions: &crate::hub::Decisions,
     policy: &crate::policy::Policy,
-    contested: &std::collections::HashSet<&str>,
+    no_evidence: &std::collections::HashSet<String>,
 ) {
     let mut grouped: HashMap<&str, Vec<&Event>> = HashMap::new();
     for e in events {
@@ -189,7 +194,7 @@ fn derive_all(
     }
     for loaded in learnings {
         let l = &mut loaded.learning;
-        if contested.contains(l.id.as_str()) {
+        if no_evidence.contains(&l.id) {
             // Reviews still count: an approval is of one content.
             let fields = trust::derive(l, &[], &decisions.for_id(&l.id), policy);
             trust::apply(l, fields);
