@@ -201,6 +201,18 @@ pub fn in_own_folder(path: &str, e: &Event) -> bool {
         .is_some_and(|(agent, _)| agent == e.agent)
 }
 
+/// Puts `events` in the order trust folds them (`at`, `id`) and keeps
+/// each agent's id once: the same line of two with one id in every
+/// reader, whatever order they were read in. An id is unique only within
+/// its agent's folder, so another agent reusing it erases nothing.
+pub fn into_fold_order<'a>(events: &mut Vec<&'a Event>) {
+    events.sort_by(|a, b| {
+        (a.at, &a.id, &a.agent, a.outcome as u8).cmp(&(b.at, &b.id, &b.agent, b.outcome as u8))
+    });
+    let mut seen: std::collections::HashSet<(&'a str, &'a str)> = Default::default();
+    events.retain(|&e| seen.insert((e.agent.as_str(), e.id.as_str())));
+}
+
 /// A problem for each event of the file at `path` that names another
 /// agent than its folder's (see [`in_own_folder`]), by event id.
 pub fn foreign_lines(path: &str, events: &[Event]) -> Vec<crate::problem::Problem> {

@@ -12,7 +12,7 @@ use crate::learning::Learning;
 use crate::names::Named;
 use crate::timestamp::Timestamp;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// Showings by how the learning reached the agent (§4 `via`); `none` for
 /// events that do not say.
@@ -315,11 +315,7 @@ pub fn report(events: &[Event], learnings: &[Learning], scope: &Scope) -> Report
         .filter(|e| scope.until.is_none_or(|u| e.at < u))
         .filter(|e| scope.agent.as_deref().is_none_or(|a| e.agent == a))
         .collect();
-    mine.sort_by(|a, b| {
-        (a.at, &a.id, &a.agent, a.outcome as u8).cmp(&(b.at, &b.id, &b.agent, b.outcome as u8))
-    });
-    let mut seen = HashSet::new();
-    mine.retain(|e| seen.insert((e.agent.as_str(), e.id.as_str())));
+    crate::event::into_fold_order(&mut mine);
 
     let mut out = Report::default();
     let mut tracks: BTreeMap<(&str, &str), Track> = BTreeMap::new();

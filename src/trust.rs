@@ -7,7 +7,7 @@ use crate::learning::{Learning, Quality, SuggestionStatus, TrustLevel};
 use crate::policy::{Policy, TrustPolicy};
 use crate::review_rules::{Decision, Review};
 use crate::timestamp::Timestamp;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 /// The fields a sync recomputes; nothing else of the learning changes.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,15 +55,8 @@ pub fn derive(
         // With a roster, only its agents' evidence counts (§5.2).
         .filter(|e| e.learning == learning.id && policy.counts(&e.agent))
         .collect();
-    // Duplicates counted once: an id is unique within its agent's folder
-    // (another agent reusing it cannot erase the first), and of two lines
-    // with one id the same one counts in every reader, whatever order
-    // they were read in.
-    mine.sort_by(|a, b| {
-        (a.at, &a.id, &a.agent, a.outcome as u8).cmp(&(b.at, &b.id, &b.agent, b.outcome as u8))
-    });
-    let mut seen = HashSet::new();
-    mine.retain(|e| seen.insert((e.agent.as_str(), e.id.as_str())));
+    // Duplicates counted once, per agent (`event::into_fold_order`).
+    crate::event::into_fold_order(&mut mine);
 
     let (mut trust_level, mut promoted_at, changed_at) = fold(learning, &mine, &policy.trust);
     let quality = quality(&mine[..milestone(&mine, changed_at)]);
