@@ -180,17 +180,12 @@ fn merge_other(
 /// goes); `None` for the shared paths (`kg/`, `reviews/`, `.learnsync/`,
 /// the root's files).
 pub fn owner_of(path: &str) -> Option<&str> {
-    match paths::classify(path) {
-        RepoPath::Learning { agent, .. } | RepoPath::Events { agent, .. } => Some(agent),
-        _ => {
-            let (first, rest) = path.split_once('/')?;
-            let (agent, _) = match first {
-                "events" => rest.split_once('/')?,
-                _ => (first, rest),
-            };
-            paths::validate_agent(agent).is_ok().then_some(agent)
-        }
-    }
+    let (first, rest) = path.split_once('/')?;
+    let agent = match first {
+        "events" => rest.split_once('/')?.0,
+        _ => first,
+    };
+    paths::validate_agent(agent).is_ok().then_some(agent)
 }
 
 /// What ownership (§6.1) lets a head that is not the owner's change in an

@@ -49,6 +49,9 @@ fn normalise(text: &str) -> String {
     out
 }
 
+/// What fetches a URL on a command line.
+const FETCHES: &[&str] = &["curl ", "wget ", "iwr ", "invoke-webrequest", "fetch "];
+
 /// Programs that run what they read: a download piped into one runs it.
 const INTERPRETERS: &[&str] = &[
     "sh",
@@ -77,8 +80,7 @@ const INTERPRETERS: &[&str] = &[
 /// A line where a download (`curl`, `wget`, …) is piped into a program
 /// that runs it, whatever path, `sudo` or `env` is in front of it.
 fn piped_into_interpreter(line: &str) -> bool {
-    let fetches = ["curl ", "wget ", "iwr ", "invoke-webrequest", "fetch "];
-    let Some(at) = fetches.iter().filter_map(|f| line.find(f)).min() else {
+    let Some(at) = FETCHES.iter().filter_map(|f| line.find(f)).min() else {
         return false;
     };
     line[at..].split('|').skip(1).any(|part| {
@@ -86,7 +88,7 @@ fn piped_into_interpreter(line: &str) -> bool {
             .find(|w| !matches!(*w, "sudo" | "env" | "exec" | "command") && !w.starts_with('-'))
             .is_some_and(|w| {
                 let program = w.rsplit('/').next().unwrap_or(w);
-                INTERPRETERS.contains(&program)
+                INTERPRETERS.contains(&program) || program.starts_with("python")
             })
     })
 }
@@ -237,35 +239,17 @@ fn broad_find_delete(words: &[&str]) -> bool {
 }
 
 fn download_to_shell(text: &str, _: &[&str]) -> bool {
-    let fetches = ["curl ", "wget ", "iwr ", "invoke-webrequest", "fetch "];
-    let shells = [
-        "| sh",
-        "|sh",
-        "| bash",
-        "|bash",
-        "| zsh",
-        "| sudo sh",
-        "| sudo bash",
-        "| python",
-        "| iex",
-        "|iex",
-    ];
-    text.lines().any(|line| {
-        (fetches.iter().any(|f| line.contains(f)) && shells.iter().any(|s| line.contains(s)))
-            || piped_into_interpreter(line)
-    }) || text.contains("<(curl")
+    text.lines().any(piped_into_interpreter)
+        || text.contains("<(curl")
         || text.contains("<(wget")
         || (text.contains("iex")
             && ["iwr", "invoke-webrequest", "downloadstring", "webclient"]
                 .iter()
                 .any(|f| text.contains(f)))
         || fetched_code_evaluated(text)
-        || text.contains("bash <(curl")
-        || text.contains("sh <(curl")
-        || text.contains("bash <(wget")
         || substituted_download_run(text)
         || downloaded_then_run(text)
-        || text.contains("urlopen(") && (text.contains("exec(") || text.contains("eval("))
+        || (text.contains("urlopen(") && (text.contains("exec(") || text.contains("eval(")))
 }
 
 /// A one-liner (`-c`, `-e`) that evaluates what it fetches from a URL

@@ -39,6 +39,24 @@ pub fn wiki_page_name(learning: &Learning, policy: &Policy) -> String {
     ))
 }
 
+/// Whether an id's evidence counts for its file at `path`, of the files at
+/// `holders` (`path` among them) that hold the id (§6.1). A lone file's
+/// always does. Of several, only the one file of an agent whose evidence
+/// counts (every agent's, without a roster) gets it, and none when two
+/// such hold the id: nothing in a tree tells an original from a copy, so
+/// the id is contested until one is gone. The sync writes and the view
+/// reads by this one rule.
+pub fn evidence_counts(path: &str, holders: &[&str], policy: &Policy) -> bool {
+    if holders.len() <= 1 {
+        return true;
+    }
+    let listed = |p: &str| match crate::paths::classify(p) {
+        crate::paths::RepoPath::Learning { agent, .. } => policy.counts(agent),
+        _ => true,
+    };
+    listed(path) && holders.iter().filter(|p| listed(p)).count() <= 1
+}
+
 /// Computes the derived state. `events` may hold duplicates and events of
 /// other learnings; both are ignored. Of `reviews` (the decisions about
 /// this learning: approvals and rejections, of any version) only those that

@@ -141,24 +141,23 @@ pub fn load(dir: &LearningsDir, hub: Option<&str>) -> View {
         .unwrap_or_default();
     let mut decisions = crate::hub::decisions_in_dir(&dir.root, main);
     problems.append(&mut decisions.problems);
-    // Of an id more than one folder holds, evidence counts only for the
-    // one file of an agent whose evidence counts, and for none when there
-    // are two such: the id is contested (§6.1, as
-    // `sync::derive::recompute_one` writes it).
-    let counts = |path: &str| match crate::paths::classify(path) {
-        crate::paths::RepoPath::Learning { agent, .. } => policy.counts(agent),
-        _ => true,
-    };
-    let mut counted: HashMap<&str, usize> = HashMap::new();
+    // Of an id more than one folder holds, evidence counts as the sync
+    // writes it (`trust::evidence_counts`).
+    let mut holders: HashMap<&str, Vec<&str>> = HashMap::new();
     for c in &copies {
-        *counted.entry(c.learning.id.as_str()).or_default() += usize::from(counts(&c.path));
+        holders
+            .entry(c.learning.id.as_str())
+            .or_default()
+            .push(c.path.as_str());
     }
     let no_evidence: std::collections::HashSet<String> = learnings
         .iter()
         .filter(|l| {
-            counted
-                .get(l.learning.id.as_str())
-                .is_some_and(|&n| n + usize::from(counts(&l.path)) > 1 || !counts(&l.path))
+            holders.get(l.learning.id.as_str()).is_some_and(|copies| {
+                let mut all = copies.clone();
+                all.push(&l.path);
+                !trust::evidence_counts(&l.path, &all, &policy)
+            })
         })
         .map(|l| l.learning.id.clone())
         .collect();

@@ -635,11 +635,7 @@ fn recompute_one(
         .iter()
         .filter_map(|c| Learning::parse_at(&c.rel, &c.bytes).ok().map(|l| (c, l)))
         .collect();
-    let counts = |c: &Candidate| match paths::classify(&c.rel) {
-        RepoPath::Learning { agent, .. } => policy.counts(agent),
-        _ => true,
-    };
-    let counted = parsed.iter().filter(|(c, _)| counts(c)).count();
+    let holders: Vec<&str> = parsed.iter().map(|(c, _)| c.rel.as_str()).collect();
     let mut derived: Vec<(&Candidate, Learning, TrustLevel)> = Vec::with_capacity(parsed.len());
     for (found, mut learning) in parsed {
         let recorded = learning.trust_level;
@@ -651,7 +647,7 @@ fn recompute_one(
         if found.before != Some(None) {
             learning.redact();
         }
-        let evidence = if counted <= 1 && counts(found) {
+        let evidence = if trust::evidence_counts(&found.rel, &holders, policy) {
             events
         } else {
             &[]

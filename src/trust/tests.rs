@@ -372,3 +372,20 @@ fn written_quality_is_the_same_whatever_order_events_arrive_in() {
         assert_eq!(fwd, rev, "first {cut} events");
     }
 }
+
+#[test]
+fn a_lone_file_counts_its_evidence_and_of_several_only_the_one_listed_file() {
+    let roster = Policy {
+        agents: vec![crate::policy::RosterEntry::Name("victim".into())],
+        ..Policy::default()
+    };
+    // A learning of an agent the roster does not list still gets evidence
+    // from listed agents when it is alone.
+    assert!(evidence_counts("mallory/l.md", &["mallory/l.md"], &roster));
+    let both = ["mallory/l.md", "victim/l.md"];
+    for path in both {
+        assert!(!evidence_counts(path, &both, &Policy::default()), "{path}");
+    }
+    assert!(evidence_counts("victim/l.md", &both, &roster));
+    assert!(!evidence_counts("mallory/l.md", &both, &roster));
+}
