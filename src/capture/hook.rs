@@ -641,10 +641,11 @@ impl Shown<'_> {
     }
 
     fn showing(&self, via: Via, at: i64, calls: u32, policy: &HookPolicy) -> Showing {
-        let (correction, verify, failure) = match self {
+        let (correction, verify, subjects, failure) = match self {
             Shown::Advice(a) => (
                 outcome::correction_words(&a.correction),
                 a.verify.clone(),
+                a.subjects.clone(),
                 a.failure.clone(),
             ),
             Shown::Entry {
@@ -654,6 +655,7 @@ impl Shown<'_> {
             } => (
                 outcome::correction_words(correction),
                 None,
+                Vec::new(),
                 outcome::failure_words(command.iter().copied()),
             ),
         };
@@ -666,6 +668,7 @@ impl Shown<'_> {
             window_minutes: policy.outcomes.window_minutes,
             correction,
             verify,
+            subjects,
             failure,
         }
     }

@@ -6,7 +6,10 @@
 //! `cd … &&` and `FOO=1` prefixes dropped, quoting resolved) has the
 //! correction's words, or starts with them when the correction names at
 //! least program, subcommand and one option; or the line matches a
-//! `verify_pattern` that recognises the correction. Running the mistaken
+//! `verify_pattern` that recognises the correction, in a part of the
+//! learning's own program and subcommand (`pattern_subjects`: a pattern is
+//! its writer's, and cannot make `git status` evidence for a lesson about
+//! `npm test`). Running the mistaken
 //! command itself is never following the correction, and a correction in
 //! prose is decided only through `verify_pattern`.
 
@@ -106,6 +109,30 @@ pub fn verify_for_outcome(pattern: Option<&str>, mistaken: &[&str]) -> Option<St
     Some(p.to_string())
 }
 
+/// The subjects (program and subcommand, [`shell::subject`]) a learning's
+/// `verify_pattern` may speak for: those of its mistaken commands, and of
+/// its correction's parts when the correction is a command. Empty without
+/// a pattern: nothing to bound.
+pub fn pattern_subjects(pattern: Option<&str>, mistaken: &[&str], correction: &str) -> Vec<String> {
+    if pattern.is_none_or(|p| p.trim().is_empty()) {
+        return Vec::new();
+    }
+    let command = !correction_words(correction).is_empty();
+    let mut out: Vec<String> = Vec::new();
+    let texts = mistaken
+        .iter()
+        .copied()
+        .chain(command.then_some(correction));
+    for (subject, _) in texts.flat_map(shell::subject_parts) {
+        if let Some(s) = subject
+            && !out.contains(&s)
+        {
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// A finished command as outcomes read it: its simple commands, and (on
 /// demand) the normal forms a `verify_pattern` is matched against. Read
 /// once per tool result, whatever the number of showings followed.
@@ -152,7 +179,10 @@ pub fn runs_correction(s: &Showing, ran: &Ran<'_>) -> bool {
         return true;
     }
     match s.verify.as_deref() {
-        Some(pattern) => shell::command_matches(pattern, ran.candidates()),
+        Some(pattern) => {
+            shell::command_matches(pattern, ran.candidates())
+                && shell::match_within(pattern, &s.subjects, ran.command)
+        }
         None => false,
     }
 }
@@ -183,6 +213,7 @@ mod tests {
             window_minutes: 30,
             correction: correction_words(correction),
             verify: verify_for_outcome(verify, &[mistaken]),
+            subjects: pattern_subjects(verify, &[mistaken], correction),
             failure: failure_words([mistaken]),
         }
     }
@@ -267,5 +298,61 @@ mod tests {
         );
         assert_eq!(s.verify, None);
         assert!(!runs_correction(&s, &Ran::new("git push -f origin other")));
+    }
+
+    #[test]
+    fn a_broad_pattern_speaks_only_for_the_learnings_own_commands() {
+        // The laundering shape: a lesson about `npm test` whose pattern
+        // matches any git, ls or make command. None of those is evidence.
+        let s = showing(
+            "use the team mirror",
+            "npm test",
+            Some(r"^(git|ls|cat|make)\b"),
+        );
+        assert_eq!(s.subjects, ["npm test"]);
+        for no in [
+            "git status",
+            "ls -la",
+            "make build",
+            "cd app && git status",
+            // A part of the learning's subject does not carry another part.
+            "npm test --ci && git status",
+        ] {
+            assert!(!runs_correction(&s, &Ran::new(no)), "{no}");
+        }
+        // A command correction bounds its pattern to its own parts too.
+        let s = showing(
+            "npm config set registry https://mirror.example/ && npm ci",
+            "npm test",
+            Some(r"^npm (ci|install)\b|^git\b"),
+        );
+        assert_eq!(s.subjects, ["npm test", "npm config", "npm ci"]);
+        assert!(runs_correction(&s, &Ran::new("npm ci --prefer-offline")));
+        assert!(!runs_correction(&s, &Ran::new("npm install")));
+        assert!(!runs_correction(&s, &Ran::new("git status")));
+        // A pattern for the right command still works in any shape: alone,
+        // in a chain, with wrappers, or matched against the whole line when
+        // every part that does something is the learning's.
+        let s = showing(
+            "use --force-with-lease",
+            "git push -f origin main",
+            Some(r"git push --force-with-lease"),
+        );
+        for yes in [
+            "git push --force-with-lease origin main",
+            "git fetch && git push --force-with-lease origin main",
+            "cd repo && git push --force-with-lease",
+            "GIT_TRACE=1 git push --force-with-lease origin topic",
+        ] {
+            assert!(runs_correction(&s, &Ran::new(yes)), "{yes}");
+        }
+        let s = showing(
+            "build from the app folder",
+            "make build",
+            Some(r"^cd app && make build V=1$"),
+        );
+        assert!(runs_correction(&s, &Ran::new("cd app && make build V=1")));
+        // No pattern, nothing to bound.
+        assert!(pattern_subjects(None, &["npm test"], "npm ci").is_empty());
     }
 }

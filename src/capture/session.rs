@@ -65,6 +65,10 @@ pub struct Showing {
     /// A `verify_pattern` that recognises the correction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<String>,
+    /// The subjects `verify` speaks for (`outcome::pattern_subjects`); a
+    /// showing remembered without them takes no evidence from the pattern.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
     /// The words of the commands the learning is about: running one of
     /// these is not following the correction.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -466,6 +470,7 @@ mod tests {
             window_minutes: 30,
             correction: vec!["git".into(), "pull".into()],
             verify: None,
+            subjects: Vec::new(),
             failure: Vec::new(),
         }
     }

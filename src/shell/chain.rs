@@ -142,6 +142,27 @@ pub fn program_key(cmd: &str) -> Option<(String, Option<String>)> {
     program::simple_key(part)
 }
 
+/// The subject of one simple command: its program, and its subcommand when
+/// it has one (`git -C x push -f` → `git push`, `curl -sSL u` → `curl`).
+/// What bounds a `verify_pattern` to the commands its learning is about.
+pub fn subject(cmd: &str) -> Option<String> {
+    program::simple_key(cmd).map(|(program, sub)| match sub {
+        Some(sub) => format!("{program} {sub}"),
+        None => program,
+    })
+}
+
+/// The parts of a line that do something, each with its [`subject`] and
+/// its normal form.
+pub fn subject_parts(cmd: &str) -> Vec<(Option<String>, String)> {
+    split_chain(cmd)
+        .into_iter()
+        .filter(|p| !program::is_trivial_command(p.text))
+        .map(|p| (subject(p.text), normalise_command(p.text)))
+        .filter(|(_, n)| !n.is_empty())
+        .collect()
+}
+
 /// The simple commands of a line that do something, as their programs
 /// receive their words: quotes removed, leading `FOO=bar` assignments
 /// dropped, trivial parts (`cd dir`, `echo …`) left out. What "runs this

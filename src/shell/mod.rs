@@ -19,9 +19,11 @@ mod verify;
 
 pub use chain::{
     ChainOp, ChainPart, failing_subcommand, normalise_command, program_key, simple_commands,
-    split_chain,
+    split_chain, subject, subject_parts,
 };
 pub use correction::parse_correction;
 pub use ignore::{default_ignore_patterns, glob_match, matches_ignore};
 pub use signature::error_signature;
-pub use verify::{PatternKind, VerifyPattern, command_matches, pattern_kind, pattern_problem};
+pub use verify::{
+    PatternKind, VerifyPattern, command_matches, match_within, pattern_kind, pattern_problem,
+};

@@ -124,6 +124,26 @@ pub fn command_matches(pattern: &str, candidates: &[String]) -> bool {
     VerifyPattern::compile(pattern).is_ok_and(|p| p.matches_any(candidates))
 }
 
+/// Whether `pattern` matches `command` within `subjects` (the programs and
+/// subcommands its learning is about, as [`super::subject`] names them): a
+/// part of the line of one of those subjects matches on its own, or the
+/// whole line matches and every part of it that does something is of one
+/// of them. A pattern is its writer's text, and other agents' hooks act on
+/// it (§4.1, §9.1): however broad (`^(git|ls)`), it speaks only for
+/// commands of the learning's own program and subcommand, never for
+/// `git status` after a lesson about `npm test`. The caller has already
+/// matched [`command_matches`]: this is the rarer, slower check after it.
+pub fn match_within(pattern: &str, subjects: &[String], command: &str) -> bool {
+    let parts = super::subject_parts(command);
+    let ours = |s: &Option<String>| s.as_ref().is_some_and(|s| subjects.contains(s));
+    parts
+        .iter()
+        .any(|(s, text)| ours(s) && command_matches(pattern, std::slice::from_ref(text)))
+        || (!parts.is_empty()
+            && parts.iter().all(|(s, _)| ours(s))
+            && command_matches(pattern, &[normalise_command(command)]))
+}
+
 /// The literal every match of `regex` contains: the run of plain characters
 /// it starts with (after `^`), without a last one a quantifier makes
 /// optional. `None` when there is none or a top-level `|` makes it optional.

@@ -154,6 +154,51 @@ fn sessions_that_must_give_no_evidence_give_none() {
 }
 
 #[test]
+fn a_broad_verify_pattern_makes_no_unrelated_command_evidence_or_a_warning() {
+    // The writer's pattern matches `git status`, any ls or cargo command
+    // (and not the mistake, so it is read as recognising the fix): before,
+    // every such command after a warning was an `effective` for a
+    // correction nobody ran, recorded by the reader's own hook.
+    let (sb, id) = with_learning(None);
+    let file = sb.dir().join("laptop").join(format!("{id}.md"));
+    let text = std::fs::read_to_string(&file).expect("learning file");
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("verify_pattern:") {
+                r"verify_pattern: '^(git (status|push --force-with-lease)|ls|cargo)\b'".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(
+        edited,
+        text.trim_end(),
+        "the file has a verify_pattern line"
+    );
+    std::fs::write(&file, edited + "\n").expect("edit");
+    sb.sync_offline();
+    assert!(pre(&sb, "s1", MISTAKE).contains(&id));
+    for c in ["git status", "ls -la", "cargo build"] {
+        ran(&sb, "s1", c, true);
+    }
+    // Nor does the pattern put the learning before unrelated commands.
+    assert!(!pre(&sb, "s2", "git status").contains(&id));
+    assert_eq!(events(&sb, &id), [e("laptop", "applied", "pre-tool-use")]);
+    // Within the learning's own program and subcommand it still speaks.
+    ran(&sb, "s1", "git push --force-with-lease origin topic", true);
+    assert_eq!(
+        events(&sb, &id),
+        [
+            e("laptop", "applied", "pre-tool-use"),
+            e("laptop", "effective", "pre-tool-use")
+        ]
+    );
+}
+
+#[test]
 fn the_session_that_captured_a_learning_gives_it_no_evidence() {
     let sb = Sandbox::new();
     sb.ok(&["init", "--agent", "laptop"]);

@@ -26,10 +26,11 @@ use crate::store::StateDir;
 
 /// 3: advice carries `applicable`; 4: its provenance; 5: what outcomes
 /// and enforcement need (the mistake's words, the capturing session, a
-/// correction-recognising pattern, the risk flag). A snapshot of
+/// correction-recognising pattern, the risk flag); 6: the subjects a
+/// pattern is bounded to. A snapshot of
 /// another version is not read, and [`exists`] says there is none, so the
 /// next sync rebuilds it.
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 
 /// A learning a failure was filed under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +61,11 @@ pub struct Advice {
     /// A `verify_pattern` that recognises the correction being run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<String>,
+    /// What the learning's `verify_pattern` may speak for, in a warning or
+    /// as evidence: its commands' programs and subcommands
+    /// (`outcome::pattern_subjects`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
     /// The session that captured it: its own fix is no evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
@@ -350,6 +356,11 @@ impl CaptureIndex {
             provenance: Recorded::of(l),
             failure: super::outcome::failure_words(mistaken.iter().copied()),
             verify: super::outcome::verify_for_outcome(l.verify_pattern.as_deref(), &mistaken),
+            subjects: super::outcome::pattern_subjects(
+                l.verify_pattern.as_deref(),
+                &mistaken,
+                correction,
+            ),
             session: l.extra_str("session_id").map(str::to_string),
             risky: crate::risk::risky(l).map(str::to_string),
         };
@@ -429,7 +440,10 @@ impl CaptureIndex {
         self.patterns
             .iter()
             .filter(|p| follows(&p.advice))
-            .find(|p| shell::command_matches(&p.pattern, &candidates))
+            .find(|p| {
+                shell::command_matches(&p.pattern, &candidates)
+                    && shell::match_within(&p.pattern, &p.advice.subjects, command)
+            })
             .map(|p| &p.advice)
     }
 }

@@ -161,6 +161,26 @@ fn an_l1_learning_warns_on_its_command_in_a_chain_but_not_on_its_fix() {
 }
 
 #[test]
+fn a_broad_pattern_warns_only_on_its_learnings_own_program_and_subcommand() {
+    // A writer's pattern that matches everything would put its learning
+    // before every git, ls or make command of every agent.
+    let mut l = learning("npm test", Some("npm ci"));
+    l.verify_pattern = Some(r"^(git|ls|npm|make)\b".into());
+    let index = CaptureIndex::build([&l]);
+    for other in [
+        "git status",
+        "ls",
+        "make build",
+        "npm publish",
+        "cd x && git log",
+    ] {
+        assert!(index.advice_for(other, all).is_none(), "{other}");
+    }
+    assert!(index.advice_for("npm test -- --watch", all).is_some());
+    assert!(index.advice_for("cd web && npm test", all).is_some());
+}
+
+#[test]
 fn advice_is_for_the_agents_its_learning_names_even_beside_another_on_the_same_command() {
     let mut for_codex = learning("git push -f", Some("git push --force-with-lease"));
     for_codex.id = "learning-codex".into();
