@@ -771,21 +771,79 @@ pub type Written = (String, Option<Stat>);
 fn write_one(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
     let full = root.join(rel);
     if let Some(parent) = full.parent() {
-        std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))?;
+        make_folder(root, rel, parent)?;
     }
     crate::store::replace_file(&full, bytes).map_err(fail(format!("write {rel}")))?;
     Ok(stat_of(&full))
+}
+
+/// Makes the folder `rel` goes in. A file standing where one of its
+/// folders must be (`newbie` for `newbie/x.md`: a peer's file named like an
+/// agent's folder that has not been written yet, which the new tree
+/// replaces, as a checkout would) is moved out of the way first, into
+/// `.git/learnsync/displaced/`, never deleted: otherwise that agent's every
+/// sync stopped here and nothing of its reached the hub.
+fn make_folder(root: &Path, rel: &str, parent: &Path) -> Result<()> {
+    let made = std::fs::create_dir_all(parent);
+    if made.is_ok() || !displace_file_ancestor(root, rel)? {
+        return made.map_err(fail(format!("create folder for {rel}")));
+    }
+    std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))
+}
+
+/// Moves the first file (or symlink) among `rel`'s folders into the state
+/// dir's `displaced/`; true when there was one (or another writer thread
+/// moved it meanwhile).
+fn displace_file_ancestor(root: &Path, rel: &str) -> Result<bool> {
+    let Some((folders, _)) = rel.rsplit_once('/') else {
+        return Ok(false);
+    };
+    let mut at = root.to_path_buf();
+    let mut seen = String::new();
+    for part in folders.split('/') {
+        at.push(part);
+        if !seen.is_empty() {
+            seen.push('/');
+        }
+        seen.push_str(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => continue,
+            Ok(_) => {}
+            Err(_) => return Ok(false),
+        }
+        let dir = crate::store::StateDir::of(root).path().join("displaced");
+        std::fs::create_dir_all(&dir).map_err(fail("create .git/learnsync/displaced"))?;
+        let stamp = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
+        let to = dir.join(format!("{}.{stamp}", seen.replace('/', "%2F")));
+        return match std::fs::rename(&at, &to) {
+            Ok(()) => {
+                tracing::warn!(
+                    "{seen} was a file where the folder of {rel} goes; moved to {}",
+                    to.display()
+                );
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+            Err(e) => Err(fail(format!("move {seen} out of the way of {rel}"))(e)),
+        };
+    }
+    Ok(false)
 }
 
 /// [`write_one`] for a file a commit holds: in place, creating folders.
 fn check_out(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
     let full = root.join(rel);
     let written = match crate::store::overwrite_file(&full, bytes) {
-        // Its folder is missing: made, then the file.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        // Its folder is missing (or a file stands in its place): made, then
+        // the file.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
             if let Some(parent) = full.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(fail(format!("create folder for {rel}")))?;
+                make_folder(root, rel, parent)?;
             }
             crate::store::overwrite_file(&full, bytes)
         }

@@ -794,3 +794,45 @@ fn the_owners_branch_on_a_second_remote_is_judged_like_a_peers() {
     );
     assert!(!pushed.contains("curl evil"), "{pushed}");
 }
+
+#[test]
+fn a_file_named_like_a_new_agents_folder_does_not_stop_its_syncs() {
+    let w = world();
+    let newbie = Sandbox::machine_on_hub(w.tmp.path(), "newbie", "newbie", w.hub.display());
+    newbie.ok(&["sync"]);
+    // Files standing where the new agent's learnings and events folders go.
+    w.mallory(|dir| {
+        std::fs::write(dir.join("newbie"), "i am a file\n").expect("plant");
+        std::fs::create_dir_all(dir.join("events")).expect("mkdir");
+        std::fs::write(dir.join("events/newbie"), "so am i\n").expect("plant");
+    });
+    newbie.ok(&["sync"]);
+    assert!(newbie.dir().join("newbie").is_file(), "the plant came in");
+    let id = newbie.add_learning("npm ci needs the lockfile", "npm install");
+    newbie.ok(&["apply", &id, "--outcome", "effective"]);
+    newbie.ok(&["sync"]);
+    let month = Timestamp::now().month();
+    let pushed = git_in(
+        &w.hub,
+        w.tmp.path(),
+        &["ls-tree", "-r", "--name-only", "agents/newbie"],
+    );
+    for path in [
+        format!("newbie/{id}.md"),
+        format!("events/newbie/{month}.jsonl"),
+    ] {
+        assert!(pushed.lines().any(|p| p == path), "{path} in {pushed}");
+    }
+    assert_eq!(
+        git_in(newbie.dir(), newbie.dir(), &["status", "--porcelain"]),
+        ""
+    );
+    // The planted files were moved aside, not deleted.
+    let displaced = newbie.dir().join(".git/learnsync/displaced");
+    let mut kept: Vec<String> = std::fs::read_dir(&displaced)
+        .expect("displaced")
+        .map(|e| std::fs::read_to_string(e.expect("entry").path()).expect("read"))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["i am a file\n", "so am i\n"]);
+}
