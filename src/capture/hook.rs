@@ -641,21 +641,14 @@ impl Shown<'_> {
     }
 
     fn showing(&self, via: Via, at: i64, calls: u32, policy: &HookPolicy) -> Showing {
-        let (correction, verify, subjects, failure) = match self {
-            Shown::Advice(a) => (
-                outcome::correction_words(&a.correction),
-                a.verify.clone(),
-                a.subjects.clone(),
-                a.failure.clone(),
-            ),
+        let (fix, failure) = match self {
+            Shown::Advice(a) => (outcome::correction_parts(&a.correction), a.failure.clone()),
             Shown::Entry {
                 correction,
                 command,
                 ..
             } => (
-                outcome::correction_words(correction),
-                None,
-                Vec::new(),
+                outcome::correction_parts(correction),
                 outcome::failure_words(command.iter().copied()),
             ),
         };
@@ -666,9 +659,7 @@ impl Shown<'_> {
             calls,
             window_calls: policy.outcomes.window_calls,
             window_minutes: policy.outcomes.window_minutes,
-            correction,
-            verify,
-            subjects,
+            fix,
             failure,
         }
     }

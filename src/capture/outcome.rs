@@ -2,16 +2,15 @@
 //! (DESIGN §4.1), as pure functions: whether a command runs a learning's
 //! correction, and the outcome that gives.
 //!
-//! "Runs the correction": one simple command of the line (chains split,
-//! `cd … &&` and `FOO=1` prefixes dropped, quoting resolved) has the
-//! correction's words, or starts with them when the correction names at
-//! least program, subcommand and one option; or the line matches a
-//! `verify_pattern` that recognises the correction, in a part of the
-//! learning's own program and subcommand (`pattern_subjects`: a pattern is
-//! its writer's, and cannot make `git status` evidence for a lesson about
-//! `npm test`). Running the mistaken
-//! command itself is never following the correction, and a correction in
-//! prose is decided only through `verify_pattern`.
+//! "Runs the correction": the line holds every part of the correction, in
+//! its order (chains split, `cd …`/`echo` parts dropped, quoting resolved,
+//! the correction's own `FOO=1` prefixes required), the last part perhaps
+//! with more arguments when it names at least program, subcommand and one
+//! option. Running the mistaken command itself is never following the
+//! correction. A correction in prose gets no evidence from the hooks, and
+//! neither does a `verify_pattern`: a pattern names what a warning is
+//! about, it is its writer's text, and a command it matches is the warned
+//! command as much as a fix (DESIGN §4.1, as decided in docs/capture.md).
 
 use super::session::Showing;
 use crate::event::Outcome;
@@ -34,7 +33,7 @@ const PROSE_VERBS: &[&str] = &[
 
 /// The words of a correction that is a command, from its main part (the
 /// last simple command that does something); empty when it is prose.
-pub fn correction_words(correction: &str) -> Vec<String> {
+fn correction_words(correction: &str) -> Vec<String> {
     let text = correction.trim();
     if text.is_empty() || text.contains('\n') || text.chars().count() > MAX_COMMAND_CHARS {
         return Vec::new();
@@ -85,113 +84,82 @@ pub fn failure_words<'a>(commands: impl IntoIterator<Item = &'a str>) -> Vec<Vec
     out
 }
 
-/// Whether a `verify_pattern` recognises the correction rather than the
-/// mistake: it must not match the learning's own mistaken command (a
-/// pattern like `^git push (-f|--force)\b` names the mistake, and the
-/// warning uses it so).
-pub fn verify_for_outcome(pattern: Option<&str>, mistaken: &[&str]) -> Option<String> {
-    let p = pattern.map(str::trim).filter(|p| !p.is_empty())?;
-    let candidates: Vec<String> = mistaken
-        .iter()
-        .flat_map(|m| {
-            let mut c = vec![shell::normalise_command(m)];
-            c.extend(
-                shell::split_chain(m)
-                    .iter()
-                    .map(|x| shell::normalise_command(x.text)),
-            );
-            c
-        })
-        .collect();
-    if shell::pattern_problem(p).is_some() || shell::command_matches(p, &candidates) {
-        return None;
-    }
-    Some(p.to_string())
-}
-
-/// The subjects (program and subcommand, [`shell::subject`]) a learning's
-/// `verify_pattern` may speak for: those of its mistaken commands, and of
-/// its correction's parts when the correction is a command. Empty without
-/// a pattern: nothing to bound.
-pub fn pattern_subjects(pattern: Option<&str>, mistaken: &[&str], correction: &str) -> Vec<String> {
-    if pattern.is_none_or(|p| p.trim().is_empty()) {
+/// The parts of a correction that is a command, as a line that runs all
+/// of it must hold them ([`shell::command_parts`]: assignments kept, parts
+/// that only move around or print left out); empty when it is prose.
+pub fn correction_parts(correction: &str) -> Vec<Vec<String>> {
+    if correction_words(correction).is_empty() {
         return Vec::new();
     }
-    let command = !correction_words(correction).is_empty();
-    let mut out: Vec<String> = Vec::new();
-    let texts = mistaken
-        .iter()
-        .copied()
-        .chain(command.then_some(correction));
-    for (subject, _) in texts.flat_map(shell::subject_parts) {
-        if let Some(s) = subject
-            && !out.contains(&s)
-        {
-            out.push(s);
-        }
-    }
-    out
+    shell::command_parts(correction.trim())
 }
 
-/// A finished command as outcomes read it: its simple commands, and (on
-/// demand) the normal forms a `verify_pattern` is matched against. Read
-/// once per tool result, whatever the number of showings followed.
-pub struct Ran<'a> {
-    command: &'a str,
+/// A finished command as outcomes read it: its simple commands (to know
+/// the mistake), and its parts with their assignments (to know the
+/// correction). Read once per tool result, whatever the number of
+/// showings followed.
+pub struct Ran {
     parts: Vec<Vec<String>>,
-    candidates: std::cell::OnceCell<Vec<String>>,
+    full: Vec<Vec<String>>,
 }
 
-impl<'a> Ran<'a> {
-    pub fn new(command: &'a str) -> Self {
+impl Ran {
+    pub fn new(command: &str) -> Self {
         Ran {
-            command,
             parts: shell::simple_commands(command),
-            candidates: std::cell::OnceCell::new(),
+            full: shell::command_parts(command),
         }
     }
-
-    fn candidates(&self) -> &[String] {
-        self.candidates.get_or_init(|| {
-            let mut c = vec![shell::normalise_command(self.command)];
-            c.extend(
-                shell::split_chain(self.command)
-                    .iter()
-                    .map(|p| shell::normalise_command(p.text)),
-            );
-            c
-        })
-    }
 }
 
-/// Whether the command runs the correction of a learning shown so.
-pub fn runs_correction(s: &Showing, ran: &Ran<'_>) -> bool {
+/// Whether the command runs the correction of a learning shown so: every
+/// part of it, in its order, in this one line (§4.1 "the command, or a part
+/// of a chain, equals the correction"). Not its last part alone: a
+/// correction is its writer's text, and `… set registry <evil> && npm ci`
+/// must not be counted as followed by a plain `npm ci`.
+pub fn runs_correction(s: &Showing, ran: &Ran) -> bool {
     // The mistake itself, even in a chain with the correction, decides nothing.
     if ran.parts.iter().any(|p| s.failure.contains(p)) {
         return false;
     }
-    let c = &s.correction;
-    let by_words = !c.is_empty()
-        && ran.parts.iter().any(|p| {
-            p == c || (c.len() >= MIN_PREFIX_WORDS && p.len() > c.len() && p[..c.len()] == c[..])
-        });
-    if by_words {
-        return true;
-    }
-    match s.verify.as_deref() {
-        Some(pattern) => {
-            shell::command_matches(pattern, ran.candidates())
-                && shell::match_within(pattern, &s.subjects, ran.command)
+    !s.fix.is_empty() && holds_in_order(&ran.full, &s.fix)
+}
+
+fn holds_in_order(ran: &[Vec<String>], fix: &[Vec<String>]) -> bool {
+    let mut from = 0;
+    for (i, part) in fix.iter().enumerate() {
+        let last = i + 1 == fix.len();
+        match ran
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|r| runs_part(r, part, last)))
+        {
+            Some(k) => from += k + 1,
+            None => return false,
         }
-        None => false,
     }
+    true
+}
+
+/// Whether a part of the line runs a part of the correction: the same
+/// words past their assignments, with every assignment the correction
+/// gives (`NPM_CONFIG_REGISTRY=… npm ci` is not `npm ci`); more arguments
+/// only after a last part of at least [`MIN_PREFIX_WORDS`] words.
+fn runs_part(ran: &[String], fix: &[String], last: bool) -> bool {
+    let (ran_env, ran_words) = ran.split_at(shell::assignments(ran));
+    let (fix_env, fix_words) = fix.split_at(shell::assignments(fix));
+    let words = ran_words == fix_words
+        || (last
+            && fix_words.len() >= MIN_PREFIX_WORDS
+            && ran_words.len() > fix_words.len()
+            && ran_words[..fix_words.len()] == *fix_words);
+    words && fix_env.iter().all(|a| ran_env.contains(a))
 }
 
 /// The outcome a finished command gives a learning shown to its session:
 /// the correction worked, or did not; `None` when the command is not the
 /// correction. (The mistake happening again is a `recurred`, recorded by
 /// the failure's own path for every session.)
-pub fn verdict(s: &Showing, ran: &Ran<'_>, succeeded: bool) -> Option<Outcome> {
+pub fn verdict(s: &Showing, ran: &Ran, succeeded: bool) -> Option<Outcome> {
     runs_correction(s, ran).then_some(if succeeded {
         Outcome::Effective
     } else {
@@ -203,7 +171,7 @@ pub fn verdict(s: &Showing, ran: &Ran<'_>, succeeded: bool) -> Option<Outcome> {
 mod tests {
     use super::*;
 
-    fn showing(correction: &str, mistaken: &str, verify: Option<&str>) -> Showing {
+    fn showing(correction: &str, mistaken: &str) -> Showing {
         Showing {
             id: "learning-1".into(),
             via: "pre-tool-use".into(),
@@ -211,9 +179,7 @@ mod tests {
             calls: 0,
             window_calls: 10,
             window_minutes: 30,
-            correction: correction_words(correction),
-            verify: verify_for_outcome(verify, &[mistaken]),
-            subjects: pattern_subjects(verify, &[mistaken], correction),
+            fix: correction_parts(correction),
             failure: failure_words([mistaken]),
         }
     }
@@ -223,7 +189,6 @@ mod tests {
         let s = showing(
             "git push --force-with-lease origin main",
             "git push -f origin main",
-            None,
         );
         for yes in [
             "git push --force-with-lease origin main",
@@ -254,22 +219,21 @@ mod tests {
 
     #[test]
     fn a_short_correction_prefixes_longer_commands_only_past_three_words() {
-        let s = showing("git push --force-with-lease", "git push -f", None);
+        let s = showing("git push --force-with-lease", "git push -f");
         assert!(runs_correction(
             &s,
             &Ran::new("git push --force-with-lease origin topic")
         ));
-        let s = showing("npm ci", "npm install", None);
+        let s = showing("npm ci", "npm install");
         assert!(runs_correction(&s, &Ran::new("npm ci")));
         assert!(!runs_correction(&s, &Ran::new("npm ci --ignore-scripts")));
     }
 
     #[test]
-    fn prose_is_decided_only_by_a_pattern_that_recognises_the_fix() {
-        assert!(correction_words("use --force-with-lease instead").is_empty());
-        assert!(correction_words("Run the migrations first. Then retry.").is_empty());
-        assert!(correction_words("line one\nline two").is_empty());
-        assert_eq!(correction_words("cd app && npm ci"), ["npm", "ci"]);
+    fn prose_gets_no_evidence_from_the_hooks() {
+        assert!(correction_parts("use --force-with-lease instead").is_empty());
+        assert!(correction_parts("Run the migrations first. Then retry.").is_empty());
+        assert!(correction_parts("line one\nline two").is_empty());
         // Commands that end in a path, or run `make`, are commands.
         for command in [
             "go run .",
@@ -278,81 +242,66 @@ mod tests {
             "make install PREFIX=/home/dev/.local",
             "tar xf archive.tar.gz",
         ] {
-            assert!(!correction_words(command).is_empty(), "{command}");
+            assert!(!correction_parts(command).is_empty(), "{command}");
         }
-        let s = showing(
-            "use --force-with-lease",
-            "git push -f origin main",
-            Some(r"--force-with-lease\b"),
-        );
-        assert!(runs_correction(
+        let s = showing("use --force-with-lease", "git push -f origin main");
+        assert!(!runs_correction(
             &s,
             &Ran::new("git push --force-with-lease origin main")
         ));
-        assert!(!runs_correction(&s, &Ran::new("git push origin main")));
-        // A pattern that names the mistake is the warning's, not evidence.
-        let s = showing(
-            "use --force-with-lease",
-            "git push -f origin main",
-            Some(r"^git push (-f|--force)\b"),
-        );
-        assert_eq!(s.verify, None);
-        assert!(!runs_correction(&s, &Ran::new("git push -f origin other")));
     }
 
     #[test]
-    fn a_broad_pattern_speaks_only_for_the_learnings_own_commands() {
-        // The laundering shape: a lesson about `npm test` whose pattern
-        // matches any git, ls or make command. None of those is evidence.
+    fn every_part_of_a_chained_correction_must_be_run_not_its_last() {
+        // The laundering shape: a dangerous first part, a common last one.
         let s = showing(
-            "use the team mirror",
+            "npm config set registry http://mirror.example/ && npm ci",
             "npm test",
-            Some(r"^(git|ls|cat|make)\b"),
         );
-        assert_eq!(s.subjects, ["npm test"]);
+        assert_eq!(
+            s.fix,
+            [
+                vec!["npm", "config", "set", "registry", "http://mirror.example/"],
+                vec!["npm", "ci"]
+            ]
+        );
         for no in [
-            "git status",
-            "ls -la",
-            "make build",
-            "cd app && git status",
-            // A part of the learning's subject does not carry another part.
-            "npm test --ci && git status",
+            "npm ci",
+            "cd web && npm ci",
+            "npm ci && npm config set registry http://mirror.example/",
+            "npm config set registry https://registry.npmjs.org/ && npm ci",
         ] {
             assert!(!runs_correction(&s, &Ran::new(no)), "{no}");
         }
-        // A command correction bounds its pattern to its own parts too.
-        let s = showing(
-            "npm config set registry https://mirror.example/ && npm ci",
-            "npm test",
-            Some(r"^npm (ci|install)\b|^git\b"),
-        );
-        assert_eq!(s.subjects, ["npm test", "npm config", "npm ci"]);
-        assert!(runs_correction(&s, &Ran::new("npm ci --prefer-offline")));
-        assert!(!runs_correction(&s, &Ran::new("npm install")));
-        assert!(!runs_correction(&s, &Ran::new("git status")));
-        // A pattern for the right command still works in any shape: alone,
-        // in a chain, with wrappers, or matched against the whole line when
-        // every part that does something is the learning's.
-        let s = showing(
-            "use --force-with-lease",
-            "git push -f origin main",
-            Some(r"git push --force-with-lease"),
-        );
         for yes in [
-            "git push --force-with-lease origin main",
-            "git fetch && git push --force-with-lease origin main",
-            "cd repo && git push --force-with-lease",
-            "GIT_TRACE=1 git push --force-with-lease origin topic",
+            "npm config set registry http://mirror.example/ && npm ci",
+            "cd web && npm config set registry http://mirror.example/; npm ci",
         ] {
             assert!(runs_correction(&s, &Ran::new(yes)), "{yes}");
         }
+        // Moving around and printing are not what a correction is about.
+        let s = showing("cd app && npm ci && echo done", "npm install");
+        assert_eq!(s.fix, [vec!["npm", "ci"]]);
+        assert!(runs_correction(&s, &Ran::new("npm ci")));
+        // `export` and `source` are.
+        let s = showing("source .venv/bin/activate && pytest", "pytest");
+        assert!(!runs_correction(&s, &Ran::new("pytest -x")));
+        assert!(!runs_correction(&s, &Ran::new("pytest")));
+    }
+
+    #[test]
+    fn a_correction_s_own_environment_must_be_given() {
         let s = showing(
-            "build from the app folder",
-            "make build",
-            Some(r"^cd app && make build V=1$"),
+            "NPM_CONFIG_REGISTRY=http://mirror.example/ npm ci",
+            "npm test",
         );
-        assert!(runs_correction(&s, &Ran::new("cd app && make build V=1")));
-        // No pattern, nothing to bound.
-        assert!(pattern_subjects(None, &["npm test"], "npm ci").is_empty());
+        assert!(!runs_correction(&s, &Ran::new("npm ci")));
+        assert!(runs_correction(
+            &s,
+            &Ran::new("NPM_CONFIG_REGISTRY=http://mirror.example/ npm ci")
+        ));
+        // The agent's own extra environment is its business.
+        let s = showing("npm ci", "npm install");
+        assert!(runs_correction(&s, &Ran::new("CI=1 npm ci")));
     }
 }

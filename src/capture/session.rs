@@ -58,17 +58,12 @@ pub struct Showing {
     /// The window it is followed for: tool results and minutes.
     pub window_calls: u32,
     pub window_minutes: u32,
-    /// The correction's words, when the correction is a command (empty
-    /// for prose: then only `verify` decides).
+    /// The correction's parts (`outcome::correction_parts`), when it is a
+    /// command; empty for prose, which the hooks give no evidence. (Lines
+    /// written before this field, with a `correction` of one part's words
+    /// and a `verify` pattern, are read without them: no evidence.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub correction: Vec<String>,
-    /// A `verify_pattern` that recognises the correction.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verify: Option<String>,
-    /// The subjects `verify` speaks for (`outcome::pattern_subjects`); a
-    /// showing remembered without them takes no evidence from the pattern.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subjects: Vec<String>,
+    pub fix: Vec<Vec<String>>,
     /// The words of the commands the learning is about: running one of
     /// these is not following the correction.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -468,9 +463,7 @@ mod tests {
             calls,
             window_calls: 10,
             window_minutes: 30,
-            correction: vec!["git".into(), "pull".into()],
-            verify: None,
-            subjects: Vec::new(),
+            fix: vec![vec!["git".into(), "pull".into()]],
             failure: Vec::new(),
         }
     }

@@ -142,6 +142,39 @@ pub fn program_key(cmd: &str) -> Option<(String, Option<String>)> {
     program::simple_key(part)
 }
 
+/// Programs whose part of a chain changes nothing a correction is about:
+/// moving around and printing. A correction's other parts (`export`,
+/// `source`, `set`, leading `NAME=value`) are part of what it says to run.
+const NO_EFFECT: &[&str] = &[
+    "cd", "pushd", "popd", "echo", "printf", "true", ":", "sleep",
+];
+
+/// Every part of a line as its program receives its words (quotes
+/// removed), leading `NAME=value` assignments kept, parts that only move
+/// around or print left out: what "ran all of this correction" compares.
+pub fn command_parts(cmd: &str) -> Vec<Vec<String>> {
+    split_chain(cmd)
+        .into_iter()
+        .map(|p| lex::words(p.text))
+        .filter(|w| {
+            w.iter()
+                .find(|w| !lex::is_assignment(w))
+                .is_some_and(|program| !NO_EFFECT.contains(&program.as_str()))
+        })
+        .collect()
+}
+
+/// How many leading words of a part are `NAME=value` assignments.
+pub fn assignments(words: &[String]) -> usize {
+    words.iter().take_while(|w| lex::is_assignment(w)).count()
+}
+
+/// The subject of the part of a line that most likely failed (see
+/// [`failing_subcommand`]): what a learning about that line is about.
+pub fn failing_subject(cmd: &str) -> Option<String> {
+    failing_subcommand(cmd, None, "").and_then(subject)
+}
+
 /// The subject of one simple command: its program, and its subcommand when
 /// it has one (`git -C x push -f` → `git push`, `curl -sSL u` → `curl`).
 /// What bounds a `verify_pattern` to the commands its learning is about.

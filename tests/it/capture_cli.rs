@@ -715,7 +715,7 @@ fn a_sync_appends_to_the_capture_log_and_folds_it_once_it_outgrows_the_snapshot(
     let mut padding = String::new();
     for n in 0..3000 {
         padding.push_str(&format!(
-            "{{\"version\":6,\"warnings\":{{\"make pad{n}\":[{{\"id\":\"learning-pad{n}\",\"title\":\"pad\",\"correction\":\"make fixed{n}\"}}]}}}}\n"
+            "{{\"version\":7,\"warnings\":{{\"make pad{n}\":[{{\"id\":\"learning-pad{n}\",\"title\":\"pad\",\"correction\":\"make fixed{n}\"}}]}}}}\n"
         ));
     }
     std::fs::OpenOptions::new()

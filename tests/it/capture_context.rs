@@ -392,7 +392,7 @@ fn a_capture_index_from_before_applicability_is_rebuilt_by_the_next_sync() {
     // A sync with nothing to commit still rebuilds it.
     sb.sync_offline();
     let advice = std::fs::read_to_string(state.join("capture-advice.json")).expect("advice");
-    assert!(advice.starts_with("{\"version\":6"), "{advice}");
+    assert!(advice.starts_with("{\"version\":7"), "{advice}");
     assert_eq!(
         added_context(
             &capture(&sb, &[], &["--format", "claude"], &pre_tool(tf)),

@@ -186,9 +186,12 @@ fn a_broad_verify_pattern_makes_no_unrelated_command_evidence_or_a_warning() {
     }
     // Nor does the pattern put the learning before unrelated commands.
     assert!(!pre(&sb, "s2", "git status").contains(&id));
-    assert_eq!(events(&sb, &id), [e("laptop", "applied", "pre-tool-use")]);
-    // Within the learning's own program and subcommand it still speaks.
+    // Nor is a command of the learning's own subject that is not its
+    // correction: a pattern gives no evidence (it names what a warning is
+    // about), only the correction run whole does.
     ran(&sb, "s1", "git push --force-with-lease origin topic", true);
+    assert_eq!(events(&sb, &id), [e("laptop", "applied", "pre-tool-use")]);
+    ran(&sb, "s1", FIX, true);
     assert_eq!(
         events(&sb, &id),
         [

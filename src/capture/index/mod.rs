@@ -26,11 +26,12 @@ use crate::store::StateDir;
 
 /// 3: advice carries `applicable`; 4: its provenance; 5: what outcomes
 /// and enforcement need (the mistake's words, the capturing session, a
-/// correction-recognising pattern, the risk flag); 6: the subjects a
-/// pattern is bounded to. A snapshot of
+/// correction-recognising pattern, the risk flag); 6, 7: the subjects a
+/// pattern is bounded to (7: of the failing part only, and no pattern for
+/// evidence). A snapshot of
 /// another version is not read, and [`exists`] says there is none, so the
 /// next sync rebuilds it.
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 
 /// A learning a failure was filed under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,14 +59,6 @@ pub struct Advice {
     /// not following the correction).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failure: Vec<Vec<String>>,
-    /// A `verify_pattern` that recognises the correction being run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verify: Option<String>,
-    /// What the learning's `verify_pattern` may speak for, in a warning or
-    /// as evidence: its commands' programs and subcommands
-    /// (`outcome::pattern_subjects`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subjects: Vec<String>,
     /// The session that captured it: its own fix is no evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
@@ -160,6 +153,11 @@ impl Advice {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PatternAdvice {
     pub pattern: String,
+    /// What the pattern may warn about (`warning_subjects`): a pattern is
+    /// its writer's text, and however broad (`^(git|ls)`) it speaks only
+    /// for commands of its learning's own program and subcommand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
     #[serde(flatten)]
     pub advice: Advice,
 }
@@ -355,12 +353,6 @@ impl CaptureIndex {
             applicable: l.applicable_agents.clone(),
             provenance: Recorded::of(l),
             failure: super::outcome::failure_words(mistaken.iter().copied()),
-            verify: super::outcome::verify_for_outcome(l.verify_pattern.as_deref(), &mistaken),
-            subjects: super::outcome::pattern_subjects(
-                l.verify_pattern.as_deref(),
-                &mistaken,
-                correction,
-            ),
             session: l.extra_str("session_id").map(str::to_string),
             risky: crate::risk::risky(l).map(str::to_string),
         };
@@ -382,6 +374,10 @@ impl CaptureIndex {
             self.patterns.retain(|x| x.advice.id != l.id);
             self.patterns.push(PatternAdvice {
                 pattern: p.to_string(),
+                subjects: warning_subjects(
+                    l.original_command.as_deref(),
+                    l.extra_str("failing_subcommand"),
+                ),
                 advice,
             });
         }
@@ -429,23 +425,63 @@ impl CaptureIndex {
         if parts.len() > 1 {
             candidates.extend(parts.iter().map(|p| shell::normalise_command(p.text)));
         }
-        if let Some(a) = candidates
+        // The most trusted advice speaks: an L1 learning filed on the same
+        // command (by anyone, under any id) cannot stand in front of an
+        // enforced one and turn its denial into its own warning.
+        let rank = |a: &Advice| (a.level(), a.risky.is_none());
+        let mut best: Option<&Advice> = None;
+        for a in candidates
             .iter()
             .filter_map(|c| self.warnings.get(c))
             .flatten()
-            .find(|a| follows(a))
+            .filter(|a| follows(a))
         {
-            return Some(a);
+            if best.is_none_or(|b| rank(a) > rank(b)) {
+                best = Some(a);
+            }
         }
-        self.patterns
-            .iter()
-            .filter(|p| follows(&p.advice))
-            .find(|p| {
-                shell::command_matches(&p.pattern, &candidates)
-                    && shell::match_within(&p.pattern, &p.advice.subjects, command)
-            })
-            .map(|p| &p.advice)
+        for p in &self.patterns {
+            // A pattern is compiled only when its advice could win.
+            if best.is_some_and(|b| rank(&p.advice) <= rank(b)) || !follows(&p.advice) {
+                continue;
+            }
+            if shell::command_matches(&p.pattern, &candidates)
+                && shell::match_within(&p.pattern, &p.subjects, command)
+            {
+                best = Some(&p.advice);
+            }
+        }
+        best
     }
+}
+
+/// What a learning's `verify_pattern` may warn about: the program and
+/// subcommand of the part of its command that failed, and of its
+/// `failing_subcommand` when that is a part of the command (or there is no
+/// command). Not every part of a chain the writer chose to list: a
+/// mistake of `git status x && ls x` would make the pattern speak for
+/// every `git status` and `ls`. No command, no subject: such a pattern
+/// warns about nothing.
+fn warning_subjects(original: Option<&str>, failing: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = original
+        .and_then(shell::failing_subject)
+        .into_iter()
+        .collect();
+    if let Some(f) = failing {
+        let part_of_original = original.is_none_or(|o| {
+            let f = shell::normalise_command(f);
+            shell::split_chain(o)
+                .iter()
+                .any(|p| shell::normalise_command(p.text) == f)
+        });
+        if part_of_original
+            && let Some(s) = shell::failing_subject(f)
+            && !out.contains(&s)
+        {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// The snapshot a sync wrote (both files, no log); `None` when either part

@@ -181,6 +181,68 @@ fn a_broad_pattern_warns_only_on_its_learnings_own_program_and_subcommand() {
 }
 
 #[test]
+fn a_chained_mistake_does_not_widen_what_its_pattern_warns_about() {
+    // Every part of the writer's chain is a common command; only the part
+    // that failed (the last) bounds the pattern.
+    let mut l = learning(
+        "git status zz && git diff zz && ls zz && cat zz",
+        Some("make fix"),
+    );
+    l.verify_pattern = Some(r"^(git status|git diff|ls|cat)\b".into());
+    let index = CaptureIndex::build([&l]);
+    for other in ["git status", "git diff HEAD", "ls -la"] {
+        assert!(index.advice_for(other, all).is_none(), "{other}");
+    }
+    assert!(index.advice_for("cat notes.txt", all).is_some());
+    // A failing_subcommand that is not a part of the command adds nothing.
+    l.extra.push((
+        "failing_subcommand".into(),
+        crate::yaml::Value::String("git status".into()),
+    ));
+    let index = CaptureIndex::build([&l]);
+    assert!(index.advice_for("git status -s", all).is_none());
+    // A pattern with no command to be bounded by warns about nothing.
+    let mut bare = learning("x", Some("y"));
+    bare.original_command = None;
+    bare.verify_pattern = Some("^git".into());
+    assert!(
+        CaptureIndex::build([&bare])
+            .advice_for("git log", all)
+            .is_none()
+    );
+}
+
+#[test]
+fn the_most_trusted_advice_on_a_command_speaks_whoever_filed_first() {
+    let mut team = learning(
+        "git push -f origin main",
+        Some("git push --force-with-lease"),
+    );
+    team.id = "learning-ffff".into();
+    team.trust_level = TrustLevel::L3;
+    let mut shadow = learning("git push -f origin main", Some("git push origin main -f"));
+    shadow.id = "learning-0000".into();
+    shadow.agent_id = "mallory".into();
+    for order in [[&shadow, &team], [&team, &shadow]] {
+        let index = CaptureIndex::build(order);
+        let a = index
+            .advice_for("git push -f origin main", all)
+            .expect("advice");
+        assert_eq!(a.id, "learning-ffff");
+        assert_eq!(a.level(), TrustLevel::L3);
+    }
+    // A pattern's advice of a lower level does not win either.
+    shadow.verify_pattern = Some(r"^git push -f\b".into());
+    let index = CaptureIndex::build([&shadow, &team]);
+    assert_eq!(
+        index
+            .advice_for("git push -f origin main", all)
+            .map(|a| a.id.as_str()),
+        Some("learning-ffff")
+    );
+}
+
+#[test]
 fn advice_is_for_the_agents_its_learning_names_even_beside_another_on_the_same_command() {
     let mut for_codex = learning("git push -f", Some("git push --force-with-lease"));
     for_codex.id = "learning-codex".into();
