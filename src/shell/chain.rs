@@ -178,7 +178,7 @@ pub fn failing_subject(cmd: &str) -> Option<String> {
 /// The subject of one simple command: its program, and its subcommand when
 /// it has one (`git -C x push -f` → `git push`, `curl -sSL u` → `curl`).
 /// What bounds a `verify_pattern` to the commands its learning is about.
-pub fn subject(cmd: &str) -> Option<String> {
+fn subject(cmd: &str) -> Option<String> {
     program::simple_key(cmd).map(|(program, sub)| match sub {
         Some(sub) => format!("{program} {sub}"),
         None => program,
