@@ -143,8 +143,10 @@ pub fn program_key(cmd: &str) -> Option<(String, Option<String>)> {
 }
 
 /// Programs whose part of a chain changes nothing a correction is about:
-/// moving around and printing. A correction's other parts (`export`,
-/// `source`, `set`, leading `NAME=value`) are part of what it says to run.
+/// moving around and printing, when the part is only that (no
+/// redirection, pipe or substitution: `echo x >> ~/.npmrc` changes a
+/// file). A correction's other parts (`export`, `source`, `set`, a part
+/// of `NAME=value` only) are part of what it says to run.
 const NO_EFFECT: &[&str] = &[
     "cd", "pushd", "popd", "echo", "printf", "true", ":", "sleep",
 ];
@@ -155,13 +157,25 @@ const NO_EFFECT: &[&str] = &[
 pub fn command_parts(cmd: &str) -> Vec<Vec<String>> {
     split_chain(cmd)
         .into_iter()
+        .filter(|p| !only_moves_or_prints(p.text))
         .map(|p| lex::words(p.text))
-        .filter(|w| {
-            w.iter()
-                .find(|w| !lex::is_assignment(w))
-                .is_some_and(|program| !NO_EFFECT.contains(&program.as_str()))
-        })
+        .filter(|w| !w.is_empty())
         .collect()
+}
+
+fn only_moves_or_prints(part: &str) -> bool {
+    let words = lex::raw_words(part);
+    let program = words.iter().find(|w| !lex::is_assignment(w));
+    program.is_some_and(|p| NO_EFFECT.contains(p))
+        && words.iter().all(|w| !lex::is_assignment(w))
+        && !part.contains(['>', '<', '|', '`'])
+        && !part.contains("$(")
+}
+
+/// Whether a line holds a comment (`# …` outside quotes): text shown with
+/// a command that no one runs.
+pub fn has_comment(cmd: &str) -> bool {
+    Lexer::new(cmd).any(|t| matches!(t.kind, Kind::Comment))
 }
 
 /// How many leading words of a part are `NAME=value` assignments.

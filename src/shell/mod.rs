@@ -19,7 +19,7 @@ mod verify;
 
 pub use chain::{
     ChainOp, ChainPart, assignments, command_parts, failing_subcommand, failing_subject,
-    normalise_command, program_key, simple_commands, split_chain, subject_parts,
+    has_comment, normalise_command, program_key, simple_commands, split_chain, subject_parts,
 };
 pub use correction::parse_correction;
 pub use ignore::{default_ignore_patterns, glob_match, matches_ignore};

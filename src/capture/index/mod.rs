@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::decide::{self, FailureKey};
+use super::outcome::MAX_MISTAKE_BYTES;
 use crate::learning::{Learning, SuggestionStatus, TrustLevel};
 use crate::shell;
 use crate::store::StateDir;
@@ -345,6 +346,7 @@ impl CaptureIndex {
         ]
         .into_iter()
         .flatten()
+        .filter(|c| c.len() <= MAX_MISTAKE_BYTES)
         .collect();
         let advice = Advice {
             id: l.id.clone(),
@@ -356,13 +358,7 @@ impl CaptureIndex {
             session: l.extra_str("session_id").map(str::to_string),
             risky: crate::risk::risky(l).map(str::to_string),
         };
-        for command in [
-            l.original_command.as_deref(),
-            l.extra_str("failing_subcommand"),
-        ]
-        .into_iter()
-        .flatten()
-        {
+        for command in &mistaken {
             let n = shell::normalise_command(command);
             if !n.is_empty() {
                 self.file_warning(n, advice.clone());
@@ -375,8 +371,11 @@ impl CaptureIndex {
             self.patterns.push(PatternAdvice {
                 pattern: p.to_string(),
                 subjects: warning_subjects(
-                    l.original_command.as_deref(),
-                    l.extra_str("failing_subcommand"),
+                    l.original_command
+                        .as_deref()
+                        .filter(|c| c.len() <= MAX_MISTAKE_BYTES),
+                    l.extra_str("failing_subcommand")
+                        .filter(|c| c.len() <= MAX_MISTAKE_BYTES),
                 ),
                 advice,
             });
@@ -427,8 +426,19 @@ impl CaptureIndex {
         }
         // The most trusted advice speaks: an L1 learning filed on the same
         // command (by anyone, under any id) cannot stand in front of an
-        // enforced one and turn its denial into its own warning.
-        let rank = |a: &Advice| (a.level(), a.risky.is_none());
+        // enforced one and turn its denial into its own warning. Between
+        // equals, the one with more evidence (derived, not written), then
+        // the lower id: never the filing order, which each clone's history
+        // decides.
+        fn rank(a: &Advice) -> (TrustLevel, bool, u64, u64, std::cmp::Reverse<&str>) {
+            (
+                a.level(),
+                a.risky.is_none(),
+                a.provenance.agents,
+                a.provenance.effective,
+                std::cmp::Reverse(a.id.as_str()),
+            )
+        }
         let mut best: Option<&Advice> = None;
         for a in candidates
             .iter()
@@ -440,20 +450,39 @@ impl CaptureIndex {
                 best = Some(a);
             }
         }
-        for p in &self.patterns {
-            // A pattern is compiled only when its advice could win.
-            if best.is_some_and(|b| rank(&p.advice) <= rank(b)) || !follows(&p.advice) {
-                continue;
-            }
-            if shell::command_matches(&p.pattern, &candidates)
-                && shell::match_within(&p.pattern, &p.subjects, command)
-            {
-                best = Some(&p.advice);
-            }
+        if self.patterns.is_empty() {
+            return best;
         }
-        best
+        // A pattern speaks only for its subjects: those of the line's parts
+        // are read once, and a pattern is compiled only when one of its
+        // subjects is there and its advice could win, the most trusted
+        // first and at most MAX_PATTERN_COMPILES of them a call (a regex of
+        // a kilobyte takes milliseconds to compile, and the hook runs on
+        // every call): many low patterns cannot hide a higher one.
+        let here: Vec<String> = shell::subject_parts(command)
+            .into_iter()
+            .filter_map(|(s, _)| s)
+            .collect();
+        let mut eligible: Vec<&PatternAdvice> = self
+            .patterns
+            .iter()
+            .filter(|p| {
+                p.subjects.iter().any(|s| here.contains(s))
+                    && best.is_none_or(|b| rank(&p.advice) > rank(b))
+                    && follows(&p.advice)
+            })
+            .collect();
+        eligible.sort_by(|a, b| rank(&b.advice).cmp(&rank(&a.advice)));
+        let matched = eligible.into_iter().take(MAX_PATTERN_COMPILES).find(|p| {
+            shell::command_matches(&p.pattern, &candidates)
+                && shell::match_within(&p.pattern, &p.subjects, command)
+        });
+        matched.map(|p| &p.advice).or(best)
     }
 }
+
+/// Patterns compiled at most for one command (see `advice_for`).
+const MAX_PATTERN_COMPILES: usize = 8;
 
 /// What a learning's `verify_pattern` may warn about: the program and
 /// subcommand of the part of its command that failed, and of its

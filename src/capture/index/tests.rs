@@ -243,6 +243,75 @@ fn the_most_trusted_advice_on_a_command_speaks_whoever_filed_first() {
 }
 
 #[test]
+fn between_equals_the_one_with_more_evidence_speaks_never_the_filing_order() {
+    let mut team = learning(
+        "git push -f origin main",
+        Some("git push --force-with-lease"),
+    );
+    team.id = "learning-ffff".into();
+    team.trust_level = TrustLevel::L2;
+    team.quality.agent_count = 3;
+    team.quality.effective_count = 5;
+    let mut other = learning("git push -f origin main", Some("git fetch origin"));
+    other.id = "learning-0000".into();
+    other.trust_level = TrustLevel::L2;
+    other.quality.agent_count = 2;
+    other.quality.effective_count = 3;
+    for order in [[&other, &team], [&team, &other]] {
+        let index = CaptureIndex::build(order);
+        let a = index
+            .advice_for("git push -f origin main", all)
+            .expect("advice");
+        assert_eq!(a.id, "learning-ffff");
+    }
+    // Equal evidence too: the lower id, whatever the order.
+    other.quality = team.quality.clone();
+    for order in [[&other, &team], [&team, &other]] {
+        let index = CaptureIndex::build(order);
+        let a = index
+            .advice_for("git push -f origin main", all)
+            .expect("advice");
+        assert_eq!(a.id, "learning-0000");
+    }
+}
+
+#[test]
+fn many_low_patterns_do_not_hide_a_higher_one_from_the_compile_budget() {
+    let mut all_of_them = Vec::new();
+    for n in 0..2 * MAX_PATTERN_COMPILES {
+        let mut low = learning("git push -f x", Some("git fetch"));
+        low.id = format!("learning-{n:04}");
+        low.verify_pattern = Some(format!("^git push --force .*{n}"));
+        all_of_them.push(low);
+    }
+    let mut team = learning(
+        "git push -f origin main",
+        Some("git push --force-with-lease"),
+    );
+    team.id = "learning-ffff".into();
+    team.trust_level = TrustLevel::L2;
+    team.verify_pattern = Some("^git push --force( |$)".into());
+    all_of_them.push(team);
+    let index = CaptureIndex::build(all_of_them.iter());
+    assert_eq!(
+        index
+            .advice_for("git push --force origin main", all)
+            .map(|a| a.id.as_str()),
+        Some("learning-ffff")
+    );
+}
+
+#[test]
+fn a_command_of_a_megabyte_is_filed_nowhere() {
+    let huge = vec!["git status zz"; 100_000].join(" && ");
+    let mut l = learning(&huge, Some("git status"));
+    l.verify_pattern = Some("^git status".into());
+    let index = CaptureIndex::build([&l]);
+    assert!(index.warnings.is_empty());
+    assert!(index.advice_for("git status", all).is_none());
+}
+
+#[test]
 fn advice_is_for_the_agents_its_learning_names_even_beside_another_on_the_same_command() {
     let mut for_codex = learning("git push -f", Some("git push --force-with-lease"));
     for_codex.id = "learning-codex".into();
