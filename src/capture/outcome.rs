@@ -127,11 +127,14 @@ impl Ran {
 /// somewhere (a correction put into a doc through `<<EOF` is not run). A
 /// command after the body is not read either, which only loses evidence.
 fn before_heredoc_body(command: &str) -> &str {
-    match command.find("<<") {
-        Some(i) if !command[i..].starts_with("<<<") => {
-            command.split('\n').next().unwrap_or(command)
-        }
-        _ => command,
+    let bytes = command.as_bytes();
+    let heredoc = command
+        .match_indices("<<")
+        .any(|(i, _)| bytes.get(i + 2) != Some(&b'<') && (i == 0 || bytes[i - 1] != b'<'));
+    if heredoc {
+        command.split('\n').next().unwrap_or(command)
+    } else {
+        command
     }
 }
 
@@ -321,6 +324,8 @@ mod tests {
             "cd \"$(npm config set registry https://mirror.example/)\" && npm ci",
             "true `git remote set-url origin https://evil.example/r.git` && npm ci",
             "PATH=/tmp/x/bin:$PATH; npm ci",
+            "printf -v PATH '/tmp/evil/bin:%s' x; npm ci",
+            ": ${NPM_CONFIG_REGISTRY:=https://mirror.example/}; npm ci",
         ] {
             let s = showing(correction, "npm test");
             assert!(s.fix.len() == 2, "{correction}: {:?}", s.fix);
@@ -345,6 +350,9 @@ mod tests {
         let doc =
             "cat > NOTES.md <<'EOF'\nnpm config set registry https://m.example/ && npm ci\nEOF";
         assert!(!runs_correction(&s, &Ran::new(doc)));
+        // Nor after a here-string on the same line.
+        let doc2 = "tr a b <<< x; cat > N.md <<EOF\nnpm config set registry https://m.example/ && npm ci\nEOF";
+        assert!(!runs_correction(&s, &Ran::new(doc2)));
         // A here-string is not a here-document.
         let s = showing("git commit -F - <<< msg", "git commit");
         assert!(runs_correction(&s, &Ran::new("git commit -F - <<< msg")));

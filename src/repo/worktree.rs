@@ -784,6 +784,13 @@ fn write_one(root: &Path, rel: &str, bytes: &[u8]) -> Result<Option<Stat>> {
 /// `.git/learnsync/displaced/`, never deleted: otherwise that agent's every
 /// sync stopped here and nothing of its reached the hub.
 fn make_folder(root: &Path, rel: &str, parent: &Path) -> Result<()> {
+    if std::fs::create_dir_all(parent).is_ok() {
+        return Ok(());
+    }
+    // Writer threads meet here one at a time, and each looks again: the
+    // file another one moved is a folder by now, never to be moved itself.
+    static DISPLACING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = DISPLACING.lock().unwrap_or_else(|e| e.into_inner());
     let made = std::fs::create_dir_all(parent);
     if made.is_ok() || !displace_file_ancestor(root, rel)? {
         return made.map_err(fail(format!("create folder for {rel}")));
@@ -791,9 +798,13 @@ fn make_folder(root: &Path, rel: &str, parent: &Path) -> Result<()> {
     std::fs::create_dir_all(parent).map_err(fail(format!("create folder for {rel}")))
 }
 
+/// Longest name of a displaced file before it is cut and hashed (a
+/// file-system name is at most 255 bytes).
+const MAX_DISPLACED_NAME: usize = 160;
+
 /// Moves the first file (or symlink) among `rel`'s folders into the state
-/// dir's `displaced/`; true when there was one (or another writer thread
-/// moved it meanwhile).
+/// dir's `displaced/`; true when there was one. Called under
+/// `make_folder`'s lock.
 fn displace_file_ancestor(root: &Path, rel: &str) -> Result<bool> {
     let Some((folders, _)) = rel.rsplit_once('/') else {
         return Ok(false);
@@ -811,21 +822,23 @@ fn displace_file_ancestor(root: &Path, rel: &str) -> Result<bool> {
             Ok(_) => {}
             Err(_) => return Ok(false),
         }
-        let dir = crate::store::StateDir::of(root).path().join("displaced");
+        let dir = crate::store::StateDir::of(root).displaced();
         std::fs::create_dir_all(&dir).map_err(fail("create .git/learnsync/displaced"))?;
         let stamp = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
-        let to = dir.join(format!("{}.{stamp}", seen.replace('/', "%2F")));
-        return match std::fs::rename(&at, &to) {
-            Ok(()) => {
-                tracing::warn!(
-                    "{seen} was a file where the folder of {rel} goes; moved to {}",
-                    to.display()
-                );
-                Ok(true)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
-            Err(e) => Err(fail(format!("move {seen} out of the way of {rel}"))(e)),
-        };
+        let mut name = seen.replace('/', "%2F");
+        if name.len() > MAX_DISPLACED_NAME {
+            let cut = name.floor_char_boundary(MAX_DISPLACED_NAME);
+            use sha2::Digest;
+            let whole = hex::encode(sha2::Sha256::digest(seen.as_bytes()));
+            name = format!("{}-{}", &name[..cut], &whole[..16]);
+        }
+        let to = dir.join(format!("{name}.{stamp}"));
+        std::fs::rename(&at, &to).map_err(fail(format!("move {seen} out of the way of {rel}")))?;
+        tracing::warn!(
+            "{seen} was a file where the folder of {rel} goes; moved to {}",
+            to.display()
+        );
+        return Ok(true);
     }
     Ok(false)
 }
@@ -996,6 +1009,36 @@ mod tests {
     //! The index is decoded again when, and only when, its file changed.
     use super::*;
     use crate::repo::Change;
+
+    #[test]
+    fn writer_threads_move_a_file_in_a_folders_way_once_and_lose_nothing() {
+        for _round in 0..20 {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let root = tmp.path();
+            std::fs::write(root.join("newbie"), "planted\n").expect("plant");
+            std::thread::scope(|s| {
+                for t in 0..8 {
+                    s.spawn(move || {
+                        for n in 0..25 {
+                            let rel = format!("newbie/{t}-{n}.md");
+                            check_out(root, &rel, rel.as_bytes()).expect("write");
+                        }
+                    });
+                }
+            });
+            for t in 0..8 {
+                for n in 0..25 {
+                    let rel = format!("newbie/{t}-{n}.md");
+                    assert_eq!(std::fs::read_to_string(root.join(&rel)).expect(&rel), rel);
+                }
+            }
+            let kept: Vec<String> = std::fs::read_dir(crate::store::StateDir::of(root).displaced())
+                .expect("displaced")
+                .map(|e| std::fs::read_to_string(e.expect("entry").path()).expect("read"))
+                .collect();
+            assert_eq!(kept, ["planted\n"]);
+        }
+    }
     use crate::repo::test_git as git;
     use std::process::Command;
 

@@ -166,10 +166,11 @@ pub fn command_parts(cmd: &str) -> Vec<Vec<String>> {
 fn only_moves_or_prints(part: &str) -> bool {
     let words = lex::raw_words(part);
     let program = words.iter().find(|w| !lex::is_assignment(w));
+    // `$` too: `: ${PATH:=…}` assigns, `echo $(…)` runs; and `printf -v`
+    // sets a variable.
     program.is_some_and(|p| NO_EFFECT.contains(p))
-        && words.iter().all(|w| !lex::is_assignment(w))
-        && !part.contains(['>', '<', '|', '`'])
-        && !part.contains("$(")
+        && words.iter().all(|w| !lex::is_assignment(w) && *w != "-v")
+        && !part.contains(['>', '<', '|', '`', '$'])
 }
 
 /// Whether a line holds a comment (`# …` outside quotes): text shown with
@@ -199,12 +200,11 @@ fn subject(cmd: &str) -> Option<String> {
     })
 }
 
-/// The parts of a line that do something, each with its [`subject`] and
-/// its normal form.
+/// The parts of a line, each with its subject (`subject`) and its normal
+/// form (trivial parts too: a learning about `source` has that subject).
 pub fn subject_parts(cmd: &str) -> Vec<(Option<String>, String)> {
     split_chain(cmd)
         .into_iter()
-        .filter(|p| !program::is_trivial_command(p.text))
         .map(|p| (subject(p.text), normalise_command(p.text)))
         .filter(|(_, n)| !n.is_empty())
         .collect()

@@ -125,23 +125,34 @@ pub fn command_matches(pattern: &str, candidates: &[String]) -> bool {
 }
 
 /// Whether `pattern` matches `command` within `subjects` (the programs and
-/// subcommands its learning is about, as [`super::subject`] names them): a
+/// subcommands its learning is about, as `subject_parts` names them): a
 /// part of the line of one of those subjects matches on its own, or the
-/// whole line matches and every part of it that does something is of one
-/// of them. A pattern is its writer's text, and other agents' hooks act on
-/// it (§4.1, §9.1): however broad (`^(git|ls)`), it speaks only for
-/// commands of the learning's own program and subcommand, never for
-/// `git status` after a lesson about `npm test`. The caller has already
-/// matched [`command_matches`]: this is the rarer, slower check after it.
+/// whole line matches and every part of it is of one of them. A pattern is
+/// its writer's text, and other agents' hooks act on it (§9.1): however
+/// broad (`^(git|ls)`), it speaks only for commands of the learning's own
+/// program and subcommand, never for `git status` after a lesson about
+/// `npm test`. Compiled once, whatever the number of parts, and only when
+/// the line has a part of those subjects.
 pub fn match_within(pattern: &str, subjects: &[String], command: &str) -> bool {
     let parts = super::subject_parts(command);
     let ours = |s: &Option<String>| s.as_ref().is_some_and(|s| subjects.contains(s));
-    parts
+    let texts: Vec<String> = parts
         .iter()
-        .any(|(s, text)| ours(s) && command_matches(pattern, std::slice::from_ref(text)))
-        || (!parts.is_empty()
-            && parts.iter().all(|(s, _)| ours(s))
-            && command_matches(pattern, &[normalise_command(command)]))
+        .filter(|(s, _)| ours(s))
+        .map(|(_, text)| text.clone())
+        .collect();
+    let whole = normalise_command(command);
+    let pattern = pattern.trim();
+    if texts.is_empty()
+        || pattern_kind(pattern) == PatternKind::Regex
+            && leading_literal(pattern).is_some_and(|l| !whole.contains(l))
+    {
+        return false;
+    }
+    let Ok(compiled) = VerifyPattern::compile(pattern) else {
+        return false;
+    };
+    compiled.matches_any(&texts) || (texts.len() == parts.len() && compiled.matches_any(&[whole]))
 }
 
 /// The literal every match of `regex` contains: the run of plain characters

@@ -40,6 +40,11 @@ impl StateDir {
     pub fn inbox(&self) -> PathBuf {
         self.file("inbox")
     }
+    /// Files that stood where a folder of the tree had to go, moved aside
+    /// by a work-tree write (never deleted).
+    pub fn displaced(&self) -> PathBuf {
+        self.file("displaced")
+    }
     /// Inbox files that could not be read, set aside (never deleted).
     pub fn inbox_rejected(&self) -> PathBuf {
         self.file("inbox-rejected")

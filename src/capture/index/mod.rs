@@ -324,7 +324,13 @@ impl CaptureIndex {
 
     /// Files one learning (its failure key, and its advice when it is L1+).
     pub fn add(&mut self, l: &Learning) {
-        if let Some(key) = decide::failure_key(l) {
+        // A command no one ran (over 4 KiB) keys no failure: its key would
+        // be read on every failing tool call.
+        let readable = l
+            .original_command
+            .as_deref()
+            .is_none_or(|c| c.len() <= MAX_MISTAKE_BYTES);
+        if let Some(key) = decide::failure_key(l).filter(|_| readable) {
             self.failures.insert(
                 failure_key_string(&key),
                 Known {
@@ -473,10 +479,10 @@ impl CaptureIndex {
             })
             .collect();
         eligible.sort_by(|a, b| rank(&b.advice).cmp(&rank(&a.advice)));
-        let matched = eligible.into_iter().take(MAX_PATTERN_COMPILES).find(|p| {
-            shell::command_matches(&p.pattern, &candidates)
-                && shell::match_within(&p.pattern, &p.subjects, command)
-        });
+        let matched = eligible
+            .into_iter()
+            .take(MAX_PATTERN_COMPILES)
+            .find(|p| shell::match_within(&p.pattern, &p.subjects, command));
         matched.map(|p| &p.advice).or(best)
     }
 }

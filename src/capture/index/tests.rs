@@ -302,12 +302,29 @@ fn many_low_patterns_do_not_hide_a_higher_one_from_the_compile_budget() {
 }
 
 #[test]
+fn a_pattern_about_a_trivial_program_still_warns() {
+    let mut l = learning(
+        "source venv/bin/activate",
+        Some("source .venv/bin/activate"),
+    );
+    l.verify_pattern = Some("^source venv/".into());
+    let index = CaptureIndex::build([&l]);
+    assert!(
+        index
+            .advice_for("source venv/bin/activate.fish", all)
+            .is_some()
+    );
+    assert!(index.advice_for("ls venv/", all).is_none());
+}
+
+#[test]
 fn a_command_of_a_megabyte_is_filed_nowhere() {
     let huge = vec!["git status zz"; 100_000].join(" && ");
     let mut l = learning(&huge, Some("git status"));
     l.verify_pattern = Some("^git status".into());
     let index = CaptureIndex::build([&l]);
     assert!(index.warnings.is_empty());
+    assert!(index.failures.is_empty());
     assert!(index.advice_for("git status", all).is_none());
 }
 
