@@ -127,7 +127,8 @@ pub fn command_matches(pattern: &str, candidates: &[String]) -> bool {
 /// Whether `pattern` matches `command` within `subjects` (the programs and
 /// subcommands its learning is about, as `subject_parts` names them): a
 /// part of the line of one of those subjects matches on its own, or the
-/// whole line matches and every part of it is of one of them. A pattern is
+/// whole line matches and every part of it is of one of them or trivial
+/// (`cd`, `echo`). A pattern is
 /// its writer's text, and other agents' hooks act on it (§9.1): however
 /// broad (`^(git|ls)`), it speaks only for commands of the learning's own
 /// program and subcommand, never for `git status` after a lesson about
@@ -152,7 +153,15 @@ pub fn match_within(pattern: &str, subjects: &[String], command: &str) -> bool {
     let Ok(compiled) = VerifyPattern::compile(pattern) else {
         return false;
     };
-    compiled.matches_any(&texts) || (texts.len() == parts.len() && compiled.matches_any(&[whole]))
+    // `cd app && make build`: a trivial part beside the learning's own
+    // does not stop the whole line from being matched.
+    let trivial = |s: &Option<String>| {
+        s.as_deref()
+            .and_then(|s| s.split(' ').next())
+            .is_some_and(super::program::is_trivial)
+    };
+    compiled.matches_any(&texts)
+        || (parts.iter().all(|(s, _)| ours(s) || trivial(s)) && compiled.matches_any(&[whole]))
 }
 
 /// The literal every match of `regex` contains: the run of plain characters

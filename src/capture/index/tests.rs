@@ -302,6 +302,19 @@ fn many_low_patterns_do_not_hide_a_higher_one_from_the_compile_budget() {
 }
 
 #[test]
+fn a_pattern_of_a_whole_line_matches_it_beside_a_trivial_part() {
+    let mut l = learning("make build", Some("make -C app build"));
+    l.verify_pattern = Some("^cd app && make build V=1$".into());
+    let index = CaptureIndex::build([&l]);
+    assert!(index.advice_for("cd app && make build V=1", all).is_some());
+    assert!(
+        index
+            .advice_for("cd app && git status && make build V=1", all)
+            .is_none()
+    );
+}
+
+#[test]
 fn a_pattern_about_a_trivial_program_still_warns() {
     let mut l = learning(
         "source venv/bin/activate",
