@@ -276,4 +276,4 @@ fn fold(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

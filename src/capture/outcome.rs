@@ -109,17 +109,26 @@ pub fn correction_parts(correction: &str) -> Vec<Vec<String>> {
 /// the mistake), and its parts with their assignments (to know the
 /// correction). Read once per tool result, whatever the number of
 /// showings followed.
-pub struct Ran {
+pub struct Ran<'a> {
+    command: &'a str,
     parts: Vec<Vec<String>>,
-    full: Vec<Vec<String>>,
+    /// Read only when a showing with a command correction is not vetoed
+    /// by the mistake: most tool results are judged by `parts` alone.
+    full: std::cell::OnceCell<Vec<Vec<String>>>,
 }
 
-impl Ran {
-    pub fn new(command: &str) -> Self {
+impl<'a> Ran<'a> {
+    pub fn new(command: &'a str) -> Self {
         Ran {
+            command,
             parts: shell::simple_commands(command),
-            full: shell::command_parts(before_heredoc_body(command)),
+            full: std::cell::OnceCell::new(),
         }
+    }
+
+    fn full(&self) -> &[Vec<String>] {
+        self.full
+            .get_or_init(|| shell::command_parts(before_heredoc_body(self.command)))
     }
 }
 
@@ -143,12 +152,12 @@ fn before_heredoc_body(command: &str) -> &str {
 /// of a chain, equals the correction"). Not its last part alone: a
 /// correction is its writer's text, and `… set registry <evil> && npm ci`
 /// must not be counted as followed by a plain `npm ci`.
-pub fn runs_correction(s: &Showing, ran: &Ran) -> bool {
+pub fn runs_correction(s: &Showing, ran: &Ran<'_>) -> bool {
     // The mistake itself, even in a chain with the correction, decides nothing.
     if ran.parts.iter().any(|p| s.failure.contains(p)) {
         return false;
     }
-    !s.fix.is_empty() && holds_in_order(&ran.full, &s.fix)
+    !s.fix.is_empty() && holds_in_order(ran.full(), &s.fix)
 }
 
 fn holds_in_order(ran: &[Vec<String>], fix: &[Vec<String>]) -> bool {
@@ -185,7 +194,7 @@ fn runs_part(ran: &[String], fix: &[String], last: bool) -> bool {
 /// the correction worked, or did not; `None` when the command is not the
 /// correction. (The mistake happening again is a `recurred`, recorded by
 /// the failure's own path for every session.)
-pub fn verdict(s: &Showing, ran: &Ran, succeeded: bool) -> Option<Outcome> {
+pub fn verdict(s: &Showing, ran: &Ran<'_>, succeeded: bool) -> Option<Outcome> {
     runs_correction(s, ran).then_some(if succeeded {
         Outcome::Effective
     } else {

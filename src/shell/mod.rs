@@ -24,6 +24,4 @@ pub use chain::{
 pub use correction::parse_correction;
 pub use ignore::{default_ignore_patterns, glob_match, matches_ignore};
 pub use signature::error_signature;
-pub use verify::{
-    PatternKind, VerifyPattern, command_matches, match_within, pattern_kind, pattern_problem,
-};
+pub use verify::{PatternKind, VerifyPattern, match_within, pattern_kind, pattern_problem};

@@ -107,21 +107,27 @@ impl VerifyPattern {
     }
 }
 
-/// Whether a command, given as `candidates` (its normal form and the normal
-/// forms of its chain's parts), matches `pattern`; a pattern that cannot be
-/// used matches nothing. A regex is compiled only when every candidate
-/// could match it: one that must start with a literal (`^git push (…)`
-/// needs `git push `) is skipped without compiling when no candidate holds
-/// that literal, which is most of them for most commands.
-pub fn command_matches(pattern: &str, candidates: &[String]) -> bool {
+/// `pattern` compiled, unless it cannot be used or cannot match any of
+/// `candidates`: a regex that must start with a literal (`^git push (…)`
+/// needs `git push `) is not compiled when no candidate holds that
+/// literal, which is most of them for most commands.
+fn compiled_for(pattern: &str, candidates: &[String]) -> Option<VerifyPattern> {
     let pattern = pattern.trim();
     if pattern_kind(pattern) == PatternKind::Regex
         && let Some(literal) = leading_literal(pattern)
         && !candidates.iter().any(|c| c.contains(literal))
     {
-        return false;
+        return None;
     }
-    VerifyPattern::compile(pattern).is_ok_and(|p| p.matches_any(candidates))
+    VerifyPattern::compile(pattern).ok()
+}
+
+/// Whether a command, given as `candidates` (its normal form and the normal
+/// forms of its chain's parts), matches `pattern`; a pattern that cannot be
+/// used matches nothing.
+#[cfg(test)]
+fn command_matches(pattern: &str, candidates: &[String]) -> bool {
+    compiled_for(pattern, candidates).is_some_and(|p| p.matches_any(candidates))
 }
 
 /// Whether `pattern` matches `command` within `subjects` (the programs and
@@ -142,15 +148,11 @@ pub fn match_within(pattern: &str, subjects: &[String], command: &str) -> bool {
         .filter(|(s, _)| ours(s))
         .map(|(_, text)| text.clone())
         .collect();
-    let whole = normalise_command(command);
-    let pattern = pattern.trim();
-    if texts.is_empty()
-        || pattern_kind(pattern) == PatternKind::Regex
-            && leading_literal(pattern).is_some_and(|l| !whole.contains(l))
-    {
+    if texts.is_empty() {
         return false;
     }
-    let Ok(compiled) = VerifyPattern::compile(pattern) else {
+    let whole = normalise_command(command);
+    let Some(compiled) = compiled_for(pattern, std::slice::from_ref(&whole)) else {
         return false;
     };
     // `cd app && make build`: a trivial part beside the learning's own

@@ -848,17 +848,8 @@ mod tests {
                 )
             })
             .collect();
-        let approval = crate::review_rules::Review {
-            learning: "l-1".into(),
-            decision: crate::review_rules::Decision::Approved,
-            content_hash: original.content_hash(),
-            title: None,
-            proposed_by: None,
-            proposed_at: None,
-            reviewer: Some("maintainer".into()),
-            decided_at: Some("2026-09-01T00:00:00Z".into()),
-            pull_request: Some(7),
-        };
+        let approval =
+            crate::trust::tests::review(&original, crate::review_rules::Decision::Approved);
         let reviews: Vec<&crate::review_rules::Review> =
             if approve { vec![&approval] } else { vec![] };
         let (changes, _) =

@@ -156,7 +156,8 @@ fn order_of_input_does_not_matter() {
     );
 }
 
-fn review(l: &Learning, decision: Decision) -> Review {
+/// An approval or rejection of `l`'s content, as a maintainer records it.
+pub(crate) fn review(l: &Learning, decision: Decision) -> Review {
     Review {
         learning: l.id.clone(),
         decision,
