@@ -69,6 +69,15 @@ impl Delta {
     pub fn is_empty(&self) -> bool {
         self.tree.is_none()
     }
+
+    /// What is left to lay over the store once this delta is applied to
+    /// it: nothing, and the account of what bringing it along took.
+    pub fn applied(self) -> Delta {
+        Delta {
+            caught: self.caught,
+            ..Delta::default()
+        }
+    }
 }
 
 /// The events index's page cache.

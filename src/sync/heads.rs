@@ -593,9 +593,13 @@ pub fn recompute_after(
     // the tree it writes is built on those same ones.
     repo.release_trees();
     let tree = repo.commit_tree(head)?;
-    index.ensure(repo, tree)?;
-    lap.done("  bring the events index along");
-    let (changes, levels) = derive::recompute(repo, tree, before, affected, index, hub)?;
+    // Each blob read is handed out once: a chunk's prefetched learnings
+    // leave the cache as they are derived instead of staying to the end.
+    let (changes, levels) = repo.reading_blobs_once(|| {
+        index.ensure(repo, tree)?;
+        lap.done("  bring the events index along");
+        derive::recompute(repo, tree, before, affected, index, hub)
+    })?;
     lap.done("  recompute");
     if changes.is_empty() {
         return Ok((None, levels));

@@ -527,8 +527,10 @@ impl Exchange<'_> {
         let (main, mut affected) = self.decided_on_main(start)?;
         prefetch_heads(repo, start, heads)?;
         lap.done("policy, owners, prefetch the heads");
-        let merging =
-            self.merge_heads(start, heads, &passing, &mut owners, &mut affected, report)?;
+        // What the prefetch read leaves the cache as the merges take it.
+        let merging = repo.reading_blobs_once(|| {
+            self.merge_heads(start, heads, &passing, &mut owners, &mut affected, report)
+        })?;
         let mut lap = super::Lap::start();
         // What the signature checks (made as the merges needed them) found.
         report.problems.append(&mut owners.problems);
@@ -546,7 +548,8 @@ impl Exchange<'_> {
             },
             &passing,
         )?;
-        // Stored while the work tree is written, waited for on return.
+        // Stored as it was brought along; only a store that failed then is
+        // tried again, while the work tree is written (waited for on return).
         let stored = index.persist_in_background();
         let head = self.fold(start, merging, recomputed, report)?;
         if head == start {

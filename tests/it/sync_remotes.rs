@@ -827,6 +827,46 @@ fn a_sync_merging_many_heads_adds_one_commit() {
     assert_eq!(a.git(&["status", "--porcelain"]), "");
 }
 
+/// The events index is stored as soon as a cycle has read the merged
+/// events, before the recompute and before the ref moves: a cycle killed in
+/// between leaves it ahead of HEAD, at a tree whose objects may never have
+/// reached the disk. The next cycle must still count every event once and
+/// no event that is not in its tree, also when the hub moved meanwhile.
+#[test]
+fn an_events_index_stored_ahead_of_a_killed_cycle_counts_what_the_next_tree_holds() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
+    let id = add(&a, "shared fix");
+    a.ok(&["sync"]);
+    b.ok(&["sync"]);
+    b.ok(&["apply", &id, "--outcome", "effective"]);
+    b.ok(&["apply", &id, "--outcome", "effective"]);
+    b.ok(&["sync"]);
+    let out = a
+        .cmd(&["sync"])
+        .env("LEARNSYNC_FAULT", "merge:before-ref")
+        .output()
+        .expect("run");
+    assert!(!out.status.success(), "the fault stops the cycle");
+    // b's branch moves on before a syncs again: one more effective.
+    b.ok(&["apply", &id, "--outcome", "effective"]);
+    b.ok(&["sync"]);
+    a.ok(&["apply", &id, "--outcome", "effective"]);
+    a.ok(&["sync"]);
+    let shown = json(&a.ok(&["show", &id, "--json"]));
+    assert_eq!(shown["trust_level"], "L2", "{shown}");
+    // Each of the four counted once, none lost to the index's state.
+    let file = a.git(&["show", &format!("HEAD:claude/{id}.md")]);
+    assert!(file.contains("effective_count: 4"), "{file}");
+    b.ok(&["sync"]);
+    assert_eq!(
+        b.git(&["show", &format!("HEAD:claude/{id}.md")]),
+        file,
+        "b derives the same file"
+    );
+    assert_clean_and_sound(a.dir(), a.home());
+}
+
 #[test]
 fn a_cycle_is_one_commit_and_the_events_index_is_only_a_cache() {
     let tmp = tempfile::tempdir().expect("tmp");
