@@ -80,8 +80,10 @@ impl Delta {
     }
 }
 
-/// The events index's page cache.
-const CACHE_BYTES: usize = 2 << 20;
+/// The events index's page cache: a cycle reads each learning's lines
+/// about once, so the cache buys little; 2 MiB cost 2 MiB of a 10,000
+/// learnings sync's peak for ~15 ms less recompute.
+const CACHE_BYTES: usize = 512 << 10;
 
 fn redb_err<E: Into<redb::Error>>(action: &str) -> impl FnOnce(E) -> GitError + '_ {
     move |e| fail(format!("events index: {action}"))(e.into())

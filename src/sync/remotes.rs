@@ -749,19 +749,33 @@ impl Exchange<'_> {
                     .is_some_and(|id| indexed.holds(repo.root(), &d.path, id))
             })
             .collect();
-        repo.prefetch_blobs(
-            diffs
-                .iter()
-                .zip(&untouched)
-                .flat_map(|(d, same)| [d.ours.filter(|_| !same), d.theirs])
-                .flatten(),
-        );
-        // A batch at a time: the files' bytes are copies of cached blobs, and
-        // a sync can write most of a large dir.
+        // A batch at a time, its blobs read ahead in pack order and each
+        // handed out once: a sync can write most of a large dir, and all its
+        // blobs read ahead at once (the merged events files among them) were
+        // the work-tree step's peak of memory.
+        repo.reading_blobs_once(|| self.write_batches(diffs, &untouched, &mut fresh))?;
+        Ok(fresh)
+    }
+
+    /// [`Self::write_work_tree`]'s writes, a batch at a time.
+    fn write_batches(
+        &self,
+        diffs: &[heads::Diff],
+        untouched: &[bool],
+        fresh: &mut HashMap<String, gix::index::entry::Stat>,
+    ) -> Result<(), SyncError> {
+        let repo = self.repo;
         for (batch, same) in diffs
             .chunks(WORK_TREE_BATCH)
             .zip(untouched.chunks(WORK_TREE_BATCH))
         {
+            repo.prefetch_blobs(
+                batch
+                    .iter()
+                    .zip(same)
+                    .flat_map(|(d, same)| [d.ours.filter(|_| !same), d.theirs])
+                    .flatten(),
+            );
             let mut writes = Vec::with_capacity(batch.len());
             for (d, same) in batch.iter().zip(same) {
                 let edited = !same && {
@@ -787,6 +801,6 @@ impl Exchange<'_> {
                 }
             }
         }
-        Ok(fresh)
+        Ok(())
     }
 }
