@@ -65,20 +65,9 @@ impl EventIndex {
             return Ok(());
         }
         if let Some(path) = &self.store_path {
-            let opened = EventStore::open(path).and_then(|mut store| {
+            let opened = EventStore::open(path).and_then(|store| {
                 let delta = store.delta_to(repo, tree)?;
-                // Stored now rather than held: the new lines are megabytes
-                // when a cycle brings thousands of events, and the recompute
-                // that follows is a sync's peak of memory. A store ahead of
-                // HEAD (a cycle that fails or is killed from here) is only
-                // a cache: the next cycle catches it up from where it is.
-                match store.apply(&delta) {
-                    Ok(()) => Ok((store, delta.applied())),
-                    Err(e) => {
-                        tracing::warn!("{e}; the events index is stored after the recompute");
-                        Ok((store, delta))
-                    }
-                }
+                Ok((store, delta))
             });
             match opened {
                 Ok((store, delta)) => {
@@ -356,7 +345,7 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 
 /// Learnings recomputed together (their events and blobs held at once;
 /// two chunks are, in the pipeline: 512 held 4 MiB of parsed events at
-/// 10,000 learnings, a fifth of a sync's peak heap).
+/// 10,000 learnings, a fifth of the sync's peak heap then).
 const RECOMPUTE_CHUNK: usize = 256;
 
 /// One learning to recompute, as read from the trees: each file named

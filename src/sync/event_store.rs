@@ -69,15 +69,6 @@ impl Delta {
     pub fn is_empty(&self) -> bool {
         self.tree.is_none()
     }
-
-    /// What is left to lay over the store once this delta is applied to
-    /// it: nothing, and the account of what bringing it along took.
-    pub fn applied(self) -> Delta {
-        Delta {
-            caught: self.caught,
-            ..Delta::default()
-        }
-    }
 }
 
 /// The events index's page cache: a cycle reads each learning's lines

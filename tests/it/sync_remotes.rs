@@ -827,13 +827,12 @@ fn a_sync_merging_many_heads_adds_one_commit() {
     assert_eq!(a.git(&["status", "--porcelain"]), "");
 }
 
-/// The events index is stored as soon as a cycle has read the merged
-/// events, before the recompute and before the ref moves: a cycle killed in
-/// between leaves it ahead of HEAD, at a tree whose objects may never have
-/// reached the disk. The next cycle must still count every event once and
-/// no event that is not in its tree, also when the hub moved meanwhile.
+/// A cycle killed after it merged a peer's evidence, before its ref moved
+/// (its merged objects never reached the disk), while the peer's branch
+/// moves on: the next cycle counts every event once, and the peer derives
+/// the same file.
 #[test]
-fn an_events_index_stored_ahead_of_a_killed_cycle_counts_what_the_next_tree_holds() {
+fn a_cycle_killed_after_merging_evidence_loses_none_and_counts_none_twice() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (_hub, a, b) = pair(tmp.path(), "claude", "codex");
     let id = add(&a, "shared fix");
