@@ -589,13 +589,23 @@ impl Repo {
     /// once: what [`Repo::prefetch_blobs`] read ahead leaves the cache as
     /// `f` reads it, instead of staying to the end with the rest (3 MiB of
     /// events files at 10,000 learnings, beside the search index's fold).
-    /// A blob read twice is read from the store again. The cache is
-    /// dropped after.
+    /// A blob read twice is read from the store again. The cached blobs
+    /// are dropped after (the record of those held in the object memory
+    /// stays, for [`Repo::persist_objects`]).
     pub fn reading_blobs_once<T>(&self, f: impl FnOnce() -> T) -> T {
         let was = self.blobs_once.replace(true);
         let out = f();
         self.blobs_once.set(was);
-        self.release_blobs();
+        // The blobs read; not the record of those held in the object
+        // memory, which `persist_objects` hands to the cache for the work
+        // tree.
+        let mut cache = self.blobs.borrow_mut();
+        let held = std::mem::take(&mut cache.held);
+        *cache = BlobCache {
+            held,
+            ..BlobCache::default()
+        };
+        drop(cache);
         out
     }
 

@@ -550,8 +550,7 @@ impl Exchange<'_> {
             },
             &passing,
         )?;
-        // Stored as it was brought along; only a store that failed then is
-        // tried again, while the work tree is written (waited for on return).
+        // Stored while the work tree is written, waited for on return.
         let stored = index.persist_in_background();
         let head = self.fold(start, merging, recomputed, report)?;
         if head == start {

@@ -827,10 +827,9 @@ fn a_sync_merging_many_heads_adds_one_commit() {
     assert_eq!(a.git(&["status", "--porcelain"]), "");
 }
 
-/// A cycle killed after it merged a peer's evidence, before its ref moved
-/// (its merged objects never reached the disk), while the peer's branch
-/// moves on: the next cycle counts every event once, and the peer derives
-/// the same file.
+/// A cycle killed after it merged and recomputed a peer's evidence, just
+/// before its ref moved, while the peer's branch moves on: the next cycle
+/// counts every event once, and the peer derives the same file.
 #[test]
 fn a_cycle_killed_after_merging_evidence_loses_none_and_counts_none_twice() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -847,6 +846,7 @@ fn a_cycle_killed_after_merging_evidence_loses_none_and_counts_none_twice() {
         .output()
         .expect("run");
     assert!(!out.status.success(), "the fault stops the cycle");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("merge:before-ref"));
     // b's branch moves on before a syncs again: one more effective.
     b.ok(&["apply", &id, "--outcome", "effective"]);
     b.ok(&["sync"]);
