@@ -590,9 +590,6 @@ impl Exchange<'_> {
         let fresh = self.write_work_tree(&diffs)?;
         lap.done("write the work tree");
         crate::fault::point("merge:after-worktree");
-        // The blobs the work tree was written from are done with: the index
-        // takes their place.
-        repo.release_blobs();
         if partial {
             repo.write_index(new_tree, &fresh)?;
         } else {
@@ -730,7 +727,8 @@ impl Exchange<'_> {
 
     /// Brings the work tree along the diffs, never over an edit made while
     /// we merged: the stats of the files written, for the index (a file
-    /// left as the person edited it gets an empty stat).
+    /// left as the person edited it gets an empty stat). The blob cache is
+    /// empty after it: the index takes the blobs' place.
     fn write_work_tree(
         &self,
         diffs: &[heads::Diff],
