@@ -1,25 +1,83 @@
-//! Build script: link the `learnsync` binary as a position-dependent
-//! executable on Linux (glibc), unless `LEARNSYNC_PIE=1`.
+//! Build script: how the `learnsync` binary is linked on Linux (glibc).
 //!
-//! Why: `learnsync capture` runs as a hook on every agent tool call, and most
-//! of its cost is process start-up. As a PIE, the dynamic loader applies
-//! ~30,000 relative relocations at every start, copying ~110 pages of
-//! `.data.rel.ro` (vtables, panic locations, static tables): measured
-//! 233 → 112 page faults and 1.60 → 1.07 ms of CPU for a capture that has
-//! nothing to do, the difference between meeting and missing the hook's
-//! budget (benches/README.md).
+//! **Position-dependent, unless `LEARNSYNC_PIE=1`.** `learnsync capture`
+//! runs as a hook on every agent tool call, and most of its cost is process
+//! start-up. As a PIE, the dynamic loader applies ~30,000 relative
+//! relocations at every start, copying ~110 pages of `.data.rel.ro`
+//! (vtables, panic locations, static tables): measured 233 → 112 page
+//! faults and 1.60 → 1.07 ms of CPU for a capture that has nothing to do,
+//! the difference between meeting and missing the hook's budget
+//! (benches/README.md). The cost is ASLR of the executable's own image
+//! (shared libraries, heap, stack and mmaps stay randomised) — the same
+//! trade Go makes for every linux/amd64 binary by default. Packagers who
+//! prefer the hardening build with `LEARNSYNC_PIE=1` (docs/security.md).
 //!
-//! The cost is ASLR of the executable's own image (shared libraries, heap,
-//! stack and mmaps stay randomised) — the same trade Go makes for every
-//! linux/amd64 binary by default. Packagers who prefer the hardening build
-//! with `LEARNSYNC_PIE=1` (docs/security.md).
+//! **The code the commands run, laid out together (release builds on
+//! x86_64, unless `LEARNSYNC_TEXT_ORDER=0`).** The kernel maps code 64 KiB
+//! around each page a process first runs, and the functions a sync runs
+//! (3.9 of the binary's 13.8 MB) lie all over it, so a sync kept ~11 MiB
+//! of code resident. `linker/text-order.txt` lists them (the capture
+//! hook's first), and the linker (LLD, Rust's default there) places them
+//! in that order at the start of the code. A name the build does not hold
+//! (code changed since the list was made) is skipped; the list is made
+//! again with `benches/text-order.sh` (benches/README.md, "Code layout").
+
+use std::path::Path;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=LEARNSYNC_PIE");
-    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    let gnu = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "gnu");
-    let pie = std::env::var_os("LEARNSYNC_PIE").is_some_and(|v| v == "1");
-    if linux && gnu && !pie {
+    println!("cargo:rerun-if-env-changed=LEARNSYNC_TEXT_ORDER");
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let linux_gnu = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
+    if linux_gnu && var("LEARNSYNC_PIE") != "1" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
+    let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("linker/text-order.txt");
+    println!("cargo:rerun-if-changed={}", order.display());
+    // LLD, shipped with the compiler, is the default linker of
+    // x86_64-unknown-linux-gnu since Rust 1.90 (GNU ld has no such option);
+    // a build that names another linker is left as it asks.
+    let own_linker = var("CARGO_ENCODED_RUSTFLAGS").contains("linker");
+    if linux_gnu
+        && var("CARGO_CFG_TARGET_ARCH") == "x86_64"
+        && var("PROFILE") == "release"
+        && var("LEARNSYNC_TEXT_ORDER") != "0"
+        && !own_linker
+        && order.is_file()
+        && rustc_links_with_lld(&var("HOST"))
+    {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            order.display()
+        );
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
+}
+
+/// Whether the compiler building us is 1.90 or later and ships its LLD
+/// (some distributions' builds do not, and link with the system's `ld`).
+fn rustc_links_with_lld(host: &str) -> bool {
+    let Some(rustc) = std::env::var_os("RUSTC") else {
+        return false;
+    };
+    let run = |arg: &[&str]| {
+        let out = std::process::Command::new(&rustc).args(arg).output().ok()?;
+        String::from_utf8(out.stdout).ok()
+    };
+    let minor = run(&["-V"]).and_then(|v| {
+        v.split_whitespace()
+            .nth(1)?
+            .split('.')
+            .nth(1)?
+            .parse::<u32>()
+            .ok()
+    });
+    let shipped = run(&["--print", "sysroot"]).is_some_and(|root| {
+        Path::new(root.trim())
+            .join("lib/rustlib")
+            .join(host)
+            .join("bin/gcc-ld/ld.lld")
+            .is_file()
+    });
+    minor.is_some_and(|m| m >= 90) && shipped
 }

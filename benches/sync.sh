@@ -466,6 +466,8 @@ echo "Each fixture: N learnings in $SOURCE_AGENTS folders + $base_events events 
 echo "each adding $ADD_LEARNINGS learnings + $ADD_EVENTS events in $COMMITS commit(s)$([ "$WORKLOAD" != add ] && echo ", $EXISTING_SHARE% of the events about existing learnings")$([ "$WORKLOAD" = own ] && echo ", each branch holding only its own writes")."
 echo "Medians of interleaved runs; RSS = peak resident memory of the largest process of any run."
 echo "git = \`git fetch\` + $BRANCHES successive \`git merge --no-edit${MERGE_OPTS:+ $MERGE_OPTS}\` on a copy of the same clone."
+# The code layout the build has (build.rs): it moves the peak RSS by ~7 MiB.
+echo "Code layout: $(LEARNSYNC_BIN="$BIN" "$ROOT/benches/text-order.sh" --check 2>&1 || true)"
 echo
 python3 - "$FIRST_SYNC" $(for n in $ALL; do echo "$WORK/n$n"; done) <<'EOF'
 import json, re, statistics, sys
