@@ -58,7 +58,7 @@ pub struct Delta {
     /// The store's lines are replaced, not added to (a rebuild).
     clear: bool,
     /// Learning → lines added, as stored (`push_line`).
-    added: BTreeMap<String, Vec<u8>>,
+    added: Added,
     /// Learning → (path, line) pairs dropped.
     removed: BTreeMap<String, HashSet<(String, String)>>,
     pub caught: Caught,
@@ -68,6 +68,85 @@ impl Delta {
     /// True when the store already reflects the tree.
     pub fn is_empty(&self) -> bool {
         self.tree.is_none()
+    }
+}
+
+/// The lines a delta adds, by learning, in one buffer in the order they
+/// were read, each learning's chained through its records. A buffer per
+/// learning (a few hundred bytes each, grown by doubling) was 3 MiB of
+/// small heap blocks at 10,000 learnings, alive through the recompute and
+/// the work-tree write; one buffer is about the lines' own size, and
+/// glibc maps it apart from the heap and returns it when it is dropped.
+#[derive(Default)]
+struct Added {
+    /// `path\tline\n` records (`push_line`), as read.
+    bytes: Vec<u8>,
+    records: Vec<Record>,
+    /// Learning → its first and last record.
+    by_id: BTreeMap<String, (u32, u32)>,
+}
+
+/// Where a record lies in [`Added::bytes`], and its learning's next one.
+struct Record {
+    start: usize,
+    len: u32,
+    next: u32,
+}
+
+/// No next record.
+const LAST: u32 = u32::MAX;
+
+impl Added {
+    fn push(&mut self, learning: String, path: &str, line: &str) {
+        let start = self.bytes.len();
+        push_line(&mut self.bytes, path, line);
+        let (Ok(len), Ok(at)) = (
+            u32::try_from(self.bytes.len() - start),
+            u32::try_from(self.records.len()),
+        ) else {
+            // Past 4 GiB of one line or 4 billion lines: the store is a
+            // cache, and a rebuild reads what this leaves out.
+            self.bytes.truncate(start);
+            return;
+        };
+        self.records.push(Record {
+            start,
+            len,
+            next: LAST,
+        });
+        match self.by_id.entry(learning) {
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert((at, at));
+            }
+            std::collections::btree_map::Entry::Occupied(mut e) => {
+                let (_, last) = e.get_mut();
+                self.records[*last as usize].next = at;
+                *last = at;
+            }
+        }
+    }
+
+    fn ids(&self) -> impl Iterator<Item = &String> {
+        self.by_id.keys()
+    }
+
+    /// The records of `id`, in the order they were read.
+    fn records_of(&self, id: &str) -> impl Iterator<Item = &[u8]> {
+        let mut at = self.by_id.get(id).map_or(LAST, |(first, _)| *first);
+        std::iter::from_fn(move || {
+            let r = self.records.get(at as usize)?;
+            at = r.next;
+            self.bytes.get(r.start..r.start + r.len as usize)
+        })
+    }
+
+    /// The lines of `id` as one value (in `out`), or `None` when it has none.
+    fn value_of<'a>(&self, id: &str, out: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        out.clear();
+        for record in self.records_of(id) {
+            out.extend_from_slice(record);
+        }
+        (!out.is_empty()).then_some(out.as_slice())
     }
 }
 
@@ -113,7 +192,7 @@ impl EventStore {
             Ok(Some(v)) if v == VERSION => {}
             // Another layout (or one this version cannot read): start over,
             // it is only a cache.
-            _ => store.write(true, None, &BTreeMap::new(), &BTreeMap::new())?,
+            _ => store.write(true, None, &Added::default(), &BTreeMap::new())?,
         }
         Ok(store)
     }
@@ -186,7 +265,7 @@ impl EventStore {
         &self,
         clear: bool,
         tree: Option<ObjectId>,
-        added: &BTreeMap<String, Vec<u8>>,
+        added: &Added,
         removed: &BTreeMap<String, HashSet<(String, String)>>,
     ) -> Result<()> {
         let mut tx = self.db.begin_write().map_err(redb_err("write"))?;
@@ -200,8 +279,9 @@ impl EventStore {
         }
         {
             let mut table = tx.open_table(SEGMENTS).map_err(redb_err("write"))?;
-            let ids: BTreeSet<&String> = added.keys().chain(removed.keys()).collect();
+            let ids: BTreeSet<&String> = added.ids().chain(removed.keys()).collect();
             let mut codec = Codec::new();
+            let mut more_buf = Vec::new();
             for id in ids {
                 let all = segments_of(id);
                 let last = table
@@ -212,7 +292,7 @@ impl EventStore {
                     .map_err(redb_err("read"))?
                     .map(|(key, _)| key.value().1);
                 let gone = removed.get(id);
-                let more = added.get(id);
+                let more = added.value_of(id, &mut more_buf);
                 let next = last.map_or(0, |l| l + 1);
                 if gone.is_none() && next < MAX_SEGMENTS {
                     if let Some(more) = more {
@@ -288,7 +368,7 @@ impl EventStore {
                     });
                 }
             }
-            if let Some(more) = delta.added.get(id) {
+            for more in delta.added.records_of(id) {
                 for_each_line(more, |path, line| f(id, path, line));
             }
         }
@@ -341,7 +421,7 @@ fn catch_up(
             if !old_lines.contains(line)
                 && let Some(learning) = learning_of(line)
             {
-                push_line(delta.added.entry(learning).or_default(), path, line);
+                delta.added.push(learning, path, line);
             }
         }
         for line in &old_lines {
@@ -356,6 +436,11 @@ fn catch_up(
             }
         }
     }
+    // Grown by doubling, the buffer may be twice the lines; it lives
+    // through the recompute and the work-tree write. (Past 1 MiB glibc maps
+    // it on its own, and shrinking it is a remap, not a copy.)
+    delta.added.bytes.shrink_to_fit();
+    delta.added.records.shrink_to_fit();
     Ok(delta)
 }
 
@@ -613,7 +698,7 @@ mod tests {
                         // A tree id the repository does not have.
                         let store = EventStore::open(&store_path).expect("open");
                         let gone = ObjectId::from_hex(b"0123456789012345678901234567890123456789").expect("hex");
-                        store.write(false, Some(gone), &BTreeMap::new(), &BTreeMap::new()).expect("write");
+                        store.write(false, Some(gone), &Added::default(), &BTreeMap::new()).expect("write");
                     }
                 }
                 let mut kept = EventIndex::kept_at(store_path.clone());
