@@ -97,17 +97,19 @@ struct Record {
 const LAST: u32 = u32::MAX;
 
 impl Added {
-    fn push(&mut self, learning: String, path: &str, line: &str) {
+    /// Adds a line of `learning`'s. Fails past 4 GiB in one line or 4
+    /// billion lines (the cycle then reads every events file instead).
+    fn push(&mut self, learning: String, path: &str, line: &str) -> Result<()> {
         let start = self.bytes.len();
         push_line(&mut self.bytes, path, line);
-        let (Ok(len), Ok(at)) = (
-            u32::try_from(self.bytes.len() - start),
-            u32::try_from(self.records.len()),
-        ) else {
-            // Past 4 GiB of one line or 4 billion lines: the store is a
-            // cache, and a rebuild reads what this leaves out.
+        let at = u32::try_from(self.records.len())
+            .ok()
+            .filter(|&at| at != LAST);
+        let (Ok(len), Some(at)) = (u32::try_from(self.bytes.len() - start), at) else {
             self.bytes.truncate(start);
-            return;
+            return Err(fail("events index: catch up")(format!(
+                "a line of {path} past 4 GiB, or past 4 billion lines"
+            )));
         };
         self.records.push(Record {
             start,
@@ -124,6 +126,7 @@ impl Added {
                 *last = at;
             }
         }
+        Ok(())
     }
 
     fn ids(&self) -> impl Iterator<Item = &String> {
@@ -421,7 +424,7 @@ fn catch_up(
             if !old_lines.contains(line)
                 && let Some(learning) = learning_of(line)
             {
-                delta.added.push(learning, path, line);
+                delta.added.push(learning, path, line)?;
             }
         }
         for line in &old_lines {
@@ -806,6 +809,48 @@ mod tests {
         read.ensure(&repo, tree).expect("read");
         assert!(!answers(&read).is_empty());
         assert_eq!(answers(&kept), answers(&read));
+    }
+
+    #[test]
+    fn added_lines_come_back_by_learning_in_the_order_they_were_read() {
+        let mut added = Added::default();
+        let pushes = [
+            ("b", "events/x/2026-01.jsonl", "b1"),
+            ("a", "events/x/2026-01.jsonl", "a1"),
+            ("b", "events/y/2026-02.jsonl", "b2"),
+            ("a", "events/y/2026-02.jsonl", "a2"),
+            ("b", "events/y/2026-02.jsonl", "b3"),
+        ];
+        for (id, path, line) in pushes {
+            added.push(id.to_string(), path, line).expect("push");
+        }
+        let lines = |id: &str| {
+            let mut out = Vec::new();
+            for record in added.records_of(id) {
+                for_each_line(record, |path, line| out.push(format!("{path} {line}")));
+            }
+            out
+        };
+        assert_eq!(
+            lines("b"),
+            [
+                "events/x/2026-01.jsonl b1",
+                "events/y/2026-02.jsonl b2",
+                "events/y/2026-02.jsonl b3"
+            ]
+        );
+        assert_eq!(
+            lines("a"),
+            ["events/x/2026-01.jsonl a1", "events/y/2026-02.jsonl a2"]
+        );
+        assert!(lines("c").is_empty());
+        assert_eq!(added.ids().collect::<Vec<_>>(), ["a", "b"]);
+        let mut buf = Vec::new();
+        assert_eq!(
+            added.value_of("a", &mut buf),
+            Some(&b"events/x/2026-01.jsonl\ta1\nevents/y/2026-02.jsonl\ta2\n"[..])
+        );
+        assert_eq!(added.value_of("c", &mut buf), None);
     }
 
     #[test]
