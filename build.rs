@@ -16,11 +16,12 @@
 //! x86_64, unless `LEARNSYNC_TEXT_ORDER=0`).** The kernel maps code 64 KiB
 //! around each page a process first runs, and the functions a sync runs
 //! (3.9 of the binary's 13.8 MB) lie all over it, so a sync kept ~11 MiB
-//! of code resident. `linker/text-order.txt` lists them (the capture
-//! hook's first), and the linker (LLD, Rust's default there) places them
-//! in that order at the start of the code. A name the build does not hold
-//! (code changed since the list was made) is skipped; the list is made
-//! again with `benches/text-order.sh` (benches/README.md, "Code layout").
+//! of code resident. `linker/text-order.txt` lists the functions the
+//! capture hook, the context hooks and a sync run, grouped by which of them
+//! run each, and the linker (LLD, Rust's default there) places them in that
+//! order ahead of the rest. A name the build does not hold (a function
+//! added since the list was made) is skipped; the list is made again with
+//! `benches/text-order.sh` (benches/README.md, "Code layout").
 
 use std::path::Path;
 
