@@ -28,30 +28,45 @@ use std::path::Path;
 fn main() {
     println!("cargo:rerun-if-env-changed=LEARNSYNC_PIE");
     println!("cargo:rerun-if-env-changed=LEARNSYNC_TEXT_ORDER");
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let linux_gnu = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
     if linux_gnu && var("LEARNSYNC_PIE") != "1" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
-    let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("linker/text-order.txt");
+    let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        return;
+    };
+    let order = Path::new(&root).join("linker/text-order.txt");
     println!("cargo:rerun-if-changed={}", order.display());
     // LLD, shipped with the compiler, is the default linker of
-    // x86_64-unknown-linux-gnu since Rust 1.90 (GNU ld has no such option);
-    // a build that names another linker is left as it asks.
-    let own_linker = var("CARGO_ENCODED_RUSTFLAGS").contains("linker");
-    if linux_gnu
-        && var("CARGO_CFG_TARGET_ARCH") == "x86_64"
+    // x86_64-unknown-linux-gnu since Rust 1.90 (GNU ld has no such option).
+    // A build that names another linker (in Cargo's configuration, which
+    // Cargo hands us as `RUSTC_LINKER`, or in the flags) is left as it asks.
+    let flags = var("CARGO_ENCODED_RUSTFLAGS");
+    let own_linker = std::env::var_os("RUSTC_LINKER").is_some()
+        || flags.contains("linker")
+        || flags.contains("fuse-ld");
+    let Some(path) = order.to_str() else {
+        return;
+    };
+    if var("TARGET") == "x86_64-unknown-linux-gnu"
         && var("PROFILE") == "release"
         && var("LEARNSYNC_TEXT_ORDER") != "0"
         && !own_linker
         && order.is_file()
         && rustc_links_with_lld(&var("HOST"))
     {
-        println!(
-            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-            order.display()
-        );
-        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+        // `-Xlinker`, not `-Wl,`: the compiler driver would split a path
+        // holding a comma.
+        for arg in [
+            "-Xlinker".to_string(),
+            format!("--symbol-ordering-file={path}"),
+            "-Xlinker".to_string(),
+            "--no-warn-symbol-ordering".to_string(),
+        ] {
+            println!("cargo:rustc-link-arg-bins={arg}");
+        }
     }
 }
 

@@ -2,20 +2,24 @@
 # Makes linker/text-order.txt, the order in which the release build lays out
 # the functions the common commands run (build.rs; benches/README.md, "Code
 # layout"): each workload below runs once under valgrind's callgrind, and the
-# functions it ran are listed, the capture hook's first (it runs on every
-# agent tool call), then the context hooks', then a sync's. A function is
-# listed once, in the first workload that ran it.
+# functions they ran are listed grouped by which of the three workloads (the
+# capture hook, the context hooks, a sync) ran each, in an order that keeps
+# the capture hook's groups together and a sync's together.
 #
 # Usage: [LEARNSYNC_BIN=path] benches/text-order.sh [FIXTURE...]
 #        [LEARNSYNC_BIN=path] benches/text-order.sh --check
 #   FIXTURE: a `benches/sync.sh` fixture dir (e.g. target/sync-bench-own/n10000):
 #   a sync of a copy of its clone/ (and of fresh/, when there is one) is traced
-#   too, the large-dir paths a small team does not reach (a watcher, the
-#   indexes' first build). Needs valgrind and python3; takes a few minutes.
+#   too, the large-dir paths a small team does not reach (the processes it
+#   starts detached, a watcher and the indexes' first build, are not traced).
+#   Needs valgrind and python3; takes a few minutes.
+#   TRACES=dir keeps the traces (an empty or new dir); FROM_TRACES=1 with
+#   TRACES makes the list from the traces there, nothing run.
 #
 # The names are the build's symbols: make the list from a release build of
 # the commit that will ship (names hold a hash of the crate's build
-# settings; a name the linker does not find is skipped, not an error).
+# settings and version; a name the linker does not find is skipped, not an
+# error).
 set -euo pipefail
 
 die() { echo "text-order.sh: $*" >&2; exit 1; }
@@ -60,14 +64,18 @@ trap 'rm -rf "$WORK"' EXIT
 export HOME="$WORK/home" LEARNSYNC_DIR="$WORK/learnings" HOSTNAME=order
 export GIT_CONFIG_GLOBAL="$WORK/home/gitconfig" GIT_CONFIG_NOSYSTEM=1
 unset XDG_CONFIG_HOME XDG_DATA_HOME LEARNSYNC_AGENT TERRAPHIM_LEARNINGS_DIR LEARNSYNC_LOG
-# TRACES=dir keeps the traces; with FROM_TRACES=1 the list is made from
-# those already there, nothing run.
+if [ "${FROM_TRACES:-0}" = 1 ]; then
+    [ -n "${TRACES:-}" ] && [ -d "$TRACES" ] || die "FROM_TRACES=1 needs TRACES, the dir of an earlier run's traces"
+elif [ -n "${TRACES:-}" ] && [ -n "$(ls -A "$TRACES" 2>/dev/null)" ]; then
+    die "TRACES=$TRACES holds files already (an earlier run's traces would mix in): name an empty dir"
+fi
 TRACES=${TRACES:-$WORK/cg}
 mkdir -p "$HOME" "$TRACES"
 git config --file "$GIT_CONFIG_GLOBAL" user.name "text order"
 git config --file "$GIT_CONFIG_GLOBAL" user.email "order@learnsync.invalid"
 # The long commands re-execute themselves with these allocator settings
-# (src/cli/allocator.rs); set already, they run in the traced process.
+# (src/cli/allocator.rs, SETTINGS: keep the two equal); set already, they
+# run in the traced process.
 export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2
 
 step=0
@@ -129,8 +137,11 @@ workloads() {
         for src in clone fresh; do
             [ -d "$f/$src" ] || continue
             say "a sync of $f/$src"
-            [ -x "$f/prepare.sh" ] && "$f/prepare.sh" "$WORK/run" "$f/$src" >/dev/null 2>&1 ||
+            if [ -x "$f/prepare.sh" ]; then
+                "$f/prepare.sh" "$WORK/run" "$f/$src" >/dev/null || die "$f/prepare.sh failed"
+            else
                 cp -a "$f/$src" "$WORK/run"
+            fi
             HOME="$(dirname "$f")/home" GIT_CONFIG_GLOBAL="$(dirname "$f")/home/gitconfig" \
                 trace sync "$BIN" --dir "$WORK/run" sync
             "$BIN" --dir "$WORK/run" -q watch --stop >/dev/null 2>&1 || true
@@ -157,7 +168,10 @@ for line in subprocess.run(["nm", "-S", "--defined-only", binary], capture_outpu
 # hooks, s: a sync) and in how many of each one's traces.
 ran = {}
 for name in os.listdir(traces):
-    workload = name.split(".")[0][0]
+    workload = name.split(".")[0]
+    if workload not in ("capture", "hooks", "sync"):
+        continue
+    workload = workload[0]
     fns = set()
     for line in open(os.path.join(traces, name), errors="replace"):
         m = re.match(r"^c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
@@ -173,6 +187,8 @@ order = ["h", "ch", "c", "cs", "chs", "hs", "s"]
 groups = {}
 for fn, by in ran.items():
     groups.setdefault("".join(w for w in "chs" if w in by), []).append(fn)
+if not groups:
+    sys.exit(f"no traced function of {binary} in {traces}: nothing written")
 with open(out, "w") as f:
     f.write("# The functions the common commands run, in the order the release build\n"
             "# lays them out (build.rs), grouped by what runs them: c = the capture\n"

@@ -12,6 +12,7 @@ use crate::paths::{self, RepoPath};
 use crate::repo::{GitError, Repo, Result, fail};
 use gix::ObjectId;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
@@ -117,10 +118,10 @@ impl Added {
             next: LAST,
         });
         match self.by_id.entry(learning) {
-            std::collections::btree_map::Entry::Vacant(e) => {
+            Entry::Vacant(e) => {
                 e.insert((at, at));
             }
-            std::collections::btree_map::Entry::Occupied(mut e) => {
+            Entry::Occupied(mut e) => {
                 let (_, last) = e.get_mut();
                 self.records[*last as usize].next = at;
                 *last = at;
