@@ -13,13 +13,20 @@ git config --file "$GIT_CONFIG_GLOBAL" init.defaultBranch main
 unset LEARNSYNC_DIR TERRAPHIM_LEARNINGS_DIR LEARNSYNC_LOG GIT_DIR GIT_WORK_TREE
 
 # The binary: $LEARNSYNC_BIN, else a release build; and the generator.
+# Building a bench target builds the learnsync binary too, with the
+# dev-dependencies' features: other symbol names (so not the layout of
+# linker/text-order.txt) and the same path, target/release/learnsync. So a
+# given binary is copied aside first, and our own release build comes last.
+mkdir -p "$WORK/bin"
 if [ -n "${LEARNSYNC_BIN:-}" ]; then
-    BIN=$(cd "$(dirname "$LEARNSYNC_BIN")" && pwd)/$(basename "$LEARNSYNC_BIN")
-    say "timing $BIN; building the fixture generator"
+    cp "$LEARNSYNC_BIN" "$WORK/bin/learnsync" || die "cannot copy LEARNSYNC_BIN=$LEARNSYNC_BIN"
+    say "timing $LEARNSYNC_BIN (copied to $WORK/bin); building the fixture generator"
 else
-    say "building learnsync (release) and the fixture generator"
-    cargo build --release --quiet
-    BIN="$TARGET/release/learnsync"
+    say "building the fixture generator and learnsync (release)"
+fi
+if [ -n "${COMPARE_BIN:-}" ]; then
+    cp "$COMPARE_BIN" "$WORK/bin/learnsync-compare" || die "cannot copy COMPARE_BIN=$COMPARE_BIN"
+    COMPARE_BIN="$WORK/bin/learnsync-compare"
 fi
 GEN=$(cargo bench --bench sync_fixture --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json,sys
@@ -27,4 +34,9 @@ for l in sys.stdin:
     m = json.loads(l)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "sync_fixture" and m.get("executable"):
         print(m["executable"])')
+if [ -z "${LEARNSYNC_BIN:-}" ]; then
+    cargo build --release --quiet
+    cp "$TARGET/release/learnsync" "$WORK/bin/learnsync"
+fi
+BIN="$WORK/bin/learnsync"
 [ -x "$BIN" ] && [ -x "$GEN" ] || die "build failed"

@@ -52,6 +52,11 @@ size = sum(s for _, s in held)
 span = max(a + s for a, s in held) - min(a for a, _ in held)
 print(f"{len(held)} of {len(names)} listed functions in the build, {size / 1e6:.2f} MB of code "
       f"over {span / 1e6:.2f} MB of addresses ({'laid out together' if span < 1.2 * size else 'NOT laid out together'})")
+if len(held) < 0.9 * len(names):
+    print(f"the list is stale for this build ({len(names) - len(held)} names missing): a build of "
+          "another compiler, version or dependency set (a build of the benches or tests has "
+          "their features) has other names; make the list again from a plain release build")
+    sys.exit(1)
 sys.exit(0 if span < 1.2 * size else 1)
 PY
     exit
