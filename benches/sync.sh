@@ -320,6 +320,7 @@ verify() {
     rm -rf "$d/clone/.git/learnsync/search" "$d/clone/.git/learnsync/events.redb"
     "$BIN" --dir "$d/clone" -q query --limit 1 "warm the index" >/dev/null
     "$BIN" --dir "$d/clone" -q sync --no-fetch --no-push
+    "$BIN" --dir "$d/clone" -q watch --stop || true
     [ -f "$d/clone/.git/learnsync/events.redb" ] || die "n=$n: no events index after a local sync"
     "$d/prepare.sh" "$ls"
     local rc=0

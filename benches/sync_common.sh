@@ -18,14 +18,20 @@ unset LEARNSYNC_DIR TERRAPHIM_LEARNINGS_DIR LEARNSYNC_LOG GIT_DIR GIT_WORK_TREE
 # linker/text-order.txt) and the same path, target/release/learnsync. So a
 # given binary is copied aside first, and our own release build comes last.
 mkdir -p "$WORK/bin"
+# A copy in $WORK/bin (renamed into place: an earlier run's copy may still
+# be running, a watcher a timed sync started).
+keep_bin() {
+    cp "$1" "$WORK/bin/.$2.tmp" && mv -f "$WORK/bin/.$2.tmp" "$WORK/bin/$2" ||
+        die "cannot copy $1 to $WORK/bin"
+}
 if [ -n "${LEARNSYNC_BIN:-}" ]; then
-    cp "$LEARNSYNC_BIN" "$WORK/bin/learnsync" || die "cannot copy LEARNSYNC_BIN=$LEARNSYNC_BIN"
+    keep_bin "$LEARNSYNC_BIN" learnsync
     say "timing $LEARNSYNC_BIN (copied to $WORK/bin); building the fixture generator"
 else
     say "building the fixture generator and learnsync (release)"
 fi
 if [ -n "${COMPARE_BIN:-}" ]; then
-    cp "$COMPARE_BIN" "$WORK/bin/learnsync-compare" || die "cannot copy COMPARE_BIN=$COMPARE_BIN"
+    keep_bin "$COMPARE_BIN" learnsync-compare
     COMPARE_BIN="$WORK/bin/learnsync-compare"
 fi
 GEN=$(cargo bench --bench sync_fixture --no-run --message-format=json 2>/dev/null |
@@ -36,7 +42,7 @@ for l in sys.stdin:
         print(m["executable"])')
 if [ -z "${LEARNSYNC_BIN:-}" ]; then
     cargo build --release --quiet
-    cp "$TARGET/release/learnsync" "$WORK/bin/learnsync"
+    keep_bin "$TARGET/release/learnsync" learnsync
 fi
 BIN="$WORK/bin/learnsync"
 [ -x "$BIN" ] && [ -x "$GEN" ] || die "build failed"
