@@ -84,6 +84,14 @@ ADD_LEARNINGS=${ADD_LEARNINGS:-100}
 ADD_EVENTS=${ADD_EVENTS:-1000}
 RUNS=${RUNS:-10}
 RUNS_LARGE=${RUNS_LARGE:-5}
+# The fixture's own clone is synced to set it up and checked; a watcher that
+# sync starts (watch: auto at 10,000 files) is stopped, and waited for until
+# it has removed its socket, so no copy of the clone races its cleanup.
+stop_clone_watcher() {
+    "$BIN" --dir "$1" -q watch --stop || true
+    local i=0
+    while [ -e "$1/.git/learnsync/watch.sock" ] && [ "$i" -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
 events_for() { echo "${EVENTS:-$(($1 * EVENTS_PER_LEARNING))}"; }
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -158,7 +166,7 @@ fixture() {
     "$BIN" --dir "$d/clone" -q sync --no-fetch --no-push
     # That sync may have started a watcher (watch: auto, >= 10,000 files):
     # stop it, so the pristine clone carries no socket into its copies.
-    "$BIN" --dir "$d/clone" -q watch --stop || true
+    stop_clone_watcher "$d/clone"
     if [ "$FIRST_SYNC" = 1 ]; then
         # A new team member: a clone of the hub, `learnsync init`, no sync yet.
         say "n=$n: a second clone, adopted by learnsync init"
@@ -320,7 +328,7 @@ verify() {
     rm -rf "$d/clone/.git/learnsync/search" "$d/clone/.git/learnsync/events.redb"
     "$BIN" --dir "$d/clone" -q query --limit 1 "warm the index" >/dev/null
     "$BIN" --dir "$d/clone" -q sync --no-fetch --no-push
-    "$BIN" --dir "$d/clone" -q watch --stop || true
+    stop_clone_watcher "$d/clone"
     [ -f "$d/clone/.git/learnsync/events.redb" ] || die "n=$n: no events index after a local sync"
     "$d/prepare.sh" "$ls"
     local rc=0

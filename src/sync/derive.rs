@@ -502,11 +502,7 @@ struct File {
     was: Option<ObjectId>,
 }
 
-/// Where every learning of `ids` is: its files in the agent folders of
-/// `tree` (`<folder>/<id>.md`, in folder order), each with the blob the same
-/// path held in `before`. Only the names asked for are kept (an index of
-/// every file name was 6 MiB at 100,000 learnings), and a folder of `before`
-/// that differs from `tree`'s is looked up without being kept.
+/// The files of the learnings a recompute was asked for ([`places`]).
 struct Places<'a> {
     /// The agent folders holding a learning asked for (valid names).
     folders: Vec<String>,
@@ -518,8 +514,13 @@ struct Places<'a> {
 
 /// A learning's file in [`Places`]: its folder's index, its blob, and the
 /// blob the same path held before.
-type Spot = (u32, ObjectId, Option<ObjectId>);
+type Spot = (usize, ObjectId, Option<ObjectId>);
 
+/// Where every learning of `ids` is: its files in the agent folders of
+/// `tree` (`<folder>/<id>.md`, in folder order), each with the blob the same
+/// path held in `before`. Only the names asked for are kept (an index of
+/// every file name was 6 MiB at 100,000 learnings), and a folder of `before`
+/// that differs from `tree`'s is looked up without being kept.
 fn places<'a>(
     repo: &Repo,
     tree: ObjectId,
@@ -556,9 +557,7 @@ fn places<'a>(
             }
             None => vec![None; here.len()],
         };
-        let Ok(at) = u32::try_from(places.folders.len()) else {
-            break;
-        };
+        let at = places.folders.len();
         places.folders.push(folder.name.to_string());
         for ((id, blob, _), was) in here.into_iter().zip(was) {
             // Most ids are in one folder: room for one (a first push makes
@@ -581,7 +580,7 @@ impl Places<'_> {
             .unwrap_or_default()
             .into_iter()
             .map(|(at, blob, was)| File {
-                rel: format!("{}/{id}.md", self.folders[at as usize]),
+                rel: format!("{}/{id}.md", self.folders[at]),
                 blob,
                 was,
             })
