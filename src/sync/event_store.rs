@@ -17,24 +17,110 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
 /// `"tree"` → hex id of the `events/` tree reflected (absent: none);
-/// `"version"` → the layout version below.
+/// `"version"` → the layout version below; `"gens"` → the generations,
+/// oldest first (`Gens`).
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
-/// (learning id, segment) → lines of that learning, each `<events
-/// path>\t<line>\n`, deflated (`Codec`): a learning's lines repeat their
-/// keys, so they shrink ~5×. A catch-up appends the lines it found as the
-/// learning's next segment instead of rewriting its whole value (most of
-/// a cycle's learnings gain an event or two); a learning that reaches
-/// `MAX_SEGMENTS`, or loses lines, is rewritten as one segment.
-const SEGMENTS: TableDefinition<(&str, u32), &[u8]> = TableDefinition::new("segments");
-/// Version 1 kept one value per learning, in a table `lines`.
-const VERSION: &str = "2";
-/// Segments a learning may have before its next write merges them.
-const MAX_SEGMENTS: u32 = 8;
+/// Version 1 kept one value per learning (table `lines`), version 2 a
+/// learning's segments side by side (table `segments`): a cycle that added
+/// a line to most learnings rewrote nearly every page of the file (15 MB
+/// at 10,000 learnings). Version 3 keeps generations.
+const VERSION: &str = "3";
+/// Generations kept before the newest two are merged whatever their sizes.
+const MAX_GENS: usize = 8;
+/// A generation holding up to this many learnings per one asked for is
+/// read through in key order; a larger one, learning by learning. (The
+/// tests' few learnings take both ways with 1.)
+const SCAN_PER_ASKED: u64 = if cfg!(test) { 1 } else { 16 };
 /// Values shorter than this are stored plain.
 const PLAIN_BELOW: usize = 512;
 const NO_TREE: &str = "none";
 /// The largest value `unpack` will inflate (a corrupt length is refused).
 const MAX_VALUE: usize = 256 << 20;
+
+/// Generation `n`'s table, `gen-<n>`: learning id → the lines of that
+/// learning one catch-up added (or several, merged), each `<events
+/// path>\t<line>\n`, deflated (`Codec`): a learning's lines repeat their
+/// keys, so they shrink ~5×. A catch-up writes its lines as a new table,
+/// pages of its own, instead of inserting them among the stored ones; the
+/// newest two generations are merged into one when the older is no larger
+/// than the newer (so sizes halve, at most, from the oldest on, and a line
+/// is rewritten about log₂ of the generations' sizes times), or when there
+/// are more than `MAX_GENS`. A learning's lines are those of every
+/// generation: the recompute sorts events, so their order does not matter.
+fn gen_table(name: &str) -> TableDefinition<'_, &'static str, &'static [u8]> {
+    TableDefinition::new(name)
+}
+
+/// One generation: its number (its table is `gen-<n>`), and how many
+/// learnings and stored bytes it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Gen {
+    n: u64,
+    entries: u64,
+    bytes: u64,
+}
+
+impl Gen {
+    fn name(&self) -> String {
+        format!("gen-{}", self.n)
+    }
+}
+
+/// The generations, oldest first, as META's `"gens"` holds them:
+/// `<n>:<entries>:<bytes>` joined by `,`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Gens(Vec<Gen>);
+
+impl Gens {
+    fn parse(text: &str) -> Option<Gens> {
+        let generation = |g: &str| {
+            let mut parts = g.split(':').map(str::parse::<u64>);
+            match (parts.next(), parts.next(), parts.next(), parts.next()) {
+                (Some(Ok(n)), Some(Ok(entries)), Some(Ok(bytes)), None) => {
+                    Some(Gen { n, entries, bytes })
+                }
+                _ => None,
+            }
+        };
+        let gens = text
+            .split(',')
+            .filter(|g| !g.is_empty())
+            .map(generation)
+            .collect::<Option<Vec<_>>>()?;
+        // Numbered in order, oldest first.
+        gens.windows(2)
+            .all(|w| w[0].n < w[1].n)
+            .then_some(Gens(gens))
+    }
+
+    fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|g| format!("{}:{}:{}", g.n, g.entries, g.bytes))
+            .collect();
+        parts.join(",")
+    }
+
+    /// A new, empty generation, numbered after every other.
+    fn fresh(&self) -> Gen {
+        Gen {
+            n: self.0.last().map_or(0, |g| g.n + 1),
+            entries: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The newest two, when they are to be merged.
+    fn due(&self) -> Option<(Gen, Gen)> {
+        match self.0.as_slice() {
+            [.., older, newer] if self.0.len() > MAX_GENS || older.bytes <= newer.bytes => {
+                Some((*older, *newer))
+            }
+            _ => None,
+        }
+    }
+}
 
 pub struct EventStore {
     db: Database,
@@ -193,12 +279,25 @@ impl EventStore {
         let store = EventStore { db };
         match store.meta("version") {
             Ok(None) => {}
-            Ok(Some(v)) if v == VERSION => {}
+            Ok(Some(v)) if v == VERSION && store.gens_stored() => {}
             // Another layout (or one this version cannot read): start over,
             // it is only a cache.
             _ => store.write(true, None, &Added::default(), &BTreeMap::new())?,
         }
         Ok(store)
+    }
+
+    /// True when META's generations parse and each has its table.
+    fn gens_stored(&self) -> bool {
+        let Ok(Some(text)) = self.meta("gens") else {
+            return false;
+        };
+        let (Some(gens), Ok(tx)) = (Gens::parse(&text), self.db.begin_read()) else {
+            return false;
+        };
+        gens.0
+            .iter()
+            .all(|g| tx.open_table(gen_table(&g.name())).is_ok())
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>> {
@@ -263,8 +362,9 @@ impl EventStore {
         Ok(())
     }
 
-    /// One transaction: (optionally clear,) drop `removed`, append `added`,
-    /// record `tree`.
+    /// One transaction: (optionally clear,) drop `removed` where they are
+    /// stored, store `added` as a new generation, merge the generations
+    /// due, record `tree`.
     fn write(
         &self,
         clear: bool,
@@ -274,72 +374,62 @@ impl EventStore {
     ) -> Result<()> {
         let mut tx = self.db.begin_write().map_err(redb_err("write"))?;
         tx.set_quick_repair(true);
-        if clear {
-            let old: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
-            let meta: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-            tx.delete_table(old).map_err(redb_err("clear"))?;
-            tx.delete_table(meta).map_err(redb_err("clear"))?;
-            tx.delete_table(SEGMENTS).map_err(redb_err("clear"))?;
+        let mut gens = if clear {
+            // Every table, of whatever layout.
+            let tables: Vec<_> = tx.list_tables().map_err(redb_err("clear"))?.collect();
+            for table in tables {
+                tx.delete_table(table).map_err(redb_err("clear"))?;
+            }
+            Gens::default()
+        } else {
+            let meta = tx.open_table(META).map_err(redb_err("write"))?;
+            let text = meta.get("gens").map_err(redb_err("read"))?;
+            match text {
+                None => Gens::default(),
+                Some(text) => Gens::parse(text.value()).ok_or_else(corrupt)?,
+            }
+        };
+        let mut codec = Codec::new();
+        if !removed.is_empty() {
+            drop_lines(&tx, &mut gens, removed, &mut codec)?;
         }
-        {
-            let mut table = tx.open_table(SEGMENTS).map_err(redb_err("write"))?;
-            let ids: BTreeSet<&String> = added.ids().chain(removed.keys()).collect();
-            let mut codec = Codec::new();
-            let mut more_buf = Vec::new();
-            for id in ids {
-                let all = segments_of(id);
-                let last = table
-                    .range(all.clone())
-                    .map_err(redb_err("read"))?
-                    .next_back()
-                    .transpose()
-                    .map_err(redb_err("read"))?
-                    .map(|(key, _)| key.value().1);
-                let gone = removed.get(id);
-                let more = added.value_of(id, &mut more_buf);
-                let next = last.map_or(0, |l| l + 1);
-                if gone.is_none() && next < MAX_SEGMENTS {
-                    if let Some(more) = more {
-                        table
-                            .insert((id.as_str(), next), codec.pack(more).as_slice())
-                            .map_err(redb_err("write"))?;
-                    }
-                    continue;
-                }
-                let mut value = Vec::new();
-                let mut buf = Vec::new();
-                for entry in table.range(all.clone()).map_err(redb_err("read"))? {
-                    let entry = entry.map_err(redb_err("read"))?;
-                    value.extend_from_slice(codec.unpack(entry.1.value(), &mut buf)?);
-                }
-                if let Some(gone) = gone {
-                    value = retain_lines(&value, |path, line| {
-                        !gone.contains(&(path.to_string(), line.to_string()))
-                    });
-                }
-                if let Some(more) = more {
-                    value.extend_from_slice(more);
-                }
-                table
-                    .retain_in(all, |_, _| false)
-                    .map_err(redb_err("write"))?;
-                if !value.is_empty() {
+        if added.ids().next().is_some() {
+            let mut generation = gens.fresh();
+            let mut table = tx
+                .open_table(gen_table(&generation.name()))
+                .map_err(redb_err("write"))?;
+            let mut buf = Vec::new();
+            for id in added.ids() {
+                if let Some(value) = added.value_of(id, &mut buf) {
+                    let packed = codec.pack(value);
                     table
-                        .insert((id.as_str(), 0), codec.pack(&value).as_slice())
+                        .insert(id.as_str(), packed.as_slice())
                         .map_err(redb_err("write"))?;
+                    generation.entries += 1;
+                    generation.bytes += packed.len() as u64;
                 }
             }
-            let mut meta = tx.open_table(META).map_err(redb_err("write"))?;
-            let hex = tree.map_or_else(|| NO_TREE.to_string(), |t| t.to_string());
-            meta.insert("tree", hex.as_str())
-                .map_err(redb_err("write"))?;
-            meta.insert("version", VERSION).map_err(redb_err("write"))?;
+            gens.0.push(generation);
         }
+        while let Some((older, newer)) = gens.due() {
+            let merged = merge(&tx, older, newer, gens.fresh(), &mut codec)?;
+            gens.0.truncate(gens.0.len() - 2);
+            gens.0.push(merged);
+        }
+        let mut meta = tx.open_table(META).map_err(redb_err("write"))?;
+        let hex = tree.map_or_else(|| NO_TREE.to_string(), |t| t.to_string());
+        meta.insert("tree", hex.as_str())
+            .map_err(redb_err("write"))?;
+        meta.insert("version", VERSION).map_err(redb_err("write"))?;
+        meta.insert("gens", gens.text().as_str())
+            .map_err(redb_err("write"))?;
+        drop(meta);
         tx.commit().map_err(redb_err("commit"))
     }
 
     /// Calls `f(learning, events path, line)` for every line of `ids`:
     /// what is stored, with `delta` (read, not yet applied) laid over it.
+    /// A learning's lines come generation by generation, not together.
     pub fn each_line_of(
         &self,
         ids: &BTreeSet<String>,
@@ -347,36 +437,183 @@ impl EventStore {
         mut f: impl FnMut(&str, &str, &str),
     ) -> Result<()> {
         let tx = self.db.begin_read().map_err(redb_err("read"))?;
-        let table = match tx.open_table(SEGMENTS) {
-            // A rebuild replaces whatever is stored.
-            _ if delta.clear => None,
-            Ok(t) => Some(t),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(redb_err("read")(e)),
+        // A rebuild replaces whatever is stored.
+        let gens = match self.meta("gens")? {
+            _ if delta.clear => Gens::default(),
+            None => Gens::default(),
+            Some(text) => Gens::parse(&text).ok_or_else(corrupt)?,
         };
         let mut codec = Codec::new();
         let mut buf = Vec::new();
-        for id in ids {
-            if let Some(table) = &table {
-                let gone = delta.removed.get(id);
-                for entry in table.range(segments_of(id)).map_err(redb_err("read"))? {
-                    let entry = entry.map_err(redb_err("read"))?;
-                    let value = codec.unpack(entry.1.value(), &mut buf)?;
-                    for_each_line(value, |path, line| {
-                        let dropped = gone.is_some_and(|gone| {
-                            gone.contains(&(path.to_string(), line.to_string()))
-                        });
-                        if !dropped {
-                            f(id, path, line);
+        let mut emit = |id: &str, stored: &[u8]| -> Result<()> {
+            let gone = delta.removed.get(id);
+            for_each_line(codec.unpack(stored, &mut buf)?, |path, line| {
+                let dropped =
+                    gone.is_some_and(|gone| gone.contains(&(path.to_string(), line.to_string())));
+                if !dropped {
+                    f(id, path, line);
+                }
+            });
+            Ok(())
+        };
+        if let (Some(first), Some(last)) = (ids.first(), ids.last()) {
+            for generation in &gens.0 {
+                let table = tx
+                    .open_table(gen_table(&generation.name()))
+                    .map_err(redb_err("read"))?;
+                if generation.entries <= (ids.len() as u64).saturating_mul(SCAN_PER_ASKED) {
+                    // Read through, in step with the (sorted) ids.
+                    let mut asked = ids.iter().peekable();
+                    let range = table
+                        .range(first.as_str()..=last.as_str())
+                        .map_err(redb_err("read"))?;
+                    for entry in range {
+                        let (key, value) = entry.map_err(redb_err("read"))?;
+                        let key = key.value();
+                        while asked.next_if(|id| id.as_str() < key).is_some() {}
+                        if asked.peek().is_some_and(|id| id.as_str() == key) {
+                            emit(key, value.value())?;
                         }
-                    });
+                    }
+                } else {
+                    for id in ids {
+                        if let Some(value) = table.get(id.as_str()).map_err(redb_err("read"))? {
+                            emit(id, value.value())?;
+                        }
+                    }
                 }
             }
+        }
+        for id in ids {
             for more in delta.added.records_of(id) {
                 for_each_line(more, |path, line| f(id, path, line));
             }
         }
         Ok(())
+    }
+}
+
+/// Drops the `removed` lines from every generation that holds them (a
+/// hand edit or a rewritten history; rare), and the generations left empty.
+fn drop_lines(
+    tx: &redb::WriteTransaction,
+    gens: &mut Gens,
+    removed: &BTreeMap<String, HashSet<(String, String)>>,
+    codec: &mut Codec,
+) -> Result<()> {
+    let mut buf = Vec::new();
+    for generation in &mut gens.0 {
+        let mut table = tx
+            .open_table(gen_table(&generation.name()))
+            .map_err(redb_err("write"))?;
+        for (id, gone) in removed {
+            let Some(stored) = table
+                .get(id.as_str())
+                .map_err(redb_err("read"))?
+                .map(|v| v.value().to_vec())
+            else {
+                continue;
+            };
+            let value = codec.unpack(&stored, &mut buf)?;
+            let kept = retain_lines(value, |path, line| {
+                !gone.contains(&(path.to_string(), line.to_string()))
+            });
+            if kept.len() == value.len() {
+                continue;
+            }
+            generation.bytes = generation.bytes.saturating_sub(stored.len() as u64);
+            if kept.is_empty() {
+                table.remove(id.as_str()).map_err(redb_err("write"))?;
+                generation.entries = generation.entries.saturating_sub(1);
+            } else {
+                let packed = codec.pack(&kept);
+                generation.bytes += packed.len() as u64;
+                table
+                    .insert(id.as_str(), packed.as_slice())
+                    .map_err(redb_err("write"))?;
+            }
+        }
+    }
+    for generation in gens.0.iter().filter(|g| g.entries == 0) {
+        tx.delete_table(gen_table(&generation.name()))
+            .map_err(redb_err("write"))?;
+    }
+    gens.0.retain(|g| g.entries > 0);
+    Ok(())
+}
+
+/// Merges generations `older` and `newer` into a new one, `into`, and
+/// deletes theirs: both read once in key order, a learning in only one
+/// copied as stored, one in both unpacked and packed again.
+fn merge(
+    tx: &redb::WriteTransaction,
+    older: Gen,
+    newer: Gen,
+    mut into: Gen,
+    codec: &mut Codec,
+) -> Result<Gen> {
+    let (a_name, b_name, out_name) = (older.name(), newer.name(), into.name());
+    {
+        let a = tx
+            .open_table(gen_table(&a_name))
+            .map_err(redb_err("merge"))?;
+        let b = tx
+            .open_table(gen_table(&b_name))
+            .map_err(redb_err("merge"))?;
+        let mut out = tx
+            .open_table(gen_table(&out_name))
+            .map_err(redb_err("merge"))?;
+        let mut from_a = a.iter().map_err(redb_err("merge"))?;
+        let mut from_b = b.iter().map_err(redb_err("merge"))?;
+        let mut next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
+        let mut next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
+        let (mut plain, mut buf) = (Vec::new(), Vec::new());
+        let mut put = |id: &str, value: &[u8]| -> Result<()> {
+            out.insert(id, value).map_err(redb_err("merge"))?;
+            into.entries += 1;
+            into.bytes += value.len() as u64;
+            Ok(())
+        };
+        loop {
+            let order = match (&next_a, &next_b) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some((ka, _)), Some((kb, _))) => ka.value().cmp(kb.value()),
+            };
+            match (order, &next_a, &next_b) {
+                (std::cmp::Ordering::Less, Some((k, v)), _) => {
+                    put(k.value(), v.value())?;
+                    next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
+                }
+                (std::cmp::Ordering::Greater, _, Some((k, v))) => {
+                    put(k.value(), v.value())?;
+                    next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
+                }
+                (std::cmp::Ordering::Equal, Some((k, va)), Some((_, vb))) => {
+                    plain.clear();
+                    plain.extend_from_slice(codec.unpack(va.value(), &mut buf)?);
+                    plain.extend_from_slice(codec.unpack(vb.value(), &mut buf)?);
+                    let packed = codec.pack(&plain);
+                    put(k.value(), &packed)?;
+                    next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
+                    next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
+                }
+                _ => break,
+            }
+        }
+    }
+    tx.delete_table(gen_table(&a_name))
+        .map_err(redb_err("merge"))?;
+    tx.delete_table(gen_table(&b_name))
+        .map_err(redb_err("merge"))?;
+    Ok(into)
+}
+
+fn corrupt() -> GitError {
+    GitError {
+        action: "events index".into(),
+        message: "a stored value is corrupt".into(),
     }
 }
 
@@ -446,11 +683,6 @@ fn catch_up(
     delta.added.bytes.shrink_to_fit();
     delta.added.records.shrink_to_fit();
     Ok(delta)
-}
-
-/// The keys of every segment of learning `id`.
-fn segments_of(id: &str) -> std::ops::RangeInclusive<(&str, u32)> {
-    (id, 0)..=(id, u32::MAX)
 }
 
 /// Every events file under an `events/` tree, by repository path.
@@ -531,10 +763,6 @@ impl Codec {
     /// The plain bytes of a stored value: borrowed from it when it is
     /// stored plain, else inflated into `buf`.
     fn unpack<'a>(&mut self, stored: &'a [u8], buf: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-        let corrupt = || GitError {
-            action: "events index".into(),
-            message: "a stored value is corrupt".into(),
-        };
         let (head, body) = stored.split_at_checked(4).ok_or_else(corrupt)?;
         let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
         // A learning's lines are kilobytes; a huge length is a corrupt value.
@@ -625,15 +853,30 @@ mod tests {
 
     /// Every event each source answers, as comparable text (duplicates
     /// collapse: the recompute counts an event id once).
+    /// What the index answers for every learning, asked all at once, one
+    /// by one, and two apart (a stored generation is read through for
+    /// many, looked up in for few).
     fn answers(index: &EventIndex) -> BTreeMap<String, BTreeSet<String>> {
-        let ids: BTreeSet<String> = LEARNINGS.iter().map(|s| s.to_string()).collect();
-        index
-            .for_ids(&ids)
-            .expect("for_ids")
-            .into_iter()
-            .map(|(id, events)| (id, events.iter().map(|e| format!("{e:?}")).collect()))
-            .filter(|(_, set): &(String, BTreeSet<String>)| !set.is_empty())
-            .collect()
+        let ask = |ids: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
+            let ids: BTreeSet<String> = ids.iter().map(|s| s.to_string()).collect();
+            index
+                .for_ids(&ids)
+                .expect("for_ids")
+                .into_iter()
+                .map(|(id, events)| (id, events.iter().map(|e| format!("{e:?}")).collect()))
+                .filter(|(_, set): &(String, BTreeSet<String>)| !set.is_empty())
+                .collect()
+        };
+        let all = ask(&LEARNINGS);
+        let mut one_by_one = BTreeMap::new();
+        for id in LEARNINGS {
+            one_by_one.extend(ask(&[id]));
+        }
+        assert_eq!(all, one_by_one, "asked one by one");
+        let mut apart = ask(&[LEARNINGS[0], LEARNINGS[2]]);
+        apart.extend(ask(&[LEARNINGS[1], LEARNINGS[3]]));
+        assert_eq!(all, apart, "asked two apart");
+        all
     }
 
     #[derive(Debug, Clone)]
@@ -725,29 +968,35 @@ mod tests {
         }
     }
 
-    /// A learning's segments, as stored.
-    fn segments(path: &Path, id: &str) -> u32 {
+    /// The generations, as stored, and the learnings each table holds.
+    fn stored_gens(path: &Path) -> (Gens, Vec<u64>) {
         let db = Database::open(path).expect("open");
         let tx = db.begin_read().expect("read");
-        let table = tx.open_table(SEGMENTS).expect("table");
-        table
-            .range((id, 0u32)..=(id, u32::MAX))
-            .expect("range")
-            .count() as u32
+        let meta = tx.open_table(META).expect("meta");
+        let text = meta.get("gens").expect("get").expect("gens");
+        let gens = Gens::parse(text.value()).expect("parse");
+        let held = gens
+            .0
+            .iter()
+            .map(|g| {
+                let table = tx.open_table(gen_table(&g.name())).expect("table");
+                table.iter().expect("iter").count() as u64
+            })
+            .collect();
+        (gens, held)
     }
 
     #[test]
-    fn cycles_that_only_add_events_append_segments_and_merge_them_past_the_limit() {
+    fn cycles_that_add_events_write_generations_and_merge_them_by_size() {
         let tmp = tempfile::tempdir().expect("tmp");
         let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
         let store_path = tmp.path().join("events.redb");
         let mut tree = ObjectId::empty_tree(gix::hash::Kind::Sha1);
         let mut text = String::new();
-        let mut most = 0;
-        for cycle in 0..20u8 {
-            // Two lines a cycle: one about l-a, one about another learning.
-            text.push_str(&(line(cycle * 4) + "\n"));
-            text.push_str(&(line(cycle * 4 + 1) + "\n"));
+        let (mut most, mut merged) = (0, false);
+        for cycle in 0..40u8 {
+            // One line a cycle, about one of the learnings in turn.
+            text.push_str(&(line(cycle) + "\n"));
             tree = repo
                 .write_tree(
                     tree,
@@ -757,28 +1006,61 @@ mod tests {
                     }],
                 )
                 .expect("write");
+            let before = if store_path.exists() {
+                stored_gens(&store_path).0
+            } else {
+                Gens::default()
+            };
             let mut kept = EventIndex::kept_at(store_path.clone());
             kept.ensure(&repo, tree).expect("kept");
             let mut read = EventIndex::default();
             read.ensure(&repo, tree).expect("read");
             assert_eq!(answers(&kept), answers(&read), "cycle {cycle}");
             kept.persist();
-            let n = segments(&store_path, "l-a");
-            assert!(n <= MAX_SEGMENTS, "cycle {cycle}: {n} segments");
-            most = most.max(n);
+            let (gens, held) = stored_gens(&store_path);
+            // What META says is what the tables hold.
+            let entries: Vec<u64> = gens.0.iter().map(|g| g.entries).collect();
+            assert_eq!(entries, held, "cycle {cycle}");
+            assert!(gens.0.len() <= MAX_GENS, "cycle {cycle}: {gens:?}");
+            // Sizes fall from the oldest on: the newest two were merged
+            // whenever the older was no larger.
+            assert!(
+                gens.0.windows(2).all(|w| w[0].bytes > w[1].bytes),
+                "cycle {cycle}: {gens:?}"
+            );
+            if cycle > 0 {
+                // The older generations stay as they were, but the merged.
+                let kept_whole = before.0.iter().filter(|g| gens.0.contains(g)).count();
+                assert!(kept_whole + 1 >= gens.0.len(), "cycle {cycle}");
+                merged |= gens.0.len() <= before.0.len();
+            }
+            most = most.max(gens.0.len());
         }
-        assert_eq!(most, MAX_SEGMENTS, "appends made segments up to the limit");
-        assert!(
-            segments(&store_path, "l-a") < MAX_SEGMENTS,
-            "and were merged past it"
-        );
+        assert!(most >= 3, "appends kept generations apart ({most})");
+        assert!(merged, "and merged them");
     }
 
-    #[test]
-    fn a_store_in_the_first_layout_is_rebuilt_in_the_current_one() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let repo = Repo::init(tmp.path(), "agents/ann").expect("init");
-        let store_path = tmp.path().join("events.redb");
+    /// The kept index at `store_path`, brought to `tree`, after checking it
+    /// answers what reading the tree answers (and that is something).
+    fn kept_answers_like_the_tree(
+        repo: &Repo,
+        tree: ObjectId,
+        store_path: &Path,
+        case: &str,
+    ) -> EventIndex {
+        let mut kept = EventIndex::kept_at(store_path.to_path_buf());
+        kept.ensure(repo, tree).expect("kept");
+        let mut read = EventIndex::default();
+        read.ensure(repo, tree).expect("read");
+        assert!(!answers(&read).is_empty());
+        assert_eq!(answers(&kept), answers(&read), "{case}");
+        kept
+    }
+
+    /// A repository whose tree holds one events file of eight lines, and
+    /// where its store goes.
+    fn eight_lines(dir: &Path) -> (Repo, ObjectId, std::path::PathBuf) {
+        let repo = Repo::init(dir, "agents/ann").expect("init");
         let text: String = (0..8u8).map(|n| line(n) + "\n").collect();
         let tree = repo
             .write_tree(
@@ -789,33 +1071,91 @@ mod tests {
                 }],
             )
             .expect("write");
-        let events = repo
-            .subtree(tree, "events")
-            .expect("subtree")
-            .expect("events");
-        {
-            // Version 1: one value per learning in `lines`, this very tree.
-            let db = Database::create(&store_path).expect("create");
-            let tx = db.begin_write().expect("write");
+        (repo, tree, dir.join("events.redb"))
+    }
+
+    #[test]
+    fn a_store_whose_generations_are_damaged_is_rebuilt() {
+        for damage in ["record", "table"] {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let (repo, tree, store_path) = eight_lines(tmp.path());
+            let mut kept = EventIndex::kept_at(store_path.clone());
+            kept.ensure(&repo, tree).expect("kept");
+            kept.persist();
             {
-                let old: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
-                let mut table = tx.open_table(old).expect("lines");
-                table
-                    .insert("l-a", b"\0\0\0\0stale".as_slice())
-                    .expect("insert");
-                let mut meta = tx.open_table(META).expect("meta");
-                meta.insert("tree", events.to_string().as_str())
-                    .expect("tree");
-                meta.insert("version", "1").expect("version");
+                let db = Database::open(&store_path).expect("open");
+                let tx = db.begin_write().expect("write");
+                if damage == "record" {
+                    let mut meta = tx.open_table(META).expect("meta");
+                    meta.insert("gens", "0:x").expect("gens");
+                } else {
+                    tx.delete_table(gen_table("gen-0")).expect("delete");
+                }
+                tx.commit().expect("commit");
             }
-            tx.commit().expect("commit");
+            kept_answers_like_the_tree(&repo, tree, &store_path, &format!("damaged {damage}"));
         }
-        let mut kept = EventIndex::kept_at(store_path.clone());
-        kept.ensure(&repo, tree).expect("kept");
-        let mut read = EventIndex::default();
-        read.ensure(&repo, tree).expect("read");
-        assert!(!answers(&read).is_empty());
-        assert_eq!(answers(&kept), answers(&read));
+    }
+
+    #[test]
+    fn a_generations_record_that_does_not_parse_is_refused() {
+        for bad in ["1:2", "x:1:1", "2:1:1,1:1:1", "1:1:1:1"] {
+            assert_eq!(Gens::parse(bad), None, "{bad}");
+        }
+        let gens = Gens::parse("0:10:900,3:2:40").expect("parse");
+        assert_eq!(gens.text(), "0:10:900,3:2:40");
+        assert_eq!(gens.fresh().n, 4);
+        assert_eq!(Gens::parse(""), Some(Gens::default()));
+    }
+
+    #[test]
+    fn stores_in_earlier_layouts_are_rebuilt_in_the_current_one() {
+        for version in ["1", "2"] {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let (repo, tree, store_path) = eight_lines(tmp.path());
+            let events = repo
+                .subtree(tree, "events")
+                .expect("subtree")
+                .expect("events");
+            {
+                // Version 1: one value per learning in `lines`; version 2:
+                // segments in `segments`; both of this very tree.
+                let db = Database::create(&store_path).expect("create");
+                let tx = db.begin_write().expect("write");
+                {
+                    if version == "1" {
+                        let old: TableDefinition<&str, &[u8]> = TableDefinition::new("lines");
+                        let mut table = tx.open_table(old).expect("lines");
+                        table
+                            .insert("l-a", b"\0\0\0\0stale".as_slice())
+                            .expect("insert");
+                    } else {
+                        let old: TableDefinition<(&str, u32), &[u8]> =
+                            TableDefinition::new("segments");
+                        let mut table = tx.open_table(old).expect("segments");
+                        table
+                            .insert(("l-a", 0), b"\0\0\0\0stale".as_slice())
+                            .expect("insert");
+                    }
+                    let mut meta = tx.open_table(META).expect("meta");
+                    meta.insert("tree", events.to_string().as_str())
+                        .expect("tree");
+                    meta.insert("version", version).expect("version");
+                }
+                tx.commit().expect("commit");
+            }
+            let kept =
+                kept_answers_like_the_tree(&repo, tree, &store_path, &format!("layout {version}"));
+            kept.persist();
+            let db = Database::open(&store_path).expect("open");
+            let tx = db.begin_read().expect("read");
+            let names: Vec<String> = tx
+                .list_tables()
+                .expect("tables")
+                .map(|t| redb::TableHandle::name(&t).to_string())
+                .collect();
+            assert_eq!(names, ["gen-0", "meta"], "layout {version}: {names:?}");
+        }
     }
 
     #[test]
