@@ -437,11 +437,16 @@ impl EventStore {
         mut f: impl FnMut(&str, &str, &str),
     ) -> Result<()> {
         let tx = self.db.begin_read().map_err(redb_err("read"))?;
-        // A rebuild replaces whatever is stored.
-        let gens = match self.meta("gens")? {
+        // A rebuild replaces whatever is stored. (The generations as this
+        // very transaction sees them.)
+        let gens = match tx.open_table(META) {
             _ if delta.clear => Gens::default(),
-            None => Gens::default(),
-            Some(text) => Gens::parse(&text).ok_or_else(corrupt)?,
+            Ok(meta) => match meta.get("gens").map_err(redb_err("read"))? {
+                None => Gens::default(),
+                Some(text) => Gens::parse(text.value()).ok_or_else(corrupt)?,
+            },
+            Err(redb::TableError::TableDoesNotExist(_)) => Gens::default(),
+            Err(e) => return Err(redb_err("read")(e)),
         };
         let mut codec = Codec::new();
         let mut buf = Vec::new();
