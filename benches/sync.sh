@@ -141,7 +141,8 @@ adopt_fresh() {
         while read -r id r; do git -C "$d/hub.git" update-ref "$r" "$id"; done <"$d/hub-refs.txt"
     fi
     git clone -q --no-local --single-branch -b agents/me -o hub "$d/hub.git" "$d/fresh"
-    "$BIN" --dir "$d/fresh" -q init --agent me "${INIT_FLAGS[@]}" >/dev/null 2>&1
+    "$BIN" --dir "$d/fresh" -q init --agent me "${INIT_FLAGS[@]}" >"$d/fresh-init.log" 2>&1 ||
+        die "n=$n: learnsync init failed on fresh/ (log in $d/fresh-init.log)"
     if [ -f "$d/base" ] && [ "$(git -C "$d/fresh" rev-parse HEAD)" != "$(cat "$d/base")" ]; then
         die "n=$n: the new member's clone is not at the base"
     fi
@@ -184,9 +185,7 @@ fixture() {
     # That sync may have started a watcher (watch: auto, >= 10,000 files):
     # stop it, so the pristine clone carries no socket into its copies.
     stop_clone_watcher "$d/clone"
-    if [ "$FIRST_SYNC" = 1 ]; then
-        adopt_fresh "$n"
-    fi
+    # (The new member's clone, fresh/, is made by verify(), with the build timed.)
     say "n=$n: adding $BRANCHES agent branches ($COMMITS commit(s), +$ADD_LEARNINGS learnings, +$ADD_EVENTS events each)"
     "$GEN" "${args[@]}" branches
     if [ "$SIGNED" = 1 ]; then
@@ -346,6 +345,8 @@ verify() {
     [ -f "$d/clone/.git/learnsync/events.redb" ] || die "n=$n: no events index after a local sync"
     # And the new member is adopted by the build timed (`init` builds its
     # events index, which a cached fixture holds in an older build's layout).
+    # COMPARE_BIN's runs copy the same clones: a build of another events
+    # index layout rebuilds it inside its timed runs.
     if [ "$FIRST_SYNC" = 1 ]; then
         adopt_fresh "$n"
         [ -f "$d/fresh/.git/learnsync/events.redb" ] || die "n=$n: no events index after init"

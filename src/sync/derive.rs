@@ -138,11 +138,19 @@ impl EventIndex {
 
     /// Stores what the kept index was brought forward by, so the next
     /// cycle starts from this tree. Failing only costs speed: logged.
+    /// A store that cannot take it (a corrupt value a merge reads, a full
+    /// disk) is set aside, so the next cycle rebuilds it rather than
+    /// catching up a longer way every cycle.
     pub fn persist(self) {
         if let Source::Stored(mut store, delta) = self.source
             && let Err(e) = store.apply(&delta)
         {
-            tracing::warn!("{e}");
+            drop(store);
+            if let Some(path) = &self.store_path
+                && let Err(moved) = EventStore::set_aside(path, &e.to_string())
+            {
+                tracing::warn!("{e}; {moved}");
+            }
         }
     }
 

@@ -4,9 +4,10 @@
 //! by diffing the two `events/` trees and reading only the files that
 //! changed, then reads the lines of just the learnings it recomputes; so a
 //! recompute costs what changed, not the million events a large repository
-//! holds. It is a cache: it can always be rebuilt from the tree, and
-//! whatever it cannot do (a store from a newer version, one another process
-//! holds, objects gone) makes the caller fall back to reading the tree.
+//! holds. It is a cache: it can always be rebuilt from the tree. A store of
+//! another layout, or whose tree's objects are gone, is rebuilt; one that
+//! cannot be read or written is moved aside and rebuilt; one another
+//! process holds makes the caller read the tree instead.
 
 use crate::paths::{self, RepoPath};
 use crate::repo::{GitError, Repo, Result, fail};
@@ -27,10 +28,10 @@ const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const VERSION: &str = "3";
 /// Generations kept before the newest two are merged whatever their sizes.
 const MAX_GENS: usize = 8;
-/// A generation holding up to this many learnings per one asked for is
-/// read through in key order; a larger one, learning by learning. (The
-/// tests' few learnings take both ways with 1.)
-const SCAN_PER_ASKED: u64 = if cfg!(test) { 1 } else { 16 };
+/// A generation holding up to this many learnings per one asked for (a
+/// recompute asks 256 at a time) is read through in key order; a larger
+/// one, learning by learning.
+const SCAN_PER_ASKED: u64 = 16;
 /// Values shorter than this are stored plain.
 const PLAIN_BELOW: usize = 512;
 const NO_TREE: &str = "none";
@@ -43,9 +44,9 @@ const MAX_VALUE: usize = 256 << 20;
 /// keys, so they shrink ~5×. A catch-up writes its lines as a new table,
 /// pages of its own, instead of inserting them among the stored ones; the
 /// newest two generations are merged into one when the older is no larger
-/// than the newer (so sizes halve, at most, from the oldest on, and a line
-/// is rewritten about log₂ of the generations' sizes times), or when there
-/// are more than `MAX_GENS`. A learning's lines are those of every
+/// than the newer (so, after appends, sizes fall from the oldest on, and a
+/// line is rewritten about log₂ of the generations' sizes times), or when
+/// there are more than `MAX_GENS`. A learning's lines are those of every
 /// generation: the recompute sorts events, so their order does not matter.
 fn gen_table(name: &str) -> TableDefinition<'_, &'static str, &'static [u8]> {
     TableDefinition::new(name)
@@ -266,13 +267,7 @@ impl EventStore {
             // Unreadable: moved aside (never deleted) and started afresh, so
             // one bad file does not slow every later cycle.
             Err(e) => {
-                let aside = path.with_extension("redb.unreadable");
-                tracing::warn!(
-                    "events index {} unreadable ({e}); moved to {} and rebuilt",
-                    path.display(),
-                    aside.display()
-                );
-                std::fs::rename(path, &aside).map_err(fail("events index: move aside"))?;
+                Self::set_aside(path, &e.to_string())?;
                 builder().create(path).map_err(redb_err("open"))?
             }
         };
@@ -285,6 +280,18 @@ impl EventStore {
             _ => store.write(true, None, &Added::default(), &BTreeMap::new())?,
         }
         Ok(store)
+    }
+
+    /// Moves a store that cannot be used to `events.redb.unreadable` (never
+    /// deleted), so the next cycle builds a new one.
+    pub fn set_aside(path: &Path, why: &str) -> Result<()> {
+        let aside = path.with_extension("redb.unreadable");
+        tracing::warn!(
+            "events index {} unreadable ({why}); moved to {} and rebuilt",
+            path.display(),
+            aside.display()
+        );
+        std::fs::rename(path, &aside).map_err(fail("events index: move aside"))
     }
 
     /// True when META's generations parse and each has its table.
@@ -395,9 +402,7 @@ impl EventStore {
         }
         if added.ids().next().is_some() {
             let mut generation = gens.fresh();
-            let mut table = tx
-                .open_table(gen_table(&generation.name()))
-                .map_err(redb_err("write"))?;
+            let mut table = fresh_table(&tx, &generation.name())?;
             let mut buf = Vec::new();
             for id in added.ids() {
                 if let Some(value) = added.value_of(id, &mut buf) {
@@ -434,6 +439,18 @@ impl EventStore {
         &self,
         ids: &BTreeSet<String>,
         delta: &Delta,
+        f: impl FnMut(&str, &str, &str),
+    ) -> Result<()> {
+        self.lines_of(ids, delta, SCAN_PER_ASKED, f)
+    }
+
+    /// `each_line_of`, a generation read through when it holds up to
+    /// `scan_per_asked` learnings per one asked for.
+    fn lines_of(
+        &self,
+        ids: &BTreeSet<String>,
+        delta: &Delta,
+        scan_per_asked: u64,
         mut f: impl FnMut(&str, &str, &str),
     ) -> Result<()> {
         let tx = self.db.begin_read().map_err(redb_err("read"))?;
@@ -466,7 +483,7 @@ impl EventStore {
                 let table = tx
                     .open_table(gen_table(&generation.name()))
                     .map_err(redb_err("read"))?;
-                if generation.entries <= (ids.len() as u64).saturating_mul(SCAN_PER_ASKED) {
+                if generation.entries <= (ids.len() as u64).saturating_mul(scan_per_asked) {
                     // Read through, in step with the (sorted) ids.
                     let mut asked = ids.iter().peekable();
                     let range = table
@@ -565,9 +582,7 @@ fn merge(
         let b = tx
             .open_table(gen_table(&b_name))
             .map_err(redb_err("merge"))?;
-        let mut out = tx
-            .open_table(gen_table(&out_name))
-            .map_err(redb_err("merge"))?;
+        let mut out = fresh_table(tx, &out_name)?;
         let mut from_a = a.iter().map_err(redb_err("merge"))?;
         let mut from_b = b.iter().map_err(redb_err("merge"))?;
         let mut next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
@@ -580,31 +595,36 @@ fn merge(
             Ok(())
         };
         loop {
-            let order = match (&next_a, &next_b) {
+            match (next_a.take(), next_b.take()) {
                 (None, None) => break,
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some((ka, _)), Some((kb, _))) => ka.value().cmp(kb.value()),
-            };
-            match (order, &next_a, &next_b) {
-                (std::cmp::Ordering::Less, Some((k, v)), _) => {
+                (Some((k, v)), None) => {
                     put(k.value(), v.value())?;
                     next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
                 }
-                (std::cmp::Ordering::Greater, _, Some((k, v))) => {
+                (None, Some((k, v))) => {
                     put(k.value(), v.value())?;
                     next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
                 }
-                (std::cmp::Ordering::Equal, Some((k, va)), Some((_, vb))) => {
-                    plain.clear();
-                    plain.extend_from_slice(codec.unpack(va.value(), &mut buf)?);
-                    plain.extend_from_slice(codec.unpack(vb.value(), &mut buf)?);
-                    let packed = codec.pack(&plain);
-                    put(k.value(), &packed)?;
-                    next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
-                    next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
-                }
-                _ => break,
+                (Some(a), Some(b)) => match a.0.value().cmp(b.0.value()) {
+                    std::cmp::Ordering::Less => {
+                        put(a.0.value(), a.1.value())?;
+                        next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
+                        next_b = Some(b);
+                    }
+                    std::cmp::Ordering::Greater => {
+                        put(b.0.value(), b.1.value())?;
+                        next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
+                        next_a = Some(a);
+                    }
+                    std::cmp::Ordering::Equal => {
+                        plain.clear();
+                        plain.extend_from_slice(codec.unpack(a.1.value(), &mut buf)?);
+                        plain.extend_from_slice(codec.unpack(b.1.value(), &mut buf)?);
+                        put(a.0.value(), &codec.pack(&plain))?;
+                        next_a = from_a.next().transpose().map_err(redb_err("merge"))?;
+                        next_b = from_b.next().transpose().map_err(redb_err("merge"))?;
+                    }
+                },
             }
         }
     }
@@ -613,6 +633,17 @@ fn merge(
     tx.delete_table(gen_table(&b_name))
         .map_err(redb_err("merge"))?;
     Ok(into)
+}
+
+/// A generation's table, empty: one of that name left behind (a record
+/// that lost it) is dropped first, never merged in.
+fn fresh_table<'txn>(
+    tx: &'txn redb::WriteTransaction,
+    name: &str,
+) -> Result<redb::Table<'txn, &'static str, &'static [u8]>> {
+    tx.delete_table(gen_table(name))
+        .map_err(redb_err("write"))?;
+    tx.open_table(gen_table(name)).map_err(redb_err("write"))
 }
 
 fn corrupt() -> GitError {
@@ -744,7 +775,7 @@ impl Codec {
     fn pack(&mut self, value: &[u8]) -> Vec<u8> {
         use zlib_rs::deflate::compress_bound;
         let plain = || [&[0u8; 4][..], value].concat();
-        // A segment of a line or two would shrink by little.
+        // A value of a line or two would shrink by little.
         let Ok(len) = u32::try_from(value.len()) else {
             return plain();
         };
@@ -859,15 +890,13 @@ mod tests {
     /// Every event each source answers, as comparable text (duplicates
     /// collapse: the recompute counts an event id once).
     /// What the index answers for every learning, asked all at once, one
-    /// by one, and two apart (a stored generation is read through for
-    /// many, looked up in for few).
+    /// by one, and two apart; never about a learning not asked for.
     fn answers(index: &EventIndex) -> BTreeMap<String, BTreeSet<String>> {
         let ask = |ids: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
             let ids: BTreeSet<String> = ids.iter().map(|s| s.to_string()).collect();
-            index
-                .for_ids(&ids)
-                .expect("for_ids")
-                .into_iter()
+            let got = index.for_ids(&ids).expect("for_ids");
+            assert!(got.keys().all(|id| ids.contains(id)), "{:?}", got.keys());
+            got.into_iter()
                 .map(|(id, events)| (id, events.iter().map(|e| format!("{e:?}")).collect()))
                 .filter(|(_, set): &(String, BTreeSet<String>)| !set.is_empty())
                 .collect()
@@ -968,9 +997,91 @@ mod tests {
                 // next step catches up from wherever the store was left.
                 if stored {
                     drop(kept.persist_in_background());
+                } else {
+                    drop(kept);
+                }
+                // Below what the recompute filters: every line of every
+                // events file, once, whichever way a generation is read.
+                prop_assert_eq!(store_lines(&repo, tree, &store_path), tree_lines(&repo, tree));
+                check_gens(&store_path);
+            }
+        }
+    }
+
+    type Lines = Vec<(String, String, String)>;
+
+    /// Every (learning, events path, line) of the tree, as the store keeps
+    /// them: each file's distinct lines that name a learning.
+    fn tree_lines(repo: &Repo, tree: ObjectId) -> Lines {
+        let mut out = Vec::new();
+        if let Some(events) = repo.subtree(tree, "events").expect("subtree") {
+            for (path, blob) in event_files(repo, events).expect("files") {
+                let text = blob_text(repo, blob).expect("blob");
+                for line in lines(&text) {
+                    if let Some(id) = learning_of(line) {
+                        out.push((id, path.clone(), line.to_string()));
+                    }
                 }
             }
         }
+        out.sort();
+        out
+    }
+
+    /// What the store at `path`, caught up to `tree` (not stored), gives
+    /// for every learning of the tree and more: each generation read
+    /// through, and each looked up in, must agree, line for line.
+    fn store_lines(repo: &Repo, tree: ObjectId, path: &Path) -> Lines {
+        let store = EventStore::open(path).expect("open");
+        let delta = store.delta_to(repo, tree).expect("delta");
+        let mut ids: BTreeSet<String> = LEARNINGS.iter().map(|s| s.to_string()).collect();
+        ids.extend(tree_lines(repo, tree).into_iter().map(|(id, _, _)| id));
+        let read = |scan_per_asked| {
+            let mut out = Vec::new();
+            store
+                .lines_of(&ids, &delta, scan_per_asked, |id, path, line| {
+                    out.push((id.to_string(), path.to_string(), line.to_string()));
+                })
+                .expect("lines");
+            out.sort();
+            out
+        };
+        let through = read(u64::MAX);
+        assert_eq!(through, read(0), "read through and looked up differ");
+        through
+    }
+
+    /// The generations META lists are the tables there are, each holding
+    /// the learnings and bytes it says, none empty, at most `MAX_GENS`.
+    fn check_gens(path: &Path) {
+        let db = Database::open(path).expect("open");
+        let tx = db.begin_read().expect("read");
+        let Ok(meta) = tx.open_table(META) else {
+            return;
+        };
+        let Some(text) = meta.get("gens").expect("get") else {
+            return;
+        };
+        let gens = Gens::parse(text.value()).expect("parse");
+        assert!(gens.0.len() <= MAX_GENS, "{gens:?}");
+        for g in &gens.0 {
+            let table = tx.open_table(gen_table(&g.name())).expect("table");
+            let (mut entries, mut bytes) = (0, 0);
+            for entry in table.iter().expect("iter") {
+                entries += 1;
+                bytes += entry.expect("entry").1.value().len() as u64;
+            }
+            assert_eq!((g.entries, g.bytes), (entries, bytes), "{g:?}");
+            assert!(g.entries > 0, "{g:?}");
+        }
+        let tables: BTreeSet<String> = tx
+            .list_tables()
+            .expect("tables")
+            .map(|t| redb::TableHandle::name(&t).to_string())
+            .filter(|name| name.starts_with("gen-"))
+            .collect();
+        let listed: BTreeSet<String> = gens.0.iter().map(Gen::name).collect();
+        assert_eq!(tables, listed);
     }
 
     /// The generations, as stored, and the learnings each table holds.
@@ -1037,7 +1148,8 @@ mod tests {
                 // The older generations stay as they were, but the merged.
                 let kept_whole = before.0.iter().filter(|g| gens.0.contains(g)).count();
                 assert!(kept_whole + 1 >= gens.0.len(), "cycle {cycle}");
-                merged |= gens.0.len() <= before.0.len();
+                // A merge's generation is numbered past the catch-up's.
+                merged |= gens.0.iter().any(|g| g.n > before.fresh().n);
             }
             most = most.max(gens.0.len());
         }
@@ -1079,27 +1191,74 @@ mod tests {
         (repo, tree, dir.join("events.redb"))
     }
 
+    /// The kept index stored for `tree`, then changed by `damage` in a
+    /// transaction of its own.
+    fn stored_then(
+        repo: &Repo,
+        tree: ObjectId,
+        store_path: &Path,
+        damage: impl FnOnce(&redb::WriteTransaction),
+    ) {
+        let mut kept = EventIndex::kept_at(store_path.to_path_buf());
+        kept.ensure(repo, tree).expect("kept");
+        kept.persist();
+        let db = Database::open(store_path).expect("open");
+        let tx = db.begin_write().expect("write");
+        damage(&tx);
+        tx.commit().expect("commit");
+    }
+
     #[test]
     fn a_store_whose_generations_are_damaged_is_rebuilt() {
         for damage in ["record", "table"] {
             let tmp = tempfile::tempdir().expect("tmp");
             let (repo, tree, store_path) = eight_lines(tmp.path());
-            let mut kept = EventIndex::kept_at(store_path.clone());
-            kept.ensure(&repo, tree).expect("kept");
-            kept.persist();
-            {
-                let db = Database::open(&store_path).expect("open");
-                let tx = db.begin_write().expect("write");
+            stored_then(&repo, tree, &store_path, |tx| {
                 if damage == "record" {
                     let mut meta = tx.open_table(META).expect("meta");
                     meta.insert("gens", "0:x").expect("gens");
                 } else {
                     tx.delete_table(gen_table("gen-0")).expect("delete");
                 }
-                tx.commit().expect("commit");
-            }
+            });
             kept_answers_like_the_tree(&repo, tree, &store_path, &format!("damaged {damage}"));
         }
+    }
+
+    #[test]
+    fn a_store_that_cannot_take_a_cycle_is_set_aside_and_rebuilt() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (repo, tree, store_path) = eight_lines(tmp.path());
+        // l-a's stored value says it inflates to 99 bytes, and is not a
+        // zlib stream.
+        stored_then(&repo, tree, &store_path, |tx| {
+            tx.open_table(gen_table("gen-0"))
+                .expect("table")
+                .insert("l-a", [99u8, 0, 0, 0, 1, 2, 3].as_slice())
+                .expect("insert");
+        });
+        // The file deleted (its lines are dropped where they are stored,
+        // which reads the corrupt value) and another written.
+        let other: String = (8..12u8).map(|n| line(n) + "\n").collect();
+        let tree = repo
+            .write_tree(
+                tree,
+                &[
+                    Change::Delete {
+                        path: FILES[0].into(),
+                    },
+                    Change::Upsert {
+                        path: FILES[1].into(),
+                        bytes: other.into_bytes(),
+                    },
+                ],
+            )
+            .expect("write");
+        let mut kept = EventIndex::kept_at(store_path.clone());
+        kept.ensure(&repo, tree).expect("kept");
+        kept.persist();
+        assert!(store_path.with_extension("redb.unreadable").exists());
+        kept_answers_like_the_tree(&repo, tree, &store_path, "rebuilt");
     }
 
     #[test]
@@ -1111,6 +1270,17 @@ mod tests {
         assert_eq!(gens.text(), "0:10:900,3:2:40");
         assert_eq!(gens.fresh().n, 4);
         assert_eq!(Gens::parse(""), Some(Gens::default()));
+        // Nine generations, each smaller than the one before: the newest
+        // two are merged all the same.
+        let falling: Vec<String> = (0..9u64)
+            .map(|n| format!("{n}:1:{}", 1000 - n * 10))
+            .collect();
+        let nine = Gens::parse(&falling.join(",")).expect("parse");
+        assert_eq!(nine.due().map(|(a, b)| (a.n, b.n)), Some((7, 8)));
+        assert_eq!(Gens(nine.0[..8].to_vec()).due(), None);
+        // A newer one no smaller than the one before it is merged.
+        let even = Gens::parse("0:1:900,1:1:50,2:1:50").expect("parse");
+        assert_eq!(even.due().map(|(a, b)| (a.n, b.n)), Some((1, 2)));
     }
 
     #[test]
