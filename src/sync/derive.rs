@@ -117,7 +117,18 @@ impl EventIndex {
             }
         };
         match &self.source {
-            Source::Stored(store, delta) => store.each_line_of(ids, delta, &mut add)?,
+            Source::Stored(store, delta) => {
+                if let Err(e) = store.each_line_of(ids, delta, &mut add) {
+                    // A value that cannot be read: this cycle fails (its
+                    // events are not all known), the next one rebuilds.
+                    if let Some(path) = &self.store_path
+                        && let Err(moved) = EventStore::set_aside(path, &e.to_string())
+                    {
+                        tracing::warn!("{moved}");
+                    }
+                    return Err(e);
+                }
+            }
             Source::Memory(mem) => mem.each_line_of(ids, &mut add),
             Source::Unloaded => {}
         }

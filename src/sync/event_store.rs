@@ -1208,6 +1208,17 @@ mod tests {
         tx.commit().expect("commit");
     }
 
+    /// `stored_then`, l-a's value then saying it inflates to 99 bytes and
+    /// not being a zlib stream.
+    fn stored_with_a_corrupt_value(repo: &Repo, tree: ObjectId, store_path: &Path) {
+        stored_then(repo, tree, store_path, |tx| {
+            tx.open_table(gen_table("gen-0"))
+                .expect("table")
+                .insert("l-a", [99u8, 0, 0, 0, 1, 2, 3].as_slice())
+                .expect("insert");
+        });
+    }
+
     #[test]
     fn a_store_whose_generations_are_damaged_is_rebuilt() {
         for damage in ["record", "table"] {
@@ -1229,14 +1240,7 @@ mod tests {
     fn a_store_that_cannot_take_a_cycle_is_set_aside_and_rebuilt() {
         let tmp = tempfile::tempdir().expect("tmp");
         let (repo, tree, store_path) = eight_lines(tmp.path());
-        // l-a's stored value says it inflates to 99 bytes, and is not a
-        // zlib stream.
-        stored_then(&repo, tree, &store_path, |tx| {
-            tx.open_table(gen_table("gen-0"))
-                .expect("table")
-                .insert("l-a", [99u8, 0, 0, 0, 1, 2, 3].as_slice())
-                .expect("insert");
-        });
+        stored_with_a_corrupt_value(&repo, tree, &store_path);
         // The file deleted (its lines are dropped where they are stored,
         // which reads the corrupt value) and another written.
         let other: String = (8..12u8).map(|n| line(n) + "\n").collect();
@@ -1257,6 +1261,20 @@ mod tests {
         let mut kept = EventIndex::kept_at(store_path.clone());
         kept.ensure(&repo, tree).expect("kept");
         kept.persist();
+        assert!(store_path.with_extension("redb.unreadable").exists());
+        kept_answers_like_the_tree(&repo, tree, &store_path, "rebuilt");
+    }
+
+    #[test]
+    fn a_store_with_a_value_that_cannot_be_read_fails_one_cycle_and_is_rebuilt() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (repo, tree, store_path) = eight_lines(tmp.path());
+        stored_with_a_corrupt_value(&repo, tree, &store_path);
+        let mut kept = EventIndex::kept_at(store_path.clone());
+        kept.ensure(&repo, tree).expect("kept");
+        let ids: BTreeSet<String> = LEARNINGS.iter().map(|s| s.to_string()).collect();
+        assert!(kept.for_ids(&ids).is_err(), "never a partial answer");
+        drop(kept);
         assert!(store_path.with_extension("redb.unreadable").exists());
         kept_answers_like_the_tree(&repo, tree, &store_path, "rebuilt");
     }
