@@ -121,11 +121,7 @@ impl EventIndex {
                 if let Err(e) = store.each_line_of(ids, delta, &mut add) {
                     // A value that cannot be read: this cycle fails (its
                     // events are not all known), the next one rebuilds.
-                    if let Some(path) = &self.store_path
-                        && let Err(moved) = EventStore::set_aside(path, &e.to_string())
-                    {
-                        tracing::warn!("{moved}");
-                    }
+                    set_aside(self.store_path.as_deref(), &e);
                     return Err(e);
                 }
             }
@@ -157,11 +153,7 @@ impl EventIndex {
             && let Err(e) = store.apply(&delta)
         {
             drop(store);
-            if let Some(path) = &self.store_path
-                && let Err(moved) = EventStore::set_aside(path, &e.to_string())
-            {
-                tracing::warn!("{e}; {moved}");
-            }
+            set_aside(self.store_path.as_deref(), &e);
         }
     }
 
@@ -183,6 +175,16 @@ impl EventIndex {
                 Persisting(None)
             }
         }
+    }
+}
+
+/// Moves the kept store at `path` aside after `e`, so the next cycle
+/// rebuilds it; a move that fails is logged.
+fn set_aside(path: Option<&std::path::Path>, e: &crate::repo::GitError) {
+    if let Some(path) = path
+        && let Err(moved) = EventStore::set_aside(path, &e.to_string())
+    {
+        tracing::warn!("{e}; {moved}");
     }
 }
 
@@ -558,9 +560,7 @@ fn places<'a>(
         let mut here: Vec<(&'a str, ObjectId, &str)> = Vec::new();
         let files = repo.tree(folder.id)?;
         for e in files.entries().filter(|e| e.is_blob) {
-            if let Some(id) = e.name.strip_suffix(".md").and_then(|stem| ids.get(stem))
-                && paths::validate_id(id).is_ok()
-            {
+            if let Some(id) = e.name.strip_suffix(".md").and_then(|stem| ids.get(stem)) {
                 here.push((id, e.id, e.name));
             }
         }
@@ -592,16 +592,16 @@ fn places<'a>(
 }
 
 impl Places<'_> {
-    /// Takes `id`'s files out, their paths spelled out.
+    /// Takes `id`'s files out, their paths spelled out (none for an id
+    /// that is not a valid name).
     fn take(&mut self, id: &str) -> Vec<File> {
         self.by_id
             .remove(id)
             .unwrap_or_default()
             .into_iter()
-            .map(|(at, blob, was)| File {
-                rel: format!("{}/{id}.md", self.folders[at]),
-                blob,
-                was,
+            .filter_map(|(at, blob, was)| {
+                let rel = paths::learning_path(&self.folders[at], id).ok()?;
+                Some(File { rel, blob, was })
             })
             .collect()
     }

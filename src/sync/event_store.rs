@@ -74,6 +74,14 @@ impl Gen {
 struct Gens(Vec<Gen>);
 
 impl Gens {
+    /// The generations a META table records (none when it records none).
+    fn of(meta: &impl ReadableTable<&'static str, &'static str>) -> Result<Gens> {
+        match meta.get("gens").map_err(redb_err("read"))? {
+            None => Ok(Gens::default()),
+            Some(text) => Gens::parse(text.value()).ok_or_else(corrupt),
+        }
+    }
+
     fn parse(text: &str) -> Option<Gens> {
         let generation = |g: &str| {
             let mut parts = g.split(':').map(str::parse::<u64>);
@@ -390,12 +398,7 @@ impl EventStore {
             }
             Gens::default()
         } else {
-            let meta = tx.open_table(META).map_err(redb_err("write"))?;
-            let text = meta.get("gens").map_err(redb_err("read"))?;
-            match text {
-                None => Gens::default(),
-                Some(text) => Gens::parse(text.value()).ok_or_else(corrupt)?,
-            }
+            Gens::of(&tx.open_table(META).map_err(redb_err("write"))?)?
         };
         let mut codec = Codec::new();
         if !removed.is_empty() {
@@ -459,10 +462,7 @@ impl EventStore {
         // very transaction sees them.)
         let gens = match tx.open_table(META) {
             _ if delta.clear => Gens::default(),
-            Ok(meta) => match meta.get("gens").map_err(redb_err("read"))? {
-                None => Gens::default(),
-                Some(text) => Gens::parse(text.value()).ok_or_else(corrupt)?,
-            },
+            Ok(meta) => Gens::of(&meta)?,
             Err(redb::TableError::TableDoesNotExist(_)) => Gens::default(),
             Err(e) => return Err(redb_err("read")(e)),
         };
