@@ -4,6 +4,7 @@
 use crate::paths;
 use crate::timestamp::Timestamp;
 use crate::yaml::{self, Mapping, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Files above this size are refused before they are parsed.
@@ -276,14 +277,11 @@ impl Learning {
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let (front, body) = split_frontmatter(text)?;
-        let map = match yaml::parse_canonical(front) {
-            Some(map) => map,
-            None => match yaml::parse(front).map_err(|e| ParseError::Yaml(e.to_string()))? {
-                Value::Mapping(map) => map,
-                _ => return Err(ParseError::NotAMapping),
-            },
+        let fields = match yaml::parse_canonical(front) {
+            Some(entries) => Fields::of(entries.into_iter().map(|(k, v)| (Cow::Borrowed(k), v))),
+            None => Fields::of_yaml(front)?,
         };
-        from_mapping(map, body)
+        from_fields(fields, body)
     }
 
     /// The `trust_level` a file written as learnsync writes it records,
@@ -337,11 +335,11 @@ impl Learning {
     pub fn redact(&mut self) -> bool {
         let mut hit = false;
         self.map_text(|s| match crate::redact::redact(s) {
-            std::borrow::Cow::Owned(clean) => {
+            Cow::Owned(clean) => {
                 hit = true;
                 Some(clean)
             }
-            std::borrow::Cow::Borrowed(_) => None,
+            Cow::Borrowed(_) => None,
         });
         hit
     }
@@ -674,12 +672,52 @@ const KNOWN: [&str; 20] = [
     "content",
 ];
 
-fn from_mapping(map: Mapping, body: &str) -> Result<Learning, ParseError> {
-    let get = |key: &str| map.get(key).filter(|v| !v.is_null());
-    let string = |key: &'static str| -> Result<Option<String>, ParseError> {
-        match get(key) {
+/// A frontmatter's top-level entries as [`from_fields`] reads them: each
+/// known key's value in its slot of [`KNOWN`], taken out as it is read (a
+/// string moves into the learning, not copied), and the others in order.
+struct Fields {
+    known: [Option<Value>; KNOWN.len()],
+    extra: Vec<(String, Value)>,
+}
+
+impl Fields {
+    /// The entries of a mapping, whose keys are distinct.
+    fn of<'a>(entries: impl Iterator<Item = (Cow<'a, str>, Value)>) -> Fields {
+        let mut fields = Fields {
+            known: Default::default(),
+            extra: Vec::new(),
+        };
+        for (key, value) in entries {
+            match KNOWN.iter().position(|k| *k == key) {
+                Some(slot) => fields.known[slot] = Some(value),
+                None => fields.extra.push((key.into_owned(), value)),
+            }
+        }
+        fields
+    }
+
+    /// The entries of any YAML frontmatter, through the full parser. A key
+    /// that is not a string names no field, and is not kept.
+    fn of_yaml(front: &str) -> Result<Fields, ParseError> {
+        match yaml::parse(front).map_err(|e| ParseError::Yaml(e.to_string()))? {
+            Value::Mapping(map) => Ok(Fields::of(map.into_iter().filter_map(|(k, v)| match k {
+                Value::String(k) => Some((Cow::Owned(k), v)),
+                _ => None,
+            }))),
+            _ => Err(ParseError::NotAMapping),
+        }
+    }
+
+    /// `key`'s value, taken; `None` when absent or null.
+    fn take(&mut self, key: &str) -> Option<Value> {
+        let slot = KNOWN.iter().position(|k| *k == key)?;
+        self.known[slot].take().filter(|v| !v.is_null())
+    }
+
+    fn string(&mut self, key: &'static str) -> Result<Option<String>, ParseError> {
+        match self.take(key) {
             None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::String(s)) => Ok(Some(s)),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
             Some(Value::Bool(b)) => Ok(Some(b.to_string())),
             Some(_) => Err(ParseError::BadField {
@@ -687,65 +725,72 @@ fn from_mapping(map: Mapping, body: &str) -> Result<Learning, ParseError> {
                 expected: "a string",
             }),
         }
-    };
-    let required = |key: &'static str| string(key)?.ok_or(ParseError::Missing(key));
-    let time = |key: &'static str| -> Result<Option<Timestamp>, ParseError> {
-        match string(key)? {
+    }
+
+    fn required(&mut self, key: &'static str) -> Result<String, ParseError> {
+        self.string(key)?.ok_or(ParseError::Missing(key))
+    }
+
+    fn time(&mut self, key: &'static str) -> Result<Option<Timestamp>, ParseError> {
+        match self.string(key)? {
             None => Ok(None),
             Some(s) => Timestamp::parse(&s).map(Some).ok_or(ParseError::BadField {
                 key,
                 expected: "an RFC 3339 timestamp",
             }),
         }
-    };
-    let list = |key: &'static str| -> Result<Vec<String>, ParseError> {
-        match get(key) {
+    }
+
+    fn list(&mut self, key: &'static str) -> Result<Vec<String>, ParseError> {
+        let bad = ParseError::BadField {
+            key,
+            expected: "a list of strings",
+        };
+        match self.take(key) {
             None => Ok(Vec::new()),
             Some(Value::Sequence(items)) => items
-                .iter()
+                .into_iter()
                 .map(|item| match item {
-                    Value::String(s) => Ok(s.clone()),
+                    Value::String(s) => Ok(s),
                     Value::Number(n) => Ok(n.to_string()),
                     Value::Bool(b) => Ok(b.to_string()),
-                    _ => Err(ParseError::BadField {
-                        key,
-                        expected: "a list of strings",
-                    }),
+                    _ => Err(bad.clone()),
                 })
                 .collect(),
-            Some(Value::String(s)) => Ok(vec![s.clone()]),
-            Some(_) => Err(ParseError::BadField {
-                key,
-                expected: "a list of strings",
-            }),
+            Some(Value::String(s)) => Ok(vec![s]),
+            Some(_) => Err(bad),
         }
-    };
+    }
+}
 
-    let id = required("id")?;
+fn from_fields(mut f: Fields, body: &str) -> Result<Learning, ParseError> {
+    let id = f.required("id")?;
     paths::validate_id(&id).map_err(|e| ParseError::BadName(e.to_string()))?;
-    let agent_id = match string("agent_id")? {
+    let agent_id = match f.string("agent_id")? {
         Some(a) => a,
-        None => required("source_agent")?,
+        None => f.required("source_agent")?,
     };
     paths::validate_agent(&agent_id).map_err(|e| ParseError::BadName(e.to_string()))?;
-    let captured_at = time("captured_at")?.ok_or(ParseError::Missing("captured_at"))?;
-    let trust_level = match string("trust_level")? {
+    let captured_at = f
+        .time("captured_at")?
+        .ok_or(ParseError::Missing("captured_at"))?;
+    let trust_level = match f.string("trust_level")? {
         None => TrustLevel::L1,
         Some(s) => TrustLevel::parse(&s).ok_or(ParseError::BadField {
             key: "trust_level",
             expected: "one of L0, L1, L2, L3",
         })?,
     };
-    let suggestion_status = match string("suggestion_status")? {
+    let suggestion_status = match f.string("suggestion_status")? {
         None => SuggestionStatus::Pending,
         Some(s) => SuggestionStatus::parse(&s).ok_or(ParseError::BadField {
             key: "suggestion_status",
             expected: "one of pending, approved, rejected",
         })?,
     };
-    let quality = match get("quality") {
+    let quality = match f.take("quality") {
         None => Quality::default(),
-        Some(Value::Mapping(q)) => parse_quality(q)?,
+        Some(Value::Mapping(q)) => parse_quality(&q)?,
         Some(_) => {
             return Err(ParseError::BadField {
                 key: "quality",
@@ -753,41 +798,34 @@ fn from_mapping(map: Mapping, body: &str) -> Result<Learning, ParseError> {
             });
         }
     };
-    let extra = map
-        .iter()
-        .filter_map(|(k, v)| match k {
-            Value::String(k) if KNOWN.contains(&k.as_str()) => None,
-            Value::String(k) => Some((k.clone(), v.clone())),
-            _ => None,
-        })
-        .collect();
     // Terraphim's older files kept the text in `content`; a body wins.
-    let body = match string("content")? {
+    let body = match f.string("content")? {
         Some(content) if body.trim().is_empty() => content,
         _ => body.to_string(),
     };
 
     Ok(Learning {
-        title: required("title")?,
+        title: f.required("title")?,
         agent_id,
         captured_at,
-        updated_at: time("updated_at")?.unwrap_or(captured_at),
-        promoted_at: time("promoted_at")?,
+        updated_at: f.time("updated_at")?.unwrap_or(captured_at),
+        promoted_at: f.time("promoted_at")?,
         trust_level,
-        source: string("source")?
+        source: f
+            .string("source")?
             .map(|s| snake_case(&s))
             .unwrap_or_else(|| "manual".to_string()),
-        applicable_agents: list("applicable_agents")?,
-        keywords: list("keywords")?,
-        verify_pattern: string("verify_pattern")?,
+        applicable_agents: f.list("applicable_agents")?,
+        keywords: f.list("keywords")?,
+        verify_pattern: f.string("verify_pattern")?,
         quality,
-        original_command: string("original_command")?,
-        error_context: string("error_context")?,
-        correction: string("correction")?,
-        wiki_page_name: string("wiki_page_name")?,
+        original_command: f.string("original_command")?,
+        error_context: f.string("error_context")?,
+        correction: f.string("correction")?,
+        wiki_page_name: f.string("wiki_page_name")?,
         suggestion_status,
-        kind: string("kind")?.map(|s| snake_case(&s)),
-        extra,
+        kind: f.string("kind")?.map(|s| snake_case(&s)),
+        extra: f.extra,
         body,
         id,
     })

@@ -18,16 +18,25 @@ pub fn parse(text: &str) -> Result<Value, serde_norway::Error> {
 /// lists of plain items, one nested mapping level). Anything else returns
 /// `None` and the caller falls back to the full YAML parser. Loading a
 /// 10,000-file directory is dominated by YAML parsing; this is ~20× faster.
-pub fn parse_canonical(text: &str) -> Option<Mapping> {
+///
+/// The top level comes back as its entries in order, keys borrowed from
+/// `text` and distinct (what [`parse`]'s mapping holds, without hashing
+/// every key into one: a learning's reader looks each up once).
+pub fn parse_canonical(text: &str) -> Option<Vec<(&str, Value)>> {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut i = 0;
-    let map = parse_block(&lines, &mut i, 0)?;
+    let entries = parse_block(&lines, &mut i, 0)?;
     // Only a final empty piece (the text ends with a newline) may remain.
-    (i == lines.len() || (i + 1 == lines.len() && lines[i].is_empty())).then_some(map)
+    (i == lines.len() || (i + 1 == lines.len() && lines[i].is_empty())).then_some(entries)
 }
 
-fn parse_block(lines: &[&str], i: &mut usize, indent: usize) -> Option<Mapping> {
-    let mut map = Mapping::new();
+/// The entries of a block at `indent`, in order; `None` on a repeated key.
+fn parse_block<'a>(
+    lines: &[&'a str],
+    i: &mut usize,
+    indent: usize,
+) -> Option<Vec<(&'a str, Value)>> {
+    let mut entries: Vec<(&'a str, Value)> = Vec::new();
     while *i < lines.len() {
         let line = lines[*i];
         if line.is_empty() && *i + 1 == lines.len() {
@@ -40,11 +49,16 @@ fn parse_block(lines: &[&str], i: &mut usize, indent: usize) -> Option<Mapping> 
         if lead != indent {
             return None;
         }
-        let (key, rest) = line[indent..].split_once(':')?;
-        if key.is_empty()
-            || !key
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        // Keys are short: a byte loop finds the colon sooner than a search.
+        let line = &line[indent..];
+        let colon = line.bytes().position(|b| b == b':')?;
+        let (key, rest) = (&line[..colon], &line[colon + 1..]);
+        // A key YAML would read as something else than this string (`1`,
+        // `null`, `yes`) is left to the full parser.
+        if !key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            || !is_plain_safe(key)
         {
             return None;
         }
@@ -57,7 +71,12 @@ fn parse_block(lines: &[&str], i: &mut usize, indent: usize) -> Option<Mapping> 
             if nested.is_empty() {
                 return None;
             }
-            Value::Mapping(nested)
+            Value::Mapping(
+                nested
+                    .into_iter()
+                    .map(|(k, v)| (Value::String(k.to_string()), v))
+                    .collect(),
+            )
         } else {
             let rest = rest.strip_prefix(' ')?;
             match rest {
@@ -65,11 +84,12 @@ fn parse_block(lines: &[&str], i: &mut usize, indent: usize) -> Option<Mapping> 
                 _ => scalar(rest)?,
             }
         };
-        if map.insert(Value::String(key.to_string()), value).is_some() {
+        if entries.iter().any(|(k, _)| *k == key) {
             return None;
         }
+        entries.push((key, value));
     }
-    Some(map)
+    Some(entries)
 }
 
 fn literal(lines: &[&str], i: &mut usize, indent: usize, style: &str) -> Option<String> {
@@ -142,7 +162,8 @@ fn scalar(raw: &str) -> Option<Value> {
     {
         return raw.parse::<u64>().ok().map(|n| Value::Number(n.into()));
     }
-    if let Some((a, b)) = raw.split_once('.')
+    if raw.starts_with(|c: char| c.is_ascii_digit())
+        && let Some((a, b)) = raw.split_once('.')
         && !a.is_empty()
         && !b.is_empty()
         && a.bytes().all(|c| c.is_ascii_digit())
@@ -331,6 +352,16 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The fast path's entries as the mapping [`parse`] gives, in order.
+    fn mapping(entries: Vec<(&str, Value)>) -> Value {
+        Value::Mapping(
+            entries
+                .into_iter()
+                .map(|(k, v)| (Value::String(k.to_string()), v))
+                .collect(),
+        )
+    }
+
     fn round_trip(value: &str) -> String {
         let mut out = String::new();
         write_str(&mut out, 0, "k", value);
@@ -406,7 +437,7 @@ mod tests {
             write_str(&mut out, 0, "f", &t);
             if let Some(fast) = parse_canonical(&out) {
                 let slow = parse(&out).map_err(|e| e.to_string());
-                prop_assert_eq!(Ok(Value::Mapping(fast)), slow, "{}", out);
+                prop_assert_eq!(Ok(mapping(fast)), slow, "{}", out);
             }
         }
 
@@ -417,7 +448,7 @@ mod tests {
             let text = lines.join("\n") + "\n";
             if let Some(fast) = parse_canonical(&text) {
                 let slow = parse(&text).map_err(|e| e.to_string());
-                prop_assert_eq!(Ok(Value::Mapping(fast)), slow, "{:?}", text);
+                prop_assert_eq!(Ok(mapping(fast)), slow, "{:?}", text);
             }
         }
     }
@@ -441,10 +472,7 @@ mod tests {
         write_raw(&mut out, 2, "success_rate", "0.6667");
         write_raw(&mut out, 2, "last_applied_at", "null");
         let fast = parse_canonical(&out).expect("canonical");
-        assert_eq!(
-            Ok(Value::Mapping(fast)),
-            parse(&out).map_err(|e| e.to_string())
-        );
+        assert_eq!(Ok(mapping(fast)), parse(&out).map_err(|e| e.to_string()));
         for not_ours in [
             "title: a # comment\n",
             "title: foo\n  bar\n",
@@ -453,6 +481,10 @@ mod tests {
             "k: yes\n",
             "k: [a, \"b\"]\n",
             "- a\n",
+            "1: a\n",
+            "null: a\n",
+            "yes: a\n",
+            "k: a\nk: b\n",
         ] {
             assert_eq!(parse_canonical(not_ours), None, "{not_ours:?}");
         }

@@ -199,6 +199,27 @@ proptest! {
     }
 
     #[test]
+    fn the_fast_path_reads_what_the_yaml_parser_reads(
+        mut l in learning(),
+        extra in proptest::collection::vec((name(), text()), 0..4),
+    ) {
+        for (key, value) in extra {
+            let key = key.replace(['.', '-'], "_");
+            // A key YAML reads as a number or a word of its own is no field.
+            let plain = key.starts_with(|c: char| c.is_ascii_lowercase())
+                && !["y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf"].contains(&key.as_str());
+            if plain && !KNOWN.contains(&key.as_str()) && l.extra.iter().all(|(k, _)| *k != key) {
+                l.extra.push((key, Value::String(value)));
+            }
+        }
+        let written = l.to_markdown();
+        let (front, body) = split_frontmatter(&written).expect("frontmatter");
+        let slow = Fields::of_yaml(front).and_then(|f| from_fields(f, body));
+        prop_assert_eq!(Learning::parse(written.as_bytes()), slow.clone(), "{}", written);
+        prop_assert_eq!(slow.ok(), Some(l));
+    }
+
+    #[test]
     fn the_recorded_trust_is_what_a_parse_reads(l in learning()) {
         let written = l.to_markdown();
         prop_assert_eq!(Learning::recorded_trust(written.as_bytes()), Some(l.trust_level), "{}", written);
