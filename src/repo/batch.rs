@@ -104,8 +104,10 @@ struct Placed {
 }
 
 /// Input bytes deflated per batch (half on each thread) before the batch
-/// is written out: what a pack costs in memory, whatever its size.
-const BATCH_BYTES: usize = 2 << 20;
+/// is written out: what a pack costs in memory, whatever its size. At 2
+/// MiB the two output buffers were ~0.4 MiB more of an own-workload
+/// sync's peak at 10,000 learnings (benches/README.md, issue 32).
+const BATCH_BYTES: usize = 512 << 10;
 
 /// A file being written and the hash of everything written to it.
 struct Hashing {

@@ -550,9 +550,12 @@ impl Exchange<'_> {
             },
             &passing,
         )?;
-        // Stored while the work tree is written, waited for on return.
+        // Stored while the merged tree is written, and waited for before
+        // its objects are packed: the events the catch-up read (2.7 MiB at
+        // 10,000 learnings) are then freed before the pack is encoded.
         let stored = index.persist_in_background();
         let head = self.fold(start, merging, recomputed, report)?;
+        drop(stored);
         if head == start {
             crate::hub::record(&self.dir.state(), &main);
             return Ok(());
@@ -599,8 +602,6 @@ impl Exchange<'_> {
         recover::end(self.dir);
         crate::hub::record(&self.dir.state(), &main);
         lap.done("write the index");
-        drop(stored);
-        lap.done("store the events index");
         for change in levels {
             if change.to > change.from {
                 report.promoted.push(change);
