@@ -366,8 +366,10 @@ pub fn find_learning(repo: &Repo, tree: ObjectId, id: &str) -> Result<Option<(St
 
 /// Learnings recomputed together (their events and blobs held at once;
 /// two chunks are, in the pipeline: 512 held 4 MiB of parsed events at
-/// 10,000 learnings, a fifth of the sync's peak heap then).
-const RECOMPUTE_CHUNK: usize = 256;
+/// 10,000 learnings, a fifth of the sync's peak heap then; 256 held 2.2
+/// MiB, and ~0.6 MiB more of the own workload's peak RSS than 128, for no
+/// time the runs could tell apart).
+const RECOMPUTE_CHUNK: usize = 128;
 
 /// One learning to recompute, as read from the trees: each file named
 /// `<id>.md` in an agent folder (the first that parses is the learning),

@@ -30,7 +30,7 @@ const VERSION: &str = "3";
 /// Generations kept before the newest two are merged whatever their sizes.
 const MAX_GENS: usize = 8;
 /// A generation holding up to this many learnings per one asked for (a
-/// recompute asks 256 at a time) is read through in key order; a larger
+/// recompute asks 128 at a time) is read through in key order; a larger
 /// one, learning by learning.
 const SCAN_PER_ASKED: u64 = 16;
 /// Values shorter than this are stored plain.
