@@ -555,12 +555,13 @@ impl Exchange<'_> {
         // 10,000 learnings) are then freed before the pack is encoded.
         let stored = index.persist_in_background();
         let head = self.fold(start, merging, recomputed, report)?;
-        drop(stored);
         if head == start {
             crate::hub::record(&self.dir.state(), &main);
             return Ok(());
         }
         lap.done("recompute the affected learnings");
+        drop(stored);
+        lap.done("store the events index");
         // The merges' and the recompute's objects (at 100,000 learnings,
         // ~20 MB of folder trees and blobs held in memory) go to their pack
         // before the diff decodes both trees: the pack is written with no
