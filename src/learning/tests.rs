@@ -205,7 +205,8 @@ proptest! {
     ) {
         for (key, value) in extra {
             let key = key.replace(['.', '-'], "_");
-            // A key YAML reads as a number or a word of its own is no field.
+            // The fast path keeps a key YAML reads as a number, a bool or
+            // null as its string (as it always has); the full parser does not.
             let plain = key.starts_with(|c: char| c.is_ascii_lowercase())
                 && !["y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf"].contains(&key.as_str());
             if plain && !KNOWN.contains(&key.as_str()) && l.extra.iter().all(|(k, _)| *k != key) {

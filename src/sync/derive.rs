@@ -158,8 +158,8 @@ impl EventIndex {
     }
 
     /// `persist` on another thread: a cycle stores the events index while
-    /// it writes the work tree. The cycle waits for it when the returned
-    /// value is dropped (or a kill leaves the store at its last tree,
+    /// it makes the merge commit, and waits for it, when the returned value
+    /// is dropped, before it packs the cycle's objects (or a kill leaves the store at its last tree,
     /// which the next cycle catches up from).
     pub fn persist_in_background(self) -> Persisting {
         if !matches!(&self.source, Source::Stored(_, delta) if !delta.is_empty()) {

@@ -171,8 +171,8 @@ impl Delta {
 /// The lines a delta adds, by learning, in one buffer in the order they
 /// were read, each learning's chained through its records. A buffer per
 /// learning (a few hundred bytes each, grown by doubling) was 3 MiB of
-/// small heap blocks at 10,000 learnings, alive through the recompute and
-/// the work-tree write; one buffer is about the lines' own size, and
+/// small heap blocks at 10,000 learnings, alive through the recompute
+/// until the store is written; one buffer is about the lines' own size, and
 /// glibc maps it apart from the heap and returns it when it is dropped.
 #[derive(Default)]
 struct Added {
@@ -715,7 +715,7 @@ fn catch_up(
         }
     }
     // Grown by doubling, the buffer may be twice the lines; it lives
-    // through the recompute and the work-tree write. (Past 1 MiB glibc maps
+    // through the recompute until the store is written. (Past 1 MiB glibc maps
     // it on its own, and shrinking it is a remap, not a copy.)
     delta.added.bytes.shrink_to_fit();
     delta.added.records.shrink_to_fit();

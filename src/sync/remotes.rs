@@ -550,9 +550,12 @@ impl Exchange<'_> {
             },
             &passing,
         )?;
-        // Stored while the merged tree is written, and waited for before
-        // its objects are packed: the events the catch-up read (2.7 MiB at
-        // 10,000 learnings) are then freed before the pack is encoded.
+        // Stored while the merge commit is made (the merged tree is already
+        // written), and waited for before the cycle's objects are packed:
+        // the events the catch-up read (2.7 MiB at 10,000 learnings) are
+        // then freed before the pack is encoded. The store may so record a
+        // tree whose objects a kill during the pack write loses; the next
+        // cycle then finds it cannot catch up from it, and rebuilds it.
         let stored = index.persist_in_background();
         let head = self.fold(start, merging, recomputed, report)?;
         if head == start {
