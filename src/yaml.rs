@@ -30,6 +30,14 @@ pub fn parse_canonical(text: &str) -> Option<Vec<(&str, Value)>> {
     (i == lines.len() || (i + 1 == lines.len() && lines[i].is_empty())).then_some(entries)
 }
 
+/// Entries as the mapping [`parse`] would give, in order.
+fn mapping(entries: Vec<(&str, Value)>) -> Mapping {
+    entries
+        .into_iter()
+        .map(|(k, v)| (Value::String(k.to_string()), v))
+        .collect()
+}
+
 /// Keys in one block of a frontmatter the fast path reads (a learning has
 /// about 20).
 const MAX_KEYS: usize = 64;
@@ -79,12 +87,7 @@ fn parse_block<'a>(
             if nested.is_empty() {
                 return None;
             }
-            Value::Mapping(
-                nested
-                    .into_iter()
-                    .map(|(k, v)| (Value::String(k.to_string()), v))
-                    .collect(),
-            )
+            Value::Mapping(mapping(nested))
         } else {
             let rest = rest.strip_prefix(' ')?;
             match rest {
@@ -360,16 +363,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The fast path's entries as the mapping [`parse`] gives, in order.
-    fn mapping(entries: Vec<(&str, Value)>) -> Value {
-        Value::Mapping(
-            entries
-                .into_iter()
-                .map(|(k, v)| (Value::String(k.to_string()), v))
-                .collect(),
-        )
-    }
-
     fn round_trip(value: &str) -> String {
         let mut out = String::new();
         write_str(&mut out, 0, "k", value);
@@ -445,7 +438,7 @@ mod tests {
             write_str(&mut out, 0, "f", &t);
             if let Some(fast) = parse_canonical(&out) {
                 let slow = parse(&out).map_err(|e| e.to_string());
-                prop_assert_eq!(Ok(mapping(fast)), slow, "{}", out);
+                prop_assert_eq!(Ok(Value::Mapping(mapping(fast))), slow, "{}", out);
             }
         }
 
@@ -456,7 +449,7 @@ mod tests {
             let text = lines.join("\n") + "\n";
             if let Some(fast) = parse_canonical(&text) {
                 let slow = parse(&text).map_err(|e| e.to_string());
-                prop_assert_eq!(Ok(mapping(fast)), slow, "{:?}", text);
+                prop_assert_eq!(Ok(Value::Mapping(mapping(fast))), slow, "{:?}", text);
             }
         }
     }
@@ -480,7 +473,10 @@ mod tests {
         write_raw(&mut out, 2, "success_rate", "0.6667");
         write_raw(&mut out, 2, "last_applied_at", "null");
         let fast = parse_canonical(&out).expect("canonical");
-        assert_eq!(Ok(mapping(fast)), parse(&out).map_err(|e| e.to_string()));
+        assert_eq!(
+            Ok(Value::Mapping(mapping(fast))),
+            parse(&out).map_err(|e| e.to_string())
+        );
         let many: String = (0..MAX_KEYS + 1).map(|i| format!("k{i}: v\n")).collect();
         assert_eq!(
             parse_canonical(&many),

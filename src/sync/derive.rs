@@ -158,9 +158,9 @@ impl EventIndex {
     }
 
     /// `persist` on another thread: a cycle stores the events index while
-    /// it makes the merge commit, and waits for it, when the returned value
-    /// is dropped, before it packs the cycle's objects (or a kill leaves the store at its last tree,
-    /// which the next cycle catches up from).
+    /// it makes the merge commit, and waits for it (when the returned value
+    /// is dropped) before it packs the cycle's objects. A kill leaves the
+    /// store at its last tree, which the next cycle catches up from.
     pub fn persist_in_background(self) -> Persisting {
         if !matches!(&self.source, Source::Stored(_, delta) if !delta.is_empty()) {
             return Persisting(None);
